@@ -1,0 +1,133 @@
+#include "zwang/batch.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace zwang {
+
+template <class T>
+void FieldRef<T>::check_instance(std::int64_t i) const {
+  if (i < 0 || i >= n_)
+    throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, n_));
+}
+
+template <class T>
+void FieldRef<T>::check_size(std::size_t size) const {
+  if (size != static_cast<std::size_t>(width_)) {
+    throw std::invalid_argument(
+        fmt::format("expected {} values per instance, got {}", width_, size));
+  }
+}
+
+template <class T>
+T& FieldRef<T>::at(std::int64_t i, int j) const {
+  check_instance(i);
+  if (j < 0 || j >= width_)
+    throw std::out_of_range(fmt::format("element {} is not in [0, {})", j, width_));
+  return (*this)(i, j);
+}
+
+template <class T>
+std::span<T> FieldRef<T>::column(int j) const {
+  if (j < 0 || j >= width_)
+    throw std::out_of_range(fmt::format("element {} is not in [0, {})", j, width_));
+  return {base_ + j * ld_, static_cast<std::size_t>(n_)};
+}
+
+template <class T>
+std::vector<T> FieldRef<T>::get(std::int64_t i) const {
+  check_instance(i);
+  std::vector<T> v(width_);
+  for (int j = 0; j < width_; ++j) v[j] = (*this)(i, j);
+  return v;
+}
+
+template <class T>
+void FieldRef<T>::set(std::int64_t i, std::span<const T> values) const {
+  check_instance(i);
+  check_size(values.size());
+  for (int j = 0; j < width_; ++j) (*this)(i, j) = values[j];
+}
+
+template <class T>
+void FieldRef<T>::fill(std::span<const T> values) const {
+  check_size(values.size());
+  for (int j = 0; j < width_; ++j) {
+    for (std::int64_t i = 0; i < n_; ++i) (*this)(i, j) = values[j];
+  }
+}
+
+template <class T>
+Batch<T>::Batch(const Model& model, std::int64_t n)
+    : sizes_(model.sizes()), layout_(make_layout(sizes_)), n_(n) {
+  if (n < 1)
+    throw std::invalid_argument(fmt::format("a batch needs at least one instance (got {})", n));
+  padded_ = (n + kPadding - 1) / kPadding * kPadding;
+  data_.assign(static_cast<std::size_t>(layout_.data_rows * padded_), T(0));
+  param_.assign(static_cast<std::size_t>(layout_.param_rows * padded_), T(0));
+  time_.assign(static_cast<std::size_t>(padded_), 0.0);
+  status_.assign(static_cast<std::size_t>(padded_), 0);
+  // padding instances hold the defaults too, so that a backend may step them harmlessly
+  for (std::int64_t i = 0; i < padded_; ++i) {
+    fill_state(i, model);
+    fill_parameters(i, model);
+  }
+}
+
+template <class T>
+void Batch<T>::check_instance(std::int64_t i) const {
+  if (i < 0 || i >= n_)
+    throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, n_));
+}
+
+template <class T>
+void Batch<T>::put(std::vector<T>& arena, std::int64_t i, int offset,
+                   std::span<const double> values) {
+  for (std::size_t j = 0; j < values.size(); ++j) {
+    arena[(offset + j) * padded_ + i] = static_cast<T>(values[j]);
+  }
+}
+
+template <class T>
+void Batch<T>::fill_state(std::int64_t i, const Model& model) {
+  for (int r = 0; r < layout_.data_rows; ++r) data_[r * padded_ + i] = T(0);
+  put(data_, i, layout_.qpos, model.qpos0);
+  time_[i] = 0;
+  status_[i] = 0;
+}
+
+template <class T>
+void Batch<T>::fill_parameters(std::int64_t i, const Model& model) {
+  const Layout& l = layout_;
+  put(param_, i, l.body_mass, model.body_mass);
+  put(param_, i, l.body_ipos, model.body_ipos);
+  put(param_, i, l.body_inertia, model.body_inertia);
+  put(param_, i, l.dof_damping, model.dof_damping);
+  put(param_, i, l.dof_armature, model.dof_armature);
+  put(param_, i, l.jnt_stiffness, model.jnt_stiffness);
+  put(param_, i, l.qpos_spring, model.qpos_spring);
+  put(param_, i, l.actuator_gear, model.actuator_gear);
+  put(param_, i, l.actuator_gainprm, model.actuator_gainprm);
+  put(param_, i, l.actuator_biasprm, model.actuator_biasprm);
+  put(param_, i, l.gravity, model.gravity);
+}
+
+template <class T>
+void Batch<T>::reset_state(std::int64_t i, const Model& model) {
+  check_instance(i);
+  fill_state(i, model);
+}
+
+template <class T>
+void Batch<T>::reset_parameters(std::int64_t i, const Model& model) {
+  check_instance(i);
+  fill_parameters(i, model);
+}
+
+template class FieldRef<float>;
+template class FieldRef<double>;
+template class Batch<float>;
+template class Batch<double>;
+
+}  // namespace zwang

@@ -1,0 +1,60 @@
+#include "model_arrays.hpp"
+
+namespace zwang {
+namespace {
+
+const std::vector<int>& as_ints(const std::vector<int>& v) {
+  return v;
+}
+
+std::vector<int> as_ints(const std::vector<JointType>& v) {
+  std::vector<int> out;
+  for (JointType t : v) out.push_back(static_cast<int>(t));
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+ModelArrays<T>::ModelArrays(const Model& model)
+    : sizes_(model.sizes()),
+      timestep_(static_cast<T>(model.timestep)),
+      integrator_(model.integrator == Integrator::kRK4 ? kIntRK4 : kIntEuler) {
+#define ZW_X(name)                                   \
+  offsets_.name = static_cast<int>(ints_.size());    \
+  {                                                  \
+    const std::vector<int>& v = as_ints(model.name); \
+    ints_.insert(ints_.end(), v.begin(), v.end());   \
+  }
+  ZW_MODEL_INTS(ZW_X)
+#undef ZW_X
+#define ZW_X(name)                                 \
+  offsets_.name = static_cast<int>(reals_.size()); \
+  for (double x : model.name) reals_.push_back(static_cast<T>(x));
+  ZW_MODEL_REALS(ZW_X)
+#undef ZW_X
+  // never empty, so that the pointers of a model without actuators stay valid
+  ints_.push_back(0);
+  reals_.push_back(T(0));
+}
+
+template <class T>
+ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
+  ModelView<T> v{};
+  v.s = sizes_;
+  v.lay = make_layout(sizes_);
+  v.timestep = timestep_;
+  v.integrator = integrator_;
+#define ZW_X(name) v.name = ints + offsets_.name;
+  ZW_MODEL_INTS(ZW_X)
+#undef ZW_X
+#define ZW_X(name) v.name = reals + offsets_.name;
+  ZW_MODEL_REALS(ZW_X)
+#undef ZW_X
+  return v;
+}
+
+template class ModelArrays<float>;
+template class ModelArrays<double>;
+
+}  // namespace zwang

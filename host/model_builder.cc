@@ -1,0 +1,398 @@
+// ModelBuilder: checks each element and lays the tree out as MuJoCo does.
+#include <fmt/format.h>
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "zwang/model.hpp"
+
+namespace zwang {
+namespace {
+
+bool finite(std::initializer_list<double> values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+
+std::string body_label(const std::string& name) {
+  return fmt::format("body '{}'", name);
+}
+std::string joint_label(const std::string& name) {
+  return fmt::format("joint '{}'", name);
+}
+
+Quatd normalized_or_throw(const Quatd& q, const std::string& who) {
+  if (!finite({q[0], q[1], q[2], q[3]})) throw ModelError(who + ": quaternion is not finite");
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n < 1e-12) throw ModelError(who + ": quaternion has zero length");
+  return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
+}
+
+Eigen::Matrix3d to_matrix(const Inertia6& i) {
+  Eigen::Matrix3d m;
+  m << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
+  return m;
+}
+
+// positive definite, and a rigid body's principal moments obey A + B ≥ C
+void check_inertia(const Inertia6& inertia, double mass, const std::string& who) {
+  for (double v : inertia) {
+    if (!std::isfinite(v)) throw ModelError(who + ": inertia is not finite");
+  }
+  const bool zero = std::all_of(inertia.begin(), inertia.end(), [](double v) { return v == 0; });
+  if (mass == 0 && zero) return;
+  if (mass == 0) throw ModelError(who + ": a body with zero mass must have zero inertia");
+  const Eigen::Vector3d ev =
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(to_matrix(inertia)).eigenvalues();
+  if (!(ev[0] > 0)) {
+    throw ModelError(fmt::format(
+        "{}: inertia is not symmetric positive definite (principal moments {:.6g} {:.6g} {:.6g})",
+        who, ev[0], ev[1], ev[2]));
+  }
+  if (ev[0] + ev[1] < ev[2] * (1 - 1e-9)) {
+    throw ModelError(fmt::format(
+        "{}: inertia violates the triangle inequality of a rigid body (principal moments {:.6g} "
+        "{:.6g} {:.6g}: {:.6g} + {:.6g} < {:.6g})",
+        who, ev[0], ev[1], ev[2], ev[0], ev[1], ev[2]));
+  }
+}
+
+template <class Spec>
+void append(std::vector<double>& v, const Spec& a) {
+  v.insert(v.end(), a.begin(), a.end());
+}
+
+}  // namespace
+
+std::string_view to_string(JointType type) {
+  switch (type) {
+    case JointType::kFree:
+      return "free";
+    case JointType::kBall:
+      return "ball";
+    case JointType::kSlide:
+      return "slide";
+    case JointType::kHinge:
+      return "hinge";
+    case JointType::kFixed:
+      return "fixed";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Integrator integrator) {
+  return integrator == Integrator::kRK4 ? "RK4" : "Euler";
+}
+
+std::string_view to_string(ActuatorType type) {
+  switch (type) {
+    case ActuatorType::kMotor:
+      return "motor";
+    case ActuatorType::kPosition:
+      return "position";
+    case ActuatorType::kVelocity:
+      return "velocity";
+    case ActuatorType::kGeneral:
+      return "general";
+  }
+  return "unknown";
+}
+
+Inertia6 inertia_from_principal(const Vec3d& principal, const Quatd& frame) {
+  const Eigen::Quaterniond q(frame[0], frame[1], frame[2], frame[3]);
+  const Eigen::Matrix3d r = q.normalized().toRotationMatrix();
+  const Eigen::Matrix3d i =
+      r * Eigen::Vector3d(principal[0], principal[1], principal[2]).asDiagonal() * r.transpose();
+  return {i(0, 0), i(1, 1), i(2, 2), i(1, 0), i(2, 0), i(2, 1)};
+}
+
+ModelBuilder& ModelBuilder::set_gravity(const Vec3d& g) {
+  if (!finite({g[0], g[1], g[2]})) throw ModelError("gravity is not finite");
+  gravity_ = g;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::set_timestep(double dt) {
+  if (!(dt > 0) || !std::isfinite(dt))
+    throw ModelError(fmt::format("timestep must be positive (got {})", dt));
+  timestep_ = dt;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::set_integrator(Integrator integrator) {
+  integrator_ = integrator;
+  return *this;
+}
+
+int ModelBuilder::add_body(const BodySpec& in) {
+  BodySpec spec = in;
+  const int id = static_cast<int>(bodies_.size());
+  if (spec.name.empty()) spec.name = fmt::format("body{}", id);
+  const std::string who = body_label(spec.name);
+  for (const BodySpec& b : bodies_) {
+    if (b.name == spec.name) throw ModelError(who + ": a body of that name exists already");
+  }
+  int parent = -1;
+  for (int i = 0; i < id; ++i) {
+    if (bodies_[i].name == spec.parent) parent = i;
+  }
+  if (parent < 0) throw ModelError(fmt::format("{}: unknown parent body '{}'", who, spec.parent));
+  if (!finite({spec.pos[0], spec.pos[1], spec.pos[2], spec.com[0], spec.com[1], spec.com[2]})) {
+    throw ModelError(who + ": position or centre of mass is not finite");
+  }
+  spec.quat = normalized_or_throw(spec.quat, who);
+  if (!std::isfinite(spec.mass) || spec.mass < 0) {
+    throw ModelError(fmt::format("{}: mass must be positive (got {})", who, spec.mass));
+  }
+  check_inertia(spec.inertia, spec.mass, who);
+  bodies_.push_back(spec);
+  parents_.push_back(parent);
+  return id;
+}
+
+void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
+  JointSpec spec = in;
+  int b = -1;
+  for (int i = 1; i < static_cast<int>(bodies_.size()); ++i) {
+    if (bodies_[i].name == body) b = i;
+  }
+  if (spec.name.empty()) spec.name = fmt::format("joint{}", joints_.size());
+  const std::string who = joint_label(spec.name);
+  if (b < 0) throw ModelError(fmt::format("{}: unknown body '{}'", who, body));
+  for (const Joint& j : joints_) {
+    if (j.spec.name == spec.name) throw ModelError(who + ": a joint of that name exists already");
+  }
+  if (!finite({spec.pos[0], spec.pos[1], spec.pos[2], spec.axis[0], spec.axis[1], spec.axis[2],
+               spec.damping, spec.armature, spec.stiffness, spec.springref, spec.ref})) {
+    throw ModelError(who + ": a value is not finite");
+  }
+  if (spec.damping < 0 || spec.armature < 0 || spec.stiffness < 0) {
+    throw ModelError(fmt::format("{}: damping, armature and stiffness must be non-negative", who));
+  }
+  if (spec.type == JointType::kHinge || spec.type == JointType::kSlide) {
+    const double n = std::sqrt(spec.axis[0] * spec.axis[0] + spec.axis[1] * spec.axis[1] +
+                               spec.axis[2] * spec.axis[2]);
+    if (n < 1e-12) throw ModelError(who + ": axis has zero length");
+    for (double& a : spec.axis) a /= n;
+  }
+  if (spec.limited && !(spec.range[0] <= spec.range[1])) {
+    throw ModelError(fmt::format("{}: range [{}, {}] is empty", who, spec.range[0], spec.range[1]));
+  }
+  joints_.push_back({b, spec});
+}
+
+void ModelBuilder::add_actuator(const ActuatorSpec& in) {
+  ActuatorSpec spec = in;
+  if (spec.name.empty()) spec.name = fmt::format("actuator{}", actuators_.size());
+  const std::string who = fmt::format("actuator '{}'", spec.name);
+  for (const ActuatorSpec& a : actuators_) {
+    if (a.name == spec.name) throw ModelError(who + ": an actuator of that name exists already");
+  }
+  const auto it = std::find_if(joints_.begin(), joints_.end(),
+                               [&](const Joint& j) { return j.spec.name == spec.joint; });
+  if (it == joints_.end()) throw ModelError(fmt::format("{}: unknown joint '{}'", who, spec.joint));
+  if (it->spec.type != JointType::kHinge && it->spec.type != JointType::kSlide) {
+    throw ModelError(
+        fmt::format("{}: joint '{}' is a {} joint; actuators drive hinge and slide joints", who,
+                    spec.joint, to_string(it->spec.type)));
+  }
+  if (!finite({spec.gear, spec.kp, spec.kv, spec.gain, spec.bias[0], spec.bias[1], spec.bias[2]})) {
+    throw ModelError(who + ": a value is not finite");
+  }
+  if (spec.ctrllimited && !(spec.ctrlrange[0] <= spec.ctrlrange[1])) {
+    throw ModelError(
+        fmt::format("{}: ctrlrange [{}, {}] is empty", who, spec.ctrlrange[0], spec.ctrlrange[1]));
+  }
+  if (spec.forcelimited && !(spec.forcerange[0] <= spec.forcerange[1])) {
+    throw ModelError(fmt::format("{}: forcerange [{}, {}] is empty", who, spec.forcerange[0],
+                                 spec.forcerange[1]));
+  }
+  if (spec.type == ActuatorType::kPosition && spec.kp < 0)
+    throw ModelError(who + ": kp must be non-negative");
+  if (spec.type == ActuatorType::kVelocity && spec.kv < 0)
+    throw ModelError(who + ": kv must be non-negative");
+  actuators_.push_back(spec);
+}
+
+Model ModelBuilder::build() const {
+  Model m;
+  m.timestep = timestep_;
+  m.integrator = integrator_;
+  m.gravity = gravity_;
+  m.nbody = static_cast<int>(bodies_.size());
+
+  // joints grouped by body, in the order they were added
+  std::vector<std::vector<const JointSpec*>> body_joints(m.nbody);
+  for (const Joint& j : joints_) body_joints[j.body].push_back(&j.spec);
+
+  for (int b = 0; b < m.nbody; ++b) {
+    const BodySpec& s = bodies_[b];
+    const std::string who = body_label(s.name);
+    m.body_name.push_back(s.name);
+    m.body_parent.push_back(parents_[b]);
+    append(m.body_pos, s.pos);
+    append(m.body_quat, s.quat);
+    m.body_mass.push_back(s.mass);
+    append(m.body_ipos, s.com);
+    append(m.body_inertia, s.inertia);
+    m.body_jntadr.push_back(m.njnt);
+    m.body_dofadr.push_back(-1);
+    int dofs = 0;
+
+    const auto& js = body_joints[b];
+    const bool has_fixed = std::any_of(
+        js.begin(), js.end(), [](const JointSpec* j) { return j->type == JointType::kFixed; });
+    if (has_fixed && js.size() > 1)
+      throw ModelError(who + ": a fixed joint must be the body's only joint");
+    bool after_ball = false;
+    for (const JointSpec* j : js) {
+      if (j->type == JointType::kFixed) continue;
+      const std::string jwho = joint_label(j->name);
+      if (j->type == JointType::kFree && (parents_[b] != 0 || js.size() > 1)) {
+        throw ModelError(jwho + ": a free joint must be the only joint of a child of the world");
+      }
+      if (after_ball && (j->type == JointType::kHinge || j->type == JointType::kBall)) {
+        throw ModelError(jwho +
+                         ": a hinge or ball joint cannot follow a ball joint in the same body "
+                         "(ball dofs use the body's final axes)");
+      }
+      after_ball = after_ball || j->type == JointType::kBall;
+
+      const int jid = m.njnt++;
+      const int type = static_cast<int>(j->type);
+      const int jnq = type == 0 ? 7 : type == 1 ? 4 : 1;
+      const int jnv = type == 0 ? 6 : type == 1 ? 3 : 1;
+      m.jnt_name.push_back(j->name);
+      m.jnt_type.push_back(j->type);
+      m.jnt_body.push_back(b);
+      m.jnt_qposadr.push_back(m.nq);
+      m.jnt_dofadr.push_back(m.nv);
+      append(m.jnt_pos, j->pos);
+      append(m.jnt_axis, j->axis);
+      m.jnt_stiffness.push_back(j->stiffness);
+      m.jnt_limited.push_back(j->limited ? 1 : 0);
+      append(m.jnt_range, j->range);
+      if (j->type == JointType::kFree) {
+        // the body frame as built: its position in the world and its orientation
+        const std::array<double, 7> q0{s.pos[0],  s.pos[1],  s.pos[2], s.quat[0],
+                                       s.quat[1], s.quat[2], s.quat[3]};
+        append(m.qpos0, q0);
+        append(m.qpos_spring, q0);
+      } else if (j->type == JointType::kBall) {
+        const std::array<double, 4> q0{1, 0, 0, 0};
+        append(m.qpos0, q0);
+        append(m.qpos_spring, q0);
+      } else {
+        m.qpos0.push_back(j->ref);
+        m.qpos_spring.push_back(j->springref);
+      }
+      if (m.body_dofadr[b] < 0) m.body_dofadr[b] = m.nv;
+      for (int i = 0; i < jnv; ++i) {
+        m.dof_jnt.push_back(jid);
+        m.dof_body.push_back(b);
+        m.dof_damping.push_back(j->damping);
+        m.dof_armature.push_back(j->armature);
+      }
+      m.nq += jnq;
+      m.nv += jnv;
+      dofs += jnv;
+    }
+    m.body_jntnum.push_back(m.njnt - m.body_jntadr[b]);
+    m.body_dofnum.push_back(dofs);
+  }
+
+  // dof tree: the previous dof on the path to the root, and each body's ancestor dofs
+  m.dof_parent.assign(m.nv, -1);
+  std::vector<int> last_dof(m.nbody, -1);
+  m.body_treeadr.assign(m.nbody, 0);
+  m.body_treenum.assign(m.nbody, 0);
+  for (int b = 1; b < m.nbody; ++b) {
+    const int p = m.body_parent[b];
+    int prev = last_dof[p];
+    for (int i = 0; i < m.body_dofnum[b]; ++i) {
+      const int dof = m.body_dofadr[b] + i;
+      m.dof_parent[dof] = prev;
+      prev = dof;
+    }
+    last_dof[b] = prev;
+    m.body_treeadr[b] = static_cast<int>(m.tree_dof.size());
+    m.tree_dof.insert(m.tree_dof.end(), m.tree_dof.begin() + m.body_treeadr[p],
+                      m.tree_dof.begin() + m.body_treeadr[p] + m.body_treenum[p]);
+    for (int i = 0; i < m.body_dofnum[b]; ++i) m.tree_dof.push_back(m.body_dofadr[b] + i);
+    m.body_treenum[b] = static_cast<int>(m.tree_dof.size()) - m.body_treeadr[b];
+  }
+
+  // a moving body must carry mass somewhere below it
+  std::vector<double> subtree_mass(m.body_mass);
+  for (int b = m.nbody - 1; b > 0; --b) subtree_mass[m.body_parent[b]] += subtree_mass[b];
+  for (int b = 1; b < m.nbody; ++b) {
+    if (m.body_dofnum[b] > 0 && !(subtree_mass[b] > 0)) {
+      throw ModelError(
+          fmt::format("{}: mass must be positive (got {}): the body has joints and "
+                      "nothing below it carries mass",
+                      body_label(m.body_name[b]), m.body_mass[b]));
+    }
+  }
+
+  for (const ActuatorSpec& a : actuators_) {
+    m.actuator_name.push_back(a.name);
+    m.actuator_type.push_back(a.type);
+    m.actuator_trnid.push_back(m.joint_id(a.joint));
+    m.actuator_gear.push_back(a.gear);
+    double gain = a.gain;
+    std::array<double, 3> bias = a.bias;
+    switch (a.type) {
+      case ActuatorType::kMotor:
+        gain = 1;
+        bias = {0, 0, 0};
+        break;
+      case ActuatorType::kPosition:
+        gain = a.kp;
+        bias = {0, -a.kp, 0};
+        break;
+      case ActuatorType::kVelocity:
+        gain = a.kv;
+        bias = {0, 0, -a.kv};
+        break;
+      case ActuatorType::kGeneral:
+        break;
+    }
+    m.actuator_gainprm.push_back(gain);
+    append(m.actuator_biasprm, bias);
+    m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
+    append(m.actuator_ctrlrange, a.ctrlrange);
+    m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
+    append(m.actuator_forcerange, a.forcerange);
+  }
+  m.nu = static_cast<int>(actuators_.size());
+  return m;
+}
+
+int Model::body_id(std::string_view name) const {
+  for (int i = 0; i < nbody; ++i)
+    if (body_name[i] == name) return i;
+  return -1;
+}
+int Model::joint_id(std::string_view name) const {
+  for (int i = 0; i < njnt; ++i)
+    if (jnt_name[i] == name) return i;
+  return -1;
+}
+int Model::actuator_id(std::string_view name) const {
+  for (int i = 0; i < nu; ++i)
+    if (actuator_name[i] == name) return i;
+  return -1;
+}
+
+Sizes Model::sizes() const {
+  return {nq, nv, nu, nbody, njnt, nv * (nv + 1) / 2, static_cast<int>(tree_dof.size())};
+}
+
+double Model::total_mass() const {
+  double total = 0;
+  for (double mass : body_mass) total += mass;
+  return total;
+}
+
+}  // namespace zwang

@@ -1,0 +1,44 @@
+// \brief Built-in example models, used by the command-line tool, the tests and the benchmarks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "zwang/model.hpp"
+
+namespace zwang::examples {
+
+// \brief A bob of mass m on a hinge about y, its COM a distance `length` below the axis.
+Model pendulum(double length = 1.0, double mass = 1.0);
+
+// \brief Two uniform rods on parallel hinges about y.
+Model double_pendulum();
+
+struct ChainOptions {
+  int links = 8;
+  double damping = 0;      // per joint
+  double stiffness = 0;    // per joint, rest at springref = 0.1
+  double armature = 0;     // per joint
+  bool actuators = false;  // a motor, a position and a velocity servo on the first joints
+  bool gravity = true;
+  bool slides = true;  // every fifth joint a slide; false gives hinges only
+};
+// \brief A serial chain of hinges and slides with mixed axes, offsets, and full inertia
+// tensors that are not aligned with the body frames.
+Model chain(const ChainOptions& options = {});
+
+// \brief A cart on a slide along x with a pole on a hinge about y; a motor drives the cart.
+Model cart_pole();
+
+// \brief A torso on a free joint with two limbs (hinge–hinge and slide–hinge).
+Model floating_base(bool gravity = true);
+
+// \brief A chain of bodies on ball joints with offset anchors.
+Model ball_chain(int links = 3);
+
+// \brief Names accepted by by_name(), in a stable order.
+std::vector<std::string> names();
+// \brief The example of that name with its defaults; ModelError if there is none.
+Model by_name(const std::string& name);
+
+}  // namespace zwang::examples

@@ -1,0 +1,7 @@
+// \brief The public API of zwang.
+#pragma once
+
+#include "zwang/batch.hpp"
+#include "zwang/examples.hpp"
+#include "zwang/model.hpp"
+#include "zwang/simulator.hpp"

@@ -1,0 +1,32 @@
+// (qM, dof_damping, qfrc_smooth) => (qLD, qacc)                            seed 000, seed 002
+//   L Lᵀ = H + h_d diag(damping),   q̈ = (L Lᵀ)⁻¹ (τ + Σ J_kᵀ w_k − h)
+// h_d = 0 gives the acceleration of the continuous dynamics; h_d = timestep gives the Euler
+// step with implicit joint damping (MuJoCo's Euler).  A failed pivot sets
+// kStatusFactorization and leaves qacc untouched.
+#pragma once
+
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/math_chol.h"
+#include "kernels/model_view.h"
+#include "kernels/status.h"
+
+namespace zwang {
+
+template <class T>
+ZW_HD bool factor_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+  const Row<T> qM = d.qM(), qLD = d.qLD(), qacc = d.qacc(), rhs = d.qfrc_smooth();
+  const Row<T> damping = d.dof_damping();
+  const int nv = m.s.nv;
+  for (int i = 0; i < m.s.nM; ++i) qLD[i] = qM[i];
+  for (int i = 0; i < nv; ++i) qLD[packed_index(i, i)] += damping_dt * damping[i];
+  if (cholesky_factor<T>(qLD, nv) < nv) {
+    *d.status |= kStatusFactorization;
+    return false;
+  }
+  for (int i = 0; i < nv; ++i) qacc[i] = rhs[i];
+  cholesky_solve<T>(qLD, qacc, nv);
+  return true;
+}
+
+}  // namespace zwang

@@ -1,0 +1,99 @@
+// (qpos, body_ipos) => (xpos, xquat, xmat, xipos, cdof)                    seed 004, DESIGN §1
+//
+// Body frames follow MuJoCo: a body starts at its parent's frame moved by (body_pos,
+// body_quat), then its joints act in order.  A hinge rotates by q − q0 about its axis through
+// its anchor, a slide translates by q − q0 along its axis, a ball rotates by its quaternion
+// about its anchor, a free joint sets the frame origin and orientation.  Each dof's motion
+// axis is kept as a Plücker vector at the world origin, S = [p × ω + v; ω]: a unit twist
+// about (or along) the axis as it is now in the world.  Ball and free rotation axes are the
+// body's own axes.
+#pragma once
+
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/math_vec.h"
+#include "kernels/model_view.h"
+
+namespace zwang {
+
+template <class T, class R>
+ZW_HD ZW_INLINE void store_dof(R cdof, int dof, const Vec3<T>& lin, const Vec3<T>& ang) {
+  store3(cdof, 6 * dof, lin);
+  store3(cdof, 6 * dof + 3, ang);
+}
+
+template <class T>
+ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
+  const Row<T> qpos = d.qpos(), xpos = d.xpos(), xquat = d.xquat(), xmat = d.xmat();
+  const Row<T> xipos = d.xipos(), cdof = d.cdof(), ipos = d.body_ipos();
+  const Vec3<T> zero{T(0), T(0), T(0)};
+
+  // the world
+  store3(xpos, 0, zero);
+  store_quat(xquat, 0, Quat<T>{T(1), T(0), T(0), T(0)});
+  store_mat(xmat, 0, Mat3<T>{{T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)}});
+  store3(xipos, 0, zero);
+
+  for (int b = 1; b < m.s.nbody; ++b) {
+    const int p = m.body_parent[b];
+    // frame before the joints: parent frame ∘ (body_pos, body_quat)
+    Vec3<T> pos = load3(xpos, 3 * p) + mul(load_mat(xmat, 9 * p), load3(m.body_pos, 3 * b));
+    Quat<T> quat = mul(load_quat(xquat, 4 * p), load_quat(m.body_quat, 4 * b));
+
+    const int jend = m.body_jntadr[b] + m.body_jntnum[b];
+    for (int j = m.body_jntadr[b]; j < jend; ++j) {
+      const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+      const Vec3<T> jpos = load3(m.jnt_pos, 3 * j), jaxis = load3(m.jnt_axis, 3 * j);
+      switch (m.jnt_type[j]) {
+        case kJntFree: {
+          pos = load3(qpos, qa);
+          quat = normalized(load_quat(qpos, qa + 3));
+          const Mat3<T> r = to_mat(quat);
+          for (int i = 0; i < 3; ++i) {
+            Vec3<T> e = zero;
+            (i == 0 ? e.x : i == 1 ? e.y : e.z) = T(1);
+            store_dof(cdof, da + i, e, zero);
+            const Vec3<T> w = column(r, i);
+            store_dof(cdof, da + 3 + i, cross(pos, w), w);
+          }
+          break;
+        }
+        case kJntBall: {
+          const Vec3<T> anchor = pos + mul(to_mat(quat), jpos);
+          quat = mul(quat, normalized(load_quat(qpos, qa)));
+          const Mat3<T> r = to_mat(quat);
+          pos = anchor - mul(r, jpos);
+          for (int i = 0; i < 3; ++i) {
+            const Vec3<T> w = column(r, i);
+            store_dof(cdof, da + i, cross(anchor, w), w);
+          }
+          break;
+        }
+        case kJntHinge: {
+          const Mat3<T> r = to_mat(quat);
+          const Vec3<T> anchor = pos + mul(r, jpos);
+          const Vec3<T> w = mul(r, jaxis);
+          store_dof(cdof, da, cross(anchor, w), w);
+          quat = mul(quat, axis_angle(jaxis, qpos[qa] - m.qpos0[qa]));
+          pos = anchor - mul(to_mat(quat), jpos);
+          break;
+        }
+        default: {  // slide
+          const Vec3<T> w = mul(to_mat(quat), jaxis);
+          store_dof(cdof, da, w, zero);
+          pos += (qpos[qa] - m.qpos0[qa]) * w;
+          break;
+        }
+      }
+    }
+
+    quat = normalized(quat);
+    const Mat3<T> r = to_mat(quat);
+    store3(xpos, 3 * b, pos);
+    store_quat(xquat, 4 * b, quat);
+    store_mat(xmat, 9 * b, r);
+    store3(xipos, 3 * b, pos + mul(r, load3(ipos, 3 * b)));
+  }
+}
+
+}  // namespace zwang

@@ -1,0 +1,93 @@
+// (qpos, qvel, ctrl, xfrc_applied, body_J, parameters)
+//     => (qfrc_passive, qfrc_actuator, actuator_force, qfrc_applied, qfrc_smooth)
+//
+//   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
+//              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
+//              translation by −k (p − p_spring)
+//   actuator:  l = gear q, l̇ = gear q̇, u clamped to ctrlrange,
+//              f = gain u + bias0 + bias1 l + bias2 l̇ clamped to forcerange, τ = gear f
+//   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
+//   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
+#pragma once
+
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/math_vec.h"
+#include "kernels/model_view.h"
+
+namespace zwang {
+
+template <class T>
+ZW_HD ZW_INLINE T clamp_range(T x, T lo, T hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+template <class T>
+ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
+  const Row<T> qpos = d.qpos(), qvel = d.qvel(), ctrl = d.ctrl();
+  const Row<T> passive = d.qfrc_passive(), act = d.qfrc_actuator(), applied = d.qfrc_applied();
+  const Row<T> damping = d.dof_damping(), stiffness = d.jnt_stiffness(), spring = d.qpos_spring();
+
+  // damping and springs
+  for (int i = 0; i < m.s.nv; ++i) {
+    passive[i] = -damping[i] * qvel[i];
+    act[i] = T(0);
+    applied[i] = T(0);
+  }
+  for (int j = 0; j < m.s.njnt; ++j) {
+    const T k = stiffness[j];
+    int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+    switch (m.jnt_type[j]) {
+      case kJntFree:
+        for (int i = 0; i < 3; ++i) passive[da + i] -= k * (qpos[qa + i] - spring[qa + i]);
+        qa += 3;
+        da += 3;
+        [[fallthrough]];
+      case kJntBall: {
+        const Vec3<T> dif = quat_difference(normalized(load_quat(qpos, qa)), load_quat(spring, qa));
+        passive[da] -= k * dif.x;
+        passive[da + 1] -= k * dif.y;
+        passive[da + 2] -= k * dif.z;
+        break;
+      }
+      default:
+        passive[da] -= k * (qpos[qa] - spring[qa]);
+        break;
+    }
+  }
+
+  // actuators on hinge and slide joints
+  const Row<T> gear = d.actuator_gear(), gain = d.actuator_gainprm(),
+               biasprm = d.actuator_biasprm();
+  const Row<T> force = d.actuator_force();
+  for (int a = 0; a < m.s.nu; ++a) {
+    const int j = m.actuator_trnid[a];
+    const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+    T u = ctrl[a];
+    if (m.actuator_ctrllimited[a])
+      u = clamp_range(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
+    const T g = gear[a];
+    T f = gain[a] * u + biasprm[3 * a] + biasprm[3 * a + 1] * (g * qpos[qa]) +
+          biasprm[3 * a + 2] * (g * qvel[da]);
+    if (m.actuator_forcelimited[a])
+      f = clamp_range(f, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
+    force[a] = f;
+    act[da] += g * f;
+  }
+
+  // user wrenches through the COM Jacobians
+  const Row<T> xfrc = d.xfrc_applied(), body_J = d.body_J();
+  for (int b = 1; b < m.s.nbody; ++b) {
+    const Vec3<T> f = load3(xfrc, 6 * b), t = load3(xfrc, 6 * b + 3);
+    const int adr = m.body_treeadr[b];
+    for (int c = 0; c < m.body_treenum[b]; ++c) {
+      applied[m.tree_dof[adr + c]] +=
+          dot(load3(body_J, 6 * (adr + c)), f) + dot(load3(body_J, 6 * (adr + c) + 3), t);
+    }
+  }
+
+  const Row<T> smooth = d.qfrc_smooth(), bias = d.qfrc_bias();
+  for (int i = 0; i < m.s.nv; ++i) smooth[i] = passive[i] + act[i] + applied[i] - bias[i];
+}
+
+}  // namespace zwang

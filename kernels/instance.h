@@ -1,0 +1,111 @@
+// One instance as the kernels see it: rows of the three arenas of kernels/layout.h, reached
+// through accessors so that the layout (interleaved, per thread, blocked) is the backend's
+// choice.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/hd.h"
+#include "kernels/layout.h"
+#include "kernels/math_vec.h"
+
+namespace zwang {
+
+// consecutive values of one field of one instance: element j at p[j * ld]
+template <class T>
+struct Row {
+  T* p;
+  std::int64_t ld;
+  ZW_HD ZW_INLINE T& operator[](int j) const { return p[j * ld]; }
+  ZW_HD ZW_INLINE Row operator+(int j) const { return {p + j * ld, ld}; }
+};
+
+// an arena seen from one instance: row r at base[r * ld]
+template <class T>
+struct Arena {
+  T* base;
+  std::int64_t ld;
+  ZW_HD ZW_INLINE Row<T> row(int r) const { return {base + r * ld, ld}; }
+};
+
+template <class T>
+struct Instance {
+  Arena<T> data;      // state and outputs
+  Arena<T> param;     // numeric parameters
+  Arena<T> work;      // scratch
+  const Layout* lay;  // field offsets
+  double* time;       // simulated time (s)
+  int* status;        // StatusBit flags
+
+#define ZW_X(name, count)               \
+  ZW_HD ZW_INLINE Row<T> name() const { \
+    return data.row(lay->name);         \
+  }
+  ZW_DATA_FIELDS(ZW_X)
+#undef ZW_X
+#define ZW_X(name, count)               \
+  ZW_HD ZW_INLINE Row<T> name() const { \
+    return param.row(lay->name);        \
+  }
+  ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+#define ZW_X(name, count)               \
+  ZW_HD ZW_INLINE Row<T> name() const { \
+    return work.row(lay->name);         \
+  }
+  ZW_WORK_FIELDS(ZW_X)
+#undef ZW_X
+};
+
+// element type of an accessor (Row<T> or a plain pointer)
+template <class R>
+using ElemOf = std::remove_cv_t<std::remove_reference_t<decltype(std::declval<R>()[0])>>;
+
+template <class R>
+ZW_HD ZW_INLINE Vec3<ElemOf<R>> load3(R r, int j) {
+  return {r[j], r[j + 1], r[j + 2]};
+}
+template <class R, class T>
+ZW_HD ZW_INLINE void store3(R r, int j, const Vec3<T>& v) {
+  r[j] = v.x;
+  r[j + 1] = v.y;
+  r[j + 2] = v.z;
+}
+template <class R>
+ZW_HD ZW_INLINE Quat<ElemOf<R>> load_quat(R r, int j) {
+  return {r[j], r[j + 1], r[j + 2], r[j + 3]};
+}
+template <class R, class T>
+ZW_HD ZW_INLINE void store_quat(R r, int j, const Quat<T>& q) {
+  r[j] = q.w;
+  r[j + 1] = q.x;
+  r[j + 2] = q.y;
+  r[j + 3] = q.z;
+}
+template <class R>
+ZW_HD ZW_INLINE Mat3<ElemOf<R>> load_mat(R r, int j) {
+  Mat3<ElemOf<R>> a;
+  for (int k = 0; k < 9; ++k) a.m[k] = r[j + k];
+  return a;
+}
+template <class R, class T>
+ZW_HD ZW_INLINE void store_mat(R r, int j, const Mat3<T>& a) {
+  for (int k = 0; k < 9; ++k) r[j + k] = a.m[k];
+}
+template <class R>
+ZW_HD ZW_INLINE Sym3<ElemOf<R>> load_sym(R r, int j) {
+  return {r[j], r[j + 1], r[j + 2], r[j + 3], r[j + 4], r[j + 5]};
+}
+template <class R, class T>
+ZW_HD ZW_INLINE void store_sym(R r, int j, const Sym3<T>& a) {
+  r[j] = a.xx;
+  r[j + 1] = a.yy;
+  r[j + 2] = a.zz;
+  r[j + 3] = a.xy;
+  r[j + 4] = a.xz;
+  r[j + 5] = a.yz;
+}
+
+}  // namespace zwang

@@ -1,0 +1,100 @@
+// Per-instance fields and where they live.  Every field is a block of rows in one of three
+// arenas; row r of instance i is at base[r * ld + i * inst] (DESIGN.md §2):
+//   data   state and outputs a user reads or writes     (per instance)
+//   param  numeric parameters a user may randomise      (per instance, or shared)
+//   work   scratch of the stages                        (per instance or per thread)
+// Counts are expressions of the model sizes `s`.
+#pragma once
+
+#include "kernels/hd.h"
+
+namespace zwang {
+
+// sizes shared by every instance of a model
+struct Sizes {
+  int nq;     // generalized coordinates
+  int nv;     // degrees of freedom
+  int nu;     // actuators
+  int nbody;  // bodies, the world (body 0) included
+  int njnt;   // joints
+  int nM;     // packed lower triangle of H: nv (nv + 1) / 2
+  int njac;   // non-zero Jacobian columns over all bodies: Σ_k (ancestor dofs of k)
+};
+
+#define ZW_DATA_FIELDS(X)                                                                       \
+  X(qpos, s.nq)                /* joint positions, MuJoCo layout (nq) */                        \
+  X(qvel, s.nv)                /* joint velocities, MuJoCo layout (nv) */                       \
+  X(ctrl, s.nu)                /* actuator controls (nu) */                                     \
+  X(xfrc_applied, 6 * s.nbody) /* external wrench at each COM, world: force, torque */          \
+  X(qacc, s.nv)                /* generalized accelerations q̈ (nv) */                         \
+  X(qM, s.nM)                  /* H = Σ J_kᵀ M_k J_k + armature, packed lower (nM) */        \
+  X(qfrc_bias, s.nv)           /* h − Σ J_kᵀ [m_k g; 0]: Coriolis, centrifugal, gravity */ \
+  X(qfrc_passive, s.nv)        /* joint damping and springs (nv) */                             \
+  X(qfrc_actuator, s.nv)       /* actuator forces in joint space (nv) */                        \
+  X(qfrc_applied, s.nv)        /* Σ J_kᵀ xfrc_applied_k (nv) */                              \
+  X(actuator_force, s.nu)      /* scalar actuator forces (nu) */                                \
+  X(xpos, 3 * s.nbody)         /* body frame origins, world (nbody x 3) */                      \
+  X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                 \
+  X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */
+
+#define ZW_PARAM_FIELDS(X)                                                                 \
+  X(body_mass, s.nbody)         /* mass (nbody) */                                         \
+  X(body_ipos, 3 * s.nbody)     /* COM in the body frame (nbody x 3) */                    \
+  X(body_inertia, 6 * s.nbody)  /* inertia about the COM, body frame: xx yy zz xy xz yz */ \
+  X(dof_damping, s.nv)          /* viscous damping (nv) */                                 \
+  X(dof_armature, s.nv)         /* rotor inertia added to H's diagonal (nv) */             \
+  X(jnt_stiffness, s.njnt)      /* spring stiffness (njnt) */                              \
+  X(qpos_spring, s.nq)          /* spring rest position (nq) */                            \
+  X(actuator_gear, s.nu)        /* transmission ratio (nu) */                              \
+  X(actuator_gainprm, s.nu)     /* force = gain ctrl + bias0 + bias1 l + bias2 l̇ (nu) */ \
+  X(actuator_biasprm, 3 * s.nu) /* bias0, bias1, bias2 (nu x 3) */                         \
+  X(gravity, 3)                 /* gravitational acceleration, world (3) */
+
+#define ZW_WORK_FIELDS(X)                                                                        \
+  X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                    \
+  X(cdof, 6 * s.nv)            /* dof motion axes, Plücker at the world origin (nv x 6) */      \
+  X(cvel, 6 * s.nbody)         /* body velocities, Plücker at the world origin */               \
+  X(cacc, 6 * s.nbody)         /* body bias accelerations (q̈ = 0), same frame */               \
+  X(body_J, 6 * s.njac)        /* COM Jacobian columns of the ancestor dofs, linear first */     \
+  X(body_biasacc, 6 * s.nbody) /* J̇_k q̇ at the COM, world, linear first */                   \
+  X(body_Iw, 6 * s.nbody)      /* R_k I_k R_kᵀ (nbody x 6) */                                  \
+  X(body_n, 3 * s.nbody)       /* ω_k × (R_k I_k R_kᵀ) ω_k (nbody x 3) */                   \
+  X(qLD, s.nM)                 /* Cholesky factor of H (+ h·damping), packed lower */           \
+  X(qfrc_smooth, s.nv)         /* τ + Σ J_kᵀ w_k − h: the right-hand side of H q̈ (nv) */ \
+  X(step_qpos, s.nq)           /* qpos at the start of the step */                               \
+  X(step_qvel, s.nv)           /* qvel at the start of the step */                               \
+  X(rk_rate, s.nv)             /* RK4: rate of the step's local coordinates, last stage */       \
+  X(rk_dpos, s.nv)             /* RK4: weighted sum of the rates */                              \
+  X(rk_dvel, s.nv)             /* RK4: weighted sum of stage accelerations */
+
+// row offsets of every field in its arena, and the rows of each arena
+struct Layout {
+#define ZW_X(name, count) int name;
+  ZW_DATA_FIELDS(ZW_X)
+  ZW_PARAM_FIELDS(ZW_X)
+  ZW_WORK_FIELDS(ZW_X)
+#undef ZW_X
+  int data_rows;
+  int param_rows;
+  int work_rows;
+};
+
+ZW_HD inline Layout make_layout(const Sizes& s) {
+  Layout l{};
+  int r = 0;
+#define ZW_X(name, count) \
+  l.name = r;             \
+  r += (count);
+  ZW_DATA_FIELDS(ZW_X)
+  l.data_rows = r;
+  r = 0;
+  ZW_PARAM_FIELDS(ZW_X)
+  l.param_rows = r;
+  r = 0;
+  ZW_WORK_FIELDS(ZW_X)
+  l.work_rows = r;
+#undef ZW_X
+  return l;
+}
+
+}  // namespace zwang

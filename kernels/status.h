@@ -1,0 +1,13 @@
+// Per-instance status bits.  A kernel that meets a failure sets a bit and returns; the
+// backend stops advancing that instance and reports it.
+#pragma once
+
+namespace zwang {
+
+enum StatusBit : int {
+  kStatusBadState = 1 << 0,       // non-finite qpos, qvel or ctrl at the start of a step
+  kStatusFactorization = 1 << 1,  // non-positive or non-finite pivot in the Cholesky of H
+  kStatusDiverged = 1 << 2,       // non-finite acceleration, velocity or position after a step
+};
+
+}  // namespace zwang

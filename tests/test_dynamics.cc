@@ -1,0 +1,122 @@
+// H, h, generalized forces and q̈ of the batched kernels against the plain Eigen reference
+// (recursive Newton–Euler in body coordinates), instance by instance at random states.
+#include <gtest/gtest.h>
+
+#include "reference/rnea.h"
+#include "test_util.h"
+#include "zwang/simulator.hpp"
+
+namespace zwang::test {
+namespace {
+
+template <class T>
+double tolerance();
+template <>
+double tolerance<double>() {
+  return 1e-10;
+}
+template <>
+double tolerance<float>() {
+  return 2e-4;
+}
+
+template <class T>
+class Dynamics : public ::testing::Test {};
+using Scalars = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(Dynamics, Scalars);
+
+TYPED_TEST(Dynamics, MatchesReferenceAtRandomStates) {
+  using T = TypeParam;
+  const double tol = tolerance<T>();
+  constexpr int kStates = 20;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> wrench(-2, 2);
+  for (const Example& ex : all_examples()) {
+    const Model& m = ex.model;
+    const reference::Rnea ref(m);
+    Simulator<T> sim(m, kStates);
+    Batch<T>& b = sim.batch();
+    std::vector<RandomState> states;
+    std::vector<Eigen::MatrixXd> xfrc;
+    for (int i = 0; i < kStates; ++i) {
+      states.push_back(random_state(m, rng));
+      set(b.qpos(), i, states[i].qpos);
+      set(b.qvel(), i, states[i].qvel);
+      set(b.ctrl(), i, states[i].ctrl);
+      Eigen::MatrixXd w = Eigen::MatrixXd::Zero(m.nbody, 6);
+      for (int k = 1; k < m.nbody; ++k) {
+        for (int c = 0; c < 6; ++c) w(k, c) = wrench(rng);
+      }
+      Eigen::VectorXd flat(6 * m.nbody);
+      for (int k = 0; k < m.nbody; ++k) flat.segment<6>(6 * k) = w.row(k).transpose();
+      set(b.xfrc_applied(), i, flat);
+      xfrc.push_back(w);
+    }
+    sim.forward();
+    ASSERT_TRUE(sim.failures().empty()) << ex.name << ": " << sim.failures().front().message();
+
+    double worst_h = 0, worst_bias = 0, worst_acc = 0;
+    for (int i = 0; i < kStates; ++i) {
+      const Eigen::VectorXd& q = states[i].qpos;
+      const Eigen::VectorXd& qd = states[i].qvel;
+      const Eigen::MatrixXd h = ref.mass_matrix(q);
+      const Eigen::VectorXd bias = ref.bias(q, qd);
+      const Eigen::VectorXd passive = ref.passive(q, qd);
+      const Eigen::VectorXd act = ref.actuator(q, qd, states[i].ctrl);
+      const Eigen::VectorXd applied = ref.applied(q, qd, xfrc[i]);
+      const Eigen::VectorXd qacc = h.llt().solve(passive + act + applied - bias);
+      const std::string where = ex.name + " instance " + std::to_string(i);
+
+      const double err_h = relative_error(unpack(get(b.qM(), i), m.nv), h);
+      const double err_bias = relative_error(get(b.qfrc_bias(), i), bias);
+      const double err_acc = relative_error(get(b.qacc(), i), qacc);
+      EXPECT_LT(err_h, tol) << where << ": H";
+      EXPECT_LT(err_bias, tol) << where << ": qfrc_bias";
+      EXPECT_LT(relative_error(get(b.qfrc_passive(), i), passive), tol) << where << ": passive";
+      EXPECT_LT(relative_error(get(b.qfrc_actuator(), i), act), tol) << where << ": actuator";
+      EXPECT_LT(relative_error(get(b.qfrc_applied(), i), applied), tol) << where << ": applied";
+      EXPECT_LT(err_acc, 10 * tol) << where << ": qacc";
+      worst_h = std::max(worst_h, err_h);
+      worst_bias = std::max(worst_bias, err_bias);
+      worst_acc = std::max(worst_acc, err_acc);
+
+      // body frames and centres of mass
+      const std::vector<reference::BodyMotion> bodies = ref.motion(q, qd);
+      const Eigen::VectorXd xpos = get(b.xpos(), i), xquat = get(b.xquat(), i),
+                            xipos = get(b.xipos(), i);
+      for (int k = 1; k < m.nbody; ++k) {
+        EXPECT_LT(relative_error(xpos.segment<3>(3 * k), bodies[k].origin), tol)
+            << where << " body " << k;
+        EXPECT_LT(relative_error(xipos.segment<3>(3 * k), bodies[k].com), tol)
+            << where << " body " << k;
+        const Eigen::Quaterniond xq(xquat[4 * k], xquat[4 * k + 1], xquat[4 * k + 2],
+                                    xquat[4 * k + 3]);
+        EXPECT_LT(relative_error(xq.toRotationMatrix(), bodies[k].rotation), tol)
+            << where << " body " << k;
+      }
+    }
+    this->RecordProperty(ex.name + "_H", std::to_string(worst_h));
+    this->RecordProperty(ex.name + "_bias", std::to_string(worst_bias));
+    this->RecordProperty(ex.name + "_qacc", std::to_string(worst_acc));
+    std::printf("%-24s %-6s largest relative error  H %.2e  bias %.2e  qacc %.2e\n",
+                ex.name.c_str(), sizeof(T) == 8 ? "f64" : "f32", worst_h, worst_bias, worst_acc);
+  }
+}
+
+// H is symmetric positive definite and its factor reproduces it: L Lᵀ = H
+TEST(Dynamics, MassMatrixIsPositiveDefinite) {
+  std::mt19937 rng(11);
+  for (const Example& ex : all_examples()) {
+    Simulator<double> sim(ex.model, 5);
+    for (int i = 0; i < 5; ++i) set(sim.batch().qpos(), i, random_state(ex.model, rng).qpos);
+    sim.forward();
+    for (int i = 0; i < 5; ++i) {
+      const Eigen::MatrixXd h = unpack(get(sim.batch().qM(), i), ex.model.nv);
+      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(h);
+      EXPECT_GT(eig.eigenvalues().minCoeff(), 0) << ex.name << " instance " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zwang::test

@@ -1,0 +1,116 @@
+// The small math of kernels/ against Eigen.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <Eigen/Geometry>
+#include <random>
+
+#include "kernels/math_chol.h"
+#include "kernels/math_vec.h"
+
+namespace zwang {
+namespace {
+
+Eigen::Quaterniond to_eigen(const Quat<double>& q) {
+  return {q.w, q.x, q.y, q.z};
+}
+Eigen::Vector3d to_eigen(const Vec3<double>& v) {
+  return {v.x, v.y, v.z};
+}
+
+Quat<double> random_quat(std::mt19937& rng) {
+  std::normal_distribution<double> n(0, 1);
+  return normalized(Quat<double>{n(rng), n(rng), n(rng), n(rng)});
+}
+
+TEST(Math, QuaternionProductAndMatrixMatchEigen) {
+  std::mt19937 rng(1);
+  for (int k = 0; k < 50; ++k) {
+    const Quat<double> a = random_quat(rng), b = random_quat(rng);
+    EXPECT_TRUE(to_eigen(mul(a, b)).coeffs().isApprox((to_eigen(a) * to_eigen(b)).coeffs(), 1e-14));
+    const Mat3<double> r = to_mat(a);
+    const Eigen::Matrix3d e = to_eigen(a).toRotationMatrix();
+    for (int i = 0; i < 9; ++i) EXPECT_NEAR(r.m[i], e(i / 3, i % 3), 1e-15);
+  }
+}
+
+TEST(Math, RotatedInertiaMatchesEigen) {
+  std::mt19937 rng(2);
+  const Sym3<double> s{0.3, 0.2, 0.4, 0.05, -0.02, 0.01};
+  Eigen::Matrix3d se;
+  se << s.xx, s.xy, s.xz, s.xy, s.yy, s.yz, s.xz, s.yz, s.zz;
+  const Quat<double> q = random_quat(rng);
+  const Eigen::Matrix3d r = to_eigen(q).toRotationMatrix();
+  const Eigen::Matrix3d want = r * se * r.transpose();
+  const Sym3<double> got = rotate(to_mat(q), s);
+  EXPECT_NEAR(got.xx, want(0, 0), 1e-15);
+  EXPECT_NEAR(got.yy, want(1, 1), 1e-15);
+  EXPECT_NEAR(got.zz, want(2, 2), 1e-15);
+  EXPECT_NEAR(got.xy, want(0, 1), 1e-15);
+  EXPECT_NEAR(got.xz, want(0, 2), 1e-15);
+  EXPECT_NEAR(got.yz, want(1, 2), 1e-15);
+}
+
+// q ⊗ exp(ω h / 2) is the rotation by |ω| h about ω/|ω| in the body frame
+TEST(Math, QuaternionIntegrationIsTheExponentialMap) {
+  std::mt19937 rng(3);
+  std::normal_distribution<double> n(0, 2);
+  for (int k = 0; k < 50; ++k) {
+    const Quat<double> q = random_quat(rng);
+    const Vec3<double> w{n(rng), n(rng), n(rng)};
+    const double h = 0.01 * (k - 25);  // backwards in time as well
+    const Eigen::Vector3d we = to_eigen(w);
+    const Eigen::Quaterniond want =
+        to_eigen(q) * Eigen::Quaterniond(Eigen::AngleAxisd(we.norm() * h, we.normalized()));
+    const Quat<double> got = integrate_quat(q, w, h);
+    EXPECT_TRUE(to_eigen(got).toRotationMatrix().isApprox(want.toRotationMatrix(), 1e-13));
+    EXPECT_NEAR(to_eigen(got).norm(), 1.0, 1e-15);
+  }
+}
+
+// integrating the difference of a and b for unit time from b lands on a
+TEST(Math, QuaternionDifferenceInvertsIntegration) {
+  std::mt19937 rng(4);
+  for (int k = 0; k < 50; ++k) {
+    const Quat<double> a = random_quat(rng), b = random_quat(rng);
+    const Vec3<double> d = quat_difference(a, b);
+    EXPECT_LE(to_eigen(d).norm(), 3.14159265358979 + 1e-12);
+    const Quat<double> back = integrate_quat(b, d, 1.0);
+    EXPECT_TRUE(to_eigen(back).toRotationMatrix().isApprox(to_eigen(a).toRotationMatrix(), 1e-12));
+    const Eigen::AngleAxisd aa(to_eigen(b).conjugate() * to_eigen(a));
+    EXPECT_TRUE(to_eigen(d).isApprox(aa.angle() * aa.axis(), 1e-12));
+  }
+}
+
+TEST(Math, CholeskySolvesLikeEigen) {
+  std::mt19937 rng(5);
+  std::normal_distribution<double> n(0, 1);
+  for (int size : {1, 2, 5, 12, 27}) {
+    Eigen::MatrixXd a = Eigen::MatrixXd::NullaryExpr(size, size, [&] { return n(rng); });
+    a = a * a.transpose() + Eigen::MatrixXd::Identity(size, size);
+    const Eigen::VectorXd b = Eigen::VectorXd::NullaryExpr(size, [&] { return n(rng); });
+    std::vector<double> packed;
+    for (int i = 0; i < size; ++i) {
+      for (int j = 0; j <= i; ++j) packed.push_back(a(i, j));
+    }
+    std::vector<double> x(b.data(), b.data() + size);
+    ASSERT_EQ(cholesky_factor<double>(packed.data(), size), size);
+    cholesky_solve<double>(packed.data(), x.data(), size);
+    const Eigen::VectorXd want = a.llt().solve(b);
+    for (int i = 0; i < size; ++i)
+      EXPECT_NEAR(x[i], want[i], 1e-12 * std::max(1.0, want.cwiseAbs().maxCoeff()));
+  }
+}
+
+TEST(Math, CholeskyReportsTheFirstBadPivot) {
+  // leading 2x2 block is positive definite, the 3x3 matrix is not
+  Eigen::Matrix3d a;
+  a << 4, 1, 2, 1, 3, 0, 2, 0, -1;
+  std::vector<double> packed{a(0, 0), a(1, 0), a(1, 1), a(2, 0), a(2, 1), a(2, 2)};
+  EXPECT_EQ(cholesky_factor<double>(packed.data(), 3), 2);
+  std::vector<double> nan{1, 0, std::nan("")};
+  EXPECT_EQ(cholesky_factor<double>(nan.data(), 2), 1);
+}
+
+}  // namespace
+}  // namespace zwang

@@ -1,0 +1,115 @@
+// Helpers shared by the tests: seeded random states, batch fields as Eigen objects, errors.
+#pragma once
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "instance_view.hpp"
+#include "kernels/instance.h"
+#include "model_arrays.hpp"
+#include "zwang/batch.hpp"
+#include "zwang/examples.hpp"
+#include "zwang/model.hpp"
+
+namespace zwang::test {
+
+// a random configuration and velocity of a model
+struct RandomState {
+  Eigen::VectorXd qpos, qvel, ctrl;
+};
+
+inline RandomState random_state(const Model& m, std::mt19937& rng, double speed = 1.0) {
+  std::uniform_real_distribution<double> angle(-3.14159, 3.14159), offset(-0.3, 0.3), unit(-1, 1);
+  std::normal_distribution<double> normal(0, 1);
+  RandomState s{Eigen::VectorXd(m.nq), Eigen::VectorXd(m.nv), Eigen::VectorXd(m.nu)};
+  for (int j = 0; j < m.njnt; ++j) {
+    int qa = m.jnt_qposadr[j];
+    switch (m.jnt_type[j]) {
+      case JointType::kFree:
+        for (int i = 0; i < 3; ++i) s.qpos[qa + i] = unit(rng);
+        qa += 3;
+        [[fallthrough]];
+      case JointType::kBall: {
+        Eigen::Vector4d q(normal(rng), normal(rng), normal(rng), normal(rng));
+        s.qpos.segment<4>(qa) = q.normalized();
+        break;
+      }
+      case JointType::kHinge:
+        s.qpos[qa] = angle(rng);
+        break;
+      default:
+        s.qpos[qa] = offset(rng);
+        break;
+    }
+  }
+  for (int i = 0; i < m.nv; ++i) s.qvel[i] = speed * normal(rng);
+  for (int i = 0; i < m.nu; ++i) s.ctrl[i] = 1.5 * unit(rng);
+  return s;
+}
+
+template <class T>
+Eigen::VectorXd get(FieldRef<T> f, std::int64_t i) {
+  const std::vector<T> v = f.get(i);
+  Eigen::VectorXd out(v.size());
+  for (std::size_t j = 0; j < v.size(); ++j) out[j] = static_cast<double>(v[j]);
+  return out;
+}
+
+template <class T>
+void set(FieldRef<T> f, std::int64_t i, const Eigen::VectorXd& v) {
+  std::vector<T> values(v.size());
+  for (Eigen::Index j = 0; j < v.size(); ++j) values[j] = static_cast<T>(v[j]);
+  f.set(i, values);
+}
+
+// the symmetric matrix from a packed lower triangle
+inline Eigen::MatrixXd unpack(const Eigen::VectorXd& packed, int n) {
+  Eigen::MatrixXd a(n, n);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j <= i; ++j) a(i, j) = a(j, i) = packed[i * (i + 1) / 2 + j];
+  }
+  return a;
+}
+
+// max |a − b| / max(1, max |b|): relative to the reference's scale, safe for zero entries
+inline double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  if (b.size() == 0) return 0;
+  return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+// the examples the tests run on, by name
+struct Example {
+  std::string name;
+  Model model;
+};
+
+inline std::vector<Example> all_examples() {
+  return {{"pendulum", examples::pendulum()},
+          {"double_pendulum", examples::double_pendulum()},
+          {"chain8", examples::chain()},
+          {"chain8_damped_actuated",
+           examples::chain({.damping = 0.3, .stiffness = 2, .armature = 0.05, .actuators = true})},
+          {"cart_pole", examples::cart_pole()},
+          {"floating_base", examples::floating_base()},
+          {"ball_chain", examples::ball_chain()}};
+}
+
+// one instance with its own scratch, for calling the kernels/ stages directly
+struct SingleInstance {
+  explicit SingleInstance(const Model& m)
+      : arrays(m), view(arrays.view()), batch(m, 1), work(batch.layout().work_rows) {}
+  Instance<double> instance() { return instance_view(batch, view, 0, work.data()); }
+  Eigen::VectorXd scratch(int offset, int count) const {
+    return Eigen::Map<const Eigen::VectorXd>(work.data() + offset, count);
+  }
+  ModelArrays<double> arrays;
+  ModelView<double> view;
+  Batch<double> batch;
+  std::vector<double> work;
+};
+
+}  // namespace zwang::test
