@@ -81,6 +81,12 @@ class Batch {
   std::span<int> status() {
     return {status_.data(), static_cast<std::size_t>(n_)};
   }
+  std::span<const double> time() const {
+    return {time_.data(), static_cast<std::size_t>(n_)};
+  }
+  std::span<const int> status() const {
+    return {status_.data(), static_cast<std::size_t>(n_)};
+  }
 
   // \brief qpos = qpos0, every other state and output 0, time = 0, status cleared.
   void reset_state(std::int64_t i, const Model& model);

@@ -1,5 +1,6 @@
-// \brief Steps a batch of instances of one model.  The CPU backend runs the kernels/ stages
-// for each instance in an OpenMP loop over all cores.
+// \brief Steps a batch of instances of one model on a backend: the CPU backend runs the
+// kernels/ stages for each instance in an OpenMP loop over all cores, the CUDA backend one
+// GPU thread per instance.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +14,25 @@
 
 namespace zwang {
 
-struct SimulatorOptions {
-  int threads = 0;  // OpenMP threads; 0 uses every core
+enum class Backend {
+  kCpu,   // OpenMP over all cores
+  kCuda,  // one GPU thread per instance; an error if no CUDA device can be used
+  kAuto,  // CUDA when a device exists, else CPU
 };
+
+struct SimulatorOptions {
+  Backend backend = Backend::kCpu;
+  int threads = 0;  // CPU: OpenMP threads; 0 uses every core
+  int device = 0;   // CUDA: device ordinal
+};
+
+// \brief CUDA devices this process can use, and why there are none when there are none
+// (no device, no driver, or a build without CUDA).
+struct CudaStatus {
+  int devices = 0;
+  std::string reason;
+};
+CudaStatus cuda_status();
 
 // \brief One instance's state, in the model's qpos/qvel/ctrl layout.  An empty ctrl means
 // zero controls.
@@ -36,6 +53,9 @@ struct InstanceFailure {
 std::string describe_status(int status);
 
 template <class T>
+class BackendImpl;
+
+template <class T>
 class Simulator {
  public:
   Simulator(const Model& model, std::int64_t n, SimulatorOptions options = {});
@@ -46,7 +66,8 @@ class Simulator {
   const Model& model() const { return model_; }
   Batch<T>& batch() { return batch_; }
   std::int64_t size() const { return batch_.size(); }
-  int threads() const { return threads_; }
+  // \brief The backend in words, e.g. "cpu (2 threads)".
+  std::string backend() const;
 
   // \brief H (qM), qfrc_bias, generalized forces and q̈ (qacc) of every instance at its state.
   void forward();
@@ -62,11 +83,9 @@ class Simulator {
   std::vector<InstanceFailure> failures() const;
 
  private:
-  struct Cpu;
   Model model_;
   Batch<T> batch_;
-  int threads_;
-  std::unique_ptr<Cpu> cpu_;
+  std::unique_ptr<BackendImpl<T>> impl_;
 };
 
 extern template class Simulator<float>;

@@ -1,16 +1,14 @@
-// The CPU backend: the kernels/ stages in an OpenMP loop over instances, each thread with
-// its own contiguous scratch.
+// Simulator: owns the model and the host batch, and hands the work to a backend.
+#include "zwang/simulator.hpp"
+
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "instance_view.hpp"
-#include "kernels/pipeline.h"
+#include "backend.hpp"
 #include "kernels/status.h"
-#include "model_arrays.hpp"
-#include "zwang/simulator.hpp"
 
 namespace zwang {
 
@@ -34,50 +32,40 @@ std::string InstanceFailure::message() const {
 }
 
 template <class T>
-struct Simulator<T>::Cpu {
-  explicit Cpu(const Model& model, int threads, int work_rows)
-      : arrays(model), view(arrays.view()), work(threads, std::vector<T>(std::max(work_rows, 1))) {}
-  ModelArrays<T> arrays;
-  ModelView<T> view;
-  std::vector<std::vector<T>> work;  // one scratch buffer per thread
-};
-
-template <class T>
 Simulator<T>::Simulator(const Model& model, std::int64_t n, SimulatorOptions options)
-    : model_(model),
-      batch_(model_, n),
-      threads_(options.threads > 0 ? options.threads : omp_get_max_threads()) {
-  if (options.threads < 0)
+    : model_(model), batch_(model_, n) {
+  if (options.threads < 0) {
     throw std::invalid_argument(fmt::format("threads must be positive (got {})", options.threads));
-  cpu_ = std::make_unique<Cpu>(model_, threads_, batch_.layout().work_rows);
+  }
+  Backend backend = options.backend;
+  if (backend == Backend::kAuto)
+    backend = cuda_status().devices > 0 ? Backend::kCuda : Backend::kCpu;
+  if (backend == Backend::kCuda) {
+    impl_ = make_cuda_backend<T>(model_, batch_, options);
+  } else {
+    impl_ = make_cpu_backend<T>(model_, batch_,
+                                options.threads > 0 ? options.threads : omp_get_max_threads());
+  }
 }
 
 template <class T>
 Simulator<T>::~Simulator() = default;
 
 template <class T>
+std::string Simulator<T>::backend() const {
+  return impl_->describe();
+}
+
+template <class T>
 void Simulator<T>::forward() {
-  const ModelView<T>& m = cpu_->view;
-  const std::int64_t n = batch_.size();
-#pragma omp parallel for num_threads(threads_) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    T* work = cpu_->work[omp_get_thread_num()].data();
-    zwang::forward(m, instance_view(batch_, m, i, work));
-  }
+  impl_->forward(batch_);
 }
 
 template <class T>
 void Simulator<T>::step(int steps) {
   if (steps < 0)
     throw std::invalid_argument(fmt::format("step count must be non-negative (got {})", steps));
-  const ModelView<T>& m = cpu_->view;
-  const std::int64_t n = batch_.size();
-  // instance outer, steps inner: one instance's rows stay in cache for all its steps
-#pragma omp parallel for num_threads(threads_) schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const Instance<T> d = instance_view(batch_, m, i, cpu_->work[omp_get_thread_num()].data());
-    for (int s = 0; s < steps && *d.status == 0; ++s) zwang::step(m, d);
-  }
+  impl_->step(batch_, steps);
 }
 
 template <class T>
@@ -111,7 +99,7 @@ void Simulator<T>::reset(std::span<const std::int64_t> instances, const State& s
 template <class T>
 std::vector<InstanceFailure> Simulator<T>::failures() const {
   std::vector<InstanceFailure> out;
-  const int* status = const_cast<Batch<T>&>(batch_).status_data();
+  const std::span<const int> status = batch_.status();
   for (std::int64_t i = 0; i < batch_.size(); ++i) {
     if (status[i]) out.push_back({i, status[i]});
   }
