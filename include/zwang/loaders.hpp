@@ -1,0 +1,35 @@
+// \brief Models from files: MJCF (MuJoCo's XML) and URDF.  Errors are ModelError with the file,
+// the line and what is wrong; elements outside the supported subset give one warning each.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zwang/model.hpp"
+
+namespace zwang {
+
+struct LoadOptions {
+  bool floating_base = false;  // URDF: put a free joint between the world and the root link
+};
+
+struct LoadResult {
+  Model model;
+  std::vector<std::string> warnings;  // "file:line: <element> ... ignored", one per element
+};
+
+// \brief An MJCF file; <include> files are found relative to it.
+LoadResult load_mjcf(const std::filesystem::path& file);
+// \brief MJCF text; `name` stands for the file in messages, `dir` resolves <include>.
+LoadResult load_mjcf_string(std::string_view xml, std::string_view name = "<string>",
+                            const std::filesystem::path& dir = {});
+// \brief A URDF file, parsed by urdfdom.
+LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options = {});
+LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options = {},
+                            std::string_view name = "<string>");
+// \brief By extension: .urdf is URDF, anything else MJCF.
+LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options = {});
+
+}  // namespace zwang
