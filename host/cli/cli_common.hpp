@@ -1,0 +1,58 @@
+// Pieces of the command-line tool that tests can call: opening a model by file or built-in
+// name, parameter randomisation, and batches of states in JSON.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "zwang/loaders.hpp"
+#include "zwang/model.hpp"
+#include "zwang/simulator.hpp"
+
+namespace zwang::cli {
+
+// \brief A model and where it came from.
+struct OpenedModel {
+  Model model;
+  std::string source;  // the file, or "built-in example NAME"
+  std::vector<std::string> warnings;
+};
+
+// \brief `spec` is a path to an MJCF (.xml) or URDF (.urdf) file or the name of a built-in
+// example (zwang::examples::names()); the default built-in is the 8-link chain.
+OpenedModel open_model(const std::string& spec, bool floating_base = false);
+inline constexpr const char* kDefaultModel = "chain";
+
+// \brief One term of --randomize: every element of `parameter` of every instance is multiplied
+// by its own factor drawn uniformly from [low, high].
+struct RandomizeTerm {
+  std::string parameter;  // mass, inertia, damping, armature, stiffness, gain, gear, gravity
+  double low = 1, high = 1;
+};
+// \brief "mass=0.8:1.2,damping=0.5:2"; std::invalid_argument names the bad term.
+std::vector<RandomizeTerm> parse_randomize(const std::string& spec);
+std::vector<std::string> randomize_parameters();
+
+template <class T>
+void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
+                     std::mt19937_64& rng);
+
+// \brief Every instance at the model's default configuration with each hinge and slide
+// coordinate moved by U(−noise, noise), at rest.
+template <class T>
+void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng);
+
+// \brief States for `zwang dynamics`: {"qpos": [[...], ...], "qvel": [[...], ...], "ctrl": ...}.
+struct States {
+  std::vector<std::vector<double>> qpos, qvel, ctrl;  // ctrl empty: zero controls
+};
+// \brief std::invalid_argument names the field and state index of a bad shape or value.
+States parse_states(const std::string& json_text, const Model& model);
+
+// \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]]} at the states.
+template <class T>
+std::string dynamics_json(const Model& model, const States& states);
+
+}  // namespace zwang::cli

@@ -1,0 +1,233 @@
+#include "commands.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <utility>
+
+#include "cli_common.hpp"
+#include "h5_writer.hpp"
+
+namespace zwang::cli {
+namespace {
+
+std::string range_text(bool limited, const double* r) {
+  return limited ? fmt::format("[{:g}, {:g}]", r[0], r[1]) : "-";
+}
+
+// one element of a batch field for every instance, as [instance][element]
+template <class T>
+std::vector<T> gather(FieldRef<T> f) {
+  std::vector<T> out(static_cast<std::size_t>(f.instances()) * f.width());
+  for (int j = 0; j < f.width(); ++j) {
+    const std::span<T> column = f.column(j);
+    for (std::int64_t i = 0; i < f.instances(); ++i) out[i * f.width() + j] = column[i];
+  }
+  return out;
+}
+
+class Progress {
+ public:
+  Progress(bool enabled, std::int64_t total)
+      : enabled_(enabled && isatty(fileno(stderr))), total_(total) {}
+  void update(std::int64_t done, double rate) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    const int width = 40,
+              filled = static_cast<int>(width * done / std::max<std::int64_t>(total_, 1));
+    std::fprintf(stderr, "\r  [%s%s] %3d%%  %.3g instance-steps/s",
+                 std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(),
+                 static_cast<int>(100 * done / std::max<std::int64_t>(total_, 1)), rate);
+    if (done >= total_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  std::int64_t total_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+Backend parse_backend(const std::string& name) {
+  if (name == "cuda") return Backend::kCuda;
+  if (name == "auto") return Backend::kAuto;
+  return Backend::kCpu;
+}
+
+template <class T>
+int rollout(const OpenedModel& opened, const RunOptions& o) {
+  const Model& m = opened.model;
+  const std::vector<RandomizeTerm> terms = parse_randomize(o.randomize);
+  Simulator<T> sim(m, o.instances, {.backend = parse_backend(o.backend), .threads = o.threads});
+  std::string picked = sim.backend();
+  if (o.backend == "auto") {
+    const CudaStatus cuda = cuda_status();
+    picked += cuda.devices > 0 ? " (auto: a CUDA device is present)"
+                               : fmt::format(" (auto: {})", cuda.reason);
+  }
+  std::fprintf(stderr,
+               "model %s: nq %d, nv %d, nu %d; %lld instances x %d steps of %g s, %s, %s on %s\n",
+               opened.source.c_str(), m.nq, m.nv, m.nu, static_cast<long long>(o.instances),
+               o.steps, m.timestep, std::string(to_string(m.integrator)).c_str(),
+               o.precision.c_str(), picked.c_str());
+
+  std::mt19937_64 rng(o.seed);
+  scatter_initial_state(sim, o.init_noise, rng);
+  apply_randomize(sim, terms, rng);
+  Batch<T>& b = sim.batch();
+
+  std::unique_ptr<H5File> h5;
+  if (!o.out.empty()) {
+    h5 = std::make_unique<H5File>(o.out);
+    const hsize_t n = static_cast<hsize_t>(o.instances);
+    const int bytes = sizeof(T);
+    h5->create_series("qpos", {n, static_cast<hsize_t>(m.nq)}, bytes);
+    h5->create_series("qvel", {n, static_cast<hsize_t>(m.nv)}, bytes);
+    if (m.nu > 0) h5->create_series("ctrl", {n, static_cast<hsize_t>(m.nu)}, bytes);
+    h5->create_series("time", {n}, 8);
+    h5->attribute("model", opened.source);
+    h5->attribute("nq", std::int64_t{m.nq});
+    h5->attribute("nv", std::int64_t{m.nv});
+    h5->attribute("nu", std::int64_t{m.nu});
+    h5->attribute("nbody", std::int64_t{m.nbody});
+    h5->attribute("timestep", m.timestep);
+    h5->attribute("integrator", std::string(to_string(m.integrator)));
+    h5->attribute("precision", o.precision);
+    h5->attribute("backend", sim.backend());
+    h5->attribute("instances", o.instances);
+    h5->attribute("steps", std::int64_t{o.steps});
+    h5->attribute("record_every", std::int64_t{o.record_every});
+    h5->attribute("seed", static_cast<std::int64_t>(o.seed));
+    h5->attribute("randomize", o.randomize);
+    h5->attribute("ctrl", o.ctrl);
+    h5->attribute("body_names", m.body_name);
+    h5->attribute("joint_names", m.jnt_name);
+    h5->attribute("actuator_names", m.actuator_name);
+    h5->attribute(
+        "layout",
+        std::string("qpos, qvel, ctrl: [record][instance][coordinate]; time: [record][instance]"));
+    // the parameters each instance ran with, [instance][element]
+    h5->create_group("parameters");
+#define ZW_X(name, count)                                                       \
+  {                                                                             \
+    const std::vector<T> v = gather(b.name());                                  \
+    h5->write("parameters/" #name, {n, static_cast<hsize_t>(b.name().width())}, \
+              std::vector<double>(v.begin(), v.end()));                         \
+  }
+    ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+  }
+  auto record = [&] {
+    if (!h5) return;
+    h5->append("qpos", gather(b.qpos()).data());
+    h5->append("qvel", gather(b.qvel()).data());
+    if (m.nu > 0) h5->append("ctrl", gather(b.ctrl()).data());
+    const std::span<const double> t = std::as_const(b).time();
+    h5->append("time", t.data());
+  };
+
+  // random controls: uniform in the ctrlrange, or [-1, 1] where there is none
+  std::vector<T> u(m.nu);
+  auto draw_ctrl = [&] {
+    for (std::int64_t i = 0; i < o.instances; ++i) {
+      for (int a = 0; a < m.nu; ++a) {
+        const bool lim = m.actuator_ctrllimited[a];
+        std::uniform_real_distribution<double> d(lim ? m.actuator_ctrlrange[2 * a] : -1.0,
+                                                 lim ? m.actuator_ctrlrange[2 * a + 1] : 1.0);
+        u[a] = static_cast<T>(d(rng));
+      }
+      b.ctrl().set(i, u);
+    }
+  };
+
+  Progress progress(!o.no_progress, o.steps);
+  double stepping = 0;
+  if (o.ctrl == "random") draw_ctrl();
+  record();
+  for (int done = 0; done < o.steps;) {
+    const int k = std::min(o.record_every, o.steps - done);
+    const auto t0 = std::chrono::steady_clock::now();
+    sim.step(k);
+    stepping += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    done += k;
+    if (o.ctrl == "random") draw_ctrl();
+    record();
+    progress.update(done, static_cast<double>(o.instances) * done / std::max(stepping, 1e-12));
+  }
+  if (h5) {
+    const std::span<const int> status = std::as_const(b).status();
+    h5->write("status", {static_cast<hsize_t>(o.instances)},
+              std::vector<int>(status.begin(), status.end()));
+  }
+
+  const std::vector<InstanceFailure> failures = sim.failures();
+  const double total = static_cast<double>(o.instances) * o.steps;
+  std::printf("%.4g instance-steps/s  (%lld instances x %d steps in %.3f s, %s, %s)\n",
+              total / std::max(stepping, 1e-12), static_cast<long long>(o.instances), o.steps,
+              stepping, o.precision.c_str(), sim.backend().c_str());
+  if (!failures.empty()) {
+    std::printf("%zu instance(s) stopped:\n", failures.size());
+    for (std::size_t k = 0; k < std::min<std::size_t>(failures.size(), 5); ++k) {
+      std::printf("  %s\n", failures[k].message().c_str());
+    }
+  }
+  if (h5) std::fprintf(stderr, "trajectory: %s\n", o.out.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int run_info(const std::string& spec, bool floating_base) {
+  const OpenedModel opened = open_model(spec, floating_base);
+  const Model& m = opened.model;
+  std::printf("model       %s\n", opened.source.c_str());
+  std::printf("sizes       nbody %d (world included), njnt %d, nq %d, nv %d, nu %d\n", m.nbody,
+              m.njnt, m.nq, m.nv, m.nu);
+  std::printf("total mass  %.6g kg\n", m.total_mass());
+  std::printf("options     timestep %g s, integrator %s, gravity %g %g %g\n", m.timestep,
+              std::string(to_string(m.integrator)).c_str(), m.gravity[0], m.gravity[1],
+              m.gravity[2]);
+  std::printf("\nbodies\n  %-4s %-24s %-24s %10s  %s\n", "id", "name", "parent", "mass", "joints");
+  for (int b = 1; b < m.nbody; ++b) {
+    std::vector<std::string> joints(m.jnt_name.begin() + m.body_jntadr[b],
+                                    m.jnt_name.begin() + m.body_jntadr[b] + m.body_jntnum[b]);
+    std::printf("  %-4d %-24s %-24s %10.4g  %s\n", b, m.body_name[b].c_str(),
+                m.body_name[m.body_parent[b]].c_str(), m.body_mass[b],
+                joints.empty() ? "(welded)" : fmt::format("{}", fmt::join(joints, " ")).c_str());
+  }
+  std::printf("\njoints\n  %-4s %-24s %-6s %-24s %5s %5s  %s\n", "id", "name", "type", "body",
+              "qpos", "dof", "range");
+  for (int j = 0; j < m.njnt; ++j) {
+    std::printf("  %-4d %-24s %-6s %-24s %5d %5d  %s\n", j, m.jnt_name[j].c_str(),
+                std::string(to_string(m.jnt_type[j])).c_str(), m.body_name[m.jnt_body[j]].c_str(),
+                m.jnt_qposadr[j], m.jnt_dofadr[j],
+                range_text(m.jnt_limited[j], &m.jnt_range[2 * j]).c_str());
+  }
+  std::printf("\nactuators\n");
+  if (m.nu == 0) std::printf("  none\n");
+  for (int a = 0; a < m.nu; ++a) {
+    std::printf("  %-4d %-24s %-9s joint %-20s gear %-8g ctrl %-18s force %s\n", a,
+                m.actuator_name[a].c_str(), std::string(to_string(m.actuator_type[a])).c_str(),
+                m.jnt_name[m.actuator_trnid[a]].c_str(), m.actuator_gear[a],
+                range_text(m.actuator_ctrllimited[a], &m.actuator_ctrlrange[2 * a]).c_str(),
+                range_text(m.actuator_forcelimited[a], &m.actuator_forcerange[2 * a]).c_str());
+  }
+  std::printf("\nwarnings\n");
+  if (opened.warnings.empty()) std::printf("  none\n");
+  for (const std::string& w : opened.warnings) std::printf("  %s\n", w.c_str());
+  return 0;
+}
+
+int run_rollout(const std::string& spec, bool floating_base, const RunOptions& options) {
+  const OpenedModel opened = open_model(spec, floating_base);
+  for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  return options.precision == "f32" ? rollout<float>(opened, options)
+                                    : rollout<double>(opened, options);
+}
+
+}  // namespace zwang::cli

@@ -1,0 +1,28 @@
+// The `info` and `run` commands of the command-line tool.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace zwang::cli {
+
+int run_info(const std::string& spec, bool floating_base);
+
+struct RunOptions {
+  std::int64_t instances = 4096;
+  int steps = 1000;
+  std::string backend = "cpu";
+  std::string precision = "f64";
+  int threads = 0;
+  std::uint64_t seed = 0;
+  std::string randomize;
+  std::string ctrl = "zero";
+  double init_noise = 0.01;
+  std::string out;
+  int record_every = 10;
+  bool no_progress = false;
+};
+
+int run_rollout(const std::string& spec, bool floating_base, const RunOptions& options);
+
+}  // namespace zwang::cli

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
+# tests with, and the Gymnasium package whose MuJoCo models the loader tests read.  The CUDA
+# toolkit is not installed here: CMake builds the CUDA backend when nvcc is on the PATH.
+set -euo pipefail
+
+packages=(
+  cmake g++ make ccache pkg-config
+  libeigen3-dev libfmt-dev libgtest-dev libbenchmark-dev
+  libpugixml-dev liburdfdom-dev libhdf5-dev nlohmann-json3-dev libcli11-dev
+  libmujoco-dev libmujoco-samples
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! python3 -m pip --version >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip >/dev/null
+fi
+if ! python3 -c "import gymnasium" 2>/dev/null; then
+  echo "installing: gymnasium (PyPI)"
+  python3 -m pip install -q gymnasium 2>/dev/null || python3 -m pip install -q --break-system-packages gymnasium
+fi

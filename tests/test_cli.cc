@@ -1,0 +1,266 @@
+// The command-line tool: --randomize, states in JSON, the HDF5 trajectory, and `zwang dynamics`
+// on MuJoCo's humanoid.xml against MuJoCo.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <mujoco/mujoco.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli_common.hpp"
+#include "commands.hpp"
+#include "reference/rnea.h"
+#include "test_util.h"
+
+namespace zwang::test {
+namespace {
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Cli, RandomizeSpecIsParsedAndChecked) {
+  const std::vector<cli::RandomizeTerm> t = cli::parse_randomize("mass=0.8:1.2,damping=0.5:2");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].parameter, "mass");
+  EXPECT_EQ(t[0].low, 0.8);
+  EXPECT_EQ(t[1].high, 2.0);
+  EXPECT_TRUE(cli::parse_randomize("").empty());
+  EXPECT_EQ(message_of([] { cli::parse_randomize("mass=1.2:0.8"); }),
+            "--randomize: 'mass=1.2:0.8' needs 0 <= LOW <= HIGH");
+  EXPECT_EQ(message_of([] { cli::parse_randomize("mass=a:b"); }),
+            "--randomize: 'mass=a:b' needs two numbers LOW:HIGH");
+  EXPECT_EQ(message_of([] { cli::parse_randomize("mass=1x:2"); }),
+            "--randomize: 'mass=1x:2' needs two numbers LOW:HIGH");
+  EXPECT_EQ(message_of([] { cli::parse_randomize("mass"); }),
+            "--randomize: 'mass' is not NAME=LOW:HIGH");
+  EXPECT_EQ(message_of([] { cli::parse_randomize("colour=1:2"); }),
+            "--randomize: unknown parameter 'colour' (known: mass, inertia, damping, armature, "
+            "stiffness, gain, gear, "
+            "gravity)");
+}
+
+// each instance's masses fall in the range, and a body's inertia scales with its mass
+TEST(Cli, RandomizeScalesEachInstanceWithinItsRange) {
+  const Model m = examples::chain({.damping = 0.5, .actuators = true});
+  Simulator<double> sim(m, 200);
+  std::mt19937_64 rng(3);
+  cli::apply_randomize(sim, cli::parse_randomize("mass=0.8:1.2,damping=0.5:2,gain=2:3"), rng);
+  Batch<double>& b = sim.batch();
+  double lowest = 10, highest = 0;
+  for (std::int64_t i = 0; i < 200; ++i) {
+    for (int k = 1; k < m.nbody; ++k) {
+      const double f = b.body_mass()(i, k) / m.body_mass[k];
+      EXPECT_GE(f, 0.8);
+      EXPECT_LE(f, 1.2);
+      lowest = std::min(lowest, f);
+      highest = std::max(highest, f);
+      for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR(b.body_inertia()(i, 6 * k + c) / m.body_inertia[6 * k + c], f, 1e-12);
+    }
+    for (int d = 0; d < m.nv; ++d) {
+      EXPECT_GE(b.dof_damping()(i, d), 0.25);
+      EXPECT_LE(b.dof_damping()(i, d), 1.0);
+    }
+    // a position servo's gain and bias scale together, so it still pulls towards the control
+    EXPECT_NEAR(b.actuator_biasprm()(i, 3 * 1 + 1), -b.actuator_gainprm()(i, 1), 1e-12);
+  }
+  EXPECT_LT(lowest, 0.82);
+  EXPECT_GT(highest, 1.18);
+}
+
+TEST(Cli, StatesJsonIsCheckedByFieldAndIndex) {
+  const Model m = examples::cart_pole();  // nq 2, nv 2, nu 1
+  const cli::States s =
+      cli::parse_states(R"({"qpos": [[0, 1], [2, 3]], "qvel": [[0, 0], [1, 1]]})", m);
+  EXPECT_EQ(s.qpos.size(), 2u);
+  EXPECT_TRUE(s.ctrl.empty());
+  EXPECT_EQ(message_of([&] { cli::parse_states(R"({"qpos": [[0, 1]]})", m); }),
+            "states: \"qvel\" is missing");
+  EXPECT_EQ(message_of([&] {
+              cli::parse_states(R"({"qpos": [[0, 1], [2]], "qvel": [[0, 0], [1, 1]]})", m);
+            }),
+            "states: qpos[1] must be a list of 2 numbers");
+  EXPECT_EQ(message_of([&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, "a"]]})", m); }),
+            "states: qvel[0][1] is not a number");
+  EXPECT_EQ(
+      message_of([&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0], [1, 1]]})", m); }),
+      "states: \"qvel\" has 2 states, \"qpos\" has 1");
+  EXPECT_EQ(
+      message_of([&] {
+        cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "ctrl": [[1e999]]})", m);
+      }),
+      "states: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
+  EXPECT_EQ(message_of([&] {
+              cli::parse_states(R"({"qpos": [[0, 1]], )", m);
+            }).rfind("states: not valid JSON", 0),
+            0u);
+}
+
+// the JSON of `zwang dynamics` against the Eigen reference
+TEST(Cli, DynamicsJsonMatchesReference) {
+  const Model m = examples::floating_base();
+  std::mt19937 rng(5);
+  cli::States s;
+  for (int i = 0; i < 4; ++i) {
+    const RandomState r = random_state(m, rng);
+    s.qpos.emplace_back(r.qpos.data(), r.qpos.data() + m.nq);
+    s.qvel.emplace_back(r.qvel.data(), r.qvel.data() + m.nv);
+  }
+  const nlohmann::json out = nlohmann::json::parse(cli::dynamics_json<double>(m, s));
+  EXPECT_EQ(out["nq"], m.nq);
+  EXPECT_EQ(out["nv"], m.nv);
+  const reference::Rnea ref(m);
+  for (int i = 0; i < 4; ++i) {
+    const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(s.qpos[i].data(), m.nq);
+    const Eigen::VectorXd qd = Eigen::Map<const Eigen::VectorXd>(s.qvel[i].data(), m.nv);
+    const std::vector<double> mass = out["M"][i], bias = out["bias"][i], qacc = out["qacc"][i];
+    const Eigen::MatrixXd h = ref.mass_matrix(q);
+    EXPECT_LT(relative_error(Eigen::Map<const Eigen::MatrixXd>(mass.data(), m.nv, m.nv), h), 1e-10);
+    EXPECT_LT(relative_error(Eigen::Map<const Eigen::VectorXd>(bias.data(), m.nv), ref.bias(q, qd)),
+              1e-10);
+    EXPECT_LT(relative_error(Eigen::Map<const Eigen::VectorXd>(qacc.data(), m.nv),
+                             ref.forward_dynamics(q, qd, Eigen::VectorXd())),
+              1e-9);
+  }
+}
+
+std::vector<double> read_dataset(hid_t file, const char* name, std::vector<hsize_t>* dims) {
+  const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  EXPECT_GE(d, 0) << name;
+  const hid_t space = H5Dget_space(d);
+  dims->resize(H5Sget_simple_extent_ndims(space));
+  H5Sget_simple_extent_dims(space, dims->data(), nullptr);
+  hsize_t total = 1;
+  for (hsize_t x : *dims) total *= x;
+  std::vector<double> v(total);
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+  H5Sclose(space);
+  H5Dclose(d);
+  return v;
+}
+
+// the file holds every record of every instance: the first at the initial state, the last
+// where a separate run of the same instances ends
+TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / "zwang_test_rollout.h5";
+  cli::RunOptions o;
+  o.instances = 5;
+  o.steps = 30;
+  o.record_every = 10;
+  o.seed = 9;
+  o.randomize = "mass=0.9:1.1";
+  o.out = out.string();
+  o.no_progress = true;
+  ASSERT_EQ(cli::run_rollout("cart_pole", false, o), 0);
+
+  // the same instances stepped here
+  const Model m = examples::cart_pole();
+  Simulator<double> sim(m, 5);
+  std::mt19937_64 rng(9);
+  cli::scatter_initial_state(sim, o.init_noise, rng);
+  const std::vector<double> q0 = sim.batch().qpos().get(3);
+  cli::apply_randomize(sim, cli::parse_randomize(o.randomize), rng);
+  sim.step(30);
+
+  const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  std::vector<hsize_t> dims;
+  const std::vector<double> qpos = read_dataset(file, "qpos", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{4, 5, 2}));
+  EXPECT_EQ(qpos[3 * 2 + 0], q0[0]);
+  EXPECT_EQ(qpos[3 * 2 + 1], q0[1]);
+  const std::vector<double> last = sim.batch().qpos().get(3);
+  EXPECT_EQ(qpos[(3 * 5 + 3) * 2 + 0], last[0]);
+  EXPECT_EQ(qpos[(3 * 5 + 3) * 2 + 1], last[1]);
+  const std::vector<double> mass = read_dataset(file, "parameters/body_mass", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{5, 3}));
+  EXPECT_EQ(mass[3 * 3 + 1], sim.batch().body_mass()(3, 1));
+  const std::vector<double> time = read_dataset(file, "time", &dims);
+  EXPECT_NEAR(time[3 * 5 + 4], 30 * m.timestep, 1e-12);
+  EXPECT_GT(H5Aexists(file, "joint_names"), 0);
+  EXPECT_GT(H5Aexists(file, "timestep"), 0);
+  H5Fclose(file);
+  std::filesystem::remove(out);
+}
+
+// `zwang dynamics` (the program) on MuJoCo's humanoid.xml against MuJoCo's mj_forward
+TEST(Cli, DynamicsOfHumanoidMatchesMujoco) {
+  const char* humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  char error[1000] = "";
+  mjModel* m = mj_loadXML(humanoid, nullptr, error, sizeof(error));
+  ASSERT_NE(m, nullptr) << error;
+  m->opt.disableflags |= mjDSBL_CONSTRAINT;
+  mjData* d = mj_makeData(m);
+  std::mt19937 rng(8);
+  std::normal_distribution<double> normal(0, 1);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  nlohmann::json in{{"qpos", nlohmann::json::array()},
+                    {"qvel", nlohmann::json::array()},
+                    {"ctrl", nlohmann::json::array()}};
+  constexpr int kStates = 20;
+  for (int s = 0; s < kStates; ++s) {
+    std::vector<double> q(m->qpos0, m->qpos0 + m->nq), v(m->nv), u(m->nu);
+    Eigen::Vector4d quat(normal(rng), normal(rng), normal(rng), normal(rng));
+    quat.normalize();
+    for (int k = 0; k < 4; ++k) q[3 + k] = quat[k];
+    for (int k = 7; k < m->nq; ++k) q[k] += 0.5 * unit(rng);
+    for (double& x : v) x = normal(rng);
+    for (double& x : u) x = unit(rng);
+    in["qpos"].push_back(q);
+    in["qvel"].push_back(v);
+    in["ctrl"].push_back(u);
+  }
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path input = dir / "zwang_test_states.json",
+                              output = dir / "zwang_test_dynamics.json";
+  std::ofstream(input) << in.dump();
+  const std::string command = std::string(ZWANG_CLI) + " dynamics " + humanoid + " -i " +
+                              input.string() + " -o " + output.string() + " 2>/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::ifstream f(output);
+  const nlohmann::json out = nlohmann::json::parse(f);
+  ASSERT_EQ(out["nv"], m->nv);
+  std::vector<double> dense(m->nv * m->nv);
+  double worst = 0;
+  for (int s = 0; s < kStates; ++s) {
+    mj_resetData(m, d);
+    for (int k = 0; k < m->nq; ++k) d->qpos[k] = in["qpos"][s][k];
+    for (int k = 0; k < m->nv; ++k) d->qvel[k] = in["qvel"][s][k];
+    for (int k = 0; k < m->nu; ++k) d->ctrl[k] = in["ctrl"][s][k];
+    mj_forward(m, d);
+    mj_fullM(m, dense.data(), d->qM);
+    const std::vector<double> mass = out["M"][s], bias = out["bias"][s], qacc = out["qacc"][s];
+    const double e_m =
+        relative_error(Eigen::Map<const Eigen::VectorXd>(mass.data(), mass.size()),
+                       Eigen::Map<const Eigen::VectorXd>(dense.data(), dense.size()));
+    const double e_b = relative_error(Eigen::Map<const Eigen::VectorXd>(bias.data(), m->nv),
+                                      Eigen::Map<const Eigen::VectorXd>(d->qfrc_bias, m->nv));
+    const double e_a = relative_error(Eigen::Map<const Eigen::VectorXd>(qacc.data(), m->nv),
+                                      Eigen::Map<const Eigen::VectorXd>(d->qacc, m->nv));
+    // humanoid.xml derives inertias from several geoms per body, which MuJoCo diagonalises with
+    // an eigen-solver that stops near 1e-7 relative
+    EXPECT_LT(e_m, 1e-6) << "state " << s;
+    EXPECT_LT(e_b, 1e-6) << "state " << s;
+    EXPECT_LT(e_a, 1e-6) << "state " << s;
+    worst = std::max({worst, e_m, e_b, e_a});
+  }
+  std::printf("zwang dynamics on humanoid.xml: largest relative error against MuJoCo %.2e\n",
+              worst);
+  mj_deleteData(d);
+  mj_deleteModel(m);
+  std::filesystem::remove(input);
+  std::filesystem::remove(output);
+}
+
+}  // namespace
+}  // namespace zwang::test
