@@ -1,13 +1,443 @@
+// URDF loader.  urdfdom parses the document; a second pass with pugixml over the same text gives
+// the document order of the joints and the line of each element for messages; ModelBuilder
+// validates what comes out.
+//
+//   URDF                      zwang
+//   link                      body of the same name; no <inertial> gives zero mass
+//   inertial origin xyz, rpy  COM, and the tensor I given in the inertial frame R:
+//                             I_link = R I Rᵀ about the COM in the link frame
+//   joint origin xyz, rpy     the child body's pos and quat in the parent link frame,
+//                             R = Rz(yaw) Ry(pitch) Rx(roll)
+//   revolute / continuous     hinge (revolute: limited to [lower, upper])
+//   prismatic                 slide, limited to [lower, upper]
+//   fixed                     no joint: the child is welded to its parent
+//   floating                  free joint, only from a root link named "world" to its child
+//   planar                    ModelError (no planar joint in zwang)
+//   axis                      hinge and slide axis in the child frame; anchor at the child origin
+//   dynamics damping          joint damping per dof (friction is not simulated: a warning)
+//
+// Body order: depth-first from the root, the children of a link in the document order of the
+// joints that attach them, so a parent always precedes its children; joints, qpos and qvel
+// follow that order (MuJoCo's URDF importer orders bodies the same way).  A root link named
+// "world" is zwang's world and its children hang from it; any other root link becomes a child
+// of the world, welded, or on a free joint named "floating_base" when LoadOptions::floating_base.
+// The model has no actuators; <visual> and <material> are ignored silently (rendering only),
+// other elements outside this subset give one warning each.
+#include <console_bridge/console.h>
+#include <fmt/format.h>
+#include <urdf_parser/urdf_parser.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <pugixml.hpp>
+#include <sstream>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
 #include "zwang/loaders.hpp"
 
 namespace zwang {
+namespace {
 
-LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions&) {
-  throw ModelError(file.string() + ": URDF loading is not built yet");
+constexpr const char* kWorld = "world";
+constexpr const char* kFloatingBase = "floating_base";
+
+// urdfdom reports through console_bridge, and after some errors (a malformed <inertial>) it
+// logs and goes on with a default value, so every error it logs fails the load.  The handler
+// and the log level are process-wide: the caller holds urdfdom_mutex() while one is installed.
+class UrdfdomLog : public console_bridge::OutputHandler {
+ public:
+  UrdfdomLog()
+      : previous_(console_bridge::getOutputHandler()), level_(console_bridge::getLogLevel()) {
+    console_bridge::useOutputHandler(this);
+    console_bridge::setLogLevel(console_bridge::CONSOLE_BRIDGE_LOG_WARN);
+  }
+  ~UrdfdomLog() override {
+    console_bridge::setLogLevel(level_);
+    console_bridge::useOutputHandler(previous_);
+  }
+  UrdfdomLog(const UrdfdomLog&) = delete;
+  UrdfdomLog& operator=(const UrdfdomLog&) = delete;
+
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR ? errors : warnings).push_back(text);
+  }
+
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+
+ private:
+  console_bridge::OutputHandler* previous_;
+  console_bridge::LogLevel level_;
+};
+
+std::mutex& urdfdom_mutex() {
+  static std::mutex m;
+  return m;
 }
 
-LoadResult load_urdf_string(std::string_view, const LoadOptions&, std::string_view name) {
-  throw ModelError(std::string(name) + ": URDF loading is not built yet");
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const std::string& p : parts) {
+    if (!out.empty()) out += separator;
+    out += p;
+  }
+  return out;
+}
+
+// 1 + the newlines before `offset`
+int line_at(std::string_view text, std::ptrdiff_t offset) {
+  if (offset < 0) return 0;
+  const auto end = text.begin() + std::min<std::ptrdiff_t>(offset, std::ssize(text));
+  return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
+}
+
+// a <link> or <joint> element: its position in the document and its line
+struct Element {
+  int order;
+  int line;
+  pugi::xml_node node;
+};
+using Elements = std::map<std::string, Element, std::less<>>;
+
+class UrdfReader {
+ public:
+  UrdfReader(std::string_view xml, const LoadOptions& options, std::string_view name)
+      : xml_(xml), options_(options), name_(name) {}
+
+  LoadResult load() {
+    index_elements();
+    parse();
+    check_tree();
+    warn_ignored();
+    add_tree();
+    try {
+      return {builder_.build(), std::move(warnings_)};
+    } catch (const ModelError& e) {
+      throw ModelError(fmt::format("{}: {}", name_, e.what()));
+    }
+  }
+
+ private:
+  // "file:line", or "file" where the line is unknown
+  std::string where(int line) const { return line > 0 ? fmt::format("{}:{}", name_, line) : name_; }
+  std::string where(const Elements& elements, std::string_view element_name) const {
+    const auto it = elements.find(element_name);
+    return where(it == elements.end() ? 0 : it->second.line);
+  }
+  // position in the document; urdfdom and pugixml read the same names, the fallback is a guard
+  static int order_of(const Elements& elements, std::string_view element_name) {
+    const auto it = elements.find(element_name);
+    return it == elements.end() ? std::numeric_limits<int>::max() : it->second.order;
+  }
+
+  // urdfdom's links or joints in document order
+  template <class T>
+  static std::vector<std::shared_ptr<T>> in_document_order(
+      const std::map<std::string, std::shared_ptr<T>>& parsed, const Elements& elements) {
+    std::vector<std::shared_ptr<T>> out;
+    for (const auto& [name, p] : parsed) out.push_back(p);
+    std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+      return order_of(elements, a->name) < order_of(elements, b->name);
+    });
+    return out;
+  }
+  int line_of(pugi::xml_node node) const { return line_at(xml_, node.offset_debug()); }
+
+  // pugixml pass: well-formed XML, and the order and line of every link and joint
+  void index_elements() {
+    const pugi::xml_parse_result parsed = doc_.load_buffer(xml_.data(), xml_.size());
+    if (!parsed) {
+      throw ModelError(fmt::format("{}: malformed XML ({})", where(line_at(xml_, parsed.offset)),
+                                   parsed.description()));
+    }
+    robot_ = doc_.child("robot");
+    int order = 0;
+    for (pugi::xml_node n : robot_.children()) {
+      const std::string_view tag = n.name();
+      if (tag == "link" || tag == "joint") {
+        (tag == "link" ? links_ : joints_)
+            .emplace(n.attribute("name").value(), Element{order++, line_of(n), n});
+      }
+    }
+  }
+
+  void parse() {
+    std::vector<std::string> errors;
+    {
+      const std::lock_guard<std::mutex> lock(urdfdom_mutex());
+      UrdfdomLog log;
+      try {
+        model_ = urdf::parseURDF(std::string(xml_));
+      } catch (const std::exception& e) {
+        log.errors.push_back(e.what());
+      }
+      errors = std::move(log.errors);
+      // urdfdom repeats some warnings (an undefined material, once per lookup)
+      for (const std::string& w : log.warnings) {
+        std::string warning = fmt::format("{}: urdfdom: {}", name_, w);
+        if (std::find(warnings_.begin(), warnings_.end(), warning) == warnings_.end()) {
+          warnings_.push_back(std::move(warning));
+        }
+      }
+    }
+    if (!model_ || !errors.empty()) {
+      throw ModelError(fmt::format("{}: not a valid URDF (urdfdom could not parse it: {})", name_,
+                                   errors.empty() ? "no reason given" : join(errors, "; ")));
+    }
+  }
+
+  // what urdfdom lets through: a link below two joints, links cut off from the root by a cycle
+  void check_tree() {
+    std::map<std::string, std::string> parent_joint;
+    for (const auto& j : in_document_order(model_->joints_, joints_)) {
+      const auto [it, added] = parent_joint.emplace(j->child_link_name, j->name);
+      if (!added) {
+        throw ModelError(fmt::format(
+            "{}: joint '{}': link '{}' is already the child of joint '{}'; a link has one parent "
+            "joint (the joints form a loop, which URDF cannot describe)",
+            where(joints_, j->name), j->name, j->child_link_name, it->second));
+      }
+    }
+    std::vector<std::string> reached{model_->getRoot()->name};
+    for (std::size_t i = 0; i < reached.size(); ++i) {
+      for (const auto& child : model_->getLink(reached[i])->child_links)
+        reached.push_back(child->name);
+    }
+    if (reached.size() < model_->links_.size()) {
+      std::vector<std::string> cut;
+      for (const auto& link : in_document_order(model_->links_, links_)) {
+        if (std::find(reached.begin(), reached.end(), link->name) == reached.end()) {
+          cut.push_back(fmt::format("'{}'", link->name));
+        }
+      }
+      throw ModelError(fmt::format(
+          "{}: links {} are not connected to the root link '{}': their joints form a cycle", name_,
+          join(cut, ", "), model_->getRoot()->name));
+    }
+  }
+
+  // one warning per element outside the supported subset
+  void warn_ignored() {
+    for (pugi::xml_node n : robot_.children()) {
+      const std::string_view tag = n.name();
+      if (n.type() != pugi::node_element || tag == "link" || tag == "joint" || tag == "material") {
+        continue;
+      }
+      const std::string label =
+          n.attribute("name") ? fmt::format(" '{}'", n.attribute("name").value()) : "";
+      warnings_.push_back(fmt::format("{}: <{}>{} ignored", where(line_of(n)), tag, label));
+    }
+    for (const auto& link : in_document_order(model_->links_, links_)) {
+      const auto e = links_.find(link->name);
+      if (e == links_.end()) continue;
+      for (pugi::xml_node c : e->second.node.children("collision")) {
+        warnings_.push_back(
+            fmt::format("{}: <collision> of link '{}' ignored: zwang has no contacts",
+                        where(line_of(c)), link->name));
+      }
+    }
+    for (const auto& joint : in_document_order(model_->joints_, joints_)) {
+      const auto e = joints_.find(joint->name);
+      if (e == joints_.end()) continue;
+      for (const char* tag : {"mimic", "safety_controller", "calibration"}) {
+        for (pugi::xml_node c : e->second.node.children(tag)) {
+          warnings_.push_back(
+              fmt::format("{}: <{}> of joint '{}' ignored", where(line_of(c)), tag, joint->name));
+        }
+      }
+      if (joint->dynamics && joint->dynamics->friction != 0) {
+        warnings_.push_back(
+            fmt::format("{}: <dynamics friction> of joint '{}' ignored: friction is not simulated",
+                        where(line_of(e->second.node.child("dynamics"))), joint->name));
+      }
+    }
+  }
+
+  // depth-first from the root, children in the document order of their joints
+  void add_tree() {
+    const urdf::LinkConstSharedPtr root = model_->getRoot();
+    const bool world_root = root->name == kWorld;
+    if (world_root && options_.floating_base) {
+      throw ModelError(fmt::format(
+          "{}: the floating-base option needs a root link other than 'world'; this file attaches "
+          "its links to the world itself (use a floating joint there instead)",
+          where(links_, kWorld)));
+    }
+    if (world_root && root->inertial) {
+      warnings_.push_back(fmt::format("{}: <inertial> of link 'world' ignored: the world is fixed",
+                                      where(links_, kWorld)));
+    }
+    std::vector<std::pair<urdf::LinkConstSharedPtr, urdf::JointConstSharedPtr>> stack;
+    if (world_root) {
+      push_children(*root, stack);
+    } else {
+      stack.emplace_back(root, nullptr);
+    }
+    while (!stack.empty()) {
+      const auto [link, joint] = stack.back();
+      stack.pop_back();
+      add_body(*link, joint.get());
+      push_children(*link, stack);
+    }
+  }
+
+  // the child joints of a link, last in the document first, so the first is popped first
+  void push_children(
+      const urdf::Link& link,
+      std::vector<std::pair<urdf::LinkConstSharedPtr, urdf::JointConstSharedPtr>>& stack) const {
+    std::vector<urdf::JointConstSharedPtr> joints(link.child_joints.begin(),
+                                                  link.child_joints.end());
+    std::stable_sort(joints.begin(), joints.end(), [&](const auto& a, const auto& b) {
+      return order_of(joints_, a->name) > order_of(joints_, b->name);
+    });
+    for (const auto& j : joints) stack.emplace_back(model_->getLink(j->child_link_name), j);
+  }
+
+  // the body of a link and the joint above it (none for the root link)
+  void add_body(const urdf::Link& link, const urdf::Joint* joint) {
+    const std::string at = where(links_, link.name);
+    if (link.name == kWorld) {
+      throw ModelError(fmt::format(
+          "{}: link 'world' is not the root link; the name is reserved for the root", at));
+    }
+    BodySpec body{.name = link.name, .parent = kWorld};
+    if (joint) {
+      const urdf::Pose& origin = joint->parent_to_joint_origin_transform;
+      body.parent = joint->parent_link_name;
+      body.pos = {origin.position.x, origin.position.y, origin.position.z};
+      body.quat = {origin.rotation.w, origin.rotation.x, origin.rotation.y, origin.rotation.z};
+    }
+    if (const urdf::Inertial* in = link.inertial.get()) {
+      if (in->mass < 0) {
+        throw ModelError(fmt::format("{}: link '{}': mass must not be negative (got {})", at,
+                                     link.name, in->mass));
+      }
+      const urdf::Rotation& q = in->origin.rotation;
+      const Eigen::Matrix3d r = Eigen::Quaterniond(q.w, q.x, q.y, q.z).toRotationMatrix();
+      Eigen::Matrix3d i;
+      i << in->ixx, in->ixy, in->ixz, in->ixy, in->iyy, in->iyz, in->ixz, in->iyz, in->izz;
+      // I_link = R I Rᵀ, symmetrised against rounding
+      Eigen::Matrix3d l = r * i * r.transpose();
+      l = 0.5 * (l + l.transpose()).eval();
+      body.mass = in->mass;
+      body.com = {in->origin.position.x, in->origin.position.y, in->origin.position.z};
+      body.inertia = {l(0, 0), l(1, 1), l(2, 2), l(0, 1), l(0, 2), l(1, 2)};
+    }
+    try {
+      builder_.add_body(body);
+    } catch (const ModelError& e) {
+      throw ModelError(fmt::format("{}: {}", at, e.what()));
+    }
+
+    if (!joint && options_.floating_base) {
+      add_joint(link.name, {.name = kFloatingBase, .type = JointType::kFree}, at);
+    }
+    if (joint) add_urdf_joint(*joint);
+  }
+
+  void add_urdf_joint(const urdf::Joint& joint) {
+    const std::string at = where(joints_, joint.name);
+    JointSpec spec{.name = joint.name, .damping = joint.dynamics ? joint.dynamics->damping : 0.0};
+    const Vec3d axis{joint.axis.x, joint.axis.y, joint.axis.z};
+    switch (joint.type) {
+      case urdf::Joint::REVOLUTE:
+        spec.type = JointType::kHinge;
+        spec.axis = axis;
+        set_range(joint, spec, at);
+        break;
+      case urdf::Joint::CONTINUOUS:
+        spec.type = JointType::kHinge;
+        spec.axis = axis;
+        break;
+      case urdf::Joint::PRISMATIC:
+        spec.type = JointType::kSlide;
+        spec.axis = axis;
+        set_range(joint, spec, at);
+        break;
+      case urdf::Joint::FIXED:
+        return;
+      case urdf::Joint::FLOATING:
+        if (joint.parent_link_name != kWorld) {
+          throw ModelError(fmt::format(
+              "{}: joint '{}': a floating joint must connect the root link 'world' to its child "
+              "(here its parent is link '{}'); for a floating base, load with the floating-base "
+              "option instead",
+              at, joint.name, joint.parent_link_name));
+        }
+        spec.type = JointType::kFree;
+        break;
+      case urdf::Joint::PLANAR:
+        throw ModelError(fmt::format(
+            "{}: joint '{}': planar joints are not supported (model one as two prismatic joints "
+            "and a revolute joint through massless links)",
+            at, joint.name));
+      default:
+        throw ModelError(fmt::format("{}: joint '{}': unknown joint type", at, joint.name));
+    }
+    add_joint(joint.child_link_name, spec, at);
+  }
+
+  // revolute and prismatic: urdfdom requires a <limit>; lower and upper default to 0
+  static void set_range(const urdf::Joint& joint, JointSpec& spec, const std::string& at) {
+    if (!joint.limits) {
+      throw ModelError(fmt::format("{}: joint '{}': <limit> missing", at, joint.name));
+    }
+    spec.limited = true;
+    spec.range = {joint.limits->lower, joint.limits->upper};
+  }
+
+  void add_joint(const std::string& body, const JointSpec& spec, const std::string& at) {
+    try {
+      builder_.add_joint(body, spec);
+    } catch (const ModelError& e) {
+      throw ModelError(fmt::format("{}: {}", at, e.what()));
+    }
+  }
+
+  std::string_view xml_;
+  const LoadOptions& options_;
+  std::string name_;
+  pugi::xml_document doc_;
+  pugi::xml_node robot_;
+  Elements links_, joints_;
+  urdf::ModelInterfaceSharedPtr model_;
+  ModelBuilder builder_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace
+
+LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw ModelError(fmt::format("{}: cannot open the file (it is a directory)", file.string()));
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    const int error = errno;
+    throw ModelError(fmt::format("{}: cannot open the file ({})", file.string(),
+                                 std::generic_category().message(error)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ModelError(fmt::format("{}: cannot read the file", file.string()));
+  return load_urdf_string(text.str(), options, file.string());
+}
+
+LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options,
+                            std::string_view name) {
+  return UrdfReader(xml, options, name).load();
 }
 
 }  // namespace zwang

@@ -1,0 +1,669 @@
+// The URDF loader: how links and joints map onto bodies and joints (checked against frames and
+// tensors computed here with Eigen from the file's numbers), body order, the root link, warnings,
+// the dynamics of the loaded robots against the plain RNEA reference, and every error message.
+// The MuJoCo cross-check of the same robots is in urdf/test_urdf_mujoco.cc.
+#include <console_bridge/console.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "reference/rnea.h"
+#include "test_util.h"
+#include "urdf/urdf_files.h"
+#include "zwang/loaders.hpp"
+#include "zwang/simulator.hpp"
+
+namespace zwang::test {
+namespace {
+
+// the message of the ModelError that `f` throws
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+Model load(const std::string& xml, const LoadOptions& options = {}) {
+  return load_urdf_string(xml, options, "test.urdf").model;
+}
+
+// R = Rz(yaw) Ry(pitch) Rx(roll), the URDF convention, built from three axis rotations
+Eigen::Matrix3d rpy(double roll, double pitch, double yaw) {
+  return (Eigen::AngleAxisd(yaw, Eigen::Vector3d::UnitZ()) *
+          Eigen::AngleAxisd(pitch, Eigen::Vector3d::UnitY()) *
+          Eigen::AngleAxisd(roll, Eigen::Vector3d::UnitX()))
+      .toRotationMatrix();
+}
+
+Eigen::Matrix3d body_rotation(const Model& m, int b) {
+  const double* q = &m.body_quat[4 * b];
+  return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
+}
+
+Eigen::Matrix3d body_inertia(const Model& m, int b) {
+  const double* i = &m.body_inertia[6 * b];
+  Eigen::Matrix3d t;
+  t << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
+  return t;
+}
+
+Eigen::Vector3d vec3(const std::vector<double>& v, int index) {
+  return Eigen::Vector3d(v[3 * index], v[3 * index + 1], v[3 * index + 2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// mapping
+
+constexpr const char* kTwoLinks = R"(<robot name="two">
+  <link name="base">
+    <inertial>
+      <origin xyz="0.1 -0.2 0.3" rpy="0.3 -0.4 1.1"/>
+      <mass value="2.5"/>
+      <inertia ixx="0.04" iyy="0.05" izz="0.03" ixy="0.004" ixz="-0.002" iyz="0.001"/>
+    </inertial>
+  </link>
+  <link name="arm">
+    <inertial>
+      <origin xyz="0.2 0 0" rpy="0 1.2 0"/>
+      <mass value="1"/>
+      <inertia ixx="0.01" iyy="0.02" izz="0.015" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+  <link name="slider">
+    <inertial>
+      <mass value="0.5"/>
+      <inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+  <link name="tip"/>
+  <joint name="hinge" type="revolute">
+    <parent link="base"/>
+    <child link="arm"/>
+    <origin xyz="0.5 0.6 -0.7" rpy="0.7 -1.3 2.9"/>
+    <axis xyz="0 3 4"/>
+    <limit lower="-1.25" upper="0.5" effort="1" velocity="1"/>
+    <dynamics damping="0.75"/>
+  </joint>
+  <joint name="slide" type="prismatic">
+    <parent link="arm"/>
+    <child link="slider"/>
+    <axis xyz="0 0 -2"/>
+    <limit lower="-0.1" upper="0.3" effort="1" velocity="1"/>
+  </joint>
+  <joint name="spin" type="continuous">
+    <parent link="slider"/>
+    <child link="tip"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/>
+  </joint>
+</robot>)";
+
+TEST(UrdfMapping, FramesInertiasAndJoints) {
+  // spin's child is massless and a leaf: it must carry mass to move, so it is welded here
+  std::string xml = kTwoLinks;
+  xml.replace(xml.find("type=\"continuous\""), 17, "type=\"fixed\"");
+  const Model m = load(xml);
+  ASSERT_EQ(m.nbody, 5);
+  EXPECT_EQ(m.body_name, (std::vector<std::string>{"world", "base", "arm", "slider", "tip"}));
+  EXPECT_EQ(m.body_parent, (std::vector<int>{-1, 0, 1, 2, 3}));
+
+  // the root link is welded at the world origin
+  EXPECT_EQ(m.body_jntnum[1], 0);
+  EXPECT_EQ(vec3(m.body_pos, 1), Eigen::Vector3d::Zero());
+  EXPECT_LE((body_rotation(m, 1) - Eigen::Matrix3d::Identity()).norm(), 1e-15);
+
+  // joint origin: the child frame in the parent frame, rpy as Rz Ry Rx
+  EXPECT_EQ(vec3(m.body_pos, 2), Eigen::Vector3d(0.5, 0.6, -0.7));
+  EXPECT_LE((body_rotation(m, 2) - rpy(0.7, -1.3, 2.9)).norm(), 1e-15);
+
+  // inertial: COM at the origin xyz, tensor R I Rᵀ in the link frame
+  Eigen::Matrix3d i;
+  i << 0.04, 0.004, -0.002, 0.004, 0.05, 0.001, -0.002, 0.001, 0.03;
+  const Eigen::Matrix3d r = rpy(0.3, -0.4, 1.1);
+  EXPECT_EQ(m.body_mass[1], 2.5);
+  EXPECT_EQ(vec3(m.body_ipos, 1), Eigen::Vector3d(0.1, -0.2, 0.3));
+  EXPECT_LE((body_inertia(m, 1) - r * i * r.transpose()).norm(), 1e-15 * i.norm());
+  const Eigen::Matrix3d r2 = rpy(0, 1.2, 0);
+  EXPECT_LE(
+      (body_inertia(m, 2) - r2 * Eigen::Vector3d(0.01, 0.02, 0.015).asDiagonal() * r2.transpose())
+          .norm(),
+      1e-17);
+  // no <origin>: the inertial frame is the link frame
+  EXPECT_EQ(body_inertia(m, 3), Eigen::Matrix3d(Eigen::Vector3d::Constant(0.001).asDiagonal()));
+  EXPECT_EQ(m.body_mass[4], 0);
+
+  // revolute → limited hinge, prismatic → limited slide, both anchored at the child origin with
+  // the normalised axis; fixed → no joint
+  ASSERT_EQ(m.njnt, 2);
+  EXPECT_EQ(m.jnt_name, (std::vector<std::string>{"hinge", "slide"}));
+  EXPECT_EQ(m.jnt_type, (std::vector<JointType>{JointType::kHinge, JointType::kSlide}));
+  EXPECT_EQ(m.jnt_body, (std::vector<int>{2, 3}));
+  EXPECT_EQ(m.jnt_pos, (std::vector<double>(6, 0.0)));
+  EXPECT_EQ(vec3(m.jnt_axis, 0), Eigen::Vector3d(0, 0.6, 0.8));
+  EXPECT_EQ(vec3(m.jnt_axis, 1), Eigen::Vector3d(0, 0, -1));
+  EXPECT_EQ(m.jnt_limited, (std::vector<int>{1, 1}));
+  EXPECT_EQ(m.jnt_range, (std::vector<double>{-1.25, 0.5, -0.1, 0.3}));
+  EXPECT_EQ(m.dof_damping, (std::vector<double>{0.75, 0}));
+  EXPECT_EQ(m.nq, 2);
+  EXPECT_EQ(m.nv, 2);
+  EXPECT_EQ(m.nu, 0);
+  EXPECT_EQ(m.qpos0, (std::vector<double>{0, 0}));
+}
+
+TEST(UrdfMapping, ContinuousIsAnUnlimitedHinge) {
+  // spin's child gets a mass so that the hinge is allowed
+  std::string xml = kTwoLinks;
+  xml.replace(xml.find("<link name=\"tip\"/>"), 18,
+              R"(<link name="tip"><inertial><mass value="0.1"/>
+                 <inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial>
+                 </link>)");
+  const Model m = load(xml);
+  ASSERT_EQ(m.njnt, 3);
+  EXPECT_EQ(m.jnt_type[2], JointType::kHinge);
+  EXPECT_EQ(m.jnt_limited[2], 0);
+  // URDF's default axis
+  EXPECT_EQ(vec3(m.jnt_axis, 2), Eigen::Vector3d(1, 0, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// order and root
+
+TEST(UrdfOrder, DepthFirstInTheDocumentOrderOfTheJoints) {
+  const Model m = load_urdf(urdf_file("tree")).model;
+  // tree.urdf lists its links in another order: the joints' order decides
+  EXPECT_EQ(m.body_name, (std::vector<std::string>{
+                             "world", "pedestal", "torso", "head", "left_shoulder_yaw",
+                             "left_upper", "left_forearm", "right_upper", "right_forearm"}));
+  EXPECT_EQ(m.body_parent, (std::vector<int>{-1, 0, 1, 2, 2, 4, 5, 2, 7}));
+  EXPECT_EQ(m.jnt_name, (std::vector<std::string>{"waist", "neck", "left_shoulder_yaw_joint",
+                                                  "left_shoulder_pitch", "left_elbow",
+                                                  "right_shoulder", "right_extend"}));
+  for (int j = 0; j < m.njnt; ++j) {
+    EXPECT_EQ(m.jnt_qposadr[j], j);
+    EXPECT_EQ(m.jnt_dofadr[j], j);
+  }
+  // the root link "world" is zwang's world: pedestal hangs from it, welded, at its joint origin
+  EXPECT_EQ(m.body_jntnum[1], 0);
+  EXPECT_EQ(vec3(m.body_pos, 1), Eigen::Vector3d(0.1, -0.2, 0.3));
+  EXPECT_LE((body_rotation(m, 1) - rpy(0, 0, 0.4)).norm(), 1e-15);
+}
+
+TEST(UrdfRoot, WeldedUnlessFloatingBase) {
+  const Model welded = load_urdf(urdf_file("mobile_base")).model;
+  EXPECT_EQ(welded.body_name[1], "chassis");
+  EXPECT_EQ(welded.body_jntnum[1], 0);
+  EXPECT_EQ(welded.nq, 5);
+
+  const Model floating = load_urdf(urdf_file("mobile_base"), {.floating_base = true}).model;
+  ASSERT_EQ(floating.njnt, 6);
+  EXPECT_EQ(floating.jnt_name[0], "floating_base");
+  EXPECT_EQ(floating.jnt_type[0], JointType::kFree);
+  EXPECT_EQ(floating.jnt_body[0], 1);
+  EXPECT_EQ(floating.nq, 12);
+  EXPECT_EQ(floating.nv, 11);
+  // the free joint's qpos0 is the root frame as built: the world origin
+  EXPECT_EQ(std::vector<double>(floating.qpos0.begin(), floating.qpos0.begin() + 7),
+            (std::vector<double>{0, 0, 0, 1, 0, 0, 0}));
+}
+
+// "<link name="world"/>" and a floating joint named floating_base to the root link
+std::string with_world_link(std::string xml, const std::string& root) {
+  const std::size_t at = xml.find('>', xml.find("<robot")) + 1;
+  xml.insert(at, fmt::format(R"(
+  <link name="world"/>
+  <joint name="floating_base" type="floating">
+    <parent link="world"/>
+    <child link="{}"/>
+  </joint>)",
+                             root));
+  return xml;
+}
+
+TEST(UrdfRoot, FloatingJointFromWorldEqualsTheOption) {
+  const Model option = load_urdf(urdf_file("mobile_base"), {.floating_base = true}).model;
+  const Model joint = load(with_world_link(read_text(urdf_file("mobile_base")), "chassis"));
+  EXPECT_EQ(joint.body_name, option.body_name);
+  EXPECT_EQ(joint.body_parent, option.body_parent);
+  EXPECT_EQ(joint.body_pos, option.body_pos);
+  EXPECT_EQ(joint.body_quat, option.body_quat);
+  EXPECT_EQ(joint.body_mass, option.body_mass);
+  EXPECT_EQ(joint.body_ipos, option.body_ipos);
+  EXPECT_EQ(joint.body_inertia, option.body_inertia);
+  EXPECT_EQ(joint.jnt_name, option.jnt_name);
+  EXPECT_EQ(joint.jnt_type, option.jnt_type);
+  EXPECT_EQ(joint.jnt_axis, option.jnt_axis);
+  EXPECT_EQ(joint.dof_damping, option.dof_damping);
+  EXPECT_EQ(joint.qpos0, option.qpos0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// warnings
+
+TEST(UrdfWarnings, OneForEachIgnoredElement) {
+  const std::string xml = R"(<robot name="r">
+  <link name="base">
+    <visual><geometry><box size="1 1 1"/></geometry><material name="grey"/></visual>
+    <collision><geometry><box size="1 1 1"/></geometry></collision>
+    <inertial>
+      <mass value="1"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+  <link name="a">
+    <inertial>
+      <mass value="1"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+  <material name="grey"><color rgba="0.5 0.5 0.5 1"/></material>
+  <joint name="j" type="continuous">
+    <parent link="base"/><child link="a"/>
+    <dynamics damping="0.1" friction="0.2"/>
+    <mimic joint="other"/>
+    <safety_controller k_velocity="1"/>
+  </joint>
+  <transmission name="t1"><type>SimpleTransmission</type></transmission>
+  <gazebo reference="a"/>
+</robot>)";
+  const LoadResult r = load_urdf_string(xml, {}, "w.urdf");
+  EXPECT_EQ(r.warnings,
+            (std::vector<std::string>{
+                "w.urdf:23: <transmission> 't1' ignored",
+                "w.urdf:24: <gazebo> ignored",
+                "w.urdf:4: <collision> of link 'base' ignored: zwang has no contacts",
+                "w.urdf:20: <mimic> of joint 'j' ignored",
+                "w.urdf:21: <safety_controller> of joint 'j' ignored",
+                "w.urdf:19: <dynamics friction> of joint 'j' ignored: friction is not simulated",
+            }));
+  EXPECT_EQ(r.model.dof_damping, (std::vector<double>{0.1}));
+}
+
+TEST(UrdfWarnings, UrdfdomWarningsOnce) {
+  const LoadResult r = load_urdf_string(R"(<robot name="r">
+  <link name="base">
+    <visual><geometry><box size="1 1 1"/></geometry><material name="nope"/></visual>
+  </link>
+</robot>)",
+                                        {}, "m.urdf");
+  EXPECT_EQ(r.warnings,
+            std::vector<std::string>{"m.urdf: urdfdom: link 'base' material 'nope' undefined."});
+}
+
+TEST(UrdfWarnings, NoneForTheTestRobots) {
+  for (const char* robot : kRobots) {
+    EXPECT_EQ(load_urdf(urdf_file(robot)).warnings, std::vector<std::string>{}) << robot;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// files
+
+TEST(UrdfFiles, FileStringAndLoadModelAgree) {
+  const std::filesystem::path file = urdf_file("serial_arm");
+  const Model a = load_urdf(file).model;
+  const Model b = load_urdf_string(read_text(file)).model;
+  const Model c = load_model(file).model;
+  for (const Model* m : {&b, &c}) {
+    EXPECT_EQ(m->body_name, a.body_name);
+    EXPECT_EQ(m->body_pos, a.body_pos);
+    EXPECT_EQ(m->body_quat, a.body_quat);
+    EXPECT_EQ(m->body_inertia, a.body_inertia);
+    EXPECT_EQ(m->jnt_name, a.jnt_name);
+  }
+  EXPECT_EQ(load_model(urdf_file("mobile_base"), {.floating_base = true}).model.nq, 12);
+}
+
+// ---------------------------------------------------------------------------------------------
+// dynamics against the reference
+
+// H, qfrc_bias and q̈ of a loaded robot against the plain RNEA on the same Model at 20 random
+// states: checks that what the loader builds is a model the engine runs correctly (the frames and
+// tensors themselves are checked above and against MuJoCo)
+void expect_matches_reference(const Model& m, const std::string& label) {
+  constexpr int kStates = 20;
+  constexpr double kTolerance = 1e-9;
+  std::mt19937 rng(11);
+  const reference::Rnea ref(m);
+  Simulator<double> sim(m, kStates);
+  std::vector<RandomState> states;
+  for (int i = 0; i < kStates; ++i) {
+    states.push_back(random_state(m, rng));
+    set(sim.batch().qpos(), i, states[i].qpos);
+    set(sim.batch().qvel(), i, states[i].qvel);
+  }
+  sim.forward();
+  ASSERT_TRUE(sim.failures().empty()) << label << ": " << sim.failures().front().message();
+  for (int i = 0; i < kStates; ++i) {
+    const Eigen::VectorXd& q = states[i].qpos;
+    const Eigen::VectorXd& qd = states[i].qvel;
+    const Eigen::MatrixXd h = unpack(get(sim.batch().qM(), i), m.nv);
+    EXPECT_LE(relative_error(h, ref.mass_matrix(q)), kTolerance) << label << " state " << i;
+    EXPECT_LE(relative_error(get(sim.batch().qfrc_bias(), i), ref.bias(q, qd)), kTolerance)
+        << label << " state " << i;
+    EXPECT_LE(relative_error(get(sim.batch().qacc(), i),
+                             ref.forward_dynamics(q, qd, Eigen::VectorXd::Zero(0))),
+              kTolerance)
+        << label << " state " << i;
+  }
+}
+
+TEST(UrdfDynamics, MatchesTheReferenceRnea) {
+  for (const char* robot : kRobots) {
+    expect_matches_reference(load_urdf(urdf_file(robot)).model, robot);
+  }
+  expect_matches_reference(load_urdf(urdf_file("mobile_base"), {.floating_base = true}).model,
+                           "mobile_base (floating base)");
+}
+
+TEST(UrdfDynamics, MasslessLinkOnAJointWithMassBelow) {
+  const std::string xml = R"(<robot name="r">
+  <link name="base"/>
+  <link name="yaw"/>
+  <link name="arm">
+    <inertial>
+      <origin xyz="0.3 0 0"/>
+      <mass value="1"/>
+      <inertia ixx="0.01" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+  </link>
+  <joint name="j1" type="continuous">
+    <parent link="base"/><child link="yaw"/><axis xyz="0 0 1"/>
+  </joint>
+  <joint name="j2" type="continuous">
+    <parent link="yaw"/><child link="arm"/><origin xyz="0.1 0 0" rpy="0.2 0 0"/>
+    <axis xyz="0 1 0"/>
+  </joint>
+</robot>)";
+  const Model m = load(xml);
+  EXPECT_EQ(m.body_mass, (std::vector<double>{0, 0, 0, 1}));
+  EXPECT_EQ(m.nv, 2);
+  // MuJoCo refuses a massless body on a joint, so the reference alone checks this one
+  expect_matches_reference(m, "massless link on a joint");
+}
+
+// ---------------------------------------------------------------------------------------------
+// errors
+
+// a robot with links base and a, and `joint` between them
+std::string one_joint(const std::string& joint, const std::string& inertial_a = "") {
+  const std::string inertial =
+      inertial_a.empty()
+          ? R"(<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>)"
+          : inertial_a;
+  return fmt::format(R"(<robot name="r">
+  <link name="base"/>
+  <link name="a">{}</link>
+  {}
+</robot>)",
+                     inertial, joint);
+}
+
+struct ErrorCase {
+  std::string name;
+  std::string xml;
+  LoadOptions options;
+  std::vector<std::string> expected;  // substrings of the message
+};
+
+void PrintTo(const ErrorCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+constexpr const char* kFixed =
+    R"(<joint name="j" type="fixed"><parent link="base"/><child link="a"/></joint>)";
+
+std::vector<ErrorCase> error_cases() {
+  const std::string inertia =
+      R"(<inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>)";
+  return {
+      {"malformed_xml",
+       "<robot name=\"r\">\n  <link name=\"a\">\n</robot>\n",
+       {},
+       {"bad.urdf:3: malformed XML ("}},
+      {"not_a_robot",
+       "<robt name=\"r\"><link name=\"a\"/></robt>",
+       {},
+       {"bad.urdf: not a valid URDF (urdfdom could not parse it: ",
+        "Could not find the 'robot' element"}},
+      {"unknown_joint_type",
+       one_joint(R"(<joint name="j" type="hinge"><parent link="base"/><child link="a"/></joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "Joint [j] has no known type [hinge]"}},
+      {"number_not_a_number",
+       one_joint(kFixed, R"(<inertial><mass value="1x"/>)" + inertia + "</inertial>"),
+       {},
+       {"bad.urdf: not a valid URDF", "mass [1x] is not a float"}},
+      {"number_nan",
+       one_joint(kFixed,
+                 R"(<inertial><origin xyz="nan 0 0"/><mass value="1"/>)" + inertia + "</inertial>"),
+       {},
+       {"bad.urdf: not a valid URDF", "Unable to parse component [nan] to a double"}},
+      {"number_out_of_range",
+       one_joint(R"(<joint name="j" type="fixed"><parent link="base"/><child link="a"/>
+                    <origin xyz="1e999 0 0"/></joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "Unable to parse component [1e999] to a double"}},
+      {"number_too_few",
+       one_joint(R"(<joint name="j" type="fixed"><parent link="base"/><child link="a"/>
+                    <origin xyz="1 2"/></joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "Parser found 2 elements but 3 expected",
+        "Malformed parent origin element for joint [j]"}},
+      // overflows to inf in R I Rᵀ
+      {"inertia_not_finite",
+       one_joint(kFixed,
+                 R"(<inertial><origin rpy="0 0 0.785"/><mass value="1"/>
+         <inertia ixx="1e308" iyy="1e308" izz="1e308" ixy="1e308" ixz="0" iyz="0"/></inertial>)"),
+       {},
+       {"bad.urdf:3: body 'a': inertia is not finite"}},
+      {"joint_without_parent",
+       one_joint(R"(<joint name="j" type="fixed"><child link="a"/></joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF",
+        "Joint [j] is missing a parent and/or child link specification"}},
+      {"joint_without_name",
+       one_joint(R"(<joint type="fixed"><parent link="base"/><child link="a"/></joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "unnamed joint found"}},
+      {"revolute_without_limit",
+       one_joint(R"(<joint name="j" type="revolute"><parent link="base"/><child link="a"/>
+                    </joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "Joint [j] is of type REVOLUTE but it does not specify"}},
+      // urdfdom logs this one and goes on with a massless link
+      {"inertial_without_inertia",
+       one_joint(kFixed, R"(<inertial><mass value="1"/></inertial>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "Inertial element must have inertia element"}},
+      {"unknown_parent_link",
+       one_joint(R"(<joint name="j" type="fixed"><parent link="nope"/><child link="a"/></joint>)"),
+       {},
+       {"bad.urdf: not a valid URDF", "parent link [nope] of joint [j] not found"}},
+      {"duplicate_link",
+       R"(<robot name="r"><link name="a"/><link name="a"/></robot>)",
+       {},
+       {"bad.urdf: not a valid URDF", "link 'a' is not unique"}},
+      {"two_roots",
+       R"(<robot name="r"><link name="a"/><link name="b"/></robot>)",
+       {},
+       {"bad.urdf: not a valid URDF", "Two root links found"}},
+      {"cycle_without_root",
+       R"(<robot name="r"><link name="a"/><link name="b"/>
+  <joint name="j1" type="fixed"><parent link="a"/><child link="b"/></joint>
+  <joint name="j2" type="fixed"><parent link="b"/><child link="a"/></joint>
+</robot>)",
+       {},
+       {"bad.urdf: not a valid URDF", "No root link found"}},
+      {"cycle_cut_off_from_the_root",
+       R"(<robot name="r"><link name="base"/><link name="b"/><link name="c"/>
+  <joint name="j1" type="fixed"><parent link="b"/><child link="c"/></joint>
+  <joint name="j2" type="fixed"><parent link="c"/><child link="b"/></joint>
+</robot>)",
+       {},
+       {"bad.urdf: links 'b', 'c' are not connected to the root link 'base': their joints form a "
+        "cycle"}},
+      {"loop_through_two_parents",
+       R"(<robot name="r"><link name="base"/><link name="b"/><link name="c"/>
+  <joint name="j1" type="fixed"><parent link="base"/><child link="b"/></joint>
+  <joint name="j2" type="fixed"><parent link="base"/><child link="c"/></joint>
+  <joint name="j3" type="fixed"><parent link="b"/><child link="c"/></joint>
+</robot>)",
+       {},
+       {"bad.urdf:4: joint 'j3': link 'c' is already the child of joint 'j2'"}},
+      {"planar_joint",
+       one_joint(R"(<joint name="j" type="planar"><parent link="base"/><child link="a"/>
+                    <limit effort="1" velocity="1"/></joint>)"),
+       {},
+       {"bad.urdf:4: joint 'j': planar joints are not supported"}},
+      {"floating_joint_below_the_root",
+       one_joint(R"(<joint name="j" type="floating"><parent link="base"/><child link="a"/>
+                    </joint>)"),
+       {},
+       {"bad.urdf:4: joint 'j': a floating joint must connect the root link 'world' to its child "
+        "(here its parent is link 'base')"}},
+      {"floating_base_option_with_a_world_link",
+       R"(<robot name="r">
+  <link name="world"/>
+  <link name="a"><inertial><mass value="1"/>)" +
+           inertia + R"(</inertial></link>
+  <joint name="j" type="fixed"><parent link="world"/><child link="a"/></joint>
+</robot>)",
+       {.floating_base = true},
+       {"bad.urdf:2: the floating-base option needs a root link other than 'world'"}},
+      {"world_link_not_at_the_root",
+       R"(<robot name="r">
+  <link name="base"/>
+  <link name="world"/>
+  <joint name="j" type="fixed"><parent link="base"/><child link="world"/></joint>
+</robot>)",
+       {},
+       {"bad.urdf:3: link 'world' is not the root link"}},
+      {"negative_mass",
+       one_joint(kFixed, R"(<inertial><mass value="-1"/>)" + inertia + "</inertial>"),
+       {},
+       {"bad.urdf:3: link 'a': mass must not be negative (got -1)"}},
+      {"inertia_not_positive_definite",
+       one_joint(kFixed,
+                 R"(<inertial><mass value="1"/>
+                    <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0.2" ixz="0" iyz="0"/></inertial>)"),
+       {},
+       {"bad.urdf:3: body 'a': inertia is not symmetric positive definite"}},
+      {"zero_axis",
+       one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
+                    <axis xyz="0 0 0"/></joint>)"),
+       {},
+       {"bad.urdf:4: joint 'j': axis has zero length"}},
+      {"empty_range",
+       one_joint(R"(<joint name="j" type="prismatic"><parent link="base"/><child link="a"/>
+                    <limit lower="0.5" upper="-0.5" effort="1" velocity="1"/></joint>)"),
+       {},
+       {"bad.urdf:4: joint 'j': range [0.5, -0.5] is empty"}},
+      {"negative_damping",
+       one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
+                    <dynamics damping="-1"/></joint>)"),
+       {},
+       {"bad.urdf:4: joint 'j': damping, armature and stiffness must be non-negative"}},
+      {"massless_moving_leaf",
+       one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
+                    </joint>)",
+                 "<!-- no inertial -->"),
+       {},
+       {"bad.urdf: body 'a': mass must be positive (got 0): the body has joints and nothing "
+        "below it carries mass"}},
+  };
+}
+
+class UrdfErrors : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(UrdfErrors, MessageSaysWhereAndWhat) {
+  const ErrorCase& c = GetParam();
+  const std::string message = error_of([&] { load_urdf_string(c.xml, c.options, "bad.urdf"); });
+  for (const std::string& part : c.expected) {
+    EXPECT_NE(message.find(part), std::string::npos)
+        << "expected \"" << part << "\" in\n  " << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Urdf, UrdfErrors, ::testing::ValuesIn(error_cases()),
+                         [](const ::testing::TestParamInfo<ErrorCase>& info) {
+                           return info.param.name;
+                         });
+
+// urdfdom's messages go into the ModelError, not to the process's console_bridge handler, which
+// is back in place with its log level after the load
+TEST(UrdfErrors, ConsoleBridgeHandlerIsLeftAlone) {
+  struct Recorder : console_bridge::OutputHandler {
+    void log(const std::string& text, console_bridge::LogLevel, const char*, int) override {
+      seen.push_back(text);
+    }
+    std::vector<std::string> seen;
+  } recorder;
+  console_bridge::OutputHandler* const before = console_bridge::getOutputHandler();
+  const console_bridge::LogLevel level = console_bridge::getLogLevel();
+  console_bridge::useOutputHandler(&recorder);
+  console_bridge::setLogLevel(console_bridge::CONSOLE_BRIDGE_LOG_DEBUG);
+  const std::string message =
+      error_of([] { load(R"(<robot name="r"><link name="a"/><link name="b"/></robot>)"); });
+  EXPECT_EQ(console_bridge::getOutputHandler(), &recorder);
+  EXPECT_EQ(console_bridge::getLogLevel(), console_bridge::CONSOLE_BRIDGE_LOG_DEBUG);
+  console_bridge::setLogLevel(level);
+  console_bridge::useOutputHandler(before);
+  EXPECT_EQ(recorder.seen, std::vector<std::string>{});
+  EXPECT_NE(message.find("Two root links found"), std::string::npos) << message;
+}
+
+// urdfdom's log is process-wide: loads on several threads keep their messages apart
+TEST(UrdfErrors, ConcurrentLoadsKeepTheirMessages) {
+  constexpr int kThreads = 8;
+  std::vector<std::string> messages(kThreads);
+  std::vector<int> nbody(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 20; ++k) {
+        if (t % 2 == 0) {
+          nbody[t] = load_urdf(urdf_file("tree")).model.nbody;
+        } else {
+          messages[t] = error_of([&] {
+            load_urdf_string(fmt::format(R"(<robot name="r"><link name="a{}"/><link name="b"/>
+                                            </robot>)",
+                                         t),
+                             {}, fmt::format("thread{}.urdf", t));
+          });
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int t = 0; t < kThreads; ++t) {
+    if (t % 2 == 0) {
+      EXPECT_EQ(nbody[t], 9);
+    } else {
+      EXPECT_EQ(messages[t],
+                fmt::format("thread{0}.urdf: not a valid URDF (urdfdom could not parse it: Failed "
+                            "to find root link: Two root links found: [a{0}] and [b])",
+                            t));
+    }
+  }
+}
+
+TEST(UrdfErrors, MissingFile) {
+  const std::filesystem::path missing = urdf_dir() / "no_such_robot.urdf";
+  EXPECT_EQ(error_of([&] { load_urdf(missing); }),
+            missing.string() + ": cannot open the file (No such file or directory)");
+  EXPECT_EQ(error_of([] { load_urdf(urdf_dir()); }),
+            urdf_dir().string() + ": cannot open the file (it is a directory)");
+}
+
+}  // namespace
+}  // namespace zwang::test
