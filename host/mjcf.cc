@@ -1,13 +1,345 @@
+// MJCF (MuJoCo's XML) to a Model through ModelBuilder, following MuJoCo 2.2.2: the body, joint,
+// qpos/qvel and actuator order of the document; MuJoCo's defaults, orientations, limits and
+// inertia from geoms.  Elements and attributes outside the supported subset give one warning
+// each; a malformed file is a ModelError "file:line: what is wrong".
+#include <fmt/format.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "mjcf_reader.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {
+namespace mjcf {
+namespace {
 
-LoadResult load_mjcf(const std::filesystem::path& file) {
-  throw ModelError(file.string() + ": MJCF loading is not built yet");
+// names for unnamed elements: base<index>, with '_' appended until no other element has it
+std::vector<std::string> complete_names(std::vector<std::string> names, std::string_view base) {
+  std::set<std::string, std::less<>> taken(names.begin(), names.end());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!names[i].empty()) continue;
+    std::string name = fmt::format("{}{}", base, i);
+    while (taken.count(name) != 0) name += '_';
+    taken.insert(name);
+    names[i] = std::move(name);
+  }
+  return names;
 }
 
-LoadResult load_mjcf_string(std::string_view, std::string_view name, const std::filesystem::path&) {
-  throw ModelError(std::string(name) + ": MJCF loading is not built yet");
+// the elements of every section with the tag, in document order
+std::vector<pugi::xml_node> section_children(Context& ctx,
+                                             std::span<const pugi::xml_node> sections) {
+  std::vector<pugi::xml_node> out;
+  for (const pugi::xml_node section : sections) {
+    Attrs self(ctx, section);
+    self.finish();
+    const std::vector<pugi::xml_node> children = ctx.children(section);
+    out.insert(out.end(), children.begin(), children.end());
+  }
+  return out;
+}
+
+std::vector<std::string> name_attributes(std::span<const pugi::xml_node> nodes) {
+  std::vector<std::string> names;
+  for (const pugi::xml_node n : nodes) names.emplace_back(n.attribute("name").value());
+  return names;
+}
+
+// sections whose content only matters for rendering, memory sizes or user data
+bool is_ignored_section(std::string_view tag) {
+  return tag == "size" || tag == "visual" || tag == "asset" || tag == "custom" ||
+         tag == "statistic";
+}
+
+class Loader {
+ public:
+  explicit Loader(Context& ctx) : ctx_(ctx) {}
+
+  LoadResult load(pugi::xml_node root) {
+    root_ = root;
+    Attrs self(ctx_, root);
+    self.ignore({"model"});
+    self.finish();
+    const std::vector<pugi::xml_node> top = ctx_.children(root);
+    auto sections = [&](std::string_view tag) {
+      std::vector<pugi::xml_node> out;
+      for (const pugi::xml_node n : top) {
+        if (tag == n.name()) out.push_back(n);
+      }
+      return out;
+    };
+    // the compiler's settings hold for the whole document, wherever it stands
+    for (const pugi::xml_node node : sections("compiler")) compiler(node);
+    for (const pugi::xml_node node : sections("option")) option(node);
+    const Defaults defaults(ctx_, sections("default"), compiler_);
+    bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
+    add_bodies(mass_properties(ctx_, bodies_, compiler_));
+    actuators(section_children(ctx_, sections("actuator")), defaults);
+    tendons(section_children(ctx_, sections("tendon")), defaults);
+    for (const pugi::xml_node node : top) {
+      const std::string_view tag = node.name();
+      if (tag == "contact") {
+        ctx_.unsupported(node, "contact pairs and exclusions are not simulated");
+      } else if (tag == "equality") {
+        ctx_.unsupported(node, "equality constraints are not simulated");
+      } else if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" &&
+                 tag != "default" && tag != "worldbody" && tag != "actuator" && tag != "tendon") {
+        ctx_.unsupported(node);
+      }
+    }
+    return {build(), std::move(ctx_.warnings)};
+  }
+
+ private:
+  void compiler(pugi::xml_node node) {
+    Attrs a(ctx_, node);
+    read_compiler(a, compiler_);
+    compiler_.node = node;
+    a.finish();
+    for (const pugi::xml_node child : ctx_.children(node)) {
+      // actuator length ranges: only for muscles, which are not supported
+      if (std::string_view(child.name()) != "lengthrange") ctx_.unsupported(child);
+    }
+  }
+
+  void option(pugi::xml_node node) {
+    Attrs a(ctx_, node);
+    try {
+      if (const auto dt = a.number("timestep")) builder_.set_timestep(*dt);
+      std::array<double, 3> g{};
+      if (a.exact("gravity", g)) builder_.set_gravity(g);
+    } catch (const ModelError& e) {
+      ctx_.fail(node, e.what());
+    }
+    if (const auto i = a.keyword("integrator", {"Euler", "RK4", "implicit", "implicitfast"})) {
+      if (*i >= 2) {
+        ctx_.warn(node, fmt::format("integrator '{}' is not supported; Euler is used",
+                                    node.attribute("integrator").value()));
+      }
+      builder_.set_integrator(*i == 1 ? Integrator::kRK4 : Integrator::kEuler);
+    }
+    std::array<double, 3> wind{0, 0, 0};
+    const double density = a.number("density").value_or(0);
+    const double viscosity = a.number("viscosity").value_or(0);
+    a.exact("wind", wind);
+    if (density != 0 || viscosity != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
+      ctx_.warn(node, "fluid forces (density, viscosity, wind) are not simulated; ignored");
+    }
+    // the magnetic field only acts on magnetometer sensors
+    a.ignore({"magnetic"});
+    a.finish();
+    for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
+  }
+
+  void add_bodies(const std::vector<MassProperties>& mass) {
+    std::vector<std::string> body_names, joint_names;
+    for (const Body& body : bodies_) {
+      body_names.push_back(body.name);
+      for (const Joint& j : body.joints) joint_names.push_back(j.name);
+    }
+    body_names_ = complete_names(body_names, "body");
+    joint_names = complete_names(joint_names, "joint");
+    std::size_t joint = 0;
+    for (std::size_t b = 1; b < bodies_.size(); ++b) {
+      const Body& body = bodies_[b];
+      const BodySpec spec{
+          body_names_[b], body_names_[body.parent], body.pos, body.quat, mass[b].mass,
+          mass[b].com,    mass[b].inertia};
+      try {
+        builder_.add_body(spec);
+      } catch (const ModelError& e) {
+        ctx_.fail(body.node, e.what());
+      }
+      bool after_ball = false;
+      for (const Joint& j : body.joints) {
+        if (j.def.type == JointType::kFree && body.joints.size() > 1) {
+          ctx_.fail(j.node, "a free joint must be its body's only joint");
+        }
+        if (after_ball && (j.def.type == JointType::kHinge || j.def.type == JointType::kBall)) {
+          ctx_.fail(j.node, "a hinge or ball joint cannot follow a ball joint in the same body");
+        }
+        after_ball = after_ball || j.def.type == JointType::kBall;
+        JointSpec js = joint_spec(j);
+        js.name = joint_names[joint++];
+        try {
+          builder_.add_joint(body_names_[b], js);
+        } catch (const ModelError& e) {
+          ctx_.fail(j.node, e.what());
+        }
+      }
+    }
+  }
+
+  // angles of hinges (ref, springref, range) and balls (range) in the compiler's unit
+  JointSpec joint_spec(const Joint& j) const {
+    const JointDef& d = j.def;
+    const double hinge = d.type == JointType::kHinge ? compiler_.angle_scale() : 1.0;
+    const double range =
+        d.type == JointType::kHinge || d.type == JointType::kBall ? compiler_.angle_scale() : 1.0;
+    Attrs a(ctx_, j.node);
+    const bool limited =
+        resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range");
+    return {.name = j.name,
+            .type = d.type,
+            .pos = d.pos,
+            .axis = d.axis,
+            .damping = d.damping,
+            .armature = d.armature,
+            .stiffness = d.stiffness,
+            .springref = d.springref * hinge,
+            .ref = d.ref * hinge,
+            .limited = limited,
+            .range = {d.range[0] * range, d.range[1] * range}};
+  }
+
+  void actuators(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {
+    const std::vector<std::string> names = complete_names(name_attributes(nodes), "actuator");
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const pugi::xml_node node = nodes[i];
+      const std::string_view kind = node.name();
+      if (!is_actuator_kind(kind)) {
+        ctx_.unsupported(node);
+        continue;
+      }
+      // an actuator left out would shift the ctrl layout away from MuJoCo's
+      if (!is_supported_actuator_kind(kind)) {
+        ctx_.fail(node, fmt::format("<{}> actuators are not supported (motor, position, velocity "
+                                    "and general are)",
+                                    kind));
+      }
+      Attrs a(ctx_, node);
+      ActuatorDef d = defaults.of(a, "").actuator;
+      ActuatorSpec spec;
+      a.ignore({"name"});
+      spec.name = names[i];
+      read_actuator(a, kind, d);
+      for (const char* other : {"tendon", "site", "body", "cranksite", "slidersite", "refsite"}) {
+        if (a.has(other)) {
+          a.fail(fmt::format("<{}> transmission through a {} is not supported; only joints are",
+                             kind, other));
+        }
+      }
+      std::optional<std::string> joint = a.text("joint");
+      if (!joint) joint = a.text("jointinparent");
+      if (!joint) a.fail(fmt::format("<{}> needs the attribute 'joint'", kind));
+      a.finish();
+      if (d.dyntype != 0)
+        a.fail(fmt::format("<{}> dyntype other than none is not supported", kind));
+      if (d.gaintype != 0)
+        a.fail(fmt::format("<{}> gaintype other than fixed is not supported", kind));
+      if (d.biastype > 1) {
+        a.fail(fmt::format("<{}> biastype other than none and affine is not supported", kind));
+      }
+      spec.joint = *joint;
+      spec.type = kind == "motor"      ? ActuatorType::kMotor
+                  : kind == "position" ? ActuatorType::kPosition
+                  : kind == "velocity" ? ActuatorType::kVelocity
+                                       : ActuatorType::kGeneral;
+      spec.gear = d.gear[0];
+      spec.ctrllimited = resolve_limited(a, d.ctrllimited, d.ctrlrange, compiler_.autolimits,
+                                         "ctrllimited", "ctrlrange");
+      spec.ctrlrange = d.ctrlrange;
+      spec.forcelimited = resolve_limited(a, d.forcelimited, d.forcerange, compiler_.autolimits,
+                                          "forcelimited", "forcerange");
+      spec.forcerange = d.forcerange;
+      spec.kp = spec.kv = spec.gain = d.gainprm[0];
+      if (d.biastype == 1) spec.bias = {d.biasprm[0], d.biasprm[1], d.biasprm[2]};
+      try {
+        builder_.add_actuator(spec);
+      } catch (const ModelError& e) {
+        ctx_.fail(node, e.what());
+      }
+    }
+  }
+
+  void tendons(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {
+    const std::vector<std::string> names = complete_names(name_attributes(nodes), "tendon");
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const pugi::xml_node node = nodes[i];
+      if (std::string_view(node.name()) != "fixed") {
+        ctx_.unsupported(node);
+        continue;
+      }
+      Attrs a(ctx_, node);
+      TendonDef d = defaults.of(a, "").tendon;
+      TendonSpec spec;
+      a.ignore({"name"});
+      spec.name = names[i];
+      read_tendon(a, d);
+      a.finish();
+      resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range");
+      if (d.stiffness != 0 || d.damping != 0) {
+        ctx_.warn(node, "tendon stiffness and damping are not simulated; ignored");
+      }
+      if (d.frictionloss > 0) ctx_.warn(node, "tendon frictionloss is not simulated; ignored");
+      for (const pugi::xml_node child : ctx_.children(node)) {
+        if (std::string_view(child.name()) != "joint") {
+          ctx_.unsupported(child);
+          continue;
+        }
+        Attrs j(ctx_, child);
+        const std::string joint = j.required_text("joint");
+        const std::optional<double> coef = j.number("coef");
+        if (!coef) j.fail("<joint> of a fixed tendon needs the attribute 'coef'");
+        spec.joints.push_back({joint, *coef});
+        j.finish();
+      }
+      try {
+        builder_.add_tendon(spec);
+      } catch (const ModelError& e) {
+        ctx_.fail(node, e.what());
+      }
+    }
+  }
+
+  // what only the whole tree can check, located at the body it names
+  Model build() {
+    try {
+      return builder_.build();
+    } catch (const ModelError& e) {
+      const std::string_view what = e.what();
+      for (std::size_t b = 1; b < bodies_.size(); ++b) {
+        if (what.starts_with(fmt::format("body '{}'", body_names_[b]))) {
+          ctx_.fail(bodies_[b].node, what);
+        }
+      }
+      ctx_.fail(root_, what);
+    }
+  }
+
+  Context& ctx_;
+  pugi::xml_node root_;
+  Compiler compiler_;
+  ModelBuilder builder_;
+  std::vector<Body> bodies_;
+  std::vector<std::string> body_names_;
+};
+
+LoadResult load(Context& ctx, pugi::xml_node root) {
+  return Loader(ctx).load(root);
+}
+
+}  // namespace
+}  // namespace mjcf
+
+LoadResult load_mjcf(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw ModelError(fmt::format("{}: cannot open the file", file.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  mjcf::Context ctx;
+  const pugi::xml_node root =
+      ctx.parse(text.str(), file.string(), file, file.parent_path(), nullptr);
+  return mjcf::load(ctx, root);
+}
+
+LoadResult load_mjcf_string(std::string_view xml, std::string_view name,
+                            const std::filesystem::path& dir) {
+  mjcf::Context ctx;
+  const pugi::xml_node root = ctx.parse(std::string(xml), std::string(name), {}, dir, nullptr);
+  return mjcf::load(ctx, root);
 }
 
 }  // namespace zwang

@@ -4,6 +4,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "zwang/model.hpp"
@@ -215,6 +216,30 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
   actuators_.push_back(spec);
 }
 
+void ModelBuilder::add_tendon(const TendonSpec& in) {
+  TendonSpec spec = in;
+  if (spec.name.empty()) spec.name = fmt::format("tendon{}", tendons_.size());
+  const std::string who = fmt::format("tendon '{}'", spec.name);
+  for (const TendonSpec& t : tendons_) {
+    if (t.name == spec.name) throw ModelError(who + ": a tendon of that name exists already");
+  }
+  if (spec.joints.empty()) throw ModelError(who + ": a fixed tendon needs at least one joint");
+  for (const TendonSpec::Term& term : spec.joints) {
+    const auto it = std::find_if(joints_.begin(), joints_.end(),
+                                 [&](const Joint& j) { return j.spec.name == term.joint; });
+    if (it == joints_.end())
+      throw ModelError(fmt::format("{}: unknown joint '{}'", who, term.joint));
+    if (it->spec.type != JointType::kHinge && it->spec.type != JointType::kSlide) {
+      throw ModelError(
+          fmt::format("{}: joint '{}' is a {} joint; fixed tendons combine hinge and "
+                      "slide joints",
+                      who, term.joint, to_string(it->spec.type)));
+    }
+    if (!std::isfinite(term.coef)) throw ModelError(who + ": a coefficient is not finite");
+  }
+  tendons_.push_back(spec);
+}
+
 Model ModelBuilder::build() const {
   Model m;
   m.timestep = timestep_;
@@ -366,6 +391,17 @@ Model ModelBuilder::build() const {
     append(m.actuator_forcerange, a.forcerange);
   }
   m.nu = static_cast<int>(actuators_.size());
+
+  for (const TendonSpec& t : tendons_) {
+    m.tendon_name.push_back(t.name);
+    m.tendon_adr.push_back(static_cast<int>(m.wrap_jnt.size()));
+    m.tendon_num.push_back(static_cast<int>(t.joints.size()));
+    for (const TendonSpec::Term& term : t.joints) {
+      m.wrap_jnt.push_back(m.joint_id(term.joint));
+      m.wrap_coef.push_back(term.coef);
+    }
+  }
+  m.ntendon = static_cast<int>(tendons_.size());
   return m;
 }
 
@@ -383,6 +419,27 @@ int Model::actuator_id(std::string_view name) const {
   for (int i = 0; i < nu; ++i)
     if (actuator_name[i] == name) return i;
   return -1;
+}
+
+int Model::tendon_id(std::string_view name) const {
+  for (int i = 0; i < ntendon; ++i)
+    if (tendon_name[i] == name) return i;
+  return -1;
+}
+
+std::vector<double> tendon_lengths(const Model& model, std::span<const double> qpos) {
+  if (qpos.size() != static_cast<std::size_t>(model.nq)) {
+    throw std::invalid_argument(fmt::format(
+        "tendon_lengths: qpos has {} values, the model has nq = {}", qpos.size(), model.nq));
+  }
+  // L_t = Σ_i coef_i q_(j_i)
+  std::vector<double> length(model.ntendon, 0.0);
+  for (int t = 0; t < model.ntendon; ++t) {
+    for (int w = model.tendon_adr[t]; w < model.tendon_adr[t] + model.tendon_num[t]; ++w) {
+      length[t] += model.wrap_coef[w] * qpos[model.jnt_qposadr[model.wrap_jnt[w]]];
+    }
+  }
+  return length;
 }
 
 Sizes Model::sizes() const {

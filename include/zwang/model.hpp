@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -80,6 +81,17 @@ struct ActuatorSpec {
   std::array<double, 3> bias{0, 0, 0};
 };
 
+// \brief A fixed tendon: a linear combination of hinge and slide coordinates,
+// length = Σ_i coef_i q_i (m or rad, as the joints).
+struct TendonSpec {
+  std::string name;  // unique; empty gives "tendon<id>"
+  struct Term {
+    std::string joint;  // a hinge or slide joint
+    double coef = 1;
+  };
+  std::vector<Term> joints;  // at least one
+};
+
 // \brief A validated model.  Arrays follow MuJoCo's names and layout: body 0 is the world;
 // joints are numbered body by body; qpos/qvel addresses follow joint order (free: 7/6,
 // ball: 4/3, hinge and slide: 1/1).
@@ -138,10 +150,18 @@ struct Model {
   std::vector<int> actuator_forcelimited;   // (nu)
   std::vector<double> actuator_forcerange;  // (nu x 2)
 
+  int ntendon = 0;  // fixed tendons
+  std::vector<std::string> tendon_name;
+  std::vector<int> tendon_adr;    // first term in wrap_jnt/wrap_coef (ntendon)
+  std::vector<int> tendon_num;    // terms (ntendon)
+  std::vector<int> wrap_jnt;      // joint of each term (Σ tendon_num)
+  std::vector<double> wrap_coef;  // coefficient of each term (Σ tendon_num)
+
   // \brief Index of a named element, -1 if there is none.
   int body_id(std::string_view name) const;
   int joint_id(std::string_view name) const;
   int actuator_id(std::string_view name) const;
+  int tendon_id(std::string_view name) const;
 
   Sizes sizes() const;
   double total_mass() const;
@@ -159,6 +179,8 @@ class ModelBuilder {
   // \brief Adds a joint to a body; a body's joints act in the order they are added.
   void add_joint(std::string_view body, const JointSpec& spec);
   void add_actuator(const ActuatorSpec& spec);
+  // \brief Adds a fixed tendon over joints added before it.
+  void add_tendon(const TendonSpec& spec);
 
   // \brief The model; checks what needs the whole tree (joint order, massless moving bodies).
   Model build() const;
@@ -175,6 +197,11 @@ class ModelBuilder {
   std::vector<int> parents_{-1};
   std::vector<Joint> joints_;
   std::vector<ActuatorSpec> actuators_;
+  std::vector<TendonSpec> tendons_;
 };
+
+// \brief Length of every fixed tendon at a configuration: Σ_i coef_i qpos[jnt_qposadr[j_i]]
+// (ntendon); std::invalid_argument if qpos does not have nq values.
+std::vector<double> tendon_lengths(const Model& model, std::span<const double> qpos);
 
 }  // namespace zwang

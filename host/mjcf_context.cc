@@ -1,0 +1,404 @@
+// MJCF files, messages and attributes: locations as "file:line", <include> expansion, numbers,
+// keywords, and the compiler's orientation rules.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+
+#include "mjcf_reader.hpp"
+
+namespace zwang::mjcf {
+namespace {
+
+std::vector<std::size_t> line_starts(std::string_view text) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') starts.push_back(i + 1);
+  }
+  return starts;
+}
+
+int line_at(const File& file, std::ptrdiff_t offset) {
+  if (offset < 0) return 0;
+  const auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(),
+                                   static_cast<std::size_t>(offset));
+  return static_cast<int>(it - file.line_starts.begin());
+}
+
+// whitespace-separated finite numbers; the first token that is not one, empty if all are
+std::string_view parse_numbers(std::string_view s, std::vector<double>& out) {
+  out.clear();
+  std::size_t i = 0;
+  while (true) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == s.size()) return {};
+    std::size_t end = i;
+    while (end < s.size() && !std::isspace(static_cast<unsigned char>(s[end]))) ++end;
+    const std::string_view token = s.substr(i, end - i);
+    // from_chars takes no leading '+', which MJCF files use
+    std::string_view digits = token;
+    if (digits.size() > 1 && digits[0] == '+' && digits[1] != '-') digits.remove_prefix(1);
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || ptr != digits.data() + digits.size() || !std::isfinite(v)) {
+      return token;
+    }
+    out.push_back(v);
+    i = end;
+  }
+}
+
+Quatd multiply(const Quatd& a, const Quatd& b) {
+  return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+          a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+          a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+}
+
+double norm(const Vec3d& v) {
+  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+Vec3d cross(const Vec3d& a, const Vec3d& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+// (cos(θ/2), sin(θ/2) n) for a unit axis n
+Quatd axis_angle(const Vec3d& n, double angle) {
+  const double s = std::sin(angle / 2);
+  return {std::cos(angle / 2), s * n[0], s * n[1], s * n[2]};
+}
+
+// the quaternion of a rotation matrix with columns x, y, z (Shepperd's method)
+Quatd from_axes(const Vec3d& x, const Vec3d& y, const Vec3d& z) {
+  const double m[3][3] = {{x[0], y[0], z[0]}, {x[1], y[1], z[1]}, {x[2], y[2], z[2]}};
+  const double trace = m[0][0] + m[1][1] + m[2][2];
+  Quatd q;
+  if (trace > 0) {
+    const double s = 2 * std::sqrt(1 + trace);
+    q = {s / 4, (m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s};
+  } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+    const double s = 2 * std::sqrt(1 + m[0][0] - m[1][1] - m[2][2]);
+    q = {(m[2][1] - m[1][2]) / s, s / 4, (m[0][1] + m[1][0]) / s, (m[0][2] + m[2][0]) / s};
+  } else if (m[1][1] > m[2][2]) {
+    const double s = 2 * std::sqrt(1 + m[1][1] - m[0][0] - m[2][2]);
+    q = {(m[0][2] - m[2][0]) / s, (m[0][1] + m[1][0]) / s, s / 4, (m[1][2] + m[2][1]) / s};
+  } else {
+    const double s = 2 * std::sqrt(1 + m[2][2] - m[0][0] - m[1][1]);
+    q = {(m[1][0] - m[0][1]) / s, (m[0][2] + m[2][0]) / s, (m[1][2] + m[2][1]) / s, s / 4};
+  }
+  if (q[0] < 0) {
+    for (double& v : q) v = -v;
+  }
+  return q;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Context
+
+pugi::xml_node Context::parse(std::string text, std::string name, std::filesystem::path path,
+                              std::filesystem::path dir, const File* includer) {
+  auto file = std::make_unique<File>();
+  file->name = std::move(name);
+  file->path = std::move(path);
+  file->dir = std::move(dir);
+  file->includer = includer;
+  file->text = std::move(text);
+  file->line_starts = line_starts(file->text);
+  const pugi::xml_parse_result result =
+      file->doc.load_buffer(file->text.data(), file->text.size(), pugi::parse_default);
+  if (!result) {
+    throw ModelError(fmt::format("{}:{}: malformed XML: {}", file->name,
+                                 line_at(*file, result.offset), result.description()));
+  }
+  const pugi::xml_node root = file->doc.document_element();
+  if (!root) throw ModelError(fmt::format("{}:1: the document has no element", file->name));
+  if (std::string_view(root.name()) != "mujoco") {
+    throw ModelError(fmt::format("{}:{}: the root element is <{}>, expected <mujoco>", file->name,
+                                 line_at(*file, root.offset_debug()), root.name()));
+  }
+  files_.push_back(std::move(file));
+  return root;
+}
+
+const File& Context::file_of(pugi::xml_node node) const {
+  const pugi::xml_node root = node.root();
+  for (const auto& f : files_) {
+    if (f->doc == root) return *f;
+  }
+  return *files_.front();
+}
+
+std::string Context::where(pugi::xml_node node) const {
+  const File& file = file_of(node);
+  return fmt::format("{}:{}", file.name, line_at(file, node.offset_debug()));
+}
+
+void Context::fail(pugi::xml_node node, std::string_view what) const {
+  throw ModelError(fmt::format("{}: {}", where(node), what));
+}
+
+void Context::warn(pugi::xml_node node, std::string_view what) {
+  std::string message = fmt::format("{}: {}", where(node), what);
+  if (warned_.insert(message).second) warnings.push_back(std::move(message));
+}
+
+void Context::unsupported(pugi::xml_node node, std::string_view reason) {
+  warn(node, reason.empty()
+                 ? fmt::format("element <{}> is not supported; ignored", node.name())
+                 : fmt::format("element <{}> is not supported; ignored ({})", node.name(), reason));
+}
+
+// <include file="..."/>: a file whose <mujoco> root's children stand in for the element
+pugi::xml_node Context::include(pugi::xml_node node) {
+  const auto cached = included_.find(node.internal_object());
+  if (cached != included_.end()) return cached->second;
+  Attrs a(*this, node);
+  const std::string name = a.required_text("file");
+  a.finish();
+  const File& parent = file_of(node);
+  const std::filesystem::path path = parent.dir / name;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(node, fmt::format("<include> cannot open '{}' ({})", name, path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::error_code ec;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+  for (const File* f = &parent; f != nullptr; f = f->includer) {
+    if (!f->path.empty() && std::filesystem::weakly_canonical(f->path, ec) == canonical) {
+      fail(node, fmt::format("<include> of '{}' includes itself", name));
+    }
+  }
+  const pugi::xml_node root = parse(text.str(), path.string(), path, path.parent_path(), &parent);
+  included_[node.internal_object()] = root;
+  return root;
+}
+
+std::vector<pugi::xml_node> Context::children(pugi::xml_node node) {
+  std::vector<pugi::xml_node> out;
+  for (pugi::xml_node child : node.children()) {
+    if (child.type() != pugi::node_element) continue;
+    if (std::string_view(child.name()) == "include") {
+      const std::vector<pugi::xml_node> inner = children(include(child));
+      out.insert(out.end(), inner.begin(), inner.end());
+    } else {
+      out.push_back(child);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attrs
+
+bool Attrs::has(const char* name) const {
+  return static_cast<bool>(node_.attribute(name));
+}
+
+const char* Attrs::value(const char* name) {
+  const pugi::xml_attribute attr = node_.attribute(name);
+  if (!attr) return nullptr;
+  used_.insert(name);
+  return attr.value();
+}
+
+void Attrs::fail(std::string_view what) const {
+  ctx_.fail(node_, what);
+}
+
+std::optional<std::string> Attrs::text(const char* name) {
+  const char* v = value(name);
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+std::string Attrs::required_text(const char* name) {
+  const std::optional<std::string> v = text(name);
+  if (!v) fail(fmt::format("<{}> needs the attribute '{}'", tag(), name));
+  return *v;
+}
+
+int Attrs::numbers(const char* name, std::span<double> out, int min) {
+  const char* v = value(name);
+  if (v == nullptr) return 0;
+  std::vector<double> values;
+  if (const std::string_view bad = parse_numbers(v, values); !bad.empty()) {
+    fail(fmt::format("<{}> attribute '{}': '{}' is not a finite number", tag(), name, bad));
+  }
+  const int n = static_cast<int>(values.size()), max = static_cast<int>(out.size());
+  if (n < min || n > max) {
+    const std::string expected =
+        min == max ? fmt::format("{}", max) : fmt::format("{} to {}", min, max);
+    fail(fmt::format("<{}> attribute '{}': '{}' has {} value{}, expected {}", tag(), name, v, n,
+                     n == 1 ? "" : "s", expected));
+  }
+  std::copy(values.begin(), values.end(), out.begin());
+  return n;
+}
+
+std::optional<double> Attrs::number(const char* name) {
+  std::array<double, 1> v{};
+  if (numbers(name, v, 1) == 0) return std::nullopt;
+  return v[0];
+}
+
+std::optional<bool> Attrs::boolean(const char* name) {
+  const std::optional<int> k = keyword(name, {"false", "true"});
+  if (!k) return std::nullopt;
+  return *k == 1;
+}
+
+std::optional<int> Attrs::keyword(const char* name,
+                                  std::initializer_list<std::string_view> options) {
+  const char* v = value(name);
+  if (v == nullptr) return std::nullopt;
+  int i = 0;
+  for (std::string_view option : options) {
+    if (option == v) return i;
+    ++i;
+  }
+  std::string list;
+  for (std::string_view option : options)
+    list += fmt::format("{}'{}'", list.empty() ? "" : ", ", option);
+  fail(fmt::format("<{}> attribute '{}': '{}' is not one of {}", tag(), name, v, list));
+}
+
+void Attrs::ignore(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (has(name)) used_.insert(name);
+  }
+}
+
+void Attrs::finish() {
+  for (const pugi::xml_attribute attr : node_.attributes()) {
+    if (used_.count(std::string_view(attr.name())) == 0) {
+      ctx_.warn(node_, fmt::format("attribute '{}' of <{}> is not supported; ignored", attr.name(),
+                                   tag()));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compiler and orientations
+
+double Compiler::angle_scale() const {
+  return degree ? std::numbers::pi / 180 : 1.0;
+}
+
+void read_compiler(Attrs& a, Compiler& c) {
+  if (const auto angle = a.keyword("angle", {"radian", "degree"})) c.degree = *angle == 1;
+  if (const auto coordinate = a.keyword("coordinate", {"local", "global"}); coordinate == 1) {
+    a.fail(
+        "<compiler> coordinate=\"global\" is not supported; write the model in local coordinates");
+  }
+  if (const auto ifg = a.keyword("inertiafromgeom", {"false", "true", "auto"})) {
+    c.inertiafromgeom = static_cast<InertiaFromGeom>(*ifg);
+  }
+  if (const auto seq = a.text("eulerseq")) {
+    if (seq->size() != 3 || seq->find_first_not_of("xyzXYZ") != std::string::npos) {
+      a.fail(
+          fmt::format("<compiler> attribute 'eulerseq': '{}' is not three of x y z X Y Z", *seq));
+    }
+    c.eulerseq = *seq;
+  }
+  if (const auto autolimits = a.boolean("autolimits")) c.autolimits = *autolimits;
+  if (const auto m = a.number("settotalmass")) c.settotalmass = *m;
+  if (const auto m = a.number("boundmass")) c.boundmass = *m;
+  if (const auto i = a.number("boundinertia")) c.boundinertia = *i;
+  a.exact("inertiagrouprange", c.inertiagrouprange);
+  if (c.boundmass < 0 || c.boundinertia < 0) a.fail("<compiler> bounds must be non-negative");
+  // asset paths and mesh processing have no effect on the supported subset
+  a.ignore({"meshdir", "texturedir", "assetdir", "strippath", "discardvisual", "convexhull",
+            "usethread", "fitaabb", "exactmeshinertia"});
+}
+
+Quatd z_to(const Vec3d& v) {
+  const double n = norm(v);
+  const Vec3d axis = cross({0, 0, 1}, v);
+  const double s = norm(axis);
+  const double angle = std::atan2(s, v[2]);
+  // v antiparallel to z: half a turn about x
+  if (s < 1e-14 * n) return v[2] >= 0 ? Quatd{1, 0, 0, 0} : axis_angle({1, 0, 0}, angle);
+  return axis_angle({axis[0] / s, axis[1] / s, axis[2] / s}, angle);
+}
+
+std::optional<Quatd> read_orientation(Attrs& a, const Compiler& c) {
+  const char* forms[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
+  int given = 0;
+  for (const char* f : forms) given += a.has(f) ? 1 : 0;
+  if (given == 0) return std::nullopt;
+  if (given > 1) {
+    a.fail(fmt::format("<{}> has more than one of quat, axisangle, euler, xyaxes, zaxis", a.tag()));
+  }
+  auto unit = [&](const Vec3d& v, const char* what) {
+    const double n = norm(v);
+    if (n < 1e-14) a.fail(fmt::format("<{}> attribute '{}' has a zero-length axis", a.tag(), what));
+    return Vec3d{v[0] / n, v[1] / n, v[2] / n};
+  };
+  std::array<double, 4> q{};
+  if (a.exact("quat", q)) {
+    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (n < 1e-14) a.fail(fmt::format("<{}> attribute 'quat' has zero length", a.tag()));
+    return Quatd{q[0] / n, q[1] / n, q[2] / n, q[3] / n};
+  }
+  std::array<double, 4> aa{};
+  if (a.exact("axisangle", aa)) {
+    return axis_angle(unit({aa[0], aa[1], aa[2]}, "axisangle"), aa[3] * c.angle_scale());
+  }
+  std::array<double, 3> e{};
+  if (a.exact("euler", e)) {
+    // each step rotates about an axis of the moving frame (lowercase: q ← q r) or of the fixed
+    // one (uppercase: q ← r q)
+    Quatd result{1, 0, 0, 0};
+    for (int i = 0; i < 3; ++i) {
+      const char axis = c.eulerseq[i];
+      Vec3d n{0, 0, 0};
+      n[std::tolower(axis) - 'x'] = 1;
+      const Quatd r = axis_angle(n, e[i] * c.angle_scale());
+      result = std::islower(axis) ? multiply(result, r) : multiply(r, result);
+    }
+    return result;
+  }
+  std::array<double, 6> xy{};
+  if (a.exact("xyaxes", xy)) {
+    // x normalised, y made orthogonal to x and normalised, z = x × y
+    const Vec3d x = unit({xy[0], xy[1], xy[2]}, "xyaxes");
+    Vec3d y{xy[3], xy[4], xy[5]};
+    const double d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+    for (int i = 0; i < 3; ++i) y[i] -= d * x[i];
+    y = unit(y, "xyaxes");
+    return from_axes(x, y, cross(x, y));
+  }
+  std::array<double, 3> z{};
+  a.exact("zaxis", z);
+  return z_to(unit(z, "zaxis"));
+}
+
+bool resolve_limited(const Attrs& a, Limited limited, const std::array<double, 2>& range,
+                     bool autolimits, std::string_view flag, std::string_view range_name) {
+  bool on = limited == Limited::kTrue;
+  if (limited == Limited::kAuto) {
+    const bool given = range[0] != 0 || range[1] != 0;
+    if (given && !autolimits) {
+      a.fail(
+          fmt::format("<{}> has '{}' but not '{}': give {}=\"true\" or \"false\", or set <compiler "
+                      "autolimits=\"true\"/>",
+                      a.tag(), range_name, flag, flag));
+    }
+    on = given;
+  }
+  if (on && !(range[0] < range[1])) {
+    a.fail(fmt::format("<{}> attribute '{}': [{}, {}] is empty (the lower bound must be smaller)",
+                       a.tag(), range_name, range[0], range[1]));
+  }
+  return on;
+}
+
+}  // namespace zwang::mjcf

@@ -1,0 +1,194 @@
+// MJCF default classes and the element attributes they share with the model: joints, geoms,
+// actuators and tendons.  A class starts as a copy of its parent; an element starts as a copy
+// of its class, and each attribute it gives overwrites the value (for a list, its first values).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "mjcf_reader.hpp"
+
+namespace zwang::mjcf {
+namespace {
+
+std::optional<Limited> read_limited(Attrs& a, const char* name) {
+  const std::optional<int> k = a.keyword(name, {"false", "true", "auto"});
+  if (!k) return std::nullopt;
+  return *k == 0 ? Limited::kFalse : *k == 1 ? Limited::kTrue : Limited::kAuto;
+}
+
+void set_if(Attrs& a, const char* name, double& out) {
+  if (const std::optional<double> v = a.number(name)) out = *v;
+}
+
+}  // namespace
+
+void read_joint(Attrs& a, JointDef& d) {
+  if (const auto type = a.keyword("type", {"free", "ball", "slide", "hinge"})) {
+    d.type = static_cast<JointType>(*type);
+  }
+  a.exact("pos", d.pos);
+  a.exact("axis", d.axis);
+  set_if(a, "damping", d.damping);
+  set_if(a, "armature", d.armature);
+  set_if(a, "stiffness", d.stiffness);
+  set_if(a, "frictionloss", d.frictionloss);
+  set_if(a, "ref", d.ref);
+  set_if(a, "springref", d.springref);
+  if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
+  a.exact("range", d.range);
+  // limit and friction constraint parameters: zwang has no constraint solver yet
+  a.ignore({"group", "margin", "solreflimit", "solimplimit", "solreffriction", "solimpfriction",
+            "user"});
+}
+
+void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
+  if (const auto type = a.keyword("type", {"plane", "hfield", "sphere", "capsule", "ellipsoid",
+                                           "cylinder", "box", "mesh"})) {
+    d.type = static_cast<GeomType>(*type);
+  }
+  a.numbers("size", d.size, 1);
+  set_if(a, "density", d.density);
+  if (const auto mass = a.number("mass")) {
+    if (*mass < 0) a.fail(fmt::format("<geom> mass {} is negative", *mass));
+    d.mass = *mass;
+  }
+  if (const auto group = a.number("group")) {
+    if (*group != std::round(*group))
+      a.fail(fmt::format("<geom> group {} is not an integer", *group));
+    d.group = static_cast<int>(*group);
+  }
+  a.exact("pos", d.pos);
+  if (const auto q = read_orientation(a, c)) d.quat = *q;
+  std::array<double, 6> fromto{};
+  if (a.exact("fromto", fromto)) d.fromto = fromto;
+  if (d.density < 0) a.fail(fmt::format("<geom> density {} is negative", d.density));
+  // contact and rendering data: zwang has no contacts yet
+  a.ignore({"contype", "conaffinity", "condim", "priority", "material", "friction", "solmix",
+            "solref", "solimp", "margin", "gap", "rgba", "user", "mesh", "hfield"});
+}
+
+bool is_actuator_kind(std::string_view tag) {
+  return is_supported_actuator_kind(tag) || tag == "cylinder" || tag == "muscle" ||
+         tag == "adhesion" || tag == "damper" || tag == "intvelocity";
+}
+
+bool is_supported_actuator_kind(std::string_view tag) {
+  return tag == "general" || tag == "motor" || tag == "position" || tag == "velocity";
+}
+
+void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
+  if (const auto limited = read_limited(a, "ctrllimited")) d.ctrllimited = *limited;
+  if (const auto limited = read_limited(a, "forcelimited")) d.forcelimited = *limited;
+  a.exact("ctrlrange", d.ctrlrange);
+  a.exact("forcerange", d.forcerange);
+  a.numbers("gear", d.gear, 1);
+  // activation limits and lengths only matter for dynamics and transmissions zwang rejects
+  a.ignore({"group", "user", "lengthrange", "cranklength", "actlimited", "actrange"});
+  if (kind == "general") {
+    if (const auto t = a.keyword("dyntype", {"none", "integrator", "filter", "muscle", "user"})) {
+      d.dyntype = *t;
+    }
+    if (const auto t = a.keyword("gaintype", {"fixed", "affine", "muscle", "user"}))
+      d.gaintype = *t;
+    if (const auto t = a.keyword("biastype", {"none", "affine", "muscle", "user"})) d.biastype = *t;
+    a.numbers("gainprm", d.gainprm, 1);
+    a.numbers("biasprm", d.biasprm, 1);
+    a.ignore({"dynprm"});
+    return;
+  }
+  // the shortcuts: no activation, a fixed gain, and a bias that is none (motor), −kp l
+  // (position) or −kv l̇ (velocity); kp and kv default to the class's gain
+  d.dyntype = 0;
+  d.gaintype = 0;
+  if (kind == "motor") {
+    d.gainprm[0] = 1;
+    d.biastype = 0;
+    return;
+  }
+  const bool position = kind == "position";
+  const double k = a.number(position ? "kp" : "kv").value_or(d.gainprm[0]);
+  d.gainprm[0] = k;
+  d.biastype = 1;
+  d.biasprm.fill(0);
+  d.biasprm[position ? 1 : 2] = -k;
+}
+
+void read_tendon(Attrs& a, TendonDef& d) {
+  set_if(a, "stiffness", d.stiffness);
+  set_if(a, "damping", d.damping);
+  set_if(a, "frictionloss", d.frictionloss);
+  if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
+  a.exact("range", d.range);
+  // the rest length only acts through the stiffness, rendering and limit data have no effect
+  a.ignore({"springlength", "group", "width", "rgba", "material", "margin", "solreflimit",
+            "solimplimit", "solreffriction", "solimpfriction", "user"});
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaults
+
+Defaults::Defaults(Context& ctx, std::span<const pugi::xml_node> sections, const Compiler& c)
+    : ctx_(ctx), compiler_(c) {
+  classes_["main"] = DefaultClass{};
+  for (const pugi::xml_node node : sections) {
+    const pugi::xml_attribute name = node.attribute("class");
+    if (name && std::string_view(name.value()) != "main") {
+      ctx_.fail(node, fmt::format("the top <default> is class 'main', not '{}'", name.value()));
+    }
+    read(node, "main", classes_.at("main"));
+  }
+}
+
+void Defaults::read(pugi::xml_node node, const std::string& name, const DefaultClass& parent) {
+  DefaultClass cls = parent;
+  Attrs self(ctx_, node);
+  self.ignore({"class"});
+  self.finish();
+  const std::vector<pugi::xml_node> children = ctx_.children(node);
+  // a class's own settings come first, then its nested classes inherit all of them
+  for (const pugi::xml_node child : children) {
+    const std::string_view tag = child.name();
+    if (tag == "default") continue;
+    Attrs a(ctx_, child);
+    if (tag == "joint") {
+      read_joint(a, cls.joint);
+    } else if (tag == "geom") {
+      read_geom(a, cls.geom, compiler_);
+    } else if (is_supported_actuator_kind(tag)) {
+      read_actuator(a, tag, cls.actuator);
+    } else if (tag == "tendon") {
+      read_tendon(a, cls.tendon);
+    } else if (tag == "site" || tag == "camera" || tag == "light" || tag == "mesh" ||
+               tag == "material" || tag == "pair" || tag == "equality") {
+      // defaults of elements that are ignored or warned about where they are used
+      continue;
+    } else {
+      ctx_.unsupported(child);
+      continue;
+    }
+    a.finish();
+  }
+  if (name != "main" && classes_.count(name) != 0) {
+    ctx_.fail(node, fmt::format("default class '{}' is defined twice", name));
+  }
+  classes_[name] = cls;
+  for (const pugi::xml_node child : children) {
+    if (std::string_view(child.name()) != "default") continue;
+    const pugi::xml_attribute child_name = child.attribute("class");
+    if (!child_name) ctx_.fail(child, "a nested <default> needs the attribute 'class'");
+    read(child, child_name.value(), classes_.at(name));
+  }
+}
+
+const DefaultClass& Defaults::named(pugi::xml_node node, std::string_view name) const {
+  const auto it = classes_.find(name);
+  if (it == classes_.end()) ctx_.fail(node, fmt::format("unknown default class '{}'", name));
+  return it->second;
+}
+
+const DefaultClass& Defaults::of(Attrs& a, std::string_view active) const {
+  if (const std::optional<std::string> cls = a.text("class")) return named(a.node(), *cls);
+  return named(a.node(), active.empty() ? "main" : active);
+}
+
+}  // namespace zwang::mjcf

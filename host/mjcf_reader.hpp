@@ -1,0 +1,261 @@
+// The MJCF loader's internals: files and messages, attribute reading, default classes, and the
+// parsed body tree before it becomes a Model.  MuJoCo 2.2.2 is the reference for every rule.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <pugixml.hpp>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "zwang/model.hpp"
+
+namespace zwang::mjcf {
+
+// ---------------------------------------------------------------------------------------------
+// files and messages
+
+// one parsed file: the main one or an <include>d one
+struct File {
+  std::string name;                      // as messages show it
+  std::filesystem::path path;            // empty for a string
+  std::filesystem::path dir;             // <include> paths are relative to it
+  const File* includer = nullptr;        // the file whose <include> opened this one
+  std::string text;                      // what pugixml parsed
+  std::vector<std::size_t> line_starts;  // offset of each line's first character
+  pugi::xml_document doc;
+};
+
+class Context {
+ public:
+  // the <mujoco> root of a document; ModelError "name:line: ..." when the XML is malformed
+  pugi::xml_node parse(std::string text, std::string name, std::filesystem::path path,
+                       std::filesystem::path dir, const File* includer = nullptr);
+
+  // "file:line" of an element
+  std::string where(pugi::xml_node node) const;
+  [[noreturn]] void fail(pugi::xml_node node, std::string_view what) const;
+  // "file:line: what", once however often the same text is produced
+  void warn(pugi::xml_node node, std::string_view what);
+  // "file:line: element <tag> is not supported; ignored", with an optional reason
+  void unsupported(pugi::xml_node node, std::string_view reason = {});
+
+  // the element children of a node, each <include> replaced by the children of its file's root
+  std::vector<pugi::xml_node> children(pugi::xml_node node);
+
+  std::vector<std::string> warnings;
+
+ private:
+  const File& file_of(pugi::xml_node node) const;
+  pugi::xml_node include(pugi::xml_node node);
+
+  std::vector<std::unique_ptr<File>> files_;
+  std::map<const void*, pugi::xml_node> included_;  // <include> element => root of its file
+  std::set<std::string, std::less<>> warned_;
+};
+
+// the attributes of one element; every attribute must be read or ignored before finish(), which
+// warns once about each of the others
+class Attrs {
+ public:
+  Attrs(Context& ctx, pugi::xml_node node) : ctx_(ctx), node_(node) {}
+
+  pugi::xml_node node() const { return node_; }
+  std::string tag() const { return node_.name(); }
+  Context& context() const { return ctx_; }
+  bool has(const char* name) const;
+
+  std::optional<std::string> text(const char* name);
+  std::string required_text(const char* name);
+  std::optional<double> number(const char* name);
+  // between `min` and out.size() numbers into the front of `out`; the count, 0 if absent
+  int numbers(const char* name, std::span<double> out, int min);
+  template <std::size_t N>
+  bool exact(const char* name, std::array<double, N>& out) {
+    return numbers(name, out, static_cast<int>(N)) > 0;
+  }
+  std::optional<bool> boolean(const char* name);
+  // the index of the value among `options`; an error naming them otherwise
+  std::optional<int> keyword(const char* name, std::initializer_list<std::string_view> options);
+
+  // attributes accepted without effect (contact, rendering and solver data)
+  void ignore(std::initializer_list<const char*> names);
+  void finish();
+
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  const char* value(const char* name);
+
+  Context& ctx_;
+  pugi::xml_node node_;
+  std::set<std::string, std::less<>> used_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// compiler settings and orientations
+
+enum class InertiaFromGeom { kFalse, kTrue, kAuto };
+
+struct Compiler {
+  pugi::xml_node node;           // the last <compiler>, for messages
+  bool degree = true;            // angle="degree": euler, axisangle and hinge values in degrees
+  std::string eulerseq = "xyz";  // lowercase: axes that move with the frame; uppercase: fixed
+  InertiaFromGeom inertiafromgeom = InertiaFromGeom::kAuto;
+  bool autolimits = false;  // a nonzero range makes a joint or actuator limited
+  double settotalmass = -1;
+  double boundmass = 0;
+  double boundinertia = 0;
+  std::array<double, 2> inertiagrouprange{0, 5};
+
+  double angle_scale() const;
+};
+
+void read_compiler(Attrs& a, Compiler& c);
+
+// the orientation given by quat, axisangle, euler, xyaxes or zaxis; nullopt when none is
+// given; an error when more than one is
+std::optional<Quatd> read_orientation(Attrs& a, const Compiler& c);
+// the rotation taking (0, 0, 1) to v by the smallest angle
+Quatd z_to(const Vec3d& v);
+
+// ---------------------------------------------------------------------------------------------
+// default classes
+
+enum class Limited { kAuto, kFalse, kTrue };
+
+// a limited flag and its range as MuJoCo resolves them; `what` names the attributes
+bool resolve_limited(const Attrs& a, Limited limited, const std::array<double, 2>& range,
+                     bool autolimits, std::string_view flag, std::string_view range_name);
+
+struct JointDef {
+  JointType type = JointType::kHinge;
+  Vec3d pos{0, 0, 0};
+  Vec3d axis{0, 0, 1};
+  double damping = 0, armature = 0, stiffness = 0, frictionloss = 0;
+  double ref = 0, springref = 0;  // hinge: in the compiler's angle unit
+  Limited limited = Limited::kAuto;
+  std::array<double, 2> range{0, 0};  // hinge and ball: in the compiler's angle unit
+};
+
+// numbered as MuJoCo's mjtGeom
+enum class GeomType { kPlane, kHfield, kSphere, kCapsule, kEllipsoid, kCylinder, kBox, kMesh };
+
+struct GeomDef {
+  GeomType type = GeomType::kSphere;
+  std::array<double, 3> size{0, 0, 0};
+  double density = 1000;
+  double mass = -1;  // < 0: from the density
+  int group = 0;
+  Vec3d pos{0, 0, 0};
+  Quatd quat{1, 0, 0, 0};
+  std::optional<std::array<double, 6>> fromto;
+};
+
+// MuJoCo's general actuator, which motor, position and velocity set up
+struct ActuatorDef {
+  int dyntype = 0;   // none integrator filter muscle user
+  int gaintype = 0;  // fixed affine muscle user
+  int biastype = 0;  // none affine muscle user
+  std::array<double, 10> gainprm{1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::array<double, 10> biasprm{};
+  std::array<double, 6> gear{1, 0, 0, 0, 0, 0};
+  Limited ctrllimited = Limited::kAuto, forcelimited = Limited::kAuto;
+  std::array<double, 2> ctrlrange{0, 0}, forcerange{0, 0};
+};
+
+struct TendonDef {
+  double stiffness = 0, damping = 0, frictionloss = 0;
+  Limited limited = Limited::kAuto;
+  std::array<double, 2> range{0, 0};
+};
+
+struct DefaultClass {
+  JointDef joint;
+  GeomDef geom;
+  ActuatorDef actuator;
+  TendonDef tendon;
+};
+
+class Defaults {
+ public:
+  // the classes of every <default> section, "main" at the top
+  Defaults(Context& ctx, std::span<const pugi::xml_node> sections, const Compiler& c);
+  // the class named by the element's `class`, else `active` (a body's childclass)
+  const DefaultClass& of(Attrs& a, std::string_view active) const;
+  const DefaultClass& named(pugi::xml_node node, std::string_view name) const;
+
+ private:
+  void read(pugi::xml_node node, const std::string& name, const DefaultClass& parent);
+  Context& ctx_;
+  const Compiler& compiler_;
+  std::map<std::string, DefaultClass, std::less<>> classes_;
+};
+
+// the attributes an element sets on top of its class (shared by <default> and the model)
+void read_joint(Attrs& a, JointDef& d);
+void read_geom(Attrs& a, GeomDef& d, const Compiler& c);
+// `kind` is motor, position, velocity or general, each with MuJoCo's rule
+void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d);
+void read_tendon(Attrs& a, TendonDef& d);
+bool is_actuator_kind(std::string_view tag);
+bool is_supported_actuator_kind(std::string_view tag);
+
+// ---------------------------------------------------------------------------------------------
+// the body tree
+
+struct Joint {
+  pugi::xml_node node;
+  std::string name;
+  JointDef def;
+};
+
+struct Geom {
+  pugi::xml_node node;
+  std::string name;
+  GeomDef def;
+};
+
+struct Inertial {
+  pugi::xml_node node;
+  double mass = 0;
+  Vec3d pos{0, 0, 0};
+  Inertia6 inertia{0, 0, 0, 0, 0, 0};  // body frame
+};
+
+struct Body {
+  pugi::xml_node node;
+  std::string name;
+  int parent = -1;
+  bool is_static = true;  // no joint between it and the world
+  Vec3d pos{0, 0, 0};
+  Quatd quat{1, 0, 0, 0};
+  std::vector<Joint> joints;
+  std::vector<Geom> geoms;
+  std::optional<Inertial> inertial;
+};
+
+// the world (index 0) and its descendants in document order
+std::vector<Body> read_bodies(Context& ctx, std::span<const pugi::xml_node> worldbodies,
+                              const Defaults& defaults, const Compiler& c);
+
+struct MassProperties {
+  double mass = 0;
+  Vec3d com{0, 0, 0};
+  Inertia6 inertia{0, 0, 0, 0, 0, 0};  // about the COM, body frame
+};
+
+// mass, COM and inertia of every body by MuJoCo's rules: geoms or <inertial> as
+// inertiafromgeom says, then boundmass/boundinertia, then settotalmass
+std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body>& bodies,
+                                            const Compiler& c);
+
+}  // namespace zwang::mjcf
