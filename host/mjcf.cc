@@ -89,10 +89,30 @@ class Loader {
         ctx_.unsupported(node);
       }
     }
-    return {build(), std::move(ctx_.warnings)};
+    Model model = build();
+    note_unsimulated(root, model);
+    return {std::move(model), std::move(ctx_.warnings)};
   }
 
  private:
+  // what MuJoCo would do with this model and zwang does not do yet, said once
+  void note_unsimulated(pugi::xml_node root, const Model& model) {
+    std::size_t geoms = 0;
+    for (const Body& b : bodies_) geoms += b.geoms.size();
+    if (geoms > 0) {
+      ctx_.warn(root,
+                fmt::format("contacts between the model's {} geoms are not simulated (as MuJoCo "
+                            "with contacts disabled)",
+                            geoms));
+    }
+    const auto limited = std::count(model.jnt_limited.begin(), model.jnt_limited.end(), 1);
+    if (limited > 0) {
+      ctx_.warn(root, fmt::format("the limits of {} joints are stored but not enforced (as MuJoCo "
+                                  "with limits disabled)",
+                                  limited));
+    }
+  }
+
   void compiler(pugi::xml_node node) {
     Attrs a(ctx_, node);
     read_compiler(a, compiler_);
