@@ -121,11 +121,18 @@ class UrdfReader {
     check_tree();
     warn_ignored();
     add_tree();
+    Model model;
     try {
-      return {builder_.build(), std::move(warnings_)};
+      model = builder_.build();
     } catch (const ModelError& e) {
       throw ModelError(fmt::format("{}: {}", name_, e.what()));
     }
+    const auto limited = std::count(model.jnt_limited.begin(), model.jnt_limited.end(), 1);
+    if (limited > 0) {
+      warnings_.push_back(
+          fmt::format("{}: the limits of {} joints are stored but not enforced", name_, limited));
+    }
+    return {std::move(model), std::move(warnings_)};
   }
 
  private:
