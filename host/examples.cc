@@ -61,7 +61,7 @@ Model chain(const ChainOptions& o) {
         .quat = rotation({0.2, 1.0, 0.1 * k}, 0.15 * k),
         .mass = m,
         .com = {0.03, -0.01 * k, -0.2},
-        .inertia = inertia_from_principal({0.02 + 0.004 * k, 0.025, 0.011 + 0.002 * k}, frame)};
+        .inertia = inertia_from_principal({0.02 + 0.004 * k, 0.025 + 0.002 * k, 0.011 + 0.003 * k}, frame)};
     b.add_body(body);
     JointSpec joint{.name = fmt::format("joint{}", k),
                     .type = o.slides && k % 5 == 4 ? JointType::kSlide : JointType::kHinge,

@@ -1,7 +1,18 @@
 // The stages in order, for one instance.  Both backends call only these.
 //   smooth:  kinematics → Jacobians → M_k, n_k → H, h → generalized forces
 //   forward: smooth → L Lᵀ = H → q̈
-//   step:    forward (Euler: with h·damping in the factor) → integrate
+//   step:    Euler: smooth → L Lᵀ = H + h·diag(damping) → q̈ → integrate
+//            RK4:   4 × (smooth → L Lᵀ = H → q̈ → stage) → integrate
+//
+// forward() and step() are written as phases cut at their Cholesky solves, so that a backend
+// can also run every phase batch-wide, one kernel each, and the solves in between with a
+// batched solver (cuSOLVER), and get the same bits:
+//   forward: forward_begin → smooth → solve → forward_end
+//   step:    step_begin → solves_per_step × (smooth → solve → step_end(stage))
+// `phase` carries an instance from one cut to the next:
+//   kPhaseIdle    nothing left to do in this call (skipped, finished or failed)
+//   kPhaseSolve   smooth() and a solve are due; after the solve, qacc holds q̈
+//   kPhaseFailed  the solve failed (kStatusFactorization set, qacc untouched)
 #pragma once
 
 #include <cmath>
@@ -20,6 +31,8 @@
 
 namespace zwang {
 
+enum PhaseId : int { kPhaseIdle = 0, kPhaseSolve = 1, kPhaseFailed = 2 };
+
 template <class T>
 ZW_HD ZW_INLINE bool all_finite(Row<T> r, int n) {
   bool ok = true;
@@ -36,79 +49,71 @@ ZW_HD void smooth(const ModelView<T>& m, const Instance<T>& d) {
   generalized_forces(m, d);
 }
 
-// H, h, q̈ at the current state; false (and a status bit) when the instance cannot go on
+// solves per step: RK4 evaluates q̈ four times, Euler once
 template <class T>
-ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d) {
+ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
+  return m.integrator == kIntRK4 ? 4 : 1;
+}
+
+// the damping term of the step's factor, L Lᵀ = H + h_d diag(damping): h_d = h for Euler
+// (implicit damping, MuJoCo's Euler), 0 for RK4 and forward()
+template <class T>
+ZW_HD ZW_INLINE T step_damping_dt(const ModelView<T>& m) {
+  return m.integrator == kIntRK4 ? T(0) : m.timestep;
+}
+
+// RK4 weights 1/6, 1/3, 1/3, 1/6 and stage offsets 0, ½, ½, 1, as selects (no local array)
+template <class T>
+ZW_HD ZW_INLINE T rk4_weight(int stage) {
+  return stage == 0 || stage == 3 ? T(1) / T(6) : T(1) / T(3);
+}
+template <class T>
+ZW_HD ZW_INLINE T rk4_advance(int stage) {
+  return stage == 0 ? T(0) : stage == 3 ? T(1) : T(0.5);
+}
+
+// the solve of a phased instance, in place
+template <class T>
+ZW_HD ZW_INLINE int solve_in_place(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
+                                   int phase) {
+  if (phase != kPhaseSolve) return phase;
+  return factor_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
+}
+
+// forward() up to smooth(): the state must be finite
+template <class T>
+ZW_HD int forward_begin(const ModelView<T>& m, const Instance<T>& d) {
   if (!all_finite(d.qpos(), m.s.nq) || !all_finite(d.qvel(), m.s.nv) ||
       !all_finite(d.ctrl(), m.s.nu)) {
     *d.status |= kStatusBadState;
-    return false;
+    return kPhaseIdle;
   }
-  smooth(m, d);
-  if (!factor_solve(m, d, T(0))) return false;
-  if (!all_finite(d.qacc(), m.s.nv)) {
-    *d.status |= kStatusDiverged;
-    return false;
-  }
-  return true;
+  return kPhaseSolve;
 }
 
+// forward() after the solve: q̈ must be finite; true when it is
 template <class T>
-ZW_HD void euler_step(const ModelView<T>& m, const Instance<T>& d) {
-  const T h = m.timestep;
-  smooth(m, d);
-  if (!factor_solve(m, d, h)) return;
-  const Row<T> qvel = d.qvel(), qacc = d.qacc();
-  for (int i = 0; i < m.s.nv; ++i) qvel[i] += h * qacc[i];
-  integrate_pos(m, d.qpos(), qvel, h);
+ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase) {
+  if (phase != kPhaseSolve) return false;
+  if (all_finite(d.qacc(), m.s.nv)) return true;
+  *d.status |= kStatusDiverged;
+  return false;
 }
 
+// H, h, q̈ at the current state; false (and a status bit) when the instance cannot go on
 template <class T>
-ZW_HD void rk4_step(const ModelView<T>& m, const Instance<T>& d) {
-  const T h = m.timestep;
-  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
-  const Row<T> qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
-  const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
-  const int nq = m.s.nq, nv = m.s.nv;
-  for (int i = 0; i < nv; ++i) dpos[i] = dvel[i] = rate[i] = T(0);
-
-  const T weight[4] = {T(1) / T(6), T(1) / T(3), T(1) / T(3), T(1) / T(6)};
-  const T advance[4] = {T(0), T(0.5), T(0.5), T(1)};  // x_i = x ⊕ advance_i h k_{i−1}
-  for (int stage = 0; stage < 4; ++stage) {
-    if (!forward(m, d)) return;
-    local_rate(m, qvel, advance[stage] * h, rate);
-    for (int i = 0; i < nv; ++i) {
-      dpos[i] += weight[stage] * rate[i];
-      dvel[i] += weight[stage] * qacc[i];
-    }
-    if (stage == 3) break;
-    const T c = advance[stage + 1] * h;
-    copy_row(qpos, qpos0, nq);
-    integrate_pos(m, qpos, rate, c);
-    for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + c * qacc[i];
-  }
-  copy_row(qpos, qpos0, nq);
-  integrate_pos(m, qpos, dpos, h);
-  for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + h * dvel[i];
+ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d) {
+  int phase = forward_begin(m, d);
+  if (phase == kPhaseSolve) smooth(m, d);
+  phase = solve_in_place(m, d, T(0), phase);
+  return forward_end(m, d, phase);
 }
 
-// One step of the model's integrator.  An instance with a status bit set does not move; one
-// that fails during the step gets its bit and keeps the state it had before the step.
+// the end of step(): a failed or non-finite step is undone, so the instance keeps the state it
+// had before the step; a good one advances the time
 template <class T>
-ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
-  if (*d.status) return;
+ZW_HD void step_finish(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qpos = d.qpos(), qvel = d.qvel();
-  if (!all_finite(qpos, m.s.nq) || !all_finite(qvel, m.s.nv) || !all_finite(d.ctrl(), m.s.nu)) {
-    *d.status |= kStatusBadState;
-    return;
-  }
-  copy_row(d.step_qpos(), qpos, m.s.nq);
-  copy_row(d.step_qvel(), qvel, m.s.nv);
-  if (m.integrator == kIntRK4) {
-    rk4_step(m, d);
-  } else {
-    euler_step(m, d);
-  }
   if (!*d.status && (!all_finite(qpos, m.s.nq) || !all_finite(qvel, m.s.nv))) {
     *d.status |= kStatusDiverged;
   }
@@ -118,6 +123,86 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
     return;
   }
   *d.time += double(m.timestep);
+}
+
+// step() up to the first smooth(): skip stopped instances, check and keep the state
+template <class T>
+ZW_HD int step_begin(const ModelView<T>& m, const Instance<T>& d) {
+  if (*d.status) return kPhaseIdle;
+  if (forward_begin(m, d) != kPhaseSolve) return kPhaseIdle;
+  copy_row(d.step_qpos(), d.qpos(), m.s.nq);
+  copy_row(d.step_qvel(), d.qvel(), m.s.nv);
+  if (m.integrator == kIntRK4) {
+    const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
+    for (int i = 0; i < m.s.nv; ++i) dpos[i] = dvel[i] = rate[i] = T(0);
+  }
+  return kPhaseSolve;
+}
+
+// step() after the solve of `stage`: Euler integrates; RK4 accumulates the stage and either
+// moves to the next stage's state (kPhaseSolve again) or completes the step
+template <class T>
+ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase) {
+  if (phase == kPhaseIdle) return kPhaseIdle;
+  if (phase == kPhaseFailed) {
+    step_finish(m, d);
+    return kPhaseIdle;
+  }
+  const T h = m.timestep;
+  const int nq = m.s.nq, nv = m.s.nv;
+  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
+  if (m.integrator != kIntRK4) {
+    // q̇⁺ = q̇ + h q̈,  q⁺ = q ⊕ h q̇⁺
+    for (int i = 0; i < nv; ++i) qvel[i] += h * qacc[i];
+    integrate_pos(m, qpos, qvel, h);
+    step_finish(m, d);
+    return kPhaseIdle;
+  }
+  if (!all_finite(qacc, nv)) {
+    *d.status |= kStatusDiverged;
+    step_finish(m, d);
+    return kPhaseIdle;
+  }
+  // k_stage = (Ω̇, q̈) at x_stage = x ⊕ advance_stage h k_{stage−1}
+  const Row<T> qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
+  const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
+  local_rate(m, qvel, rk4_advance<T>(stage) * h, rate);
+  const T w = rk4_weight<T>(stage);
+  for (int i = 0; i < nv; ++i) {
+    dpos[i] += w * rate[i];
+    dvel[i] += w * qacc[i];
+  }
+  if (stage == 3) {
+    // x⁺ = x ⊕ h Σ w_i k_i
+    copy_row(qpos, qpos0, nq);
+    integrate_pos(m, qpos, dpos, h);
+    for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + h * dvel[i];
+    step_finish(m, d);
+    return kPhaseIdle;
+  }
+  // x_{stage+1} = x ⊕ c k_stage, c = advance_{stage+1} h
+  const T c = rk4_advance<T>(stage + 1) * h;
+  copy_row(qpos, qpos0, nq);
+  integrate_pos(m, qpos, rate, c);
+  for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + c * qacc[i];
+  if (forward_begin(m, d) != kPhaseSolve) {
+    step_finish(m, d);
+    return kPhaseIdle;
+  }
+  return kPhaseSolve;
+}
+
+// One step of the model's integrator.  An instance with a status bit set does not move; one
+// that fails during the step gets its bit and keeps the state it had before the step.
+template <class T>
+ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
+  const T damping_dt = step_damping_dt(m);
+  int phase = step_begin(m, d);
+  for (int stage = 0; phase == kPhaseSolve; ++stage) {
+    smooth(m, d);
+    phase = solve_in_place(m, d, damping_dt, phase);
+    phase = step_end(m, d, stage, phase);
+  }
 }
 
 }  // namespace zwang

@@ -121,7 +121,7 @@ std::string chain_mjcf(const ChainOptions& o, Integrator integrator) {
   std::string bodies, closing;
   for (int k = 0; k < o.links; ++k) {
     const Vec3 pos = k == 0 ? Vec3{0, 0, 0} : Vec3{0.05 * (k % 3), 0.02 * k, -0.4};
-    const Vec3 principal{0.02 + 0.004 * k, 0.025, 0.011 + 0.002 * k};
+    const Vec3 principal{0.02 + 0.004 * k, 0.025 + 0.002 * k, 0.011 + 0.003 * k};
     bodies += fmt::format(
         R"(<body name="link{k}" pos="{pos}" quat="{quat}">
 <joint name="joint{k}" type="{type}" pos="{jpos}" axis="{axis}" damping="{damping}" armature="{armature}" stiffness="{stiffness}" springref="0.1"/>

@@ -20,10 +20,29 @@ enum class Backend {
   kAuto,  // CUDA when a device exists, else CPU
 };
 
+// \brief How the CUDA backend factors H = L Lᵀ and solves for q̈.
+enum class CholeskyPath {
+  kAuto,      // kInKernel below SimulatorOptions::cusolver_min_nv, kCusolver from there up
+  kInKernel,  // each GPU thread factors its own instance's H (kernels/factor_solve.h)
+  kCusolver,  // H copied into a dense strided batch, cuSOLVER's batched potrf/potrs
+};
+
+// \brief How the CUDA backend splits the pipeline into kernels.
+enum class CudaKernels {
+  kFused,   // one kernel for forward() or for all steps of step(n)
+  kStaged,  // one kernel per stage (kinematics, Jacobians, ..., solve, integrate)
+};
+
 struct SimulatorOptions {
   Backend backend = Backend::kCpu;
   int threads = 0;  // CPU: OpenMP threads; 0 uses every core
   int device = 0;   // CUDA: device ordinal
+  CholeskyPath cholesky = CholeskyPath::kAuto;  // CUDA: the factorisation of H
+  // CUDA, kAuto: the smallest nv that goes to cuSOLVER.  Provisional, not yet measured on a
+  // GPU: bench/README.md says how to measure the crossover.
+  int cusolver_min_nv = 32;
+  CudaKernels kernels = CudaKernels::kFused;  // CUDA: fused or one kernel per stage
+  bool cuda_graphs = true;  // CUDA: step(n) replays a CUDA Graph captured once per n
 };
 
 // \brief CUDA devices this process can use, and why there are none when there are none

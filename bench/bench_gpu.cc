@@ -1,0 +1,154 @@
+// GPU throughput of zwang in instance-steps per second (items_per_second), against instance
+// count (2¹⁰ … 2²⁰ ≈ 10⁶), in float32 and float64, for three ways of running the pipeline:
+//   inkernel/fused    one kernel runs all steps, each thread factors its own H
+//   inkernel/staged   one kernel per stage (kinematics, Jacobians, ..., solve, integrate)
+//   cusolver/fused    smooth() in one kernel, H factored by cuSOLVER's batched Cholesky
+// `device/...` times CudaBackend::run_steps() alone (the state stays on the device);
+// `simulator/...` times Simulator::step(), uploads and downloads included.
+// `threshold/...` sweeps nv (bench/long_chain.hpp) at 2¹⁶ instances for both Cholesky paths:
+// the crossover is SimulatorOptions::cusolver_min_nv (bench/README.md).
+//
+//   build/bench/bench_gpu --benchmark_counters_tabular=true --benchmark_out=bench_gpu.json
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.hpp"
+#include "long_chain.hpp"
+#include "zwang/examples.hpp"
+#include "zwang/simulator.hpp"
+
+namespace {
+
+using namespace zwang;
+
+constexpr int kStepsPerIteration = 10;
+
+// hinge and slide coordinates moved by up to ±0.2 from the default configuration, at rest
+template <class T>
+void scatter(Batch<T>& batch, const Model& m, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> offset(-0.2, 0.2);
+  std::vector<T> q(m.nq);
+  for (std::int64_t i = 0; i < batch.size(); ++i) {
+    for (int k = 0; k < m.nq; ++k) q[k] = static_cast<T>(m.qpos0[k]);
+    for (int j = 0; j < m.njnt; ++j) {
+      if (m.jnt_type[j] == JointType::kHinge || m.jnt_type[j] == JointType::kSlide)
+        q[m.jnt_qposadr[j]] += static_cast<T>(offset(rng));
+    }
+    batch.qpos().set(i, q);
+  }
+}
+
+struct Variant {
+  const char* name;
+  CholeskyPath cholesky;
+  CudaKernels kernels;
+};
+
+constexpr Variant kVariants[] = {
+    {"inkernel/fused", CholeskyPath::kInKernel, CudaKernels::kFused},
+    {"inkernel/staged", CholeskyPath::kInKernel, CudaKernels::kStaged},
+    {"cusolver/fused", CholeskyPath::kCusolver, CudaKernels::kFused},
+};
+
+// run_steps() on data that stays on the device; the first two calls capture the graph
+template <class T>
+void device_steps(benchmark::State& state, const Model& model, SimulatorOptions options) {
+  const CudaStatus cuda = cuda_status();
+  if (cuda.devices == 0) {
+    state.SkipWithError(cuda.reason.c_str());
+    return;
+  }
+  const std::int64_t n = state.range(0);
+  Batch<T> batch(model, n);
+  scatter(batch, model, 1);
+  gpu::CudaBackend<T> backend(model, batch, options);
+  backend.upload(batch);
+  for (int warm = 0; warm < 2; ++warm) backend.run_steps(kStepsPerIteration);
+  backend.synchronize();
+  for (auto _ : state) {
+    backend.run_steps(kStepsPerIteration);
+    backend.synchronize();
+  }
+  backend.download(batch);
+  std::int64_t failed = 0;
+  for (int s : batch.status()) failed += s != 0;
+  state.SetItemsProcessed(state.iterations() * n * kStepsPerIteration);
+  state.counters["nv"] = model.nv;
+  state.counters["failed"] = static_cast<double>(failed);
+  state.SetLabel(backend.describe());
+}
+
+// Simulator::step(): what a user's loop pays, transfers included
+template <class T>
+void simulator_steps(benchmark::State& state, const Model& model, SimulatorOptions options) {
+  const CudaStatus cuda = cuda_status();
+  if (cuda.devices == 0) {
+    state.SkipWithError(cuda.reason.c_str());
+    return;
+  }
+  const std::int64_t n = state.range(0);
+  options.backend = Backend::kCuda;
+  Simulator<T> sim(model, n, options);
+  scatter(sim.batch(), model, 1);
+  sim.step(kStepsPerIteration);
+  for (auto _ : state) sim.step(kStepsPerIteration);
+  state.SetItemsProcessed(state.iterations() * n * kStepsPerIteration);
+  state.counters["nv"] = model.nv;
+  state.counters["failed"] = static_cast<double>(sim.failures().size());
+  state.SetLabel(sim.backend());
+}
+
+template <class T>
+void register_precision(const char* precision) {
+  const std::vector<std::int64_t> sizes = {1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20};
+  for (const char* name : {"chain", "floating_base", "ball_chain"}) {
+    const Model model = examples::by_name(name);
+    for (const Variant& v : kVariants) {
+      const SimulatorOptions options{.cholesky = v.cholesky, .kernels = v.kernels};
+      auto* b = benchmark::RegisterBenchmark(
+          fmt::format("device/{}/{}/{}", name, precision, v.name).c_str(),
+          [model, options](benchmark::State& s) { device_steps<T>(s, model, options); });
+      for (std::int64_t n : sizes) b->Arg(n);
+      b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
+    auto* b = benchmark::RegisterBenchmark(
+        fmt::format("simulator/{}/{}/inkernel/fused", name, precision).c_str(),
+        [model](benchmark::State& s) { simulator_steps<T>(s, model, {}); });
+    for (std::int64_t n : sizes) b->Arg(n);
+    b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
+  for (int nv : {8, 16, 24, 32, 48, 64}) {
+    const Model model = bench::long_chain(nv);
+    for (CholeskyPath path : {CholeskyPath::kInKernel, CholeskyPath::kCusolver}) {
+      const SimulatorOptions options{.cholesky = path};
+      benchmark::RegisterBenchmark(
+          fmt::format("threshold/nv{}/{}/{}", nv, precision,
+                      path == CholeskyPath::kInKernel ? "inkernel" : "cusolver")
+              .c_str(),
+          [model, options](benchmark::State& s) { device_steps<T>(s, model, options); })
+          ->Arg(1 << 16)
+          ->ArgName("instances")
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const CudaStatus cuda = cuda_status();
+  benchmark::AddCustomContext("cuda", cuda.devices > 0 ? "available" : cuda.reason);
+  register_precision<float>("f32");
+  register_precision<double>("f64");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,119 @@
+// zwang against MuJoCo on the CPU, side by side in one process: the same MJCF file, the same
+// number of instances, steps and threads, the same integrator and timestep.  MuJoCo runs one
+// mjData per instance in an OpenMP loop with its constraint solver and collision detection
+// off, since zwang has neither yet; zwang runs its batch.  Prints instance-steps per second
+// and the ratio zwang / MuJoCo.
+//
+//   build/bench/bench_vs_mujoco [--instances N] [--steps T] [--threads K] MODEL.xml ...
+#include <fmt/format.h>
+#include <mujoco/mujoco.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "zwang/loaders.hpp"
+#include "zwang/simulator.hpp"
+
+namespace {
+
+struct Options {
+  std::int64_t instances = 4096;
+  int steps = 200;
+  int threads = 0;
+  std::vector<std::string> models;
+};
+
+// the same initial state for both engines: qpos0 with hinge and slide coordinates moved by
+// up to ±0.1, at rest
+std::vector<std::vector<double>> initial_states(const zwang::Model& m, std::int64_t n) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> u(-0.1, 0.1);
+  std::vector<std::vector<double>> q(n, m.qpos0);
+  for (auto& row : q) {
+    for (int j = 0; j < m.njnt; ++j) {
+      if (m.jnt_type[j] == zwang::JointType::kHinge || m.jnt_type[j] == zwang::JointType::kSlide) {
+        row[m.jnt_qposadr[j]] += u(rng);
+      }
+    }
+  }
+  return q;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double mujoco_rate(const std::string& file, const std::vector<std::vector<double>>& q0,
+                   const Options& o) {
+  char error[1024] = "";
+  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof(error));
+  if (!m) throw std::runtime_error(fmt::format("MuJoCo cannot load {}: {}", file, error));
+  m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
+  std::vector<mjData*> data(o.instances);
+  for (std::int64_t i = 0; i < o.instances; ++i) {
+    data[i] = mj_makeData(m);
+    std::memcpy(data[i]->qpos, q0[i].data(), sizeof(double) * m->nq);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(o.threads) schedule(static)
+  for (std::int64_t i = 0; i < o.instances; ++i) {
+    for (int s = 0; s < o.steps; ++s) mj_step(m, data[i]);
+  }
+  const double t = seconds_since(t0);
+  for (mjData* d : data) mj_deleteData(d);
+  mj_deleteModel(m);
+  return static_cast<double>(o.instances) * o.steps / t;
+}
+
+template <class T>
+double zwang_rate(const zwang::Model& model, const std::vector<std::vector<double>>& q0,
+                  const Options& o) {
+  zwang::Simulator<T> sim(model, o.instances, {.threads = o.threads});
+  for (std::int64_t i = 0; i < o.instances; ++i)
+    sim.batch().qpos().set(i, std::vector<T>(q0[i].begin(), q0[i].end()));
+  const auto t0 = std::chrono::steady_clock::now();
+  sim.step(o.steps);
+  const double t = seconds_since(t0);
+  if (!sim.failures().empty())
+    std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
+  return static_cast<double>(o.instances) * o.steps / t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"zwang against MuJoCo on the CPU, same models, instances, steps and threads"};
+  app.add_option("models", o.models, "MJCF files")->required()->check(CLI::ExistingFile);
+  app.add_option("-n,--instances", o.instances, "instances")->capture_default_str();
+  app.add_option("-t,--steps", o.steps, "steps per instance")->capture_default_str();
+  app.add_option("--threads", o.threads, "threads, 0 for every core")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  if (o.threads <= 0) o.threads = omp_get_max_threads();
+  std::printf("%lld instances x %d steps, %d threads, constraints and contacts off in MuJoCo\n",
+              static_cast<long long>(o.instances), o.steps, o.threads);
+  std::printf("%-28s %4s %4s %8s %14s %14s %14s %9s %9s\n", "model", "nv", "int", "dt", "MuJoCo",
+              "zwang f64", "zwang f32", "f64/MJ", "f32/MJ");
+  for (const std::string& file : o.models) {
+    try {
+      const zwang::Model model = zwang::load_mjcf(file).model;
+      const auto q0 = initial_states(model, o.instances);
+      const double mj = mujoco_rate(file, q0, o);
+      const double z64 = zwang_rate<double>(model, q0, o);
+      const double z32 = zwang_rate<float>(model, q0, o);
+      std::string name = file.substr(file.find_last_of('/') + 1);
+      std::printf("%-28s %4d %4s %8g %14.4g %14.4g %14.4g %9.2f %9.2f\n", name.c_str(), model.nv,
+                  model.integrator == zwang::Integrator::kRK4 ? "RK4" : "Eul", model.timestep, mj,
+                  z64, z32, z64 / mj, z32 / mj);
+    } catch (const std::exception& e) {
+      std::printf("%-28s %s\n", file.c_str(), e.what());
+    }
+  }
+  return 0;
+}

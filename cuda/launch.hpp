@@ -1,0 +1,103 @@
+// Host entry points of the __global__ wrappers in cuda/kernels.cu, one thread per instance.
+// Each function enqueues on run.stream and returns; launches are cut by split_launches() so
+// that any 64-bit instance count fits the grid.  Plain C++: the backend is compiled by the
+// host compiler, and C++17, as nvcc compiles it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "cuda/device_view.h"
+#include "kernels/model_view.h"
+
+namespace zwang::gpu {
+
+// instances [begin, begin + count) of one kernel launch
+struct LaunchRange {
+  std::int64_t begin;
+  std::int64_t count;
+};
+
+// blocks of `block` threads for `count` instances: ⌈count / block⌉
+std::int64_t blocks_for(std::int64_t count, int block);
+
+// [0, n) cut into launches of at most block × max_blocks instances (max_blocks: the device's
+// grid limit in x, 2³¹ − 1), so that 64-bit instance counts never overflow a grid
+std::vector<LaunchRange> split_launches(std::int64_t n, int block, std::int64_t max_blocks);
+
+enum KernelId : int {
+  kKernelStepFused,     // zwang::step() `steps` times
+  kKernelForwardFused,  // zwang::forward()
+  kKernelForwardBegin,  // pipeline.h: forward_begin
+  kKernelStepBegin,     // pipeline.h: step_begin
+  kKernelSmooth,        // smooth() in one kernel
+  kKernelKinematics,    // forward_kinematics()
+  kKernelJacobians,     // body_jacobians()
+  kKernelBodyTerms,     // body_terms()
+  kKernelAssemble,      // assemble()
+  kKernelForces,        // generalized_forces()
+  kKernelSolve,         // factor_solve() in the thread
+  kKernelForwardEnd,    // pipeline.h: forward_end
+  kKernelStepEnd,       // pipeline.h: step_end
+  kKernelPack,          // dense.h: pack_dense
+  kKernelUnpack,        // dense.h: unpack_solution
+  kKernelCount
+};
+
+// block size of each kernel (from cudaOccupancyMaxPotentialBlockSize) and the grid limit
+struct LaunchConfig {
+  int block[kKernelCount];
+  std::int64_t max_blocks;
+};
+
+// the configuration on the current device
+template <class T>
+LaunchConfig launch_config();
+
+// what every launch needs; the ModelView points at device memory
+template <class T>
+struct DeviceRun {
+  ModelView<T> m;
+  DeviceArenas<T> b;
+  std::int64_t n;  // instances [0, n) run
+  cudaStream_t stream;
+  const LaunchConfig* config;
+};
+
+// one chunk of the cuSOLVER path: instances [begin, begin + count) in interleaved buffers
+// (ld = count), the strided factor and cuSOLVER's info per matrix
+template <class T>
+struct DenseChunk {
+  std::int64_t begin;
+  std::int64_t count;
+  T* dense;         // interleaved H (nv² x count)
+  T* rhs;           // interleaved right-hand side, then solution (nv x count)
+  const T* factor;  // strided factor: matrix k at factor + k nv²
+  const int* info;  // potrf info per matrix (count)
+};
+
+template <class T>
+void launch_step_fused(const DeviceRun<T>& run, int steps);
+template <class T>
+void launch_forward_fused(const DeviceRun<T>& run);
+template <class T>
+void launch_forward_begin(const DeviceRun<T>& run);
+template <class T>
+void launch_step_begin(const DeviceRun<T>& run);
+// smooth() on the instances in kPhaseSolve: one kernel, or five (staged)
+template <class T>
+void launch_smooth(const DeviceRun<T>& run, bool staged);
+template <class T>
+void launch_solve(const DeviceRun<T>& run, T damping_dt);
+template <class T>
+void launch_forward_end(const DeviceRun<T>& run);
+template <class T>
+void launch_step_end(const DeviceRun<T>& run, int stage);
+template <class T>
+void launch_pack(const DeviceRun<T>& run, const DenseChunk<T>& chunk, T damping_dt);
+template <class T>
+void launch_unpack(const DeviceRun<T>& run, const DenseChunk<T>& chunk);
+
+}  // namespace zwang::gpu

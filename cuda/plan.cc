@@ -1,0 +1,160 @@
+#include "cuda/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+#include "cuda/launch.hpp"
+
+namespace zwang::gpu {
+
+std::int64_t blocks_for(std::int64_t count, int block) {
+  return (count + block - 1) / block;
+}
+
+std::vector<LaunchRange> split_launches(std::int64_t n, int block, std::int64_t max_blocks) {
+  if (block < 1 || max_blocks < 1) {
+    throw std::invalid_argument(
+        fmt::format("launch needs block >= 1 and max_blocks >= 1 (got {}, {})", block, max_blocks));
+  }
+  std::vector<LaunchRange> out;
+  const std::int64_t most = static_cast<std::int64_t>(block) * max_blocks;
+  for (std::int64_t begin = 0; begin < n; begin += most) {
+    out.push_back({begin, std::min(most, n - begin)});
+  }
+  return out;
+}
+
+void check_cuda_options(const SimulatorOptions& options) {
+  if (options.device < 0) {
+    throw std::invalid_argument(fmt::format("device must be >= 0 (got {})", options.device));
+  }
+  if (options.cusolver_min_nv < 1) {
+    throw std::invalid_argument(
+        fmt::format("cusolver_min_nv must be >= 1 (got {})", options.cusolver_min_nv));
+  }
+}
+
+// The threshold is SimulatorOptions::cusolver_min_nv, provisional until measured by
+// bench_gpu's threshold/ sweep (bench/README.md, "Measuring the cuSOLVER threshold").
+CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv) {
+  if (requested != CholeskyPath::kAuto) return requested;
+  return nv >= cusolver_min_nv ? CholeskyPath::kCusolver : CholeskyPath::kInKernel;
+}
+
+std::size_t cusolver_values_per_instance(int nv) {
+  const std::size_t n = static_cast<std::size_t>(nv);
+  return 2 * n * n + 2 * n;
+}
+
+std::int64_t cusolver_chunk(int nv, std::size_t scalar_bytes, std::int64_t padded_n,
+                            std::size_t budget_bytes) {
+  const std::size_t per_instance = cusolver_values_per_instance(nv) * scalar_bytes + sizeof(int);
+  const std::int64_t fit = static_cast<std::int64_t>(budget_bytes / per_instance);
+  const std::int64_t chunk = std::max<std::int64_t>(32, fit / 32 * 32);
+  return std::min(chunk, padded_n);
+}
+
+template <class E>
+std::vector<RowRange> sync_changed_rows(const E* host, E* mirror, int rows, std::int64_t ld) {
+  std::vector<char> changed(static_cast<std::size_t>(std::max(rows, 0)), 0);
+  const std::size_t bytes = static_cast<std::size_t>(ld) * sizeof(E);
+#pragma omp parallel for schedule(static)
+  for (int r = 0; r < rows; ++r) {
+    const E* h = host + r * ld;
+    E* m = mirror + r * ld;
+    if (std::memcmp(h, m, bytes) != 0) {
+      std::memcpy(m, h, bytes);
+      changed[r] = 1;
+    }
+  }
+  std::vector<RowRange> out;
+  for (int r = 0; r < rows; ++r) {
+    if (!changed[r]) continue;
+    if (!out.empty() && out.back().end == r) {
+      out.back().end = r + 1;
+    } else {
+      out.push_back({r, r + 1});
+    }
+  }
+  return out;
+}
+
+template <class E>
+void copy_rows(const E* from, E* to, std::span<const RowRange> ranges, std::int64_t ld) {
+  for (const RowRange& range : ranges) {
+#pragma omp parallel for schedule(static)
+    for (int r = range.begin; r < range.end; ++r) {
+      std::memcpy(to + r * ld, from + r * ld, static_cast<std::size_t>(ld) * sizeof(E));
+    }
+  }
+}
+
+template std::vector<RowRange> sync_changed_rows(const float*, float*, int, std::int64_t);
+template std::vector<RowRange> sync_changed_rows(const double*, double*, int, std::int64_t);
+template std::vector<RowRange> sync_changed_rows(const int*, int*, int, std::int64_t);
+template void copy_rows(const float*, float*, std::span<const RowRange>, std::int64_t);
+template void copy_rows(const double*, double*, std::span<const RowRange>, std::int64_t);
+template void copy_rows(const int*, int*, std::span<const RowRange>, std::int64_t);
+
+namespace {
+
+// one entry of CMake's CUDA_ARCHITECTURES: 90, 90-real, 90-virtual, 90a, 100f
+struct Architecture {
+  int number = 0;
+  bool real = true;       // SASS
+  bool virtual_ = true;   // PTX
+  bool specific = false;  // "a" or "f": this compute capability only
+};
+
+bool parse_architecture(std::string_view text, Architecture& a) {
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, a.number);
+  if (ec != std::errc() || a.number <= 0) return false;
+  std::string_view rest(p, static_cast<std::size_t>(end - p));
+  if (!rest.empty() && (rest.front() == 'a' || rest.front() == 'f')) {
+    a.specific = true;
+    rest.remove_prefix(1);
+  }
+  if (rest == "-real") {
+    a.virtual_ = false;
+  } else if (rest == "-virtual") {
+    a.real = false;
+  } else if (!rest.empty()) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool architectures_cover(std::string_view architectures, int major, int minor) {
+  const int cc = 10 * major + minor;
+  while (!architectures.empty()) {
+    const std::size_t cut = architectures.find_first_of(";,");
+    std::string_view item = architectures.substr(0, cut);
+    architectures.remove_prefix(cut == std::string_view::npos ? architectures.size() : cut + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    // CMake's keywords: code for every architecture, or for the build machine's own GPU
+    if (item == "all" || item == "all-major" || item == "native") return true;
+    Architecture a;
+    if (!parse_architecture(item, a)) continue;
+    if (a.specific) {
+      if (cc == a.number) return true;
+      continue;
+    }
+    if (a.real && cc / 10 == a.number / 10 && cc >= a.number) return true;
+    if (a.virtual_ && cc >= a.number) return true;
+  }
+  return false;
+}
+
+std::string no_device_reason(std::string_view detail) {
+  return fmt::format("no CUDA device: {}", detail);
+}
+
+}  // namespace zwang::gpu

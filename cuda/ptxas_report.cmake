@@ -1,0 +1,142 @@
+# Writes cuda_build_report.txt: registers, stack frame (local memory) and spills of every
+# kernel in cuda/kernels.cu, from nvcc -Xptxas -v, for float and double, per architecture,
+# followed by the example models' sizes.  Run by the cuda_build_report target:
+#   cmake -DNVCC= -DSOURCE= -DINCLUDES= -DARCHS= -DMODELS= -DOUT= -P ptxas_report.cmake
+cmake_minimum_required(VERSION 3.25)
+
+string(REPLACE "," ";" archs "${ARCHS}")
+
+function(pad_right out text width)
+  string(LENGTH "${text}" n)
+  while(n LESS width)
+    string(APPEND text " ")
+    math(EXPR n "${n} + 1")
+  endwhile()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+function(pad_left out text width)
+  string(LENGTH "${text}" n)
+  while(n LESS width)
+    string(PREPEND text " ")
+    math(EXPR n "${n} + 1")
+  endwhile()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+string(REPLACE "," ";" includes "${INCLUDES}")
+set(include_flags)
+foreach(dir IN LISTS includes)
+  list(APPEND include_flags "-I${dir}")
+endforeach()
+
+find_program(CXXFILT c++filt)
+execute_process(COMMAND ${NVCC} --version OUTPUT_VARIABLE nvcc_version)
+string(REGEX MATCH "release [0-9.]+, V[0-9.]+" nvcc_version "${nvcc_version}")
+
+set(report "zwang CUDA build report (cuda/ptxas_report.cmake)\n")
+string(APPEND report "kernels: ${SOURCE}\nnvcc ${nvcc_version}, -O3, ptxas -v\n\n")
+string(APPEND report "Registers and local memory come from the kernels' code, not from the model: no "
+  "kernel sizes an array by\nnv or nbody (every per-instance value lives in the global arenas), "
+  "so the numbers below hold for\nevery model, nv <= 12 included.  'stack' is the per-thread "
+  "local-memory frame, 'spill' the bytes\nptxas had to store and reload because registers ran "
+  "out.\n"
+  "Where the stack is not zero it holds the argument reduction of sin/cos for |x| > 1e5 rad "
+  "(a local\narray in the math library, 28-40 B, touched only on that slow path) in kernels "
+  "that rotate.\n")
+
+foreach(arch IN LISTS archs)
+  string(REGEX MATCH "^[0-9]+" number "${arch}")
+  if(arch MATCHES "-virtual$")
+    continue()
+  endif()
+  if(number STREQUAL "")
+    string(APPEND report "\n${arch}: not reported (name numeric architectures, e.g. 90, to see "
+      "them here)\n")
+    continue()
+  endif()
+  execute_process(
+    COMMAND ${NVCC} -std=c++17 -O3 -DNDEBUG --expt-relaxed-constexpr -Werror=all-warnings
+            ${include_flags} -gencode=arch=compute_${number},code=sm_${number} -Xptxas -v
+            -c ${SOURCE} -o ${OUT}.sm_${number}.o
+    ERROR_VARIABLE log
+    RESULT_VARIABLE result)
+  file(REMOVE ${OUT}.sm_${number}.o)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "nvcc failed for sm_${number}:\n${log}")
+  endif()
+  file(WRITE ${OUT}.sm_${number}.log "${log}")
+
+  # one record per entry function: name, registers, stack, spill stores, spill loads
+  string(REPLACE "\n" ";" lines "${log}")
+  set(names)
+  set(current "")
+  set(pending "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "Compiling entry function '([^']+)'")
+      set(current "${CMAKE_MATCH_1}")
+      list(APPEND names "${current}")
+    elseif(line MATCHES "Function properties for ([^ ]+)")
+      set(pending "${CMAKE_MATCH_1}")
+    elseif(line MATCHES "([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads")
+      if(pending STREQUAL current)
+        set(stack_${current} ${CMAKE_MATCH_1})
+        set(stores_${current} ${CMAKE_MATCH_2})
+        set(loads_${current} ${CMAKE_MATCH_3})
+      endif()
+    elseif(line MATCHES "Used ([0-9]+) registers")
+      set(regs_${current} ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+
+  # readable names: demangled, without namespaces and parameter lists
+  string(REPLACE ";" "\n" mangled "${names}")
+  file(WRITE ${OUT}.names "${mangled}\n")
+  if(CXXFILT)
+    execute_process(COMMAND ${CXXFILT} INPUT_FILE ${OUT}.names OUTPUT_VARIABLE demangled)
+  else()
+    set(demangled "${mangled}")
+  endif()
+  file(REMOVE ${OUT}.names)
+  string(REPLACE "\n" ";" demangled "${demangled}")
+
+  string(APPEND report "\nsm_${number}\n")
+  string(APPEND report "kernel                                  type      registers     stack B  spill st B  spill ld B\n")
+  set(rows)
+  set(index 0)
+  foreach(name IN LISTS names)
+    list(GET demangled ${index} pretty)
+    math(EXPR index "${index} + 1")
+    string(REPLACE "(anonymous namespace)::" "" pretty "${pretty}")
+    string(REGEX REPLACE "\\(.*$" "" pretty "${pretty}")
+    string(REGEX REPLACE "^void " "" pretty "${pretty}")
+    string(REGEX REPLACE "zwang::gpu::|zwang::" "" pretty "${pretty}")
+    set(type "double")
+    if(pretty MATCHES "<float")
+      set(type "float")
+    endif()
+    string(REGEX REPLACE "<(float|double), " "<" pretty "${pretty}")
+    string(REGEX REPLACE "<(float|double)>" "" pretty "${pretty}")
+    pad_right(row "${pretty}" 40)
+    pad_right(cell "${type}" 7)
+    string(APPEND row "${cell}")
+    foreach(value IN ITEMS "${regs_${name}}" "${stack_${name}}" "${stores_${name}}"
+                           "${loads_${name}}")
+      pad_left(cell "${value}" 12)
+      string(APPEND row "${cell}")
+    endforeach()
+    list(APPEND rows "${row}")
+  endforeach()
+  list(SORT rows)
+  foreach(row IN LISTS rows)
+    string(APPEND report "${row}\n")
+  endforeach()
+endforeach()
+
+execute_process(COMMAND ${MODELS} OUTPUT_VARIABLE models RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "${MODELS} failed")
+endif()
+string(APPEND report "\nExample models: arena rows and global memory per instance (the arenas, time, "
+  "status, phase)\n${models}")
+file(WRITE ${OUT} "${report}")
+message(STATUS "wrote ${OUT}")

@@ -1,0 +1,115 @@
+#include <thrust/copy.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
+
+#include "cuda/check.hpp"
+#include "cuda/device_memory.hpp"
+#include "cuda/tools.hpp"
+#include "kernels/instance.h"
+
+namespace zwang::gpu {
+namespace {
+
+// Thrust copies functors by value into its kernels; &m.lay then points at the thread's own
+// copy of the view, which is what Instance needs
+
+template <class T>
+struct ResetOp {
+  ModelView<T> m;
+  DeviceArenas<T> b;
+  ZW_HD void operator()(std::int64_t i) const {
+    for (int r = 0; r < m.lay.data_rows; ++r) b.data[r * b.ld + i] = T(0);
+    for (int j = 0; j < m.s.nq; ++j) b.data[(m.lay.qpos + j) * b.ld + i] = m.qpos0[j];
+    b.time[i] = 0;
+    b.status[i] = 0;
+    b.phase[i] = 0;
+  }
+};
+
+template <class T>
+struct EnergyOp {
+  ModelView<T> m;
+  DeviceArenas<T> b;
+  ZW_HD Energy<T> operator()(std::int64_t i) const { return instance_energy(m, b.instance(m, i)); }
+};
+
+template <class T>
+struct NonfiniteOp {
+  ModelView<T> m;
+  DeviceArenas<T> b;
+  ZW_HD std::int64_t operator()(std::int64_t i) const {
+    return instance_finite(m, b.instance(m, i)) ? 0 : 1;
+  }
+};
+
+struct NonZero {
+  ZW_HD bool operator()(int s) const { return s != 0; }
+};
+
+}  // namespace
+
+template <class T>
+void device_reset(const DeviceRun<T>& run, const std::vector<std::int64_t>& instances) {
+  if (instances.empty()) return;
+  DeviceBuffer<std::int64_t> list(instances.size());
+  ZW_CUDA_CHECK(cudaMemcpyAsync(list.get(), instances.data(), list.bytes(), cudaMemcpyHostToDevice,
+                                run.stream));
+  thrust::for_each(thrust::cuda::par.on(run.stream), list.get(), list.get() + list.size(),
+                   ResetOp<T>{run.m, run.b});
+  ZW_CUDA_CHECK(cudaGetLastError());
+  ZW_CUDA_CHECK(cudaStreamSynchronize(run.stream));
+}
+
+template <class T>
+std::vector<Energy<T>> device_energy(const DeviceRun<T>& run) {
+  DeviceBuffer<Energy<T>> out(static_cast<std::size_t>(run.n));
+  thrust::transform(thrust::cuda::par.on(run.stream), thrust::counting_iterator<std::int64_t>(0),
+                    thrust::counting_iterator<std::int64_t>(run.n), out.get(),
+                    EnergyOp<T>{run.m, run.b});
+  ZW_CUDA_CHECK(cudaGetLastError());
+  std::vector<Energy<T>> host(out.size());
+  ZW_CUDA_CHECK(
+      cudaMemcpyAsync(host.data(), out.get(), out.bytes(), cudaMemcpyDeviceToHost, run.stream));
+  ZW_CUDA_CHECK(cudaStreamSynchronize(run.stream));
+  return host;
+}
+
+template <class T>
+std::int64_t device_count_nonfinite(const DeviceRun<T>& run) {
+  const std::int64_t count = thrust::transform_reduce(
+      thrust::cuda::par.on(run.stream), thrust::counting_iterator<std::int64_t>(0),
+      thrust::counting_iterator<std::int64_t>(run.n), NonfiniteOp<T>{run.m, run.b}, std::int64_t{0},
+      thrust::plus<std::int64_t>());
+  ZW_CUDA_CHECK(cudaGetLastError());
+  return count;
+}
+
+template <class T>
+std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>& run) {
+  DeviceBuffer<std::int64_t> out(static_cast<std::size_t>(run.n));
+  std::int64_t* end = thrust::copy_if(
+      thrust::cuda::par.on(run.stream), thrust::counting_iterator<std::int64_t>(0),
+      thrust::counting_iterator<std::int64_t>(run.n), run.b.status, out.get(), NonZero{});
+  ZW_CUDA_CHECK(cudaGetLastError());
+  std::vector<std::int64_t> host(static_cast<std::size_t>(end - out.get()));
+  if (!host.empty()) {
+    ZW_CUDA_CHECK(cudaMemcpyAsync(host.data(), out.get(), host.size() * sizeof(std::int64_t),
+                                  cudaMemcpyDeviceToHost, run.stream));
+  }
+  ZW_CUDA_CHECK(cudaStreamSynchronize(run.stream));
+  return host;
+}
+
+#define ZW_INSTANTIATE(T)                                                            \
+  template void device_reset(const DeviceRun<T>&, const std::vector<std::int64_t>&); \
+  template std::vector<Energy<T>> device_energy(const DeviceRun<T>&);                \
+  template std::int64_t device_count_nonfinite(const DeviceRun<T>&);                 \
+  template std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>&);
+ZW_INSTANTIATE(float)
+ZW_INSTANTIATE(double)
+#undef ZW_INSTANTIATE
+
+}  // namespace zwang::gpu

@@ -1,0 +1,336 @@
+// The CUDA backend against the CPU backend, instance by instance, for every example model, in
+// float64 (1e-12 relative) and float32 (1e-4), forward() and step() under Euler and RK4, for
+// the in-kernel and cuSOLVER factorisations, fused and staged kernels; graph replay, transfers,
+// the Thrust utilities, two simulators at once, 2²⁰ instances.  Each test needs a GPU and
+// is skipped, with cuda_status()'s reason, where there is none.  Host-side logic is tested on
+// the CPU in test_cuda_host.cc.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <thread>
+#include <type_traits>
+
+#include "cuda/cuda_backend.hpp"
+#include "cuda/energy.h"
+#include "test_util.h"
+#include "zwang/simulator.hpp"
+
+namespace zwang::test {
+namespace {
+
+// instance i's state and masses from its own seed, so that any instance can be rebuilt alone
+template <class T>
+void scatter(Batch<T>& b, const Model& model, std::int64_t first, std::int64_t count) {
+  for (std::int64_t i = first; i < first + count; ++i) {
+    std::mt19937 rng(1000 + static_cast<unsigned>(i));
+    const RandomState s = random_state(model, rng);
+    set(b.qpos(), i - first, s.qpos);
+    set(b.qvel(), i - first, s.qvel);
+    set(b.ctrl(), i - first, s.ctrl);
+    std::uniform_real_distribution<double> scale(0.8, 1.2);
+    Eigen::VectorXd mass = get(b.body_mass(), i - first);
+    for (int k = 1; k < model.nbody; ++k) mass[k] *= scale(rng);
+    set(b.body_mass(), i - first, mass);
+  }
+}
+
+// one instance with a NaN velocity, one with a negative mass
+template <class T>
+void break_two(Batch<T>& b, const Model& model) {
+  std::vector<T> qvel = b.qvel().get(3);
+  qvel[0] = std::numeric_limits<T>::quiet_NaN();
+  b.qvel().set(3, qvel);
+  std::vector<T> mass = b.body_mass().get(6);
+  for (int k = 1; k < model.nbody; ++k) mass[k] = -mass[k];
+  b.body_mass().set(6, mass);
+}
+
+template <class T>
+double tolerance() {
+  return std::is_same_v<T, double> ? 1e-12 : 1e-4;
+}
+
+// every state and output of every instance within the precision's relative tolerance;
+// status bits equal; a stopped instance's values are not compared
+template <class T>
+void expect_close(Batch<T>& gpu, Batch<T>& cpu, const std::string& what) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  const std::vector<std::pair<const char*, FieldRef<T> (Batch<T>::*)()>> fields = {
+      {"qpos", &Batch<T>::qpos},
+      {"qvel", &Batch<T>::qvel},
+      {"qacc", &Batch<T>::qacc},
+      {"qM", &Batch<T>::qM},
+      {"qfrc_bias", &Batch<T>::qfrc_bias},
+      {"qfrc_passive", &Batch<T>::qfrc_passive},
+      {"qfrc_actuator", &Batch<T>::qfrc_actuator},
+      {"qfrc_applied", &Batch<T>::qfrc_applied},
+      {"xpos", &Batch<T>::xpos},
+      {"xquat", &Batch<T>::xquat},
+      {"xipos", &Batch<T>::xipos}};
+  for (std::int64_t i = 0; i < gpu.size(); ++i) {
+    ASSERT_EQ(gpu.status()[i], cpu.status()[i]) << what << ", instance " << i;
+    EXPECT_NEAR(gpu.time()[i], cpu.time()[i], 1e-9) << what << ", instance " << i;
+    if (cpu.status()[i]) continue;
+    for (const auto& [name, field] : fields) {
+      ASSERT_LT(relative_error(get((gpu.*field)(), i), get((cpu.*field)(), i)), tolerance<T>())
+          << what << ", instance " << i << ", " << name;
+    }
+  }
+}
+
+struct GpuCase {
+  std::string model;
+  bool f64;
+  CholeskyPath cholesky;
+  CudaKernels kernels;
+};
+
+std::vector<GpuCase> gpu_cases() {
+  std::vector<GpuCase> out;
+  for (const std::string& name : examples::names()) {
+    for (bool f64 : {true, false}) {
+      out.push_back({name, f64, CholeskyPath::kInKernel, CudaKernels::kFused});
+      out.push_back({name, f64, CholeskyPath::kInKernel, CudaKernels::kStaged});
+      out.push_back({name, f64, CholeskyPath::kCusolver, CudaKernels::kFused});
+      out.push_back({name, f64, CholeskyPath::kCusolver, CudaKernels::kStaged});
+    }
+  }
+  return out;
+}
+
+std::string describe(const GpuCase& c) {
+  return c.model + (c.f64 ? "_f64" : "_f32") +
+         (c.cholesky == CholeskyPath::kCusolver ? "_cusolver" : "_inkernel") +
+         (c.kernels == CudaKernels::kFused ? "_fused" : "_staged");
+}
+
+std::string gpu_case_name(const ::testing::TestParamInfo<GpuCase>& info) {
+  return describe(info.param);
+}
+
+void PrintTo(const GpuCase& c, std::ostream* os) {
+  *os << describe(c);
+}
+
+// skips, with the reason, where no CUDA device can be used
+class WithDevice {
+ protected:
+  static std::string no_device() {
+    const CudaStatus cuda = cuda_status();
+    return cuda.devices > 0 ? "" : cuda.reason;
+  }
+};
+
+#define ZW_REQUIRE_DEVICE()                      \
+  do {                                           \
+    const std::string reason = no_device();      \
+    if (!reason.empty()) GTEST_SKIP() << reason; \
+  } while (false)
+
+class CudaVsCpu : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
+ protected:
+  void SetUp() override { ZW_REQUIRE_DEVICE(); }
+
+  template <class T>
+  void compare(Integrator integrator, int steps) {
+    Model model = examples::by_name(GetParam().model);
+    model.integrator = integrator;
+    constexpr std::int64_t kN = 257;  // not a multiple of 32: padding in use
+    const SimulatorOptions options{
+        .backend = Backend::kCuda, .cholesky = GetParam().cholesky, .kernels = GetParam().kernels};
+    Simulator<T> gpu(model, kN, options), cpu(model, kN, {.threads = 2});
+    for (Simulator<T>* sim : {&gpu, &cpu}) {
+      scatter(sim->batch(), model, 0, kN);
+      break_two(sim->batch(), model);
+    }
+    if (steps == 0) {
+      gpu.forward();
+      cpu.forward();
+    } else {
+      // in three calls, so that graphs are captured and replayed
+      for (int call = 0; call < 3; ++call) {
+        gpu.step(steps);
+        cpu.step(steps);
+      }
+    }
+    expect_close(gpu.batch(), cpu.batch(),
+                 fmt::format("{} {} steps of {}", gpu.backend(), 3 * steps, to_string(integrator)));
+  }
+
+  template <class T>
+  void both(int steps) {
+    compare<T>(Integrator::kEuler, steps);
+    compare<T>(Integrator::kRK4, steps);
+  }
+};
+
+TEST_P(CudaVsCpu, Forward) {
+  GetParam().f64 ? both<double>(0) : both<float>(0);
+}
+
+TEST_P(CudaVsCpu, Step) {
+  GetParam().f64 ? both<double>(4) : both<float>(3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, CudaVsCpu, ::testing::ValuesIn(gpu_cases()), gpu_case_name);
+
+class Cuda : public ::testing::Test, protected WithDevice {
+ protected:
+  void SetUp() override { ZW_REQUIRE_DEVICE(); }
+};
+
+// step(n) replayed from a graph gives the bits of direct launches, and the CPU's values
+TEST_F(Cuda, GraphRolloutMatchesDirectLaunchesAndTheCpu) {
+  for (CholeskyPath path : {CholeskyPath::kInKernel, CholeskyPath::kCusolver}) {
+    const Model model = examples::chain({.damping = 0.3, .stiffness = 2, .actuators = true});
+    constexpr std::int64_t kN = 500;
+    Batch<double> graphed(model, kN), direct(model, kN);
+    scatter(graphed, model, 0, kN);
+    scatter(direct, model, 0, kN);
+    gpu::CudaBackend<double> with(model, graphed, {.cholesky = path, .cuda_graphs = true});
+    gpu::CudaBackend<double> without(model, direct, {.cholesky = path, .cuda_graphs = false});
+    Simulator<double> cpu(model, kN);
+    scatter(cpu.batch(), model, 0, kN);
+    for (int call = 0; call < 4; ++call) {
+      with.step(graphed, 10);
+      without.step(direct, 10);
+      cpu.step(10);
+    }
+    // cuSOLVER's calls may refuse capture; the backend then runs them directly (recorded)
+    if (path == CholeskyPath::kInKernel) {
+      EXPECT_EQ(with.graphs(), 1) << with.describe();
+    }
+    RecordProperty(path == CholeskyPath::kInKernel ? "inkernel_graphs" : "cusolver_graphs",
+                   with.graphs());
+    EXPECT_EQ(without.graphs(), 0);
+    EXPECT_EQ(std::memcmp(graphed.data_arena(), direct.data_arena(),
+                          graphed.data_span().size() * sizeof(double)),
+              0);
+    expect_close(graphed, cpu.batch(), with.describe());
+  }
+}
+
+// the host batch is the state of record: edits and host-side resets between calls reach the
+// device, outputs included (a reset zeroes them)
+TEST_F(Cuda, HostEditsBetweenCallsAreSeen) {
+  const Model model = examples::cart_pole();
+  constexpr std::int64_t kN = 100;
+  Simulator<double> gpu(model, kN, {.backend = Backend::kCuda}), cpu(model, kN);
+  for (Simulator<double>* sim : {&gpu, &cpu}) {
+    scatter(sim->batch(), model, 0, kN);
+    sim->step(5);
+    const std::int64_t some[] = {2, 9};
+    sim->reset(some);
+    sim->batch().ctrl()(4, 0) = 0.7;
+    sim->batch().body_mass()(7, 2) *= 1.5;
+    sim->batch().time()[11] = 3.0;
+  }
+  gpu.step(0);
+  expect_close(gpu.batch(), cpu.batch(), "after step(0)");
+  gpu.step(5);
+  cpu.step(5);
+  expect_close(gpu.batch(), cpu.batch(), "after host edits");
+  gpu.forward();
+  cpu.forward();
+  expect_close(gpu.batch(), cpu.batch(), "forward after host edits");
+}
+
+// parameters are uploaded only when their bytes changed; state rows only when they changed
+TEST_F(Cuda, OnlyChangedRowsAreUploaded) {
+  const Model model = examples::chain();
+  Batch<float> b(model, 1000);
+  gpu::CudaBackend<float> cuda(model, b, {});
+  cuda.step(b, 1);
+  EXPECT_GT(cuda.last_transfers().param_up, 0u);
+  cuda.step(b, 1);
+  EXPECT_EQ(cuda.last_transfers().param_up, 0u);
+  EXPECT_EQ(cuda.last_transfers().data_up, 0u);
+  b.qvel()(17, 2) += 1;
+  b.body_mass()(17, 3) *= 2;
+  cuda.step(b, 1);
+  const std::size_t row = static_cast<std::size_t>(b.padded_size()) * sizeof(float);
+  EXPECT_EQ(cuda.last_transfers().data_up, row);
+  EXPECT_EQ(cuda.last_transfers().param_up, row);
+}
+
+// the Thrust utilities agree with the host: energy, non-finite count, failures, reset
+TEST_F(Cuda, BatchUtilitiesAgreeWithTheHost) {
+  const Model model = examples::floating_base();
+  constexpr std::int64_t kN = 300;
+  Simulator<double> cpu(model, kN);
+  Batch<double> b(model, kN);
+  scatter(b, model, 0, kN);
+  scatter(cpu.batch(), model, 0, kN);
+  break_two(b, model);
+  break_two(cpu.batch(), model);
+  gpu::CudaBackend<double> cuda(model, b, {});
+  cuda.forward(b);
+  cpu.forward();
+  const std::vector<gpu::Energy<double>> energy = cuda.energy(b);
+  ModelArrays<double> arrays(model);
+  const ModelView<double> view = arrays.view();
+  std::vector<double> work(b.layout().work_rows);
+  for (std::int64_t i = 0; i < kN; ++i) {
+    if (cpu.batch().status()[i]) continue;
+    const gpu::Energy<double> e =
+        gpu::instance_energy(view, instance_view(cpu.batch(), view, i, work.data()));
+    EXPECT_NEAR(energy[i].kinetic, e.kinetic, 1e-10 * std::max(1.0, std::abs(e.kinetic)));
+    EXPECT_NEAR(energy[i].potential, e.potential, 1e-10 * std::max(1.0, std::abs(e.potential)));
+  }
+  EXPECT_EQ(cuda.count_nonfinite(b), 1);  // the NaN velocity
+  std::vector<std::int64_t> expected;
+  for (const InstanceFailure& f : cpu.failures()) expected.push_back(f.instance);
+  EXPECT_EQ(cuda.failed_instances(b), expected);
+
+  const std::int64_t some[] = {3, 6, 200};
+  cuda.reset(b, some);
+  cpu.reset(some);
+  cuda.step(b, 5);
+  cpu.step(5);
+  expect_close(b, cpu.batch(), "after a device reset");
+  EXPECT_EQ(cuda.failed_instances(b), std::vector<std::int64_t>{6});  // its mass is still < 0
+}
+
+// two simulators on two host threads, each on its own stream
+TEST_F(Cuda, TwoSimulatorsOnTwoThreads) {
+  const Model model = examples::ball_chain();
+  constexpr std::int64_t kN = 4000;
+  std::vector<std::unique_ptr<Simulator<float>>> gpus, cpus;
+  for (int k = 0; k < 2; ++k) {
+    gpus.push_back(
+        std::make_unique<Simulator<float>>(model, kN, SimulatorOptions{.backend = Backend::kCuda}));
+    cpus.push_back(std::make_unique<Simulator<float>>(model, kN));
+    scatter(gpus[k]->batch(), model, k * kN, kN);
+    scatter(cpus[k]->batch(), model, k * kN, kN);
+  }
+  std::thread a([&] { gpus[0]->step(10); }), b([&] { gpus[1]->step(10); });
+  a.join();
+  b.join();
+  for (int k = 0; k < 2; ++k) {
+    cpus[k]->step(10);
+    expect_close(gpus[k]->batch(), cpus[k]->batch(), fmt::format("simulator {}", k));
+  }
+}
+
+// 2²⁰ instances; a few of them rebuilt alone on the CPU
+TEST_F(Cuda, MillionInstances) {
+  const Model model = examples::chain();
+  constexpr std::int64_t kN = std::int64_t{1} << 20;
+  Simulator<float> gpu(model, kN, {.backend = Backend::kCuda});
+  scatter(gpu.batch(), model, 0, kN);
+  gpu.step(5);
+  for (std::int64_t i : {std::int64_t{0}, std::int64_t{123457}, kN - 1}) {
+    Simulator<float> one(model, 1);
+    scatter(one.batch(), model, i, 1);
+    one.step(5);
+    EXPECT_LT(relative_error(get(gpu.batch().qpos(), i), get(one.batch().qpos(), 0)), 1e-4)
+        << "instance " << i;
+  }
+}
+
+}  // namespace
+}  // namespace zwang::test
