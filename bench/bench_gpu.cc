@@ -5,8 +5,9 @@
 //   cusolver/fused    smooth() in one kernel, H factored by cuSOLVER's batched Cholesky
 // `device/...` times CudaBackend::run_steps() alone (the state stays on the device);
 // `simulator/...` times Simulator::step(), uploads and downloads included.
-// `threshold/...` sweeps nv (bench/long_chain.hpp) at 2¹⁶ instances for both Cholesky paths:
-// the crossover is SimulatorOptions::cusolver_min_nv (bench/README.md).
+// `threshold/...` sweeps nv (examples::rod_chain with 0.3 m rods, axes cycling y, x, z) at 2¹⁶
+// instances for both Cholesky paths: the crossover is SimulatorOptions::cusolver_min_nv
+// (bench/README.md).
 //
 //   build/bench/bench_gpu --benchmark_counters_tabular=true --benchmark_out=bench_gpu.json
 #include <benchmark/benchmark.h>
@@ -17,7 +18,6 @@
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
-#include "long_chain.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/simulator.hpp"
 
@@ -123,7 +123,8 @@ void register_precision(const char* precision) {
     b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
   }
   for (int nv : {8, 16, 24, 32, 48, 64}) {
-    const Model model = bench::long_chain(nv);
+    const Model model = examples::rod_chain(
+        {.links = nv, .length = 0.3, .planar = false, .damping = 0.05, .armature = 0.01});
     for (CholeskyPath path : {CholeskyPath::kInKernel, CholeskyPath::kCusolver}) {
       const SimulatorOptions options{.cholesky = path};
       benchmark::RegisterBenchmark(

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "kernels/pipeline.h"
-#include "long_chain.hpp"
 #include "model_arrays.hpp"
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"
@@ -234,7 +233,10 @@ int main() {
     models.emplace_back(name, zwang::examples::by_name(name));
   }
   for (int links : {8, 16, 32, 64}) {
-    models.emplace_back("long_chain" + std::to_string(links), zwang::bench::long_chain(links));
+    models.emplace_back(
+        "long_chain" + std::to_string(links),
+        zwang::examples::rod_chain(
+            {.links = links, .length = 0.3, .planar = false, .damping = 0.05, .armature = 0.01}));
   }
   for (auto& [name, model] : models) {
     for (zwang::Integrator integrator : {zwang::Integrator::kEuler, zwang::Integrator::kRK4}) {

@@ -54,14 +54,14 @@ Model chain(const ChainOptions& o) {
     const std::string name = fmt::format("link{}", k);
     const double m = 0.5 + 0.15 * k;
     const Quatd frame = rotation({1.0, 0.3 * k, -0.5}, 0.2 + 0.3 * k);
-    BodySpec body{
-        .name = name,
-        .parent = parent,
-        .pos = k == 0 ? Vec3d{0, 0, 0} : Vec3d{0.05 * (k % 3), 0.02 * k, -0.4},
-        .quat = rotation({0.2, 1.0, 0.1 * k}, 0.15 * k),
-        .mass = m,
-        .com = {0.03, -0.01 * k, -0.2},
-        .inertia = inertia_from_principal({0.02 + 0.004 * k, 0.025 + 0.002 * k, 0.011 + 0.003 * k}, frame)};
+    BodySpec body{.name = name,
+                  .parent = parent,
+                  .pos = k == 0 ? Vec3d{0, 0, 0} : Vec3d{0.05 * (k % 3), 0.02 * k, -0.4},
+                  .quat = rotation({0.2, 1.0, 0.1 * k}, 0.15 * k),
+                  .mass = m,
+                  .com = {0.03, -0.01 * k, -0.2},
+                  .inertia = inertia_from_principal(
+                      {0.02 + 0.004 * k, 0.025 + 0.002 * k, 0.011 + 0.003 * k}, frame)};
     b.add_body(body);
     JointSpec joint{.name = fmt::format("joint{}", k),
                     .type = o.slides && k % 5 == 4 ? JointType::kSlide : JointType::kHinge,
@@ -92,6 +92,29 @@ Model chain(const ChainOptions& o) {
                     .forcelimited = true,
                     .forcerange = {-2, 2},
                     .kv = 3});
+  }
+  return b.build();
+}
+
+Model rod_chain(const RodChainOptions& o) {
+  ModelBuilder b;
+  const double m = 1.0, r = 0.05;
+  const Vec3d axes[3] = {{0, 1, 0}, {1, 0, 0}, {0, 0, 1}};
+  std::string parent = "world";
+  for (int k = 0; k < o.links; ++k) {
+    const std::string name = fmt::format("rod{}", k);
+    b.add_body({.name = name,
+                .parent = parent,
+                .pos = {0, 0, k == 0 ? 0.0 : -o.length},
+                .mass = m,
+                .com = {0, 0, -o.length / 2},
+                .inertia = rod(m, o.length, r)});
+    b.add_joint(name, {.name = fmt::format("hinge{}", k),
+                       .type = JointType::kHinge,
+                       .axis = o.planar ? axes[0] : axes[k % 3],
+                       .damping = o.damping,
+                       .armature = o.armature});
+    parent = name;
   }
   return b.build();
 }
@@ -177,13 +200,15 @@ Model ball_chain(int links) {
 }
 
 std::vector<std::string> names() {
-  return {"pendulum", "double_pendulum", "chain", "cart_pole", "floating_base", "ball_chain"};
+  return {"pendulum",  "double_pendulum", "chain",     "rod_chain",
+          "cart_pole", "floating_base",   "ball_chain"};
 }
 
 Model by_name(const std::string& name) {
   if (name == "pendulum") return pendulum();
   if (name == "double_pendulum") return double_pendulum();
   if (name == "chain") return chain();
+  if (name == "rod_chain") return rod_chain();
   if (name == "cart_pole") return cart_pole();
   if (name == "floating_base") return floating_base();
   if (name == "ball_chain") return ball_chain();

@@ -9,26 +9,6 @@
 namespace zwang::test {
 namespace {
 
-// a planar chain of n uniform rods of length l on parallel hinges, hanging from the world
-Model rod_chain(int n, double l) {
-  ModelBuilder b;
-  const double m = 1.0, r = 0.05, side = m * (3 * r * r + l * l) / 12;
-  std::string parent = "world";
-  for (int k = 0; k < n; ++k) {
-    const std::string name = "rod" + std::to_string(k);
-    b.add_body({.name = name,
-                .parent = parent,
-                .pos = {0, 0, k == 0 ? 0.0 : -l},
-                .mass = m,
-                .com = {0, 0, -l / 2},
-                .inertia = {side, side, m * r * r / 2, 0, 0, 0}});
-    b.add_joint(
-        name, {.name = "hinge" + std::to_string(k), .type = JointType::kHinge, .axis = {0, 1, 0}});
-    parent = name;
-  }
-  return b.build();
-}
-
 // relative change of total energy of a model started at rest from random angles
 std::vector<double> energy_drift(Model model, double dt, double duration, double amplitude,
                                  int instances) {
@@ -61,7 +41,8 @@ std::vector<double> energy_drift(Model model, double dt, double duration, double
 
 // total energy measured from the hanging rest configuration
 TEST(Properties, EnergyOfConservativeChainUnderRK4) {
-  const std::vector<double> drift = energy_drift(rod_chain(8, 1.0), 1e-3, 10.0, 0.3, 4);
+  const std::vector<double> drift =
+      energy_drift(examples::rod_chain({.links = 8, .length = 1.0}), 1e-3, 10.0, 0.3, 4);
   for (std::size_t i = 0; i < drift.size(); ++i) EXPECT_LT(drift[i], 1e-8) << "instance " << i;
   std::printf("largest relative energy drift of the 8-rod chain after 10 s: %.2e\n",
               *std::max_element(drift.begin(), drift.end()));

@@ -27,6 +27,16 @@ struct ChainOptions {
 // tensors that are not aligned with the body frames.
 Model chain(const ChainOptions& options = {});
 
+struct RodChainOptions {
+  int links = 8;
+  double length = 1.0;  // of each rod (m); each rod is 1 kg
+  bool planar = true;   // every hinge about y; false cycles the axes y, x, z
+  double damping = 0;   // per joint
+  double armature = 0;  // per joint
+};
+// \brief A pendulum chain: uniform rods hanging end to end from the world on hinges.
+Model rod_chain(const RodChainOptions& options = {});
+
 // \brief A cart on a slide along x with a pole on a hinge about y; a motor drives the cart.
 Model cart_pole();
 
