@@ -3,26 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <limits>
 
+#include "test_util.h"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
 
-namespace zwang {
+namespace zwang::test {
 namespace {
 
 const Inertia6 kUnit{0.1, 0.1, 0.1, 0, 0, 0};
-
-// the message of the ModelError that `f` throws
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 // a builder with one body "a" on a hinge
 ModelBuilder with_body() {
@@ -227,4 +217,4 @@ TEST(Builder, AncestorDofsFollowTheParents) {
 }
 
 }  // namespace
-}  // namespace zwang
+}  // namespace zwang::test

@@ -12,20 +12,12 @@
 
 #include "cli_common.hpp"
 #include "commands.hpp"
+#include "mujoco_util.h"
 #include "reference/rnea.h"
 #include "test_util.h"
 
 namespace zwang::test {
 namespace {
-
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(Cli, RandomizeSpecIsParsedAndChecked) {
   const std::vector<cli::RandomizeTerm> t = cli::parse_randomize("mass=0.8:1.2,damping=0.5:2");
@@ -34,15 +26,15 @@ TEST(Cli, RandomizeSpecIsParsedAndChecked) {
   EXPECT_EQ(t[0].low, 0.8);
   EXPECT_EQ(t[1].high, 2.0);
   EXPECT_TRUE(cli::parse_randomize("").empty());
-  EXPECT_EQ(message_of([] { cli::parse_randomize("mass=1.2:0.8"); }),
+  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=1.2:0.8"); }),
             "--randomize: 'mass=1.2:0.8' needs 0 <= LOW <= HIGH");
-  EXPECT_EQ(message_of([] { cli::parse_randomize("mass=a:b"); }),
+  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=a:b"); }),
             "--randomize: 'mass=a:b' needs two numbers LOW:HIGH");
-  EXPECT_EQ(message_of([] { cli::parse_randomize("mass=1x:2"); }),
+  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=1x:2"); }),
             "--randomize: 'mass=1x:2' needs two numbers LOW:HIGH");
-  EXPECT_EQ(message_of([] { cli::parse_randomize("mass"); }),
+  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass"); }),
             "--randomize: 'mass' is not NAME=LOW:HIGH");
-  EXPECT_EQ(message_of([] { cli::parse_randomize("colour=1:2"); }),
+  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("colour=1:2"); }),
             "--randomize: unknown parameter 'colour' (known: mass, inertia, damping, armature, "
             "stiffness, gain, gear, "
             "gravity)");
@@ -83,23 +75,24 @@ TEST(Cli, StatesJsonIsCheckedByFieldAndIndex) {
       cli::parse_states(R"({"qpos": [[0, 1], [2, 3]], "qvel": [[0, 0], [1, 1]]})", m);
   EXPECT_EQ(s.qpos.size(), 2u);
   EXPECT_TRUE(s.ctrl.empty());
-  EXPECT_EQ(message_of([&] { cli::parse_states(R"({"qpos": [[0, 1]]})", m); }),
+  EXPECT_EQ(error_of<std::exception>([&] { cli::parse_states(R"({"qpos": [[0, 1]]})", m); }),
             "states: \"qvel\" is missing");
-  EXPECT_EQ(message_of([&] {
+  EXPECT_EQ(error_of<std::exception>([&] {
               cli::parse_states(R"({"qpos": [[0, 1], [2]], "qvel": [[0, 0], [1, 1]]})", m);
             }),
             "states: qpos[1] must be a list of 2 numbers");
-  EXPECT_EQ(message_of([&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, "a"]]})", m); }),
+  EXPECT_EQ(error_of<std::exception>(
+                [&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, "a"]]})", m); }),
             "states: qvel[0][1] is not a number");
+  EXPECT_EQ(error_of<std::exception>(
+                [&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0], [1, 1]]})", m); }),
+            "states: \"qvel\" has 2 states, \"qpos\" has 1");
   EXPECT_EQ(
-      message_of([&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0], [1, 1]]})", m); }),
-      "states: \"qvel\" has 2 states, \"qpos\" has 1");
-  EXPECT_EQ(
-      message_of([&] {
+      error_of<std::exception>([&] {
         cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "ctrl": [[1e999]]})", m);
       }),
       "states: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
-  EXPECT_EQ(message_of([&] {
+  EXPECT_EQ(error_of<std::exception>([&] {
               cli::parse_states(R"({"qpos": [[0, 1]], )", m);
             }).rfind("states: not valid JSON", 0),
             0u);
@@ -196,11 +189,10 @@ TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
 // `zwang dynamics` (the program) on MuJoCo's humanoid.xml against MuJoCo's mj_forward
 TEST(Cli, DynamicsOfHumanoidMatchesMujoco) {
   const char* humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";
-  char error[1000] = "";
-  mjModel* m = mj_loadXML(humanoid, nullptr, error, sizeof(error));
-  ASSERT_NE(m, nullptr) << error;
-  m->opt.disableflags |= mjDSBL_CONSTRAINT;
-  mjData* d = mj_makeData(m);
+  std::string error;
+  const MjModelPtr m = load_mujoco(humanoid, &error);
+  ASSERT_TRUE(m) << error;
+  const MjDataPtr d(mj_makeData(m.get()));
   std::mt19937 rng(8);
   std::normal_distribution<double> normal(0, 1);
   std::uniform_real_distribution<double> unit(-1, 1);
@@ -233,12 +225,12 @@ TEST(Cli, DynamicsOfHumanoidMatchesMujoco) {
   std::vector<double> dense(m->nv * m->nv);
   double worst = 0;
   for (int s = 0; s < kStates; ++s) {
-    mj_resetData(m, d);
+    mj_resetData(m.get(), d.get());
     for (int k = 0; k < m->nq; ++k) d->qpos[k] = in["qpos"][s][k];
     for (int k = 0; k < m->nv; ++k) d->qvel[k] = in["qvel"][s][k];
     for (int k = 0; k < m->nu; ++k) d->ctrl[k] = in["ctrl"][s][k];
-    mj_forward(m, d);
-    mj_fullM(m, dense.data(), d->qM);
+    mj_forward(m.get(), d.get());
+    mj_fullM(m.get(), dense.data(), d->qM);
     const std::vector<double> mass = out["M"][s], bias = out["bias"][s], qacc = out["qacc"][s];
     const double e_m =
         relative_error(Eigen::Map<const Eigen::VectorXd>(mass.data(), mass.size()),
@@ -256,8 +248,6 @@ TEST(Cli, DynamicsOfHumanoidMatchesMujoco) {
   }
   std::printf("zwang dynamics on humanoid.xml: largest relative error against MuJoCo %.2e\n",
               worst);
-  mj_deleteData(d);
-  mj_deleteModel(m);
   std::filesystem::remove(input);
   std::filesystem::remove(output);
 }

@@ -29,12 +29,7 @@ TEST(ClosedForm, DoublePendulumEquationsOfMotion) {
   constexpr int kStates = 50;
   Simulator<double> sim(model, kStates);
   std::mt19937 rng(31);
-  std::vector<RandomState> states;
-  for (int i = 0; i < kStates; ++i) {
-    states.push_back(random_state(model, rng, 3.0));
-    set(sim.batch().qpos(), i, states[i].qpos);
-    set(sim.batch().qvel(), i, states[i].qvel);
-  }
+  const std::vector<RandomState> states = set_random_states(sim, rng, 3.0);
   sim.forward();
   for (int i = 0; i < kStates; ++i) {
     const double t1 = states[i].qpos[0], t2 = states[i].qpos[1];

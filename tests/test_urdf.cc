@@ -9,7 +9,6 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -23,16 +22,6 @@
 
 namespace zwang::test {
 namespace {
-
-// the message of the ModelError that `f` throws
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const ModelError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 Model load(const std::string& xml, const LoadOptions& options = {}) {
   return load_urdf_string(xml, options, "test.urdf").model;
@@ -342,12 +331,7 @@ void expect_matches_reference(const Model& m, const std::string& label) {
   std::mt19937 rng(11);
   const reference::Rnea ref(m);
   Simulator<double> sim(m, kStates);
-  std::vector<RandomState> states;
-  for (int i = 0; i < kStates; ++i) {
-    states.push_back(random_state(m, rng));
-    set(sim.batch().qpos(), i, states[i].qpos);
-    set(sim.batch().qvel(), i, states[i].qvel);
-  }
+  const std::vector<RandomState> states = set_random_states(sim, rng);
   sim.forward();
   ASSERT_TRUE(sim.failures().empty()) << label << ": " << sim.failures().front().message();
   for (int i = 0; i < kStates; ++i) {

@@ -4,6 +4,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
+#include "zwang/simulator.hpp"
 
 namespace zwang::test {
 
@@ -66,6 +68,18 @@ void set(FieldRef<T> f, std::int64_t i, const Eigen::VectorXd& v) {
   f.set(i, values);
 }
 
+// a random state set into each instance of `sim` (qpos and qvel; ctrl stays as it is)
+inline std::vector<RandomState> set_random_states(Simulator<double>& sim, std::mt19937& rng,
+                                                  double speed = 1.0) {
+  std::vector<RandomState> states;
+  for (std::int64_t i = 0; i < sim.size(); ++i) {
+    states.push_back(random_state(sim.model(), rng, speed));
+    set(sim.batch().qpos(), i, states.back().qpos);
+    set(sim.batch().qvel(), i, states.back().qvel);
+  }
+  return states;
+}
+
 // the symmetric matrix from a packed lower triangle
 inline Eigen::MatrixXd unpack(const Eigen::VectorXd& packed, int n) {
   Eigen::MatrixXd a(n, n);
@@ -79,6 +93,18 @@ inline Eigen::MatrixXd unpack(const Eigen::VectorXd& packed, int n) {
 inline double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   if (b.size() == 0) return 0;
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());
+}
+
+// the message of the `Error` that `f` throws; "(no error)" when it throws none, and any other
+// exception goes on to fail the test
+template <class Error = ModelError>
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 // the examples the tests run on, by name
