@@ -150,7 +150,7 @@ struct CudaBackend<T>::Impl {
     return path == CholeskyPath::kInKernel && options.kernels == CudaKernels::kFused;
   }
 
-  // L Lᵀ = H + h_d diag(damping) and q̈ for the instances in kPhaseSolve
+  // Lᵀ L = H + h_d diag(damping) and q̈ for the instances in kPhaseSolve
   void solve(const DeviceRun<T>& r, T damping_dt) {
     if (cusolver) {
       cusolver->solve(r, damping_dt);

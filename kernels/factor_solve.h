@@ -1,5 +1,6 @@
 // (qM, dof_damping, qfrc_smooth) => (qLD, qacc)                            seed 000, seed 002
-//   L Lᵀ = H + h_d diag(damping),   q̈ = (L Lᵀ)⁻¹ (τ + Σ J_kᵀ w_k − h)
+//   Lᵀ L = H + h_d diag(damping),   q̈ = (Lᵀ L)⁻¹ (τ + Σ J_kᵀ w_k − h)
+// with L sparse as the dof tree (kernels/math_chol.h)
 // h_d = 0 gives the acceleration of the continuous dynamics; h_d = timestep gives the Euler
 // step with implicit joint damping (MuJoCo's Euler).  A failed pivot sets
 // kStatusFactorization and leaves qacc untouched.
@@ -20,12 +21,12 @@ ZW_HD bool factor_solve(const ModelView<T>& m, const Instance<T>& d, T damping_d
   const int nv = m.s.nv;
   for (int i = 0; i < m.s.nM; ++i) qLD[i] = qM[i];
   for (int i = 0; i < nv; ++i) qLD[packed_index(i, i)] += damping_dt * damping[i];
-  if (cholesky_factor<T>(qLD, nv) < nv) {
+  if (cholesky_factor<T>(qLD, m.dof_parent, nv) < nv) {
     *d.status |= kStatusFactorization;
     return false;
   }
   for (int i = 0; i < nv; ++i) qacc[i] = rhs[i];
-  cholesky_solve<T>(qLD, qacc, nv);
+  cholesky_solve<T>(qLD, m.dof_parent, qacc, nv);
   return true;
 }
 

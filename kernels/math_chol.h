@@ -1,6 +1,11 @@
-// Dense Cholesky factorisation and solve of a symmetric positive definite matrix kept as
-// its packed lower triangle, row-major: element (i, j), j <= i, at i (i + 1) / 2 + j.
-// Never sees a model or an instance; `A` is any accessor with operator[](int) -> T&.
+// Cholesky factorisation and solve of a symmetric positive definite matrix whose sparsity is
+// that of a tree: A_ij ≠ 0 only when i is j, or an ancestor or a descendant of j, in the
+// tree given by parent[] (parent[i] < i, −1 at a root).  A joint-space mass matrix has this
+// pattern when dofs are numbered parents first.  Eliminating from the leaves to the root gives
+// A = Lᵀ L with L lower triangular and no fill-in (Featherstone's LTL factorisation), so the
+// cost is Σ_k depth_k² instead of n³/6; a chain (parent[i] = i − 1) is the dense case.
+// Storage: the packed lower triangle, row-major, element (i, j), j <= i, at i (i + 1) / 2 + j.
+// Never sees a model or an instance; `A` and `X` are accessors with operator[](int) -> T&.
 #pragma once
 
 #include <cmath>
@@ -13,43 +18,44 @@ ZW_HD ZW_INLINE int packed_index(int i, int j) {
   return i * (i + 1) / 2 + j;
 }
 
-// A = L Lᵀ, L overwrites A.  Returns the number of leading pivots that were positive and
-// finite: n on success, the index of the first failed pivot otherwise.
+// A = Lᵀ L, L overwrites A.  Returns n on success; otherwise n − 1 − k for the first pivot k
+// (in elimination order, k = n − 1 first) that was not positive and finite.
 template <class T, class A>
-ZW_HD int cholesky_factor(A a, int n) {
-  for (int i = 0; i < n; ++i) {
-    const int row_i = packed_index(i, 0);
-    for (int j = 0; j <= i; ++j) {
-      const int row_j = packed_index(j, 0);
-      // s = A_ij − Σ_{k<j} L_ik L_jk
-      T s = a[row_i + j];
-      for (int k = 0; k < j; ++k) s -= a[row_i + k] * a[row_j + k];
-      if (j < i) {
-        a[row_i + j] = s / a[row_j + j];
-      } else {
-        if (!(s > T(0)) || !std::isfinite(s)) return i;
-        a[row_i + i] = std::sqrt(s);
-      }
+ZW_HD int cholesky_factor(A a, const int* parent, int n) {
+  for (int k = n - 1; k >= 0; --k) {
+    const int row_k = packed_index(k, 0);
+    const T pivot = a[row_k + k];
+    if (!(pivot > T(0)) || !std::isfinite(pivot)) return n - 1 - k;
+    const T lkk = std::sqrt(pivot);
+    a[row_k + k] = lkk;
+    // L_ki = A_ki / L_kk for the ancestors i of k
+    for (int i = parent[k]; i >= 0; i = parent[i]) a[row_k + i] /= lkk;
+    // A_ij −= L_ki L_kj for ancestors j of i, i of k (j ≤ i)
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      const T lki = a[row_k + i];
+      const int row_i = packed_index(i, 0);
+      for (int j = i; j >= 0; j = parent[j]) a[row_i + j] -= lki * a[row_k + j];
     }
   }
   return n;
 }
 
-// x = (L Lᵀ)⁻¹ x, in place
+// x = (Lᵀ L)⁻¹ x, in place
 template <class T, class A, class X>
-ZW_HD void cholesky_solve(A l, X x, int n) {
-  // L y = x
-  for (int i = 0; i < n; ++i) {
-    const int row = packed_index(i, 0);
-    T s = x[i];
-    for (int k = 0; k < i; ++k) s -= l[row + k] * x[k];
-    x[i] = s / l[row + i];
+ZW_HD void cholesky_solve(A l, const int* parent, X x, int n) {
+  // Lᵀ y = x, from the leaves: y_k = x_k / L_kk, then x_i −= L_ki y_k for the ancestors i of k
+  for (int k = n - 1; k >= 0; --k) {
+    const int row_k = packed_index(k, 0);
+    const T yk = x[k] / l[row_k + k];
+    x[k] = yk;
+    for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= l[row_k + i] * yk;
   }
-  // Lᵀ x = y
-  for (int i = n - 1; i >= 0; --i) {
-    T s = x[i];
-    for (int k = i + 1; k < n; ++k) s -= l[packed_index(k, i)] * x[k];
-    x[i] = s / l[packed_index(i, i)];
+  // L z = y, from the root: z_k = (y_k − Σ_{ancestors i} L_ki z_i) / L_kk
+  for (int k = 0; k < n; ++k) {
+    const int row_k = packed_index(k, 0);
+    T s = x[k];
+    for (int i = parent[k]; i >= 0; i = parent[i]) s -= l[row_k + i] * x[i];
+    x[k] = s / l[row_k + k];
   }
 }
 

@@ -31,6 +31,7 @@ enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
   X(jnt_qposadr)           /* first coordinate in qpos (njnt) */                          \
   X(jnt_dofadr)            /* first dof in qvel (njnt) */                                 \
   X(tree_dof)              /* ancestor dofs of each body, increasing (njac) */            \
+  X(dof_parent)            /* previous dof on the path to the root, -1 (nv) */            \
   X(actuator_trnid)        /* joint driven by the actuator (nu) */                        \
   X(actuator_ctrllimited)  /* clamp ctrl to ctrlrange (nu) */                             \
   X(actuator_forcelimited) /* clamp force to forcerange (nu) */

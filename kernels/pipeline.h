@@ -1,8 +1,8 @@
 // The stages in order, for one instance.  Both backends call only these.
 //   smooth:  kinematics → Jacobians → M_k, n_k → H, h → generalized forces
-//   forward: smooth → L Lᵀ = H → q̈
-//   step:    Euler: smooth → L Lᵀ = H + h·diag(damping) → q̈ → integrate
-//            RK4:   4 × (smooth → L Lᵀ = H → q̈ → stage) → integrate
+//   forward: smooth → Lᵀ L = H → q̈
+//   step:    Euler: smooth → Lᵀ L = H + h·diag(damping) → q̈ → integrate
+//            RK4:   4 × (smooth → Lᵀ L = H → q̈ → stage) → integrate
 //
 // forward() and step() are written as phases cut at their Cholesky solves, so that a backend
 // can also run every phase batch-wide, one kernel each, and the solves in between with a
@@ -55,7 +55,7 @@ ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
   return m.integrator == kIntRK4 ? 4 : 1;
 }
 
-// the damping term of the step's factor, L Lᵀ = H + h_d diag(damping): h_d = h for Euler
+// the damping term of the step's factor, Lᵀ L = H + h_d diag(damping): h_d = h for Euler
 // (implicit damping, MuJoCo's Euler), 0 for RK4 and forward()
 template <class T>
 ZW_HD ZW_INLINE T step_damping_dt(const ModelView<T>& m) {

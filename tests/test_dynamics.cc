@@ -2,6 +2,7 @@
 // (recursive Newton–Euler in body coordinates), instance by instance at random states.
 #include <gtest/gtest.h>
 
+#include "kernels/pipeline.h"
 #include "reference/rnea.h"
 #include "test_util.h"
 #include "zwang/simulator.hpp"
@@ -103,17 +104,32 @@ TYPED_TEST(Dynamics, MatchesReferenceAtRandomStates) {
   }
 }
 
-// H is symmetric positive definite and its factor reproduces it: L Lᵀ = H
-TEST(Dynamics, MassMatrixIsPositiveDefinite) {
+// H is symmetric positive definite, and the factor forward() leaves in qLD reproduces it:
+// Lᵀ L = H, with L zero outside the ancestor pattern of the dof tree
+TEST(Dynamics, MassMatrixIsPositiveDefiniteAndFactored) {
   std::mt19937 rng(11);
   for (const Example& ex : all_examples()) {
-    Simulator<double> sim(ex.model, 5);
-    for (int i = 0; i < 5; ++i) set(sim.batch().qpos(), i, random_state(ex.model, rng).qpos);
-    sim.forward();
-    for (int i = 0; i < 5; ++i) {
-      const Eigen::MatrixXd h = unpack(get(sim.batch().qM(), i), ex.model.nv);
-      const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(h);
-      EXPECT_GT(eig.eigenvalues().minCoeff(), 0) << ex.name << " instance " << i;
+    const Model& m = ex.model;
+    SingleInstance s(m);
+    for (int k = 0; k < 5; ++k) {
+      set(s.batch.qpos(), 0, random_state(m, rng).qpos);
+      ASSERT_TRUE(forward(s.view, s.instance())) << ex.name;
+      const Eigen::MatrixXd h = unpack(get(s.batch.qM(), 0), m.nv);
+      EXPECT_GT(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(h).eigenvalues().minCoeff(), 0)
+          << ex.name;
+      const Eigen::VectorXd packed = s.scratch(s.batch.layout().qLD, m.nv * (m.nv + 1) / 2);
+      Eigen::MatrixXd l = Eigen::MatrixXd::Zero(m.nv, m.nv);
+      for (int i = 0; i < m.nv; ++i) {
+        std::vector<bool> ancestor(m.nv, false);
+        for (int j = i; j >= 0; j = m.dof_parent[j]) ancestor[j] = true;
+        for (int j = 0; j <= i; ++j) {
+          l(i, j) = packed[i * (i + 1) / 2 + j];
+          if (!ancestor[j]) {
+            EXPECT_EQ(h(i, j), 0.0) << ex.name << " H(" << i << ", " << j << ")";
+          }
+        }
+      }
+      EXPECT_LT(relative_error(l.transpose() * l, h), 1e-13) << ex.name;
     }
   }
 }

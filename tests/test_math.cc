@@ -82,34 +82,82 @@ TEST(Math, QuaternionDifferenceInvertsIntegration) {
   }
 }
 
-TEST(Math, CholeskySolvesLikeEigen) {
+// a random symmetric positive definite matrix with the sparsity of the tree `parent`:
+// A = Bᵀ B + I with B_kj ≠ 0 only for j an ancestor of k or k itself
+Eigen::MatrixXd tree_spd(const std::vector<int>& parent, std::mt19937& rng) {
+  std::normal_distribution<double> n(0, 1);
+  const int size = static_cast<int>(parent.size());
+  Eigen::MatrixXd b = Eigen::MatrixXd::Zero(size, size);
+  for (int k = 0; k < size; ++k) {
+    for (int j = k; j >= 0; j = parent[j]) b(k, j) = n(rng);
+  }
+  return b.transpose() * b + Eigen::MatrixXd::Identity(size, size);
+}
+
+std::vector<double> pack(const Eigen::MatrixXd& a) {
+  std::vector<double> packed;
+  for (int i = 0; i < a.rows(); ++i) {
+    for (int j = 0; j <= i; ++j) packed.push_back(a(i, j));
+  }
+  return packed;
+}
+
+// chains (dense), a star, the floating base's tree and random trees
+std::vector<std::vector<int>> trees(std::mt19937& rng) {
+  std::vector<std::vector<int>> out;
+  for (int size : {1, 2, 5, 12, 27}) {
+    std::vector<int> chain(size);
+    for (int i = 0; i < size; ++i) chain[i] = i - 1;
+    out.push_back(chain);
+  }
+  out.push_back({-1, 0, 0, 0, 0, 0});
+  out.push_back({-1, 0, 1, 2, 3, 4, 5, 6, 7, 5, 9});  // free joint, then two limbs
+  for (int k = 0; k < 10; ++k) {
+    std::vector<int> t(20);
+    for (int i = 0; i < 20; ++i)
+      t[i] = i == 0 ? -1 : std::uniform_int_distribution<int>(-1, i - 1)(rng);
+    out.push_back(t);
+  }
+  return out;
+}
+
+TEST(Math, TreeCholeskySolvesLikeEigen) {
   std::mt19937 rng(5);
   std::normal_distribution<double> n(0, 1);
-  for (int size : {1, 2, 5, 12, 27}) {
-    Eigen::MatrixXd a = Eigen::MatrixXd::NullaryExpr(size, size, [&] { return n(rng); });
-    a = a * a.transpose() + Eigen::MatrixXd::Identity(size, size);
+  for (const std::vector<int>& parent : trees(rng)) {
+    const int size = static_cast<int>(parent.size());
+    const Eigen::MatrixXd a = tree_spd(parent, rng);
     const Eigen::VectorXd b = Eigen::VectorXd::NullaryExpr(size, [&] { return n(rng); });
-    std::vector<double> packed;
+    std::vector<double> l = pack(a), x(b.data(), b.data() + size);
+    ASSERT_EQ(cholesky_factor<double>(l.data(), parent.data(), size), size);
+    // Lᵀ L reproduces A, and L has no entry outside the tree's pattern
+    Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(size, size);
     for (int i = 0; i < size; ++i) {
-      for (int j = 0; j <= i; ++j) packed.push_back(a(i, j));
+      for (int j = 0; j <= i; ++j) lower(i, j) = l[packed_index(i, j)];
     }
-    std::vector<double> x(b.data(), b.data() + size);
-    ASSERT_EQ(cholesky_factor<double>(packed.data(), size), size);
-    cholesky_solve<double>(packed.data(), x.data(), size);
+    EXPECT_LT((lower.transpose() * lower - a).cwiseAbs().maxCoeff(),
+              1e-12 * a.cwiseAbs().maxCoeff());
+    cholesky_solve<double>(l.data(), parent.data(), x.data(), size);
     const Eigen::VectorXd want = a.llt().solve(b);
     for (int i = 0; i < size; ++i)
-      EXPECT_NEAR(x[i], want[i], 1e-12 * std::max(1.0, want.cwiseAbs().maxCoeff()));
+      EXPECT_NEAR(x[i], want[i], 1e-11 * std::max(1.0, want.cwiseAbs().maxCoeff()));
   }
 }
 
-TEST(Math, CholeskyReportsTheFirstBadPivot) {
-  // leading 2x2 block is positive definite, the 3x3 matrix is not
+TEST(Math, TreeCholeskyReportsTheFirstBadPivot) {
+  // a chain of three: elimination starts at the last row, whose pivot is negative
+  const std::vector<int> chain{-1, 0, 1};
   Eigen::Matrix3d a;
   a << 4, 1, 2, 1, 3, 0, 2, 0, -1;
-  std::vector<double> packed{a(0, 0), a(1, 0), a(1, 1), a(2, 0), a(2, 1), a(2, 2)};
-  EXPECT_EQ(cholesky_factor<double>(packed.data(), 3), 2);
+  std::vector<double> packed = pack(a);
+  EXPECT_EQ(cholesky_factor<double>(packed.data(), chain.data(), 3), 0);
+  // the last pivot is fine, the one after it is not: 3 − 1²/1 − 0 = 2 > 0, then 4 − ... < 0
+  Eigen::Matrix3d b;
+  b << 0.5, 1, 1, 1, 3, 0, 1, 0, 1;
+  packed = pack(b);
+  EXPECT_EQ(cholesky_factor<double>(packed.data(), chain.data(), 3), 2);
   std::vector<double> nan{1, 0, std::nan("")};
-  EXPECT_EQ(cholesky_factor<double>(nan.data(), 2), 1);
+  EXPECT_EQ(cholesky_factor<double>(nan.data(), chain.data(), 2), 0);
 }
 
 }  // namespace
