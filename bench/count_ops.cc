@@ -234,7 +234,7 @@ int main() {
   }
   for (int links : {8, 16, 32, 64}) {
     models.emplace_back(
-        "long_chain" + std::to_string(links),
+        "rod_chain" + std::to_string(links),
         zwang::examples::rod_chain(
             {.links = links, .length = 0.3, .planar = false, .damping = 0.05, .armature = 0.01}));
   }
