@@ -15,24 +15,16 @@ namespace {
 
 constexpr int kStepsPerIteration = 10;
 
-// every instance starts at the model's default configuration moved by up to ±0.2 per
-// hinge or slide coordinate, at rest
+// every instance starts at rest at the model's default configuration moved by up to ±0.2 per
+// hinge or slide coordinate
 template <class T>
 void scatter(zwang::Simulator<T>& sim, unsigned seed) {
-  const zwang::Model& m = sim.model();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> offset(-0.2, 0.2);
-  std::vector<T> q(m.nq);
-  const std::vector<T> rest(m.nv, T(0));
+  std::mt19937_64 rng(seed);
+  const std::vector<T> rest(sim.model().nv, T(0));
   for (std::int64_t i = 0; i < sim.size(); ++i) {
+    const std::vector<double> q = zwang::examples::perturbed_qpos0(sim.model(), 0.2, rng);
+    sim.batch().qpos().set(i, std::vector<T>(q.begin(), q.end()));
     sim.batch().qvel().set(i, rest);
-    for (int k = 0; k < m.nq; ++k) q[k] = static_cast<T>(m.qpos0[k]);
-    for (int j = 0; j < m.njnt; ++j) {
-      const zwang::JointType t = m.jnt_type[j];
-      if (t == zwang::JointType::kHinge || t == zwang::JointType::kSlide)
-        q[m.jnt_qposadr[j]] += static_cast<T>(offset(rng));
-    }
-    sim.batch().qpos().set(i, q);
   }
 }
 

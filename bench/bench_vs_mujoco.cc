@@ -1,8 +1,8 @@
 // zwang against MuJoCo on the CPU, side by side in one process: the same MJCF file, the same
 // number of instances, steps and threads, the same integrator and timestep.  MuJoCo runs one
 // mjData per instance in an OpenMP loop with its constraint solver and collision detection
-// off, since zwang has neither yet; zwang runs its batch.  Prints instance-steps per second
-// and the ratio zwang / MuJoCo.
+// off, since zwang has neither yet (and fluid forces off); zwang runs its batch.  Prints
+// instance-steps per second and the ratio zwang / MuJoCo.
 //
 //   build/bench/bench_vs_mujoco [--instances N] [--steps T] [--threads K] MODEL.xml ...
 #include <fmt/format.h>
@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/simulator.hpp"
 
@@ -32,16 +33,9 @@ struct Options {
 // the same initial state for both engines: qpos0 with hinge and slide coordinates moved by
 // up to ±0.1, at rest
 std::vector<std::vector<double>> initial_states(const zwang::Model& m, std::int64_t n) {
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<double> u(-0.1, 0.1);
-  std::vector<std::vector<double>> q(n, m.qpos0);
-  for (auto& row : q) {
-    for (int j = 0; j < m.njnt; ++j) {
-      if (m.jnt_type[j] == zwang::JointType::kHinge || m.jnt_type[j] == zwang::JointType::kSlide) {
-        row[m.jnt_qposadr[j]] += u(rng);
-      }
-    }
-  }
+  std::mt19937_64 rng(1);
+  std::vector<std::vector<double>> q;
+  for (std::int64_t i = 0; i < n; ++i) q.push_back(zwang::examples::perturbed_qpos0(m, 0.1, rng));
   return q;
 }
 
@@ -55,6 +49,10 @@ double mujoco_rate(const std::string& file, const std::vector<std::vector<double
   mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof(error));
   if (!m) throw std::runtime_error(fmt::format("MuJoCo cannot load {}: {}", file, error));
   m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
+  // zwang simulates no fluid (swimmer.xml sets density and viscosity): MuJoCo neither, here
+  m->opt.density = 0;
+  m->opt.viscosity = 0;
+  for (int i = 0; i < 3; ++i) m->opt.wind[i] = 0;
   std::vector<mjData*> data(o.instances);
   for (std::int64_t i = 0; i < o.instances; ++i) {
     data[i] = mj_makeData(m);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <new>
 #include <stdexcept>
 
 namespace zwang {
@@ -60,19 +62,32 @@ void FieldRef<T>::fill(std::span<const T> values) const {
 
 template <class T>
 Batch<T>::Batch(const Model& model, std::int64_t n)
-    : sizes_(model.sizes()), layout_(make_layout(sizes_)), n_(n) {
+    : sizes_((model.validate(), model.sizes())), layout_(make_layout(sizes_)), n_(n) {
   if (n < 1)
     throw std::invalid_argument(fmt::format("a batch needs at least one instance (got {})", n));
   padded_ = (n + kPadding - 1) / kPadding * kPadding;
-  data_.assign(static_cast<std::size_t>(layout_.data_rows * padded_), T(0));
-  param_.assign(static_cast<std::size_t>(layout_.param_rows * padded_), T(0));
-  time_.assign(static_cast<std::size_t>(padded_), 0.0);
-  status_.assign(static_cast<std::size_t>(padded_), 0);
-  // padding instances hold the defaults too, so that a backend may step them harmlessly
-  for (std::int64_t i = 0; i < padded_; ++i) {
-    fill_state(i, model);
-    fill_parameters(i, model);
+  try {
+    data_.assign(static_cast<std::size_t>(layout_.data_rows * padded_), T(0));
+    param_.assign(static_cast<std::size_t>(layout_.param_rows * padded_), T(0));
+    time_.assign(static_cast<std::size_t>(padded_), 0.0);
+    status_.assign(static_cast<std::size_t>(padded_), 0);
+  } catch (const std::bad_alloc&) {
+    const double bytes =
+        static_cast<double>(padded_) *
+        ((layout_.data_rows + layout_.param_rows) * sizeof(T) + sizeof(double) + sizeof(int));
+    throw std::runtime_error(
+        fmt::format("a batch of {} instances needs {:.3g} GiB, more than can be allocated", n,
+                    bytes / (1 << 30)));
   }
+  // every instance, padding included (a backend may step it harmlessly), at the defaults:
+  // qpos0 and the model's parameters, row by row
+  const auto rows = [&](std::vector<T>& arena, int offset, std::span<const double> values) {
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      std::fill_n(arena.begin() + (offset + j) * padded_, padded_, static_cast<T>(values[j]));
+    }
+  };
+  rows(data_, layout_.qpos, model.qpos0);
+  for (const auto& [offset, values] : parameter_defaults(model)) rows(param_, offset, values);
 }
 
 template <class T>
@@ -97,20 +112,27 @@ void Batch<T>::fill_state(std::int64_t i, const Model& model) {
   status_[i] = 0;
 }
 
+// each parameter field's row offset and the model's values for it
+template <class T>
+std::vector<std::pair<int, std::span<const double>>> Batch<T>::parameter_defaults(
+    const Model& model) const {
+  const Layout& l = layout_;
+  return {{l.body_mass, model.body_mass},
+          {l.body_ipos, model.body_ipos},
+          {l.body_inertia, model.body_inertia},
+          {l.dof_damping, model.dof_damping},
+          {l.dof_armature, model.dof_armature},
+          {l.jnt_stiffness, model.jnt_stiffness},
+          {l.qpos_spring, model.qpos_spring},
+          {l.actuator_gear, model.actuator_gear},
+          {l.actuator_gainprm, model.actuator_gainprm},
+          {l.actuator_biasprm, model.actuator_biasprm},
+          {l.gravity, model.gravity}};
+}
+
 template <class T>
 void Batch<T>::fill_parameters(std::int64_t i, const Model& model) {
-  const Layout& l = layout_;
-  put(param_, i, l.body_mass, model.body_mass);
-  put(param_, i, l.body_ipos, model.body_ipos);
-  put(param_, i, l.body_inertia, model.body_inertia);
-  put(param_, i, l.dof_damping, model.dof_damping);
-  put(param_, i, l.dof_armature, model.dof_armature);
-  put(param_, i, l.jnt_stiffness, model.jnt_stiffness);
-  put(param_, i, l.qpos_spring, model.qpos_spring);
-  put(param_, i, l.actuator_gear, model.actuator_gear);
-  put(param_, i, l.actuator_gainprm, model.actuator_gainprm);
-  put(param_, i, l.actuator_biasprm, model.actuator_biasprm);
-  put(param_, i, l.gravity, model.gravity);
+  for (const auto& [offset, values] : parameter_defaults(model)) put(param_, i, offset, values);
 }
 
 template <class T>

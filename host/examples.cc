@@ -199,6 +199,17 @@ Model ball_chain(int links) {
   return b.build();
 }
 
+std::vector<double> perturbed_qpos0(const Model& model, double noise, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> u(-noise, noise);
+  std::vector<double> q = model.qpos0;
+  for (int j = 0; j < model.njnt; ++j) {
+    if (model.jnt_type[j] == JointType::kHinge || model.jnt_type[j] == JointType::kSlide) {
+      q[model.jnt_qposadr[j]] += u(rng);
+    }
+  }
+  return q;
+}
+
 std::vector<std::string> names() {
   return {"pendulum",  "double_pendulum", "chain",     "rod_chain",
           "cart_pole", "floating_base",   "ball_chain"};

@@ -172,15 +172,7 @@ class Loader {
       } catch (const ModelError& e) {
         ctx_.fail(body.node, e.what());
       }
-      bool after_ball = false;
       for (const Joint& j : body.joints) {
-        if (j.def.type == JointType::kFree && body.joints.size() > 1) {
-          ctx_.fail(j.node, "a free joint must be its body's only joint");
-        }
-        if (after_ball && (j.def.type == JointType::kHinge || j.def.type == JointType::kBall)) {
-          ctx_.fail(j.node, "a hinge or ball joint cannot follow a ball joint in the same body");
-        }
-        after_ball = after_ball || j.def.type == JointType::kBall;
         JointSpec js = joint_spec(j);
         js.name = joint_names[joint++];
         try {

@@ -155,9 +155,6 @@ class TreeReader {
       read_joint(a, j.def);
     }
     a.finish();
-    if (j.def.type == JointType::kFree && bodies_[b].parent != 0) {
-      a.fail("a free joint can only be used in a body whose parent is the world");
-    }
     if (j.def.frictionloss > 0) {
       ctx_.warn(node, "joint frictionloss is not simulated; ignored");
     }
@@ -367,6 +364,9 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
     } else if (body.inertial) {
       out[b] = {body.inertial->mass, body.inertial->pos, body.inertial->inertia};
     }
+    // MuJoCo 2.2.2 puts the centre of a body that has no mass of its own at the body's pos (in
+    // the body frame), which matters once boundmass gives it mass
+    if (!(out[b].mass > 0) && !body.inertial) out[b].com = body.pos;
     out[b].mass = std::max(out[b].mass, c.boundmass);
     if (c.boundinertia > 0) out[b].inertia = bound_inertia(out[b].inertia, c.boundinertia);
   }

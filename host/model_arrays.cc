@@ -18,7 +18,7 @@ std::vector<int> as_ints(const std::vector<JointType>& v) {
 template <class T>
 ModelArrays<T>::ModelArrays(const Model& model)
     : sizes_(model.sizes()),
-      timestep_(static_cast<T>(model.timestep)),
+      timestep_(model.timestep),
       integrator_(model.integrator == Integrator::kRK4 ? kIntRK4 : kIntEuler) {
 #define ZW_X(name)                                   \
   offsets_.name = static_cast<int>(ints_.size());    \

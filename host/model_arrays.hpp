@@ -31,7 +31,7 @@ class ModelArrays {
 #undef ZW_X
   };
   Sizes sizes_;
-  T timestep_;
+  double timestep_;
   int integrator_;
   Offsets offsets_;
   std::vector<int> ints_;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/model_view.h"
 #include "zwang/model.hpp"
 
 namespace zwang {
@@ -36,20 +37,24 @@ Eigen::Matrix3d to_matrix(const Inertia6& i) {
   return m;
 }
 
-// positive definite, and a rigid body's principal moments obey A + B ≥ C
+Eigen::Vector3d principal_moments(const Inertia6& inertia) {
+  return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(to_matrix(inertia)).eigenvalues();
+}
+
+// principal moments ≥ 0 (a point mass has none), and a rigid body's obey A + B ≥ C; bodies on
+// joints need positive ones, which build() checks once the joints are known
 void check_inertia(const Inertia6& inertia, double mass, const std::string& who) {
   for (double v : inertia) {
     if (!std::isfinite(v)) throw ModelError(who + ": inertia is not finite");
   }
   const bool zero = std::all_of(inertia.begin(), inertia.end(), [](double v) { return v == 0; });
-  if (mass == 0 && zero) return;
+  if (zero) return;
   if (mass == 0) throw ModelError(who + ": a body with zero mass must have zero inertia");
-  const Eigen::Vector3d ev =
-      Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(to_matrix(inertia)).eigenvalues();
-  if (!(ev[0] > 0)) {
+  const Eigen::Vector3d ev = principal_moments(inertia);
+  if (ev[0] < -1e-12 * ev[2]) {
     throw ModelError(fmt::format(
-        "{}: inertia is not symmetric positive definite (principal moments {:.6g} {:.6g} {:.6g})",
-        who, ev[0], ev[1], ev[2]));
+        "{}: inertia is not positive semidefinite (principal moments {:.6g} {:.6g} {:.6g})", who,
+        ev[0], ev[1], ev[2]));
   }
   if (ev[0] + ev[1] < ev[2] * (1 - 1e-9)) {
     throw ModelError(fmt::format(
@@ -180,6 +185,31 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
   if (spec.limited && !(spec.range[0] <= spec.range[1])) {
     throw ModelError(fmt::format("{}: range [{}, {}] is empty", who, spec.range[0], spec.range[1]));
   }
+  // the order rules of a body's joints (MuJoCo's): a free joint alone in a child of the world,
+  // a fixed joint alone, and no rotation after a ball, whose dofs use the body's final axes
+  for (const Joint& j : joints_) {
+    if (j.body != b) continue;
+    if (j.spec.type == JointType::kFree || j.spec.type == JointType::kFixed) {
+      throw ModelError(
+          fmt::format("{}: body '{}' has the {} joint '{}', which must be its only joint", who,
+                      bodies_[b].name, to_string(j.spec.type), j.spec.name));
+    }
+    if (spec.type == JointType::kFree || spec.type == JointType::kFixed) {
+      throw ModelError(
+          fmt::format("{}: a {} joint must be its body's only joint (body '{}' has '{}')", who,
+                      to_string(spec.type), bodies_[b].name, j.spec.name));
+    }
+    if (j.spec.type == JointType::kBall &&
+        (spec.type == JointType::kHinge || spec.type == JointType::kBall)) {
+      throw ModelError(fmt::format(
+          "{}: a hinge or ball joint cannot follow the ball joint '{}' in the same body (ball dofs "
+          "use the body's final axes)",
+          who, j.spec.name));
+    }
+  }
+  if (spec.type == JointType::kFree && parents_[b] != 0) {
+    throw ModelError(who + ": a free joint must be in a child of the world");
+  }
   joints_.push_back({b, spec});
 }
 
@@ -253,7 +283,6 @@ Model ModelBuilder::build() const {
 
   for (int b = 0; b < m.nbody; ++b) {
     const BodySpec& s = bodies_[b];
-    const std::string who = body_label(s.name);
     m.body_name.push_back(s.name);
     m.body_parent.push_back(parents_[b]);
     append(m.body_pos, s.pos);
@@ -265,29 +294,11 @@ Model ModelBuilder::build() const {
     m.body_dofadr.push_back(-1);
     int dofs = 0;
 
-    const auto& js = body_joints[b];
-    const bool has_fixed = std::any_of(
-        js.begin(), js.end(), [](const JointSpec* j) { return j->type == JointType::kFixed; });
-    if (has_fixed && js.size() > 1)
-      throw ModelError(who + ": a fixed joint must be the body's only joint");
-    bool after_ball = false;
-    for (const JointSpec* j : js) {
+    for (const JointSpec* j : body_joints[b]) {
       if (j->type == JointType::kFixed) continue;
-      const std::string jwho = joint_label(j->name);
-      if (j->type == JointType::kFree && (parents_[b] != 0 || js.size() > 1)) {
-        throw ModelError(jwho + ": a free joint must be the only joint of a child of the world");
-      }
-      if (after_ball && (j->type == JointType::kHinge || j->type == JointType::kBall)) {
-        throw ModelError(jwho +
-                         ": a hinge or ball joint cannot follow a ball joint in the same body "
-                         "(ball dofs use the body's final axes)");
-      }
-      after_ball = after_ball || j->type == JointType::kBall;
-
       const int jid = m.njnt++;
-      const int type = static_cast<int>(j->type);
-      const int jnq = type == 0 ? 7 : type == 1 ? 4 : 1;
-      const int jnv = type == 0 ? 6 : type == 1 ? 3 : 1;
+      const int jnq = joint_nq(static_cast<int>(j->type));
+      const int jnv = joint_nv(static_cast<int>(j->type));
       m.jnt_name.push_back(j->name);
       m.jnt_type.push_back(j->type);
       m.jnt_body.push_back(b);
@@ -357,6 +368,17 @@ Model ModelBuilder::build() const {
           fmt::format("{}: mass must be positive (got {}): the body has joints and "
                       "nothing below it carries mass",
                       body_label(m.body_name[b]), m.body_mass[b]));
+    }
+    // a point mass may be welded, not moved on its own joints (MuJoCo's rule too)
+    const Inertia6& inertia = bodies_[b].inertia;
+    if (m.body_dofnum[b] > 0 && m.body_mass[b] > 0) {
+      const Eigen::Vector3d ev = principal_moments(inertia);
+      if (!(ev[0] > 0)) {
+        throw ModelError(fmt::format(
+            "{}: a body on joints needs a positive definite inertia (principal moments {:.6g} "
+            "{:.6g} {:.6g})",
+            body_label(m.body_name[b]), ev[0], ev[1], ev[2]));
+      }
     }
   }
 

@@ -22,7 +22,7 @@ std::string describe_status(int status) {
   if (status & kStatusFactorization) {
     add("factorisation: H is not positive definite (check masses and inertias)");
   }
-  if (status & kStatusDiverged) add("diverged: the step produced a non-finite value");
+  if (status & kStatusDiverged) add("diverged: the computation produced a non-finite value");
   if (out.empty()) out = "ok";
   return out;
 }
@@ -35,7 +35,14 @@ template <class T>
 Simulator<T>::Simulator(const Model& model, std::int64_t n, SimulatorOptions options)
     : model_(model), batch_(model_, n) {
   if (options.threads < 0) {
-    throw std::invalid_argument(fmt::format("threads must be positive (got {})", options.threads));
+    throw std::invalid_argument(
+        fmt::format("threads must be non-negative (got {})", options.threads));
+  }
+  // more threads than a few per core only cost memory (a scratch buffer each) and time
+  const int max_threads = std::max(64, 4 * omp_get_num_procs());
+  if (options.threads > max_threads) {
+    throw std::invalid_argument(fmt::format("threads must be at most {} on this machine (got {})",
+                                            max_threads, options.threads));
   }
   Backend backend = options.backend;
   if (backend == Backend::kAuto)

@@ -21,20 +21,20 @@ struct Sizes {
   int njac;   // non-zero Jacobian columns over all bodies: Σ_k (ancestor dofs of k)
 };
 
-#define ZW_DATA_FIELDS(X)                                                                       \
-  X(qpos, s.nq)                /* joint positions, MuJoCo layout (nq) */                        \
-  X(qvel, s.nv)                /* joint velocities, MuJoCo layout (nv) */                       \
-  X(ctrl, s.nu)                /* actuator controls (nu) */                                     \
-  X(xfrc_applied, 6 * s.nbody) /* external wrench at each COM, world: force, torque */          \
-  X(qacc, s.nv)                /* generalized accelerations q̈ (nv) */                         \
-  X(qM, s.nM)                  /* H = Σ J_kᵀ M_k J_k + armature, packed lower (nM) */        \
-  X(qfrc_bias, s.nv)           /* h − Σ J_kᵀ [m_k g; 0]: Coriolis, centrifugal, gravity */ \
-  X(qfrc_passive, s.nv)        /* joint damping and springs (nv) */                             \
-  X(qfrc_actuator, s.nv)       /* actuator forces in joint space (nv) */                        \
-  X(qfrc_applied, s.nv)        /* Σ J_kᵀ xfrc_applied_k (nv) */                              \
-  X(actuator_force, s.nu)      /* scalar actuator forces (nu) */                                \
-  X(xpos, 3 * s.nbody)         /* body frame origins, world (nbody x 3) */                      \
-  X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                 \
+#define ZW_DATA_FIELDS(X)                                                                          \
+  X(qpos, s.nq)                /* joint positions, MuJoCo layout (nq) */                           \
+  X(qvel, s.nv)                /* joint velocities, MuJoCo layout (nv) */                          \
+  X(ctrl, s.nu)                /* actuator controls (nu) */                                        \
+  X(xfrc_applied, 6 * s.nbody) /* external wrench at each COM, world: force, torque */             \
+  X(qacc, s.nv)                /* q̈ (nv); after an Euler step (H + h·damping)⁻¹(τ − h) */ \
+  X(qM, s.nM)                  /* H = Σ J_kᵀ M_k J_k + armature, packed lower (nM) */           \
+  X(qfrc_bias, s.nv)           /* h − Σ J_kᵀ [m_k g; 0]: Coriolis, centrifugal, gravity */    \
+  X(qfrc_passive, s.nv)        /* joint damping and springs (nv) */                                \
+  X(qfrc_actuator, s.nv)       /* actuator forces in joint space (nv) */                           \
+  X(qfrc_applied, s.nv)        /* Σ J_kᵀ xfrc_applied_k (nv) */                                 \
+  X(actuator_force, s.nu)      /* scalar actuator forces (nu) */                                   \
+  X(xpos, 3 * s.nbody)         /* body frame origins, world (nbody x 3) */                         \
+  X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                    \
   X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */
 
 #define ZW_PARAM_FIELDS(X)                                                                 \

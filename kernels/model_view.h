@@ -48,10 +48,10 @@ enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
 
 template <class T>
 struct ModelView {
-  Sizes s;         // sizes
-  Layout lay;      // field offsets in the arenas
-  T timestep;      // integration step (s)
-  int integrator;  // IntegratorId
+  Sizes s;          // sizes
+  Layout lay;       // field offsets in the arenas
+  double timestep;  // integration step (s); in double so that time adds up exactly in float runs
+  int integrator;   // IntegratorId
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
 #undef ZW_X

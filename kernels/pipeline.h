@@ -59,7 +59,7 @@ ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
 // (implicit damping, MuJoCo's Euler), 0 for RK4 and forward()
 template <class T>
 ZW_HD ZW_INLINE T step_damping_dt(const ModelView<T>& m) {
-  return m.integrator == kIntRK4 ? T(0) : m.timestep;
+  return m.integrator == kIntRK4 ? T(0) : T(m.timestep);
 }
 
 // RK4 weights 1/6, 1/3, 1/3, 1/6 and stage offsets 0, ½, ½, 1, as selects (no local array)
@@ -122,7 +122,7 @@ ZW_HD void step_finish(const ModelView<T>& m, const Instance<T>& d) {
     copy_row(qvel, d.step_qvel(), m.s.nv);
     return;
   }
-  *d.time += double(m.timestep);
+  *d.time += m.timestep;
 }
 
 // step() up to the first smooth(): skip stopped instances, check and keep the state
@@ -148,7 +148,7 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
     step_finish(m, d);
     return kPhaseIdle;
   }
-  const T h = m.timestep;
+  const T h = T(m.timestep);
   const int nq = m.s.nq, nv = m.s.nv;
   const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
   if (m.integrator != kIntRK4) {
@@ -185,7 +185,8 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
   copy_row(qpos, qpos0, nq);
   integrate_pos(m, qpos, rate, c);
   for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + c * qacc[i];
-  if (forward_begin(m, d) != kPhaseSolve) {
+  if (!all_finite(qpos, nq) || !all_finite(qvel, nv)) {
+    *d.status |= kStatusDiverged;
     step_finish(m, d);
     return kPhaseIdle;
   }

@@ -153,6 +153,28 @@ TEST(Batch, FailingInstancesAreReportedAndIsolated) {
   EXPECT_EQ(faulty.failures().size(), 2u);
 }
 
+// a state that blows up inside an RK4 step is a divergence, not a bad starting state
+TEST(Batch, BlowUpDuringRk4IsReportedAsDivergence) {
+  Model model = examples::ball_chain();
+  model.integrator = Integrator::kRK4;
+  Simulator<double> sim(model, 4);
+  sim.batch().gravity().set(2, std::vector<double>{0, 1e300, 1e300});
+  sim.step(5);
+  const std::vector<InstanceFailure> failures = sim.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].instance, 2);
+  EXPECT_EQ(failures[0].status & kStatusBadState, 0) << failures[0].message();
+  EXPECT_NE(failures[0].status & (kStatusDiverged | kStatusFactorization), 0)
+      << failures[0].message();
+}
+
+TEST(Batch, ThreadCountIsChecked) {
+  const Model model = examples::pendulum();
+  EXPECT_THROW(Simulator<double>(model, 4, {.threads = -1}), std::invalid_argument);
+  EXPECT_THROW(Simulator<double>(model, 4, {.threads = 1 << 20}), std::invalid_argument);
+  EXPECT_NO_THROW(Simulator<double>(model, 4, {.threads = 3}));
+}
+
 TEST(Batch, ResetSetsTheGivenStateAndChecksSizes) {
   const Model model = examples::cart_pole();
   Simulator<double> sim(model, 8);
@@ -203,7 +225,7 @@ TEST(Batch, FieldAccessorsCheckTheirArguments) {
   EXPECT_EQ(b.gravity().get(0), (std::vector<double>{0, 0, -9.81}));
 }
 
-// the same parameter shared and tiled gives identical instances
+// a parameter written for one instance acts on that instance only
 TEST(Batch, PerInstanceGravityActsOnItsInstanceOnly) {
   const Model model = examples::pendulum();
   Simulator<double> sim(model, 2);

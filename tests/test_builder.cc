@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "test_util.h"
+#include "zwang/batch.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
 
@@ -40,12 +41,12 @@ TEST(Builder, BodyErrorsNameTheBody) {
       error_of([] {
         ModelBuilder().add_body({.name = "b", .mass = 1, .inertia = {0.1, 0.1, -0.1, 0, 0, 0}});
       }),
-      "body 'b': inertia is not symmetric positive definite (principal moments -0.1 0.1 0.1)");
+      "body 'b': inertia is not positive semidefinite (principal moments -0.1 0.1 0.1)");
   EXPECT_EQ(
       error_of([] {
         ModelBuilder().add_body({.name = "b", .mass = 1, .inertia = {0.1, 0.1, 0.1, 0.2, 0, 0}});
       }),
-      "body 'b': inertia is not symmetric positive definite (principal moments -0.1 0.1 0.3)");
+      "body 'b': inertia is not positive semidefinite (principal moments -0.1 0.1 0.3)");
   EXPECT_EQ(
       error_of([] {
         ModelBuilder().add_body({.name = "b", .mass = 1, .inertia = {0.1, 0.1, 0.3, 0, 0, 0}});
@@ -108,36 +109,74 @@ TEST(Builder, JointErrorsNameTheJoint) {
             "joint 'j': range [1, -1] is empty");
 }
 
-TEST(Builder, JointOrderRulesAreCheckedAtBuild) {
+TEST(Builder, JointOrderRulesNameTheJoint) {
   {
     ModelBuilder b = with_body();
     b.add_body({.name = "c", .parent = "a", .mass = 1, .inertia = kUnit});
-    b.add_joint("c", {.name = "free", .type = JointType::kFree});
-    EXPECT_EQ(error_of([&] { b.build(); }),
-              "joint 'free': a free joint must be the only joint of a child of the world");
+    EXPECT_EQ(error_of([&] { b.add_joint("c", {.name = "free", .type = JointType::kFree}); }),
+              "joint 'free': a free joint must be in a child of the world");
   }
+  EXPECT_EQ(
+      error_of([] { with_body().add_joint("a", {.name = "free", .type = JointType::kFree}); }),
+      "joint 'free': a free joint must be its body's only joint (body 'a' has 'ja')");
   {
-    ModelBuilder b = with_body();
+    ModelBuilder b;
+    b.add_body({.name = "a", .mass = 1, .inertia = kUnit});
     b.add_joint("a", {.name = "free", .type = JointType::kFree});
-    EXPECT_EQ(error_of([&] { b.build(); }),
-              "joint 'free': a free joint must be the only joint of a child of the world");
+    EXPECT_EQ(error_of([&] { b.add_joint("a", {.name = "j"}); }),
+              "joint 'j': body 'a' has the free joint 'free', which must be its only joint");
   }
   {
     ModelBuilder b;
     b.add_body({.name = "a", .mass = 1, .inertia = kUnit});
     b.add_joint("a", {.name = "ball", .type = JointType::kBall});
-    b.add_joint("a", {.name = "hinge"});
-    EXPECT_EQ(error_of([&] { b.build(); }),
-              "joint 'hinge': a hinge or ball joint cannot follow a ball joint in the same body "
-              "(ball dofs "
-              "use the body's final axes)");
+    EXPECT_NO_THROW(b.add_joint("a", {.name = "slide", .type = JointType::kSlide}));
+    EXPECT_EQ(
+        error_of([&] { b.add_joint("a", {.name = "hinge"}); }),
+        "joint 'hinge': a hinge or ball joint cannot follow the ball joint 'ball' in the same "
+        "body (ball dofs use the body's final axes)");
   }
-  {
-    ModelBuilder b = with_body();
-    b.add_joint("a", {.name = "weld", .type = JointType::kFixed});
-    EXPECT_EQ(error_of([&] { b.build(); }),
-              "body 'a': a fixed joint must be the body's only joint");
-  }
+  EXPECT_EQ(
+      error_of([] { with_body().add_joint("a", {.name = "weld", .type = JointType::kFixed}); }),
+      "joint 'weld': a fixed joint must be its body's only joint (body 'a' has 'ja')");
+}
+
+// a point mass (zero inertia) may be welded, as MuJoCo allows, but not moved on its own joints
+TEST(Builder, PointMassesAreWeldedOnly) {
+  ModelBuilder b = with_body();
+  EXPECT_NO_THROW(b.add_body({.name = "bob", .parent = "a", .pos = {0, 0, -1}, .mass = 2}));
+  const Model m = b.build();
+  EXPECT_EQ(m.body_mass[2], 2.0);
+  ModelBuilder moving;
+  moving.add_body({.name = "bob", .mass = 2, .com = {0, 0, -1}});
+  moving.add_joint("bob", {.name = "j"});
+  EXPECT_EQ(error_of([&] { moving.build(); }),
+            "body 'bob': a body on joints needs a positive definite inertia (principal moments 0 0 "
+            "0)");
+}
+
+// a Model edited by hand is checked before a batch uses it
+TEST(Builder, EditedModelsAreValidatedBeforeUse) {
+  Model m = examples::chain();
+  EXPECT_NO_THROW(m.validate());
+  Model short_mass = m;
+  short_mass.body_mass.pop_back();
+  EXPECT_EQ(error_of([&] { short_mass.validate(); }),
+            "model: body_mass has 8 values, the sizes need 9");
+  Model zero_step = m;
+  zero_step.timestep = 0;
+  EXPECT_EQ(error_of([&] { Batch<double>(zero_step, 4); }),
+            "model: timestep must be positive (got 0)");
+  Model bad_parent = m;
+  bad_parent.body_parent[3] = 5;
+  EXPECT_EQ(error_of([&] { bad_parent.validate(); }), "model: body_parent[3] = 5 is not in [0, 3)");
+  Model bad_adr = m;
+  bad_adr.jnt_dofadr[2] = 7;
+  EXPECT_EQ(error_of([&] { bad_adr.validate(); }),
+            "model: jnt_qposadr/jnt_dofadr of joint 2 do not follow the joint types");
+  Model nan_mass = m;
+  nan_mass.body_mass[1] = std::nan("");
+  EXPECT_EQ(error_of([&] { nan_mass.validate(); }), "model: body_mass[1] is not finite");
 }
 
 TEST(Builder, ActuatorErrorsNameTheActuator) {

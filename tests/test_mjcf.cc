@@ -232,11 +232,9 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
     const std::vector<double> zq(z.body_quat.begin() + 4 * b, z.body_quat.begin() + 4 * b + 4);
     cmp.check("body_quat", b, align_quats(zq, view(m->body_quat + 4 * b, 4)),
               view(m->body_quat + 4 * b, 4), 1e-12);
-    // MuJoCo 2.2.2 puts the COM of a massless body at its frame's position in the parent
-    if (m->body_mass[b] > 0) {
-      cmp.check("body_ipos", b, std::span(z.body_ipos).subspan(3 * b, 3),
-                view(m->body_ipos + 3 * b, 3), body_tol_[b]);
-    }
+    // a body without mass of its own has its COM at its pos, in MuJoCo 2.2.2 and in zwang
+    cmp.check("body_ipos", b, std::span(z.body_ipos).subspan(3 * b, 3),
+              view(m->body_ipos + 3 * b, 3), body_tol_[b]);
     // MuJoCo's principal moments in its inertial frame, R diag(I) Rᵀ, relative to their size
     const double* q = m->body_iquat + 4 * b;
     const Eigen::Matrix3d r = Eigen::Quaterniond(q[0], q[1], q[2], q[3]).toRotationMatrix();
@@ -310,11 +308,7 @@ TEST_P(MjcfVsMujoco, ForwardMatchesMujoco) {
     bias_tol[i] = dof_tol(i);
     for (int j = 0; j < nv; ++j) qm_tol[i * nv + j] = dof_tol(std::max(i, j));
   }
-  // the COM of a massless body has no meaning (see CompiledModelMatches)
-  std::vector<double> xipos_tol(3 * nbody, model_tol_);
-  for (int k = 0; k < nbody; ++k) {
-    if (!(m->body_mass[k] > 0)) std::fill_n(xipos_tol.begin() + 3 * k, 3, INFINITY);
-  }
+  const std::vector<double> xipos_tol(3 * nbody, model_tol_);
   std::vector<double> dense(static_cast<std::size_t>(nv) * nv);
   Comparison cmp(GetParam().name, kExact);
   auto& b = sim->batch();
@@ -532,7 +526,7 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
       {body_with("<include file=\"missing.xml\"/>"),
        "bad.xml:4: <include> cannot open 'missing.xml' ..."},
       {body_with(sphere + "\n<body>\n<freejoint/>\n" + sphere + "\n</body>"),
-       "bad.xml:6: a free joint can only be used in a body whose parent is the world"},
+       "bad.xml:6: joint 'joint0': a free joint must be in a child of the world"},
       // MuJoCo 2.2.2: a range needs limited="true" unless autolimits; a limited range is not empty
       {body_with("<joint range=\"0 1\"/>\n" + sphere),
        "bad.xml:4: <joint> has 'range' but not 'limited': give limited=\"true\" or \"false\", "

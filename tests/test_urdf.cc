@@ -543,12 +543,12 @@ std::vector<ErrorCase> error_cases() {
        one_joint(kFixed, R"(<inertial><mass value="-1"/>)" + inertia + "</inertial>"),
        {},
        {"bad.urdf:3: link 'a': mass must not be negative (got -1)"}},
-      {"inertia_not_positive_definite",
+      {"inertia_not_positive_semidefinite",
        one_joint(kFixed,
                  R"(<inertial><mass value="1"/>
                     <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0.2" ixz="0" iyz="0"/></inertial>)"),
        {},
-       {"bad.urdf:3: body 'a': inertia is not symmetric positive definite"}},
+       {"bad.urdf:3: body 'a': inertia is not positive semidefinite"}},
       {"zero_axis",
        one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
                     <axis xyz="0 0 0"/></joint>)"),

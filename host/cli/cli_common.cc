@@ -127,17 +127,9 @@ void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
 
 template <class T>
 void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng) {
-  const Model& m = sim.model();
-  std::uniform_real_distribution<double> u(-noise, noise);
-  std::vector<T> q(m.nq);
   for (std::int64_t i = 0; i < sim.size(); ++i) {
-    for (int k = 0; k < m.nq; ++k) q[k] = static_cast<T>(m.qpos0[k]);
-    for (int j = 0; j < m.njnt; ++j) {
-      if (m.jnt_type[j] == JointType::kHinge || m.jnt_type[j] == JointType::kSlide) {
-        q[m.jnt_qposadr[j]] += static_cast<T>(u(rng));
-      }
-    }
-    sim.batch().qpos().set(i, q);
+    const std::vector<double> q = examples::perturbed_qpos0(sim.model(), noise, rng);
+    sim.batch().qpos().set(i, std::vector<T>(q.begin(), q.end()));
   }
 }
 

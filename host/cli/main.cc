@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -47,6 +48,22 @@ int dynamics(const std::string& spec, bool floating_base, const std::string& inp
 
 }  // namespace
 }  // namespace zwang::cli
+
+// a finite number ≥ 0 (CLI11's NonNegativeNumber lets NaN through)
+const CLI::Validator kFiniteNonNegative(
+    [](std::string& text) -> std::string {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(text, &used);
+      } catch (const std::logic_error&) {
+        return "not a number: " + text;
+      }
+      if (used != text.size() || !std::isfinite(v) || v < 0)
+        return "must be a finite number >= 0: " + text;
+      return "";
+    },
+    "NUMBER >= 0");
 
 int main(int argc, char** argv) {
   using namespace zwang::cli;
@@ -112,6 +129,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"zero", "random"}))
       ->capture_default_str();
   run->add_option("--init-noise", ro.init_noise, "initial hinge/slide offsets, uniform in ±noise")
+      ->check(kFiniteNonNegative)
       ->capture_default_str();
   run->add_option("-o,--out", ro.out,
                   "trajectory file (HDF5): qpos, qvel, ctrl per record and instance");

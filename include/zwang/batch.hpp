@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "kernels/layout.h"
@@ -129,6 +130,7 @@ class Batch {
   void put(std::vector<T>& arena, std::int64_t i, int offset, std::span<const double> values);
   void fill_state(std::int64_t i, const Model& model);
   void fill_parameters(std::int64_t i, const Model& model);
+  std::vector<std::pair<int, std::span<const double>>> parameter_defaults(const Model& model) const;
 
   Sizes sizes_;
   Layout layout_;

@@ -1,6 +1,7 @@
 // \brief Built-in example models, used by the command-line tool, the tests and the benchmarks.
 #pragma once
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ Model floating_base(bool gravity = true);
 
 // \brief A chain of bodies on ball joints with offset anchors.
 Model ball_chain(int links = 3);
+
+// \brief qpos0 with every hinge and slide coordinate moved by its own U(−noise, noise): the kind
+// of start state an environment resets to.
+std::vector<double> perturbed_qpos0(const Model& model, double noise, std::mt19937_64& rng);
 
 // \brief Names accepted by by_name(), in a stable order.
 std::vector<std::string> names();

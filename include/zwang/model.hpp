@@ -164,6 +164,9 @@ struct Model {
   int tendon_id(std::string_view name) const;
 
   Sizes sizes() const;
+  // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
+  // another (a Model is a plain struct and may have been edited after build()).
+  void validate() const;
   double total_mass() const;
 };
 

@@ -35,8 +35,8 @@ enum class CudaKernels {
 
 struct SimulatorOptions {
   Backend backend = Backend::kCpu;
-  int threads = 0;  // CPU: OpenMP threads; 0 uses every core
-  int device = 0;   // CUDA: device ordinal
+  int threads = 0;                              // CPU: OpenMP threads; 0 uses every core
+  int device = 0;                               // CUDA: device ordinal
   CholeskyPath cholesky = CholeskyPath::kAuto;  // CUDA: the factorisation of H
   // CUDA, kAuto: the smallest nv that goes to cuSOLVER.  Provisional, not yet measured on a
   // GPU: bench/README.md says how to measure the crossover.

@@ -1,0 +1,173 @@
+// Model::validate: the invariants the kernels rely on, checked before a Batch or a Simulator
+// reads a Model that may have been edited by hand after ModelBuilder::build().
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "kernels/model_view.h"
+#include "zwang/model.hpp"
+
+namespace zwang {
+namespace {
+
+template <class V>
+void size_is(const char* field, const V& v, std::size_t want) {
+  if (v.size() != want) {
+    throw ModelError(
+        fmt::format("model: {} has {} values, the sizes need {}", field, v.size(), want));
+  }
+}
+
+void finite(const char* field, const std::vector<double>& v) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i]))
+      throw ModelError(fmt::format("model: {}[{}] is not finite", field, i));
+  }
+}
+
+void index_in(const char* field, int value, int low, int high, std::size_t at) {
+  if (value < low || value >= high) {
+    throw ModelError(
+        fmt::format("model: {}[{}] = {} is not in [{}, {})", field, at, value, low, high));
+  }
+}
+
+}  // namespace
+
+void Model::validate() const {
+  if (nbody < 1 || njnt < 0 || nq < 0 || nv < 0 || nu < 0 || ntendon < 0) {
+    throw ModelError(fmt::format("model: negative sizes (nbody {}, njnt {}, nq {}, nv {}, nu {})",
+                                 nbody, njnt, nq, nv, nu));
+  }
+  if (!(timestep > 0) || !std::isfinite(timestep)) {
+    throw ModelError(fmt::format("model: timestep must be positive (got {})", timestep));
+  }
+  if (integrator != Integrator::kEuler && integrator != Integrator::kRK4)
+    throw ModelError("model: unknown integrator");
+  for (double g : gravity) {
+    if (!std::isfinite(g)) throw ModelError("model: gravity is not finite");
+  }
+
+  const std::size_t b = nbody, j = njnt, q = nq, v = nv, u = nu;
+  size_is("body_name", body_name, b);
+  size_is("body_parent", body_parent, b);
+  size_is("body_jntadr", body_jntadr, b);
+  size_is("body_jntnum", body_jntnum, b);
+  size_is("body_dofadr", body_dofadr, b);
+  size_is("body_dofnum", body_dofnum, b);
+  size_is("body_treeadr", body_treeadr, b);
+  size_is("body_treenum", body_treenum, b);
+  size_is("body_pos", body_pos, 3 * b);
+  size_is("body_quat", body_quat, 4 * b);
+  size_is("body_mass", body_mass, b);
+  size_is("body_ipos", body_ipos, 3 * b);
+  size_is("body_inertia", body_inertia, 6 * b);
+  size_is("jnt_name", jnt_name, j);
+  size_is("jnt_type", jnt_type, j);
+  size_is("jnt_body", jnt_body, j);
+  size_is("jnt_qposadr", jnt_qposadr, j);
+  size_is("jnt_dofadr", jnt_dofadr, j);
+  size_is("jnt_pos", jnt_pos, 3 * j);
+  size_is("jnt_axis", jnt_axis, 3 * j);
+  size_is("jnt_stiffness", jnt_stiffness, j);
+  size_is("jnt_limited", jnt_limited, j);
+  size_is("jnt_range", jnt_range, 2 * j);
+  size_is("qpos0", qpos0, q);
+  size_is("qpos_spring", qpos_spring, q);
+  size_is("dof_jnt", dof_jnt, v);
+  size_is("dof_body", dof_body, v);
+  size_is("dof_parent", dof_parent, v);
+  size_is("dof_damping", dof_damping, v);
+  size_is("dof_armature", dof_armature, v);
+  size_is("actuator_name", actuator_name, u);
+  size_is("actuator_type", actuator_type, u);
+  size_is("actuator_trnid", actuator_trnid, u);
+  size_is("actuator_gear", actuator_gear, u);
+  size_is("actuator_gainprm", actuator_gainprm, u);
+  size_is("actuator_biasprm", actuator_biasprm, 3 * u);
+  size_is("actuator_ctrllimited", actuator_ctrllimited, u);
+  size_is("actuator_ctrlrange", actuator_ctrlrange, 2 * u);
+  size_is("actuator_forcelimited", actuator_forcelimited, u);
+  size_is("actuator_forcerange", actuator_forcerange, 2 * u);
+  size_is("tendon_name", tendon_name, ntendon);
+  size_is("tendon_adr", tendon_adr, ntendon);
+  size_is("tendon_num", tendon_num, ntendon);
+  size_is("wrap_coef", wrap_coef, wrap_jnt.size());
+  for (const auto& [field, values] : {std::pair{"body_pos", &body_pos},
+                                      {"body_quat", &body_quat},
+                                      {"body_mass", &body_mass},
+                                      {"body_ipos", &body_ipos},
+                                      {"body_inertia", &body_inertia},
+                                      {"jnt_pos", &jnt_pos},
+                                      {"jnt_axis", &jnt_axis},
+                                      {"jnt_stiffness", &jnt_stiffness},
+                                      {"qpos0", &qpos0},
+                                      {"qpos_spring", &qpos_spring},
+                                      {"dof_damping", &dof_damping},
+                                      {"dof_armature", &dof_armature},
+                                      {"actuator_gear", &actuator_gear},
+                                      {"actuator_gainprm", &actuator_gainprm},
+                                      {"actuator_biasprm", &actuator_biasprm}}) {
+    finite(field, *values);
+  }
+
+  // the tree: parents before children, joints body by body, coordinates and dofs joint by joint
+  if (body_parent[0] != -1) throw ModelError("model: body_parent[0] must be -1 (the world)");
+  int next_jnt = 0, next_q = 0, next_v = 0;
+  std::size_t tree = 0;
+  for (int k = 0; k < nbody; ++k) {
+    if (k > 0) index_in("body_parent", body_parent[k], 0, k, k);
+    if (body_jntadr[k] != next_jnt || body_jntnum[k] < 0) {
+      throw ModelError(
+          fmt::format("model: body_jntadr/body_jntnum of body {} do not follow the joints", k));
+    }
+    next_jnt += body_jntnum[k];
+    if (next_jnt > njnt) throw ModelError(fmt::format("model: body {} has joints beyond njnt", k));
+    index_in("body_treeadr", body_treeadr[k], 0, static_cast<int>(tree_dof.size()) + 1, k);
+    if (body_treeadr[k] + static_cast<std::size_t>(body_treenum[k]) > tree_dof.size()) {
+      throw ModelError(fmt::format("model: body_treenum[{}] runs past tree_dof", k));
+    }
+    tree = std::max(tree, static_cast<std::size_t>(body_treeadr[k] + body_treenum[k]));
+  }
+  if (next_jnt != njnt) throw ModelError("model: the bodies' joints do not add up to njnt");
+  for (int i = 0; i < njnt; ++i) {
+    const int type = static_cast<int>(jnt_type[i]);
+    if (type < 0 || type > 3)
+      throw ModelError(fmt::format("model: jnt_type[{}] is not free, ball, slide or hinge", i));
+    index_in("jnt_body", jnt_body[i], 1, nbody, i);
+    if (jnt_qposadr[i] != next_q || jnt_dofadr[i] != next_v) {
+      throw ModelError(fmt::format(
+          "model: jnt_qposadr/jnt_dofadr of joint {} do not follow the joint types", i));
+    }
+    next_q += joint_nq(type);
+    next_v += joint_nv(type);
+  }
+  if (next_q != nq || next_v != nv) {
+    throw ModelError(fmt::format("model: the joints need nq {} and nv {}, the model says {} and {}",
+                                 next_q, next_v, nq, nv));
+  }
+  for (int i = 0; i < nv; ++i) {
+    if (dof_parent[i] >= i || dof_parent[i] < -1) {
+      throw ModelError(
+          fmt::format("model: dof_parent[{}] = {} is not an earlier dof", i, dof_parent[i]));
+    }
+  }
+  for (std::size_t i = 0; i < tree; ++i) index_in("tree_dof", tree_dof[i], 0, nv, i);
+  for (int a = 0; a < nu; ++a) {
+    index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);
+    const JointType t = jnt_type[actuator_trnid[a]];
+    if (t != JointType::kHinge && t != JointType::kSlide) {
+      throw ModelError(fmt::format("model: actuator {} drives a {} joint", a, to_string(t)));
+    }
+  }
+  for (int t = 0; t < ntendon; ++t) {
+    if (tendon_adr[t] < 0 || tendon_num[t] < 0 ||
+        tendon_adr[t] + static_cast<std::size_t>(tendon_num[t]) > wrap_jnt.size()) {
+      throw ModelError(fmt::format("model: tendon {} runs past wrap_jnt", t));
+    }
+    for (int k = tendon_adr[t]; k < tendon_adr[t] + tendon_num[t]; ++k)
+      index_in("wrap_jnt", wrap_jnt[k], 0, njnt, k);
+  }
+}
+
+}  // namespace zwang
