@@ -118,7 +118,10 @@ struct CudaBackend<T>::Impl {
     }
   }
 
-  // what the user may have changed since the last call
+  // what the user may have changed since the last call.  The copies are asynchronous and read
+  // the pinned mirrors; each arena waits for its previous upload's copies before the row diff
+  // rewrites its mirror (cuda/mirror.hpp), so that upload() twice without a synchronisation is
+  // safe and never waits for the kernels enqueued in between.
   void upload(Batch<T>& batch) {
     check_batch(batch);
     transfers = {};
@@ -132,6 +135,7 @@ struct CudaBackend<T>::Impl {
   // what a call may have written: outputs and status, and for step() qpos, qvel and time.
   // Every data row from qacc on is an output (kernels/layout.h lists the inputs first).
   void download(Batch<T>& batch, bool state) {
+    check_batch(batch);  // finish_download() copies rows x ld values into the batch's arenas
     const cudaStream_t s = stream.get();
     if (state) {
       transfers.down += data.download({lay.qpos, lay.qpos + model.nq}, s);

@@ -51,7 +51,10 @@ class CudaBackend final : public BackendImpl<T> {
   Transfers last_transfers() const;
 
   // the three parts of a call, for benchmarks and device-resident loops: upload what changed,
-  // run steps without touching the host, download and copy into the batch
+  // run steps without touching the host, download and copy into the batch.  upload() and
+  // download() throw std::invalid_argument for a batch of another size or layout than the one
+  // the backend was made for; upload() may follow upload() without a synchronisation (each
+  // waits for the previous one's copies out of the pinned mirror, cuda/mirror.hpp)
   void upload(Batch<T>& batch);
   void run_steps(int steps);
   void download(Batch<T>& batch);

@@ -9,7 +9,10 @@
 namespace zwang::gpu {
 namespace {
 
-// the library entry points by scalar type
+// the library entry points by scalar type.  geam computes C = α op(A) + β op(B); here α = 1,
+// β = 0 and B = C with transb = N and ldb = ldc, the in-place form cuBLAS allows, so C = Aᵀ.
+// With β = 0 cuBLAS does not read B ("B does not have to be a valid input"): what the output
+// buffer held before, NaN included, never reaches the result.
 cublasStatus_t geam(cublasHandle_t h, int m, int n, const float* a, int lda, float* c, int ldc) {
   const float one = 1, zero = 0;
   return cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a, lda, &zero, c, ldc, c, ldc);
@@ -36,10 +39,7 @@ cusolverStatus_t potrs(cusolverDnHandle_t h, int n, double** a, double** b, int*
 template <class T>
 CusolverCholesky<T>::CusolverCholesky(int nv, std::int64_t padded_n, cudaStream_t stream,
                                       std::size_t budget_bytes)
-    : nv_(nv),
-      padded_n_(padded_n),
-      chunk_(cusolver_chunk(nv, sizeof(T), padded_n, budget_bytes)),
-      stream_(stream) {
+    : nv_(nv), chunk_(cusolver_chunk(nv, sizeof(T), padded_n, budget_bytes)), stream_(stream) {
   const std::size_t c = static_cast<std::size_t>(chunk_), v = static_cast<std::size_t>(nv);
   dense_ = DeviceBuffer<T>(v * v * c);
   strided_ = DeviceBuffer<T>(v * v * c);
@@ -71,20 +71,18 @@ CusolverCholesky<T>::~CusolverCholesky() {
   if (solver_) cusolverDnDestroy(solver_);
 }
 
+// C = Aᵀ: geam with β = 0 writes every element of C without reading it
 template <class T>
 void CusolverCholesky<T>::transpose(const T* from, T* to, int rows, int cols) {
-  // C = 1 · Aᵀ + 0 · C in cuBLAS's in-place form (B = C); C is zeroed first so that the
-  // result never depends on what the buffer held before
-  ZW_CUDA_CHECK(cudaMemsetAsync(to, 0, static_cast<std::size_t>(rows) * cols * sizeof(T), stream_));
   ZW_CUDA_CHECK(geam(blas_, cols, rows, from, rows, to, cols));
 }
 
 template <class T>
 void CusolverCholesky<T>::solve(const DeviceRun<T>& run, T damping_dt) {
+  // the real instances only: padding instances would be packed as I and factored for nothing
   const int nn = nv_ * nv_;
-  const std::int64_t end = std::min(padded_n_, (run.n + 31) / 32 * 32);
-  for (std::int64_t begin = 0; begin < end; begin += chunk_) {
-    const int count = static_cast<int>(std::min(chunk_, end - begin));
+  for (std::int64_t begin = 0; begin < run.n; begin += chunk_) {
+    const int count = static_cast<int>(std::min(chunk_, run.n - begin));
     const DenseChunk<T> c{begin, count, dense_.get(), rhs_.get(), strided_.get(), info_.get()};
     launch_pack(run, c, damping_dt);
     transpose(dense_.get(), strided_.get(), count, nn);

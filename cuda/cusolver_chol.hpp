@@ -37,7 +37,6 @@ class CusolverCholesky {
   void transpose(const T* from, T* to, int rows, int cols);
 
   int nv_;
-  std::int64_t padded_n_;
   std::int64_t chunk_;
   cudaStream_t stream_;
   cusolverDnHandle_t solver_ = nullptr;

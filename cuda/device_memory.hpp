@@ -1,5 +1,5 @@
-// RAII owners for device memory, pinned host memory, streams, CUDA Graphs and the current
-// device.  Destructors cannot throw: a failed release there is ignored (the process is
+// RAII owners for device memory, pinned host memory, streams, events, CUDA Graphs and the
+// current device.  Destructors cannot throw: a failed release there is ignored (the process is
 // usually tearing down a context that is already in error).
 #pragma once
 
@@ -87,6 +87,23 @@ class Stream {
 
  private:
   cudaStream_t s_ = nullptr;
+};
+
+// an event without timing, for waiting on one point of a stream from the host
+class Event {
+ public:
+  Event() { ZW_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
+  ~Event() {
+    if (e_) cudaEventDestroy(e_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t stream) const { ZW_CUDA_CHECK(cudaEventRecord(e_, stream)); }
+  // waits for the work enqueued before the last record(); returns at once if never recorded
+  void synchronize() const { ZW_CUDA_CHECK(cudaEventSynchronize(e_)); }
+
+ private:
+  cudaEvent_t e_ = nullptr;
 };
 
 // an instantiated graph, ready to launch

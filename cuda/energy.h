@@ -1,11 +1,9 @@
-// (qM, qvel, body_mass, xipos, gravity) => energy and finiteness of one instance
+// (qM, qvel, body_mass, xipos, gravity) => energy of one instance
 //   kinetic    T = ½ q̇ᵀ H q̇         (H = qM, armature included: the rotors' kinetic energy)
 //   potential  V = −Σ_k m_k g · x_k  (x_k = xipos, the COM in the world; V = 0 at the origin)
 // H and x_k are outputs of forward(): the energy is that of the state of the last forward()
 // (after step(), H and x_k belong to the start of the last step).  Springs are not included.
 #pragma once
-
-#include <cmath>
 
 #include "kernels/hd.h"
 #include "kernels/instance.h"
@@ -35,16 +33,6 @@ ZW_HD Energy<T> instance_energy(const ModelView<T>& m, const Instance<T>& d) {
   T potential = T(0);
   for (int b = 1; b < m.s.nbody; ++b) potential -= mass[b] * dot(g, load3(xipos, 3 * b));
   return {kinetic, potential};
-}
-
-// qpos, qvel and qacc all finite
-template <class T>
-ZW_HD bool instance_finite(const ModelView<T>& m, const Instance<T>& d) {
-  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
-  bool ok = true;
-  for (int i = 0; i < m.s.nq; ++i) ok = ok && std::isfinite(qpos[i]);
-  for (int i = 0; i < m.s.nv; ++i) ok = ok && std::isfinite(qvel[i]) && std::isfinite(qacc[i]);
-  return ok;
 }
 
 }  // namespace zwang::gpu

@@ -13,6 +13,8 @@ MirroredArena<E>::MirroredArena(int rows, std::int64_t ld)
 
 template <class E>
 std::size_t MirroredArena<E>::upload_changed(const E* host, cudaStream_t stream) {
+  // the previous upload's copies may still be reading the mirror that the diff rewrites
+  uploaded_.synchronize();
   std::vector<RowRange> ranges;
   if (!synced_) {
     if (mirror_.size() > 0) std::memcpy(mirror_.data(), host, mirror_.size() * sizeof(E));
@@ -28,6 +30,7 @@ std::size_t MirroredArena<E>::upload_changed(const E* host, cudaStream_t stream)
                                   count, cudaMemcpyHostToDevice, stream));
     bytes += count;
   }
+  if (!ranges.empty()) uploaded_.record(stream);
   return bytes;
 }
 
@@ -50,6 +53,7 @@ void MirroredArena<E>::finish_download(E* host) {
 template <class E>
 void MirroredArena<E>::mirror_instance(const E* host, std::int64_t i) {
   if (!synced_) return;  // the first upload copies everything anyway
+  uploaded_.synchronize();
   for (int r = 0; r < rows_; ++r) mirror_.data()[r * ld_ + i] = host[r * ld_ + i];
 }
 

@@ -9,6 +9,7 @@
 #include "cuda/device_memory.hpp"
 #include "cuda/tools.hpp"
 #include "kernels/instance.h"
+#include "kernels/pipeline.h"
 
 namespace zwang::gpu {
 namespace {
@@ -41,7 +42,10 @@ struct NonfiniteOp {
   ModelView<T> m;
   DeviceArenas<T> b;
   ZW_HD std::int64_t operator()(std::int64_t i) const {
-    return instance_finite(m, b.instance(m, i)) ? 0 : 1;
+    const Instance<T> d = b.instance(m, i);
+    const bool finite = all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) &&
+                        all_finite(d.qacc(), m.s.nv);
+    return finite ? 0 : 1;
   }
 };
 

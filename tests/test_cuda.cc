@@ -1,9 +1,10 @@
 // The CUDA backend against the CPU backend, instance by instance, for every example model, in
 // float64 (1e-12 relative) and float32 (1e-4), forward() and step() under Euler and RK4, for
 // the in-kernel and cuSOLVER factorisations, fused and staged kernels; graph replay, transfers,
-// the Thrust utilities, two simulators at once, 2²⁰ instances.  Each test needs a GPU and
-// is skipped, with cuda_status()'s reason, where there is none.  Host-side logic is tested on
-// the CPU in test_cuda_host.cc.
+// host edits, uploads without a synchronisation, batch size checks, the Thrust utilities, two
+// simulators at once, 2²⁰ instances.  Each test needs a GPU and is skipped, with
+// cuda_status()'s reason, where there is none.  Host-side logic is tested on the CPU in
+// test_cuda_host.cc.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,8 +12,10 @@
 #include <limits>
 #include <memory>
 #include <ostream>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/energy.h"
@@ -215,28 +218,78 @@ TEST_F(Cuda, GraphRolloutMatchesDirectLaunchesAndTheCpu) {
 }
 
 // the host batch is the state of record: edits and host-side resets between calls reach the
-// device, outputs included (a reset zeroes them)
+// device, outputs included (a reset zeroes them).  An upload and a download with nothing run in
+// between bring back, bit for bit, every row a call downloads: a row that missed the upload
+// would come back with the device's older values.
 TEST_F(Cuda, HostEditsBetweenCallsAreSeen) {
   const Model model = examples::cart_pole();
   constexpr std::int64_t kN = 100;
-  Simulator<double> gpu(model, kN, {.backend = Backend::kCuda}), cpu(model, kN);
-  for (Simulator<double>* sim : {&gpu, &cpu}) {
-    scatter(sim->batch(), model, 0, kN);
-    sim->step(5);
-    const std::int64_t some[] = {2, 9};
-    sim->reset(some);
-    sim->batch().ctrl()(4, 0) = 0.7;
-    sim->batch().body_mass()(7, 2) *= 1.5;
-    sim->batch().time()[11] = 3.0;
-  }
-  gpu.step(0);
-  expect_close(gpu.batch(), cpu.batch(), "after step(0)");
-  gpu.step(5);
+  Batch<double> b(model, kN);
+  gpu::CudaBackend<double> cuda(model, b, {});
+  Simulator<double> cpu(model, kN);
+  scatter(b, model, 0, kN);
+  scatter(cpu.batch(), model, 0, kN);
+  cuda.step(b, 5);
   cpu.step(5);
-  expect_close(gpu.batch(), cpu.batch(), "after host edits");
-  gpu.forward();
+  const std::int64_t some[] = {2, 9};
+  for (Batch<double>* batch : {&b, &cpu.batch()}) {
+    for (std::int64_t i : some) batch->reset_state(i, model);
+    batch->ctrl()(4, 0) = 0.7;
+    batch->body_mass()(7, 2) *= 1.5;
+    batch->time()[11] = 3.0;
+  }
+  const std::vector<double> data(b.data_span().begin(), b.data_span().end());
+  const std::vector<double> time(b.time().begin(), b.time().end());
+  const std::vector<int> status(b.status().begin(), b.status().end());
+  cuda.upload(b);
+  cuda.download(b);
+  EXPECT_EQ(std::memcmp(b.data_arena(), data.data(), data.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(b.time().data(), time.data(), time.size() * sizeof(double)), 0);
+  EXPECT_EQ(std::memcmp(b.status().data(), status.data(), status.size() * sizeof(int)), 0);
+  cuda.forward(b);
   cpu.forward();
-  expect_close(gpu.batch(), cpu.batch(), "forward after host edits");
+  expect_close(b, cpu.batch(), "forward after host edits");
+  cuda.step(b, 5);
+  cpu.step(5);
+  expect_close(b, cpu.batch(), "step after host edits");
+}
+
+// upload() twice without a synchronisation: the second waits for the first's copies out of
+// the mirror before its row diff rewrites it, so the steps enqueued in between see the first
+// upload's values and the later ones the second's (a check of the order; the timing of the
+// race itself cannot be forced from a test)
+TEST_F(Cuda, UploadsWithoutSynchronisationKeepTheirOrder) {
+  const Model model = examples::chain({.actuators = true});
+  constexpr std::int64_t kN = 1000;
+  Batch<double> b(model, kN);
+  gpu::CudaBackend<double> cuda(model, b, {});
+  Simulator<double> cpu(model, kN);
+  scatter(b, model, 0, kN);
+  scatter(cpu.batch(), model, 0, kN);
+  // ctrl and body_mass are never downloaded: they reach the device only through an upload
+  cuda.upload(b);
+  cuda.run_steps(3);
+  b.ctrl()(17, 0) = 0.5;
+  b.body_mass()(17, 3) *= 2;
+  cuda.upload(b);
+  cuda.run_steps(3);
+  cuda.download(b);
+  cpu.step(3);
+  cpu.batch().ctrl()(17, 0) = 0.5;
+  cpu.batch().body_mass()(17, 3) *= 2;
+  cpu.step(3);
+  expect_close(b, cpu.batch(), "two uploads, no synchronisation");
+}
+
+// a batch of another size is refused by every entry point that copies rows
+TEST_F(Cuda, ABatchOfAnotherSizeIsRefused) {
+  const Model model = examples::chain();
+  Batch<float> b(model, 1000), other(model, 999);
+  gpu::CudaBackend<float> cuda(model, b, {});
+  EXPECT_THROW(cuda.upload(other), std::invalid_argument);
+  EXPECT_THROW(cuda.download(other), std::invalid_argument);
+  EXPECT_THROW(cuda.forward(other), std::invalid_argument);
+  EXPECT_THROW(cuda.step(other, 1), std::invalid_argument);
 }
 
 // parameters are uploaded only when their bytes changed; state rows only when they changed
