@@ -85,21 +85,40 @@ class TreeReader {
       if (!bodies_[0].node) bodies_[0].node = node;
       Attrs a(ctx_, node);
       a.finish();
-      contents(ctx_.children(node), 0, "main");
+      walk(ctx_.children(node));
     }
     return std::move(bodies_);
   }
 
  private:
-  void contents(const std::vector<pugi::xml_node>& children, int b, const std::string& active) {
-    for (const pugi::xml_node node : children) {
+  // the children of a body still to be read, with the class its elements default to
+  struct Level {
+    std::vector<pugi::xml_node> children;
+    std::size_t next = 0;
+    int body = 0;
+    std::string active;
+  };
+
+  // depth first in document order, on a stack of our own rather than the call stack, which a
+  // deep chain of bodies would overflow
+  void walk(std::vector<pugi::xml_node> children) {
+    std::vector<Level> stack;
+    stack.push_back({std::move(children), 0, 0, "main"});
+    while (!stack.empty()) {
+      Level& level = stack.back();
+      if (level.next == level.children.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const pugi::xml_node node = level.children[level.next++];
+      const int b = level.body;
       const std::string_view tag = node.name();
       if (tag == "body") {
-        body(node, b, active);
+        stack.push_back(body(node, b, level.active));
       } else if (tag == "joint" || tag == "freejoint") {
-        joint(node, b, active);
+        joint(node, b, level.active);
       } else if (tag == "geom") {
-        geom(node, b, active);
+        geom(node, b, level.active);
       } else if (tag == "inertial") {
         inertial(node, b);
       } else if (tag == "site" || tag == "camera" || tag == "light") {
@@ -111,7 +130,8 @@ class TreeReader {
     }
   }
 
-  void body(pugi::xml_node node, int parent, const std::string& active) {
+  // the body's own attributes; its children are read next
+  Level body(pugi::xml_node node, int parent, const std::string& active) {
     Attrs a(ctx_, node);
     Body b;
     b.node = node;
@@ -129,7 +149,7 @@ class TreeReader {
     }
     a.ignore({"user"});
     a.finish();
-    const std::vector<pugi::xml_node> children = ctx_.children(node);
+    std::vector<pugi::xml_node> children = ctx_.children(node);
     const bool has_joint = std::any_of(children.begin(), children.end(), [](pugi::xml_node n) {
       const std::string_view t = n.name();
       return t == "joint" || t == "freejoint";
@@ -137,7 +157,7 @@ class TreeReader {
     b.is_static = bodies_[parent].is_static && !has_joint;
     const int index = static_cast<int>(bodies_.size());
     bodies_.push_back(std::move(b));
-    contents(children, index, cls);
+    return {std::move(children), 0, index, std::move(cls)};
   }
 
   void joint(pugi::xml_node node, int b, const std::string& active) {

@@ -2,6 +2,7 @@
 // keywords, and the compiler's orientation rules.
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -14,21 +15,6 @@
 
 namespace zwang::mjcf {
 namespace {
-
-std::vector<std::size_t> line_starts(std::string_view text) {
-  std::vector<std::size_t> starts{0};
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\n') starts.push_back(i + 1);
-  }
-  return starts;
-}
-
-int line_at(const File& file, std::ptrdiff_t offset) {
-  if (offset < 0) return 0;
-  const auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(),
-                                   static_cast<std::size_t>(offset));
-  return static_cast<int>(it - file.line_starts.begin());
-}
 
 // whitespace-separated finite numbers; the first token that is not one, empty if all are
 std::string_view parse_numbers(std::string_view s, std::vector<double>& out) {
@@ -53,49 +39,25 @@ std::string_view parse_numbers(std::string_view s, std::vector<double>& out) {
   }
 }
 
-Quatd multiply(const Quatd& a, const Quatd& b) {
-  return {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-          a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-          a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+Eigen::Vector3d vec(const Vec3d& v) {
+  return {v[0], v[1], v[2]};
 }
 
-double norm(const Vec3d& v) {
-  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+Quatd wxyz(const Eigen::Quaterniond& q) {
+  return {q.w(), q.x(), q.y(), q.z()};
 }
 
-Vec3d cross(const Vec3d& a, const Vec3d& b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
-}
-
-// (cos(θ/2), sin(θ/2) n) for a unit axis n
-Quatd axis_angle(const Vec3d& n, double angle) {
-  const double s = std::sin(angle / 2);
-  return {std::cos(angle / 2), s * n[0], s * n[1], s * n[2]};
-}
-
-// the quaternion of a rotation matrix with columns x, y, z (Shepperd's method)
-Quatd from_axes(const Vec3d& x, const Vec3d& y, const Vec3d& z) {
-  const double m[3][3] = {{x[0], y[0], z[0]}, {x[1], y[1], z[1]}, {x[2], y[2], z[2]}};
-  const double trace = m[0][0] + m[1][1] + m[2][2];
-  Quatd q;
-  if (trace > 0) {
-    const double s = 2 * std::sqrt(1 + trace);
-    q = {s / 4, (m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s};
-  } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
-    const double s = 2 * std::sqrt(1 + m[0][0] - m[1][1] - m[2][2]);
-    q = {(m[2][1] - m[1][2]) / s, s / 4, (m[0][1] + m[1][0]) / s, (m[0][2] + m[2][0]) / s};
-  } else if (m[1][1] > m[2][2]) {
-    const double s = 2 * std::sqrt(1 + m[1][1] - m[0][0] - m[2][2]);
-    q = {(m[0][2] - m[2][0]) / s, (m[0][1] + m[1][0]) / s, s / 4, (m[1][2] + m[2][1]) / s};
-  } else {
-    const double s = 2 * std::sqrt(1 + m[2][2] - m[0][0] - m[1][1]);
-    q = {(m[1][0] - m[0][1]) / s, (m[0][2] + m[2][0]) / s, (m[1][2] + m[2][1]) / s, s / 4};
+// the rotation taking (0, 0, 1) to v by the smallest angle, as MuJoCo's mju_quatZ2Vec: about
+// z × v by atan2(|z × v|, v_z); v antiparallel to z gives half a turn about x
+Eigen::Quaterniond from_z(const Eigen::Vector3d& v) {
+  const Eigen::Vector3d axis = Eigen::Vector3d::UnitZ().cross(v);
+  const double s = axis.norm();
+  const double angle = std::atan2(s, v.z());
+  if (s < 1e-14 * v.norm()) {
+    return v.z() >= 0 ? Eigen::Quaterniond::Identity()
+                      : Eigen::Quaterniond(Eigen::AngleAxisd(angle, Eigen::Vector3d::UnitX()));
   }
-  if (q[0] < 0) {
-    for (double& v : q) v = -v;
-  }
-  return q;
+  return Eigen::Quaterniond(Eigen::AngleAxisd(angle, axis / s));
 }
 
 }  // namespace
@@ -111,18 +73,18 @@ pugi::xml_node Context::parse(std::string text, std::string name, std::filesyste
   file->dir = std::move(dir);
   file->includer = includer;
   file->text = std::move(text);
-  file->line_starts = line_starts(file->text);
+  file->lines = TextLines(file->text);
   const pugi::xml_parse_result result =
       file->doc.load_buffer(file->text.data(), file->text.size(), pugi::parse_default);
   if (!result) {
     throw ModelError(fmt::format("{}:{}: malformed XML: {}", file->name,
-                                 line_at(*file, result.offset), result.description()));
+                                 file->lines.line_at(result.offset), result.description()));
   }
   const pugi::xml_node root = file->doc.document_element();
   if (!root) throw ModelError(fmt::format("{}:1: the document has no element", file->name));
   if (std::string_view(root.name()) != "mujoco") {
     throw ModelError(fmt::format("{}:{}: the root element is <{}>, expected <mujoco>", file->name,
-                                 line_at(*file, root.offset_debug()), root.name()));
+                                 file->lines.line_at(root.offset_debug()), root.name()));
   }
   files_.push_back(std::move(file));
   return root;
@@ -138,7 +100,7 @@ const File& Context::file_of(pugi::xml_node node) const {
 
 std::string Context::where(pugi::xml_node node) const {
   const File& file = file_of(node);
-  return fmt::format("{}:{}", file.name, line_at(file, node.offset_debug()));
+  return fmt::format("{}:{}", file.name, file.lines.line_at(node.offset_debug()));
 }
 
 void Context::fail(pugi::xml_node node, std::string_view what) const {
@@ -320,13 +282,7 @@ void read_compiler(Attrs& a, Compiler& c) {
 }
 
 Quatd z_to(const Vec3d& v) {
-  const double n = norm(v);
-  const Vec3d axis = cross({0, 0, 1}, v);
-  const double s = norm(axis);
-  const double angle = std::atan2(s, v[2]);
-  // v antiparallel to z: half a turn about x
-  if (s < 1e-14 * n) return v[2] >= 0 ? Quatd{1, 0, 0, 0} : axis_angle({1, 0, 0}, angle);
-  return axis_angle({axis[0] / s, axis[1] / s, axis[2] / s}, angle);
+  return wxyz(from_z(vec(v)));
 }
 
 std::optional<Quatd> read_orientation(Attrs& a, const Compiler& c) {
@@ -337,48 +293,51 @@ std::optional<Quatd> read_orientation(Attrs& a, const Compiler& c) {
   if (given > 1) {
     a.fail(fmt::format("<{}> has more than one of quat, axisangle, euler, xyaxes, zaxis", a.tag()));
   }
-  auto unit = [&](const Vec3d& v, const char* what) {
-    const double n = norm(v);
+  auto unit = [&](const Eigen::Vector3d& v, const char* what) -> Eigen::Vector3d {
+    const double n = v.norm();
     if (n < 1e-14) a.fail(fmt::format("<{}> attribute '{}' has a zero-length axis", a.tag(), what));
-    return Vec3d{v[0] / n, v[1] / n, v[2] / n};
+    return v / n;
   };
   std::array<double, 4> q{};
   if (a.exact("quat", q)) {
-    const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (n < 1e-14) a.fail(fmt::format("<{}> attribute 'quat' has zero length", a.tag()));
-    return Quatd{q[0] / n, q[1] / n, q[2] / n, q[3] / n};
+    const Eigen::Quaterniond r(q[0], q[1], q[2], q[3]);
+    if (r.norm() < 1e-14) a.fail(fmt::format("<{}> attribute 'quat' has zero length", a.tag()));
+    return wxyz(r.normalized());
   }
   std::array<double, 4> aa{};
   if (a.exact("axisangle", aa)) {
-    return axis_angle(unit({aa[0], aa[1], aa[2]}, "axisangle"), aa[3] * c.angle_scale());
+    const Eigen::Vector3d axis = unit({aa[0], aa[1], aa[2]}, "axisangle");
+    return wxyz(Eigen::Quaterniond(Eigen::AngleAxisd(aa[3] * c.angle_scale(), axis)));
   }
   std::array<double, 3> e{};
   if (a.exact("euler", e)) {
     // each step rotates about an axis of the moving frame (lowercase: q ← q r) or of the fixed
     // one (uppercase: q ← r q)
-    Quatd result{1, 0, 0, 0};
+    Eigen::Quaterniond result = Eigen::Quaterniond::Identity();
     for (int i = 0; i < 3; ++i) {
       const char axis = c.eulerseq[i];
-      Vec3d n{0, 0, 0};
-      n[std::tolower(axis) - 'x'] = 1;
-      const Quatd r = axis_angle(n, e[i] * c.angle_scale());
-      result = std::islower(axis) ? multiply(result, r) : multiply(r, result);
+      const Eigen::Quaterniond r(Eigen::AngleAxisd(
+          e[i] * c.angle_scale(), Eigen::Vector3d::Unit(std::tolower(axis) - 'x')));
+      result = std::islower(axis) ? result * r : r * result;
     }
-    return result;
+    return wxyz(result);
   }
   std::array<double, 6> xy{};
   if (a.exact("xyaxes", xy)) {
-    // x normalised, y made orthogonal to x and normalised, z = x × y
-    const Vec3d x = unit({xy[0], xy[1], xy[2]}, "xyaxes");
-    Vec3d y{xy[3], xy[4], xy[5]};
-    const double d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-    for (int i = 0; i < 3; ++i) y[i] -= d * x[i];
-    y = unit(y, "xyaxes");
-    return from_axes(x, y, cross(x, y));
+    // x normalised, y made orthogonal to x and normalised, z = x × y; the quaternion's sign
+    // is chosen with w ≥ 0
+    const Eigen::Vector3d x = unit({xy[0], xy[1], xy[2]}, "xyaxes");
+    Eigen::Vector3d y(xy[3], xy[4], xy[5]);
+    y = unit(y - x.dot(y) * x, "xyaxes");
+    Eigen::Matrix3d frame;
+    frame << x, y, x.cross(y);
+    Eigen::Quaterniond r(frame);
+    if (r.w() < 0) r.coeffs() = -r.coeffs();
+    return wxyz(r);
   }
   std::array<double, 3> z{};
   a.exact("zaxis", z);
-  return z_to(unit(z, "zaxis"));
+  return wxyz(from_z(unit({z[0], z[1], z[2]}, "zaxis")));
 }
 
 bool resolve_limited(const Attrs& a, Limited limited, const std::array<double, 2>& range,

@@ -135,11 +135,36 @@ Defaults::Defaults(Context& ctx, std::span<const pugi::xml_node> sections, const
     if (name && std::string_view(name.value()) != "main") {
       ctx_.fail(node, fmt::format("the top <default> is class 'main', not '{}'", name.value()));
     }
-    read(node, "main", classes_.at("main"));
+    read(node);
   }
 }
 
-void Defaults::read(pugi::xml_node node, const std::string& name, const DefaultClass& parent) {
+// depth first in document order, on a stack of our own rather than the call stack, which a deep
+// nesting of classes would overflow
+void Defaults::read(pugi::xml_node section) {
+  struct Level {
+    std::vector<pugi::xml_node> nested;  // the class's <default> children
+    std::size_t next = 0;
+    std::string name;
+  };
+  std::vector<Level> stack;
+  stack.push_back({define(section, "main", classes_.at("main")), 0, "main"});
+  while (!stack.empty()) {
+    Level& level = stack.back();
+    if (level.next == level.nested.size()) {
+      stack.pop_back();
+      continue;
+    }
+    const pugi::xml_node child = level.nested[level.next++];
+    const pugi::xml_attribute child_name = child.attribute("class");
+    if (!child_name) ctx_.fail(child, "a nested <default> needs the attribute 'class'");
+    const std::string name = child_name.value();
+    stack.push_back({define(child, name, classes_.at(level.name)), 0, name});
+  }
+}
+
+std::vector<pugi::xml_node> Defaults::define(pugi::xml_node node, const std::string& name,
+                                             const DefaultClass& parent) {
   DefaultClass cls = parent;
   Attrs self(ctx_, node);
   self.ignore({"class"});
@@ -172,12 +197,11 @@ void Defaults::read(pugi::xml_node node, const std::string& name, const DefaultC
     ctx_.fail(node, fmt::format("default class '{}' is defined twice", name));
   }
   classes_[name] = cls;
+  std::vector<pugi::xml_node> nested;
   for (const pugi::xml_node child : children) {
-    if (std::string_view(child.name()) != "default") continue;
-    const pugi::xml_attribute child_name = child.attribute("class");
-    if (!child_name) ctx_.fail(child, "a nested <default> needs the attribute 'class'");
-    read(child, child_name.value(), classes_.at(name));
+    if (std::string_view(child.name()) == "default") nested.push_back(child);
   }
+  return nested;
 }
 
 const DefaultClass& Defaults::named(pugi::xml_node node, std::string_view name) const {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "text_lines.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang::mjcf {
@@ -25,12 +26,12 @@ namespace zwang::mjcf {
 
 // one parsed file: the main one or an <include>d one
 struct File {
-  std::string name;                      // as messages show it
-  std::filesystem::path path;            // empty for a string
-  std::filesystem::path dir;             // <include> paths are relative to it
-  const File* includer = nullptr;        // the file whose <include> opened this one
-  std::string text;                      // what pugixml parsed
-  std::vector<std::size_t> line_starts;  // offset of each line's first character
+  std::string name;                // as messages show it
+  std::filesystem::path path;      // empty for a string
+  std::filesystem::path dir;       // <include> paths are relative to it
+  const File* includer = nullptr;  // the file whose <include> opened this one
+  std::string text;                // what pugixml parsed
+  TextLines lines;                 // the line of an offset in text
   pugi::xml_document doc;
 };
 
@@ -194,7 +195,11 @@ class Defaults {
   const DefaultClass& named(pugi::xml_node node, std::string_view name) const;
 
  private:
-  void read(pugi::xml_node node, const std::string& name, const DefaultClass& parent);
+  // one top <default> and the classes nested in it
+  void read(pugi::xml_node section);
+  // the class of one <default>, starting from its parent's; its nested <default> elements
+  std::vector<pugi::xml_node> define(pugi::xml_node node, const std::string& name,
+                                     const DefaultClass& parent);
   Context& ctx_;
   const Compiler& compiler_;
   std::map<std::string, DefaultClass, std::less<>> classes_;

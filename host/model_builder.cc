@@ -136,14 +136,14 @@ int ModelBuilder::add_body(const BodySpec& in) {
   const int id = static_cast<int>(bodies_.size());
   if (spec.name.empty()) spec.name = fmt::format("body{}", id);
   const std::string who = body_label(spec.name);
-  for (const BodySpec& b : bodies_) {
-    if (b.name == spec.name) throw ModelError(who + ": a body of that name exists already");
+  if (body_index_.contains(spec.name)) {
+    throw ModelError(who + ": a body of that name exists already");
   }
-  int parent = -1;
-  for (int i = 0; i < id; ++i) {
-    if (bodies_[i].name == spec.parent) parent = i;
+  const auto found = body_index_.find(spec.parent);
+  if (found == body_index_.end()) {
+    throw ModelError(fmt::format("{}: unknown parent body '{}'", who, spec.parent));
   }
-  if (parent < 0) throw ModelError(fmt::format("{}: unknown parent body '{}'", who, spec.parent));
+  const int parent = found->second;
   if (!finite({spec.pos[0], spec.pos[1], spec.pos[2], spec.com[0], spec.com[1], spec.com[2]})) {
     throw ModelError(who + ": position or centre of mass is not finite");
   }
@@ -154,20 +154,22 @@ int ModelBuilder::add_body(const BodySpec& in) {
   check_inertia(spec.inertia, spec.mass, who);
   bodies_.push_back(spec);
   parents_.push_back(parent);
+  body_index_.emplace(spec.name, id);
+  body_joints_.emplace_back();
   return id;
 }
 
 void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
   JointSpec spec = in;
-  int b = -1;
-  for (int i = 1; i < static_cast<int>(bodies_.size()); ++i) {
-    if (bodies_[i].name == body) b = i;
-  }
   if (spec.name.empty()) spec.name = fmt::format("joint{}", joints_.size());
   const std::string who = joint_label(spec.name);
-  if (b < 0) throw ModelError(fmt::format("{}: unknown body '{}'", who, body));
-  for (const Joint& j : joints_) {
-    if (j.spec.name == spec.name) throw ModelError(who + ": a joint of that name exists already");
+  const auto found = body_index_.find(body);
+  if (found == body_index_.end() || found->second == 0) {
+    throw ModelError(fmt::format("{}: unknown body '{}'", who, body));
+  }
+  const int b = found->second;
+  if (joint_names_.contains(spec.name)) {
+    throw ModelError(who + ": a joint of that name exists already");
   }
   if (!finite({spec.pos[0], spec.pos[1], spec.pos[2], spec.axis[0], spec.axis[1], spec.axis[2],
                spec.damping, spec.armature, spec.stiffness, spec.springref, spec.ref})) {
@@ -187,8 +189,8 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
   }
   // the order rules of a body's joints (MuJoCo's): a free joint alone in a child of the world,
   // a fixed joint alone, and no rotation after a ball, whose dofs use the body's final axes
-  for (const Joint& j : joints_) {
-    if (j.body != b) continue;
+  for (const int k : body_joints_[b]) {
+    const Joint& j = joints_[k];
     if (j.spec.type == JointType::kFree || j.spec.type == JointType::kFixed) {
       throw ModelError(
           fmt::format("{}: body '{}' has the {} joint '{}', which must be its only joint", who,
@@ -210,6 +212,8 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
   if (spec.type == JointType::kFree && parents_[b] != 0) {
     throw ModelError(who + ": a free joint must be in a child of the world");
   }
+  body_joints_[b].push_back(static_cast<int>(joints_.size()));
+  joint_names_.insert(spec.name);
   joints_.push_back({b, spec});
 }
 

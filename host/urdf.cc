@@ -32,7 +32,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
@@ -44,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "text_lines.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {
@@ -95,13 +95,6 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
-// 1 + the newlines before `offset`
-int line_at(std::string_view text, std::ptrdiff_t offset) {
-  if (offset < 0) return 0;
-  const auto end = text.begin() + std::min<std::ptrdiff_t>(offset, std::ssize(text));
-  return 1 + static_cast<int>(std::count(text.begin(), end, '\n'));
-}
-
 // a <link> or <joint> element: its position in the document and its line
 struct Element {
   int order;
@@ -113,7 +106,7 @@ using Elements = std::map<std::string, Element, std::less<>>;
 class UrdfReader {
  public:
   UrdfReader(std::string_view xml, const LoadOptions& options, std::string_view name)
-      : xml_(xml), options_(options), name_(name) {}
+      : xml_(xml), lines_(xml), options_(options), name_(name) {}
 
   LoadResult load() {
     index_elements();
@@ -125,7 +118,7 @@ class UrdfReader {
     try {
       model = builder_.build();
     } catch (const ModelError& e) {
-      throw ModelError(fmt::format("{}: {}", name_, e.what()));
+      throw ModelError(fmt::format("{}: {}", where_named(e.what()), e.what()));
     }
     const auto limited = std::count(model.jnt_limited.begin(), model.jnt_limited.end(), 1);
     if (limited > 0) {
@@ -141,6 +134,23 @@ class UrdfReader {
   std::string where(const Elements& elements, std::string_view element_name) const {
     const auto it = elements.find(element_name);
     return where(it == elements.end() ? 0 : it->second.line);
+  }
+  // where the link or joint is that a message of the whole tree's checks starts with ("body
+  // 'a': ..."); the longest such name, since a name may contain "': "
+  std::string where_named(std::string_view what) const {
+    const Element* found = nullptr;
+    std::size_t longest = 0;
+    for (const auto& [label, elements] :
+         {std::pair{"body", &links_}, std::pair{"joint", &joints_}}) {
+      for (const auto& [element_name, e] : *elements) {
+        if (element_name.size() >= longest &&
+            what.starts_with(fmt::format("{} '{}': ", label, element_name))) {
+          found = &e;
+          longest = element_name.size();
+        }
+      }
+    }
+    return where(found != nullptr ? found->line : 0);
   }
   // position in the document; urdfdom and pugixml read the same names, the fallback is a guard
   static int order_of(const Elements& elements, std::string_view element_name) {
@@ -159,13 +169,13 @@ class UrdfReader {
     });
     return out;
   }
-  int line_of(pugi::xml_node node) const { return line_at(xml_, node.offset_debug()); }
+  int line_of(pugi::xml_node node) const { return lines_.line_at(node.offset_debug()); }
 
   // pugixml pass: well-formed XML, and the order and line of every link and joint
   void index_elements() {
     const pugi::xml_parse_result parsed = doc_.load_buffer(xml_.data(), xml_.size());
     if (!parsed) {
-      throw ModelError(fmt::format("{}: malformed XML ({})", where(line_at(xml_, parsed.offset)),
+      throw ModelError(fmt::format("{}: malformed XML ({})", where(lines_.line_at(parsed.offset)),
                                    parsed.description()));
     }
     robot_ = doc_.child("robot");
@@ -413,6 +423,7 @@ class UrdfReader {
   }
 
   std::string_view xml_;
+  TextLines lines_;
   const LoadOptions& options_;
   std::string name_;
   pugi::xml_document doc_;

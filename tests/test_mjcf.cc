@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <list>
 #include <pugixml.hpp>
 #include <span>
@@ -299,6 +300,12 @@ TEST_P(MjcfVsMujoco, ForwardMatchesMujoco) {
   const MjDataPtr d(mj_makeData(m));
   const std::vector<State> states = random_states(model_, kStates, 11);
   const auto sim = simulator(model_, states);
+  // outputs poisoned, so one forward() must write every value compared
+  auto& b = sim->batch();
+  for (auto field : {b.qacc(), b.qM(), b.qfrc_bias(), b.qfrc_passive(), b.qfrc_actuator(),
+                     b.actuator_force(), b.xpos(), b.xquat(), b.xipos()}) {
+    field.fill(std::vector<double>(field.width(), std::numeric_limits<double>::quiet_NaN()));
+  }
   sim->forward();
   for (const auto& f : sim->failures()) ADD_FAILURE() << f.message();
 
@@ -311,7 +318,6 @@ TEST_P(MjcfVsMujoco, ForwardMatchesMujoco) {
   const std::vector<double> xipos_tol(3 * nbody, model_tol_);
   std::vector<double> dense(static_cast<std::size_t>(nv) * nv);
   Comparison cmp(GetParam().name, kExact);
-  auto& b = sim->batch();
   for (int s = 0; s < kStates; ++s) {
     set_state(m, d.get(), states[s]);
     mj_forward(m, d.get());
@@ -468,6 +474,58 @@ TEST(MjcfMass, SettotalmassRescalesEveryBody) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// nesting: the body tree and the default classes are read without recursion, so a depth far
+// beyond any model's loads instead of overflowing the stack
+
+constexpr int kDeep = 20000;
+
+// a chain of kDeep bodies below the world, a hinge and a sphere in the last one
+TEST(MjcfNesting, DeepBodyChainLoads) {
+  std::string xml = "<mujoco>\n<worldbody>\n";
+  for (int i = 0; i < kDeep; ++i) xml += "<body>";
+  xml += "<joint/><geom size=\"0.1\"/>";
+  for (int i = 0; i < kDeep; ++i) xml += "</body>";
+  xml += "\n<body name=\"after\"/>\n</worldbody>\n</mujoco>\n";
+  const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
+  ASSERT_EQ(model.nbody, kDeep + 2);
+  for (int b = 1; b <= kDeep; ++b) ASSERT_EQ(model.body_parent[b], b - 1) << "body " << b;
+  // the walk comes back up to the world for the sibling after the chain
+  EXPECT_EQ(model.body_parent[kDeep + 1], 0);
+  ASSERT_EQ(model.njnt, 1);
+  EXPECT_EQ(model.jnt_body[0], kDeep);
+}
+
+// classes c0 ... c{kDeep-1}, each inside the previous; main sets the damping, the middle one
+// the armature, and a sibling of c0 after the chain has only main's
+TEST(MjcfNesting, DeepDefaultClassesInherit) {
+  std::string xml = "<mujoco>\n<default>\n<joint damping=\"2\"/>\n";
+  for (int i = 0; i < kDeep; ++i) {
+    xml += fmt::format("<default class=\"c{}\">", i);
+    if (i == kDeep / 2) xml += "<joint armature=\"0.5\"/>";
+  }
+  for (int i = 0; i < kDeep; ++i) xml += "</default>";
+  xml += fmt::format(
+      "\n<default class=\"after\"/>\n</default>\n<worldbody>\n"
+      "<body><joint name=\"deep\" class=\"c{}\"/><geom size=\"0.1\"/></body>\n"
+      "<body><joint name=\"middle\" class=\"c{}\"/><geom size=\"0.1\"/></body>\n"
+      "<body><joint name=\"after\" class=\"after\"/><geom size=\"0.1\"/></body>\n"
+      "</worldbody>\n</mujoco>\n",
+      kDeep - 1, kDeep / 2 - 1);
+  const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
+  const int deep = model.joint_id("deep"), middle = model.joint_id("middle"),
+            after = model.joint_id("after");
+  ASSERT_GE(deep, 0);
+  ASSERT_GE(middle, 0);
+  ASSERT_GE(after, 0);
+  EXPECT_EQ(model.dof_damping[model.jnt_dofadr[deep]], 2);
+  EXPECT_EQ(model.dof_armature[model.jnt_dofadr[deep]], 0.5);
+  EXPECT_EQ(model.dof_damping[model.jnt_dofadr[middle]], 2);
+  EXPECT_EQ(model.dof_armature[model.jnt_dofadr[middle]], 0);
+  EXPECT_EQ(model.dof_damping[model.jnt_dofadr[after]], 2);
+  EXPECT_EQ(model.dof_armature[model.jnt_dofadr[after]], 0);
+}
+
+// ---------------------------------------------------------------------------------------------
 // errors: each names the file, the line and what is wrong
 
 std::string load_error(std::string_view xml, const fs::path& dir = {}) {
@@ -523,6 +581,12 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
        "bad.xml:5: <inertial> needs the attribute 'mass'"},
       // classes, includes, free joints
       {body_with("<joint class=\"nope\"/>\n" + sphere), "bad.xml:4: unknown default class 'nope'"},
+      {"<mujoco>\n<default>\n<default class=\"a\">\n<default/>\n</default>\n</default>\n"
+       "</mujoco>\n",
+       "bad.xml:4: a nested <default> needs the attribute 'class'"},
+      {"<mujoco>\n<default>\n<default class=\"a\"/>\n<default class=\"b\">\n"
+       "<default class=\"a\"/>\n</default>\n</default>\n</mujoco>\n",
+       "bad.xml:5: default class 'a' is defined twice"},
       {body_with("<include file=\"missing.xml\"/>"),
        "bad.xml:4: <include> cannot open 'missing.xml' ..."},
       {body_with(sphere + "\n<body>\n<freejoint/>\n" + sphere + "\n</body>"),

@@ -569,8 +569,16 @@ std::vector<ErrorCase> error_cases() {
                     </joint>)",
                  "<!-- no inertial -->"),
        {},
-       {"bad.urdf: body 'a': mass must be positive (got 0): the body has joints and nothing "
+       {"bad.urdf:3: body 'a': mass must be positive (got 0): the body has joints and nothing "
         "below it carries mass"}},
+      // a point mass may be welded, not moved
+      {"point_mass_on_a_joint",
+       one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
+                    </joint>)",
+                 R"(<inertial><mass value="1"/>
+                    <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial>)"),
+       {},
+       {"bad.urdf:3: body 'a': a body on joints needs a positive definite inertia"}},
   };
 }
 
@@ -589,6 +597,33 @@ INSTANTIATE_TEST_SUITE_P(Urdf, UrdfErrors, ::testing::ValuesIn(error_cases()),
                          [](const ::testing::TestParamInfo<ErrorCase>& info) {
                            return info.param.name;
                          });
+
+// the whole tree's checks name the link by its line, here far into a long file: a chain of
+// links, each link and joint on a line of its own, the last link massless on a joint
+TEST(UrdfErrors, LineOfALinkFarIntoALongFile) {
+  constexpr int kLinks = 3000;
+  std::string xml = "<robot name=\"r\">\n<link name=\"l0\"/>\n";
+  for (int i = 1; i < kLinks; ++i) {
+    if (i < kLinks - 1) {
+      xml += fmt::format(
+          "<link name=\"l{}\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" "
+          "izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n",
+          i);
+    } else {
+      xml += fmt::format("<link name=\"l{}\"/>\n", i);
+    }
+    xml += fmt::format(
+        "<joint name=\"j{}\" type=\"continuous\"><parent link=\"l{}\"/><child "
+        "link=\"l{}\"/></joint>\n",
+        i, i - 1, i);
+  }
+  xml += "</robot>\n";
+  // l0 on line 2, then link i on line 2i + 1
+  const std::string message = error_of([&] { load_urdf_string(xml, {}, "long.urdf"); });
+  EXPECT_TRUE(message.starts_with(fmt::format("long.urdf:{}: body 'l{}': mass must be positive",
+                                              2 * (kLinks - 1) + 1, kLinks - 1)))
+      << message;
+}
 
 // urdfdom's messages go into the ModelError, not to the process's console_bridge handler, which
 // is back in place with its log level after the load

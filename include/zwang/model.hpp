@@ -3,6 +3,8 @@
 #pragma once
 
 #include <array>
+#include <map>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -199,6 +201,9 @@ class ModelBuilder {
   std::vector<BodySpec> bodies_{BodySpec{"world", "", {0, 0, 0}, {1, 0, 0, 0}, 0, {0, 0, 0}, {}}};
   std::vector<int> parents_{-1};
   std::vector<Joint> joints_;
+  std::map<std::string, int, std::less<>> body_index_{{"world", 0}};  // name => body
+  std::vector<std::vector<int>> body_joints_{{}};                     // body => its joints_
+  std::set<std::string, std::less<>> joint_names_;
   std::vector<ActuatorSpec> actuators_;
   std::vector<TendonSpec> tendons_;
 };
