@@ -90,30 +90,26 @@ void H5File::create_group(const std::string& name) {
                     "creating group", name));
 }
 
-void H5File::write(const std::string& name, const std::vector<hsize_t>& shape,
-                   const std::vector<double>& values) {
+void H5File::write_raw(const std::string& name, const std::vector<hsize_t>& shape, hid_t file_type,
+                       hid_t memory_type, const void* values) {
   const hid_t space = H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr);
   const hid_t dataset = check_id(
-      H5Dcreate2(file_, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dcreate2(file_, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
       "creating dataset", name);
-  const herr_t status =
-      H5Dwrite(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
+  const herr_t status = H5Dwrite(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
   H5Dclose(dataset);
   H5Sclose(space);
   check(status, "writing", name);
 }
 
 void H5File::write(const std::string& name, const std::vector<hsize_t>& shape,
+                   const std::vector<double>& values) {
+  write_raw(name, shape, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values.data());
+}
+
+void H5File::write(const std::string& name, const std::vector<hsize_t>& shape,
                    const std::vector<int>& values) {
-  const hid_t space = H5Screate_simple(static_cast<int>(shape.size()), shape.data(), nullptr);
-  const hid_t dataset = check_id(
-      H5Dcreate2(file_, name.c_str(), H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-      "creating dataset", name);
-  const herr_t status =
-      H5Dwrite(dataset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data());
-  H5Dclose(dataset);
-  H5Sclose(space);
-  check(status, "writing", name);
+  write_raw(name, shape, H5T_STD_I32LE, H5T_NATIVE_INT, values.data());
 }
 
 void H5File::attribute(const std::string& name, const std::string& value) {
@@ -129,26 +125,24 @@ void H5File::attribute(const std::string& name, const std::string& value) {
   check(status, "writing attribute", name);
 }
 
-void H5File::attribute(const std::string& name, double value) {
+void H5File::scalar_attribute(const std::string& name, hid_t file_type, hid_t memory_type,
+                              const void* value) {
   const hid_t space = H5Screate(H5S_SCALAR);
   const hid_t attr =
-      check_id(H5Acreate2(file_, name.c_str(), H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT),
+      check_id(H5Acreate2(file_, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT),
                "attribute", name);
-  const herr_t status = H5Awrite(attr, H5T_NATIVE_DOUBLE, &value);
+  const herr_t status = H5Awrite(attr, memory_type, value);
   H5Aclose(attr);
   H5Sclose(space);
   check(status, "writing attribute", name);
 }
 
+void H5File::attribute(const std::string& name, double value) {
+  scalar_attribute(name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
+}
+
 void H5File::attribute(const std::string& name, std::int64_t value) {
-  const hid_t space = H5Screate(H5S_SCALAR);
-  const hid_t attr =
-      check_id(H5Acreate2(file_, name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT),
-               "attribute", name);
-  const herr_t status = H5Awrite(attr, H5T_NATIVE_INT64, &value);
-  H5Aclose(attr);
-  H5Sclose(space);
-  check(status, "writing attribute", name);
+  scalar_attribute(name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
 void H5File::attribute(const std::string& name, const std::vector<std::string>& values) {

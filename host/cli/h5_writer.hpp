@@ -46,6 +46,10 @@ class H5File {
   };
   Series& series(const std::string& name);
   void append_raw(const std::string& name, const void* values, hid_t memory_type);
+  void scalar_attribute(const std::string& name, hid_t file_type, hid_t memory_type,
+                        const void* value);
+  void write_raw(const std::string& name, const std::vector<hsize_t>& shape, hid_t file_type,
+                 hid_t memory_type, const void* values);
   hid_t file_;
   std::vector<Series> series_;
 };
