@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 #include <new>
 #include <stdexcept>
 
@@ -65,19 +67,28 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
     : sizes_((model.validate(), model.sizes())), layout_(make_layout(sizes_)), n_(n) {
   if (n < 1)
     throw std::invalid_argument(fmt::format("a batch needs at least one instance (got {})", n));
-  padded_ = (n + kPadding - 1) / kPadding * kPadding;
+  // the size in floating point first: with ~2^62 instances the integer products would overflow
+  const double bytes = (static_cast<double>(n) + (n < kPadding ? 0 : kPadding - 1)) *
+                       ((layout_.data_rows + static_cast<double>(layout_.param_rows)) * sizeof(T) +
+                        sizeof(double) + sizeof(int));
+  const auto too_large = [&] {
+    return std::runtime_error(
+        fmt::format("a batch of {} instances needs {:.3g} GiB, more than can be allocated", n,
+                    bytes / (1 << 30)));
+  };
+  if (bytes > static_cast<double>(std::numeric_limits<std::ptrdiff_t>::max())) throw too_large();
+  // fewer than kPadding instances are not padded: a batch of one instance of a large model
+  // needs one instance's memory, not kPadding instances'
+  padded_ = n < kPadding ? n : (n + kPadding - 1) / kPadding * kPadding;
   try {
-    data_.assign(static_cast<std::size_t>(layout_.data_rows * padded_), T(0));
-    param_.assign(static_cast<std::size_t>(layout_.param_rows * padded_), T(0));
+    data_.assign(static_cast<std::size_t>(layout_.data_rows) * padded_, T(0));
+    param_.assign(static_cast<std::size_t>(layout_.param_rows) * padded_, T(0));
     time_.assign(static_cast<std::size_t>(padded_), 0.0);
     status_.assign(static_cast<std::size_t>(padded_), 0);
   } catch (const std::bad_alloc&) {
-    const double bytes =
-        static_cast<double>(padded_) *
-        ((layout_.data_rows + layout_.param_rows) * sizeof(T) + sizeof(double) + sizeof(int));
-    throw std::runtime_error(
-        fmt::format("a batch of {} instances needs {:.3g} GiB, more than can be allocated", n,
-                    bytes / (1 << 30)));
+    throw too_large();
+  } catch (const std::length_error&) {
+    throw too_large();
   }
   // every instance, padding included (a backend may step it harmlessly), at the defaults:
   // qpos0 and the model's parameters, row by row

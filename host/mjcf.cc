@@ -4,11 +4,10 @@
 // each; a malformed file is a ModelError "file:line: what is wrong".
 #include <fmt/format.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "mjcf_reader.hpp"
+#include "model_file.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {
@@ -126,10 +125,13 @@ class Loader {
 
   void option(pugi::xml_node node) {
     Attrs a(ctx_, node);
+    // the attributes are read outside the try: their errors carry file:line already
+    const std::optional<double> dt = a.number("timestep");
+    std::array<double, 3> g{};
+    const bool has_gravity = a.exact("gravity", g);
     try {
-      if (const auto dt = a.number("timestep")) builder_.set_timestep(*dt);
-      std::array<double, 3> g{};
-      if (a.exact("gravity", g)) builder_.set_gravity(g);
+      if (dt) builder_.set_timestep(*dt);
+      if (has_gravity) builder_.set_gravity(g);
     } catch (const ModelError& e) {
       ctx_.fail(node, e.what());
     }
@@ -337,13 +339,9 @@ LoadResult load(Context& ctx, pugi::xml_node root) {
 }  // namespace mjcf
 
 LoadResult load_mjcf(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw ModelError(fmt::format("{}: cannot open the file", file.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
   mjcf::Context ctx;
-  const pugi::xml_node root =
-      ctx.parse(text.str(), file.string(), file, file.parent_path(), nullptr);
+  const pugi::xml_node root = ctx.parse(read_model_file(file, file.string()), file.string(), file,
+                                        file.parent_path(), nullptr);
   return mjcf::load(ctx, root);
 }
 

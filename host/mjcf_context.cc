@@ -7,11 +7,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <limits>
 #include <numbers>
-#include <sstream>
 
 #include "mjcf_reader.hpp"
+#include "model_file.hpp"
 
 namespace zwang::mjcf {
 namespace {
@@ -72,6 +72,11 @@ pugi::xml_node Context::parse(std::string text, std::string name, std::filesyste
   file->path = std::move(path);
   file->dir = std::move(dir);
   file->includer = includer;
+  text_bytes_ += text.size();
+  if (text_bytes_ > kMaxModelFileBytes) {
+    throw ModelError(fmt::format("{}: the model's files have more than the {} MiB a model may have",
+                                 file->name, kMaxModelFileBytes >> 20));
+  }
   file->text = std::move(text);
   file->lines = TextLines(file->text);
   const pugi::xml_parse_result result =
@@ -118,7 +123,9 @@ void Context::unsupported(pugi::xml_node node, std::string_view reason) {
                  : fmt::format("element <{}> is not supported; ignored ({})", node.name(), reason));
 }
 
-// <include file="..."/>: a file whose <mujoco> root's children stand in for the element
+// <include file="..."/>: a file whose <mujoco> root's children stand in for the element.  As in
+// MuJoCo, a file is included once in a model (so includes cannot multiply), and all the files
+// of a model together are at most kMaxModelFileBytes.
 pugi::xml_node Context::include(pugi::xml_node node) {
   const auto cached = included_.find(node.internal_object());
   if (cached != included_.end()) return cached->second;
@@ -127,18 +134,25 @@ pugi::xml_node Context::include(pugi::xml_node node) {
   a.finish();
   const File& parent = file_of(node);
   const std::filesystem::path path = parent.dir / name;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(node, fmt::format("<include> cannot open '{}' ({})", name, path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
   std::error_code ec;
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
-  for (const File* f = &parent; f != nullptr; f = f->includer) {
+  for (const auto& f : files_) {
     if (!f->path.empty() && std::filesystem::weakly_canonical(f->path, ec) == canonical) {
-      fail(node, fmt::format("<include> of '{}' includes itself", name));
+      fail(node, f.get() == &parent
+                     ? fmt::format("<include> of '{}' includes itself", name)
+                     : fmt::format("<include> of '{}': the file is already part of the model "
+                                   "(each file may be included once)",
+                                   name));
     }
   }
-  const pugi::xml_node root = parse(text.str(), path.string(), path, path.parent_path(), &parent);
+  std::string text;
+  try {
+    text = read_model_file(path, path.string());
+  } catch (const ModelError& e) {
+    fail(node, fmt::format("<include> cannot open '{}' ({})", name, e.what()));
+  }
+  const pugi::xml_node root =
+      parse(std::move(text), path.string(), path, path.parent_path(), &parent);
   included_[node.internal_object()] = root;
   return root;
 }
@@ -209,6 +223,17 @@ std::optional<double> Attrs::number(const char* name) {
   std::array<double, 1> v{};
   if (numbers(name, v, 1) == 0) return std::nullopt;
   return v[0];
+}
+
+std::optional<int> Attrs::integer(const char* name) {
+  const std::optional<double> v = number(name);
+  if (!v) return std::nullopt;
+  constexpr double lo = std::numeric_limits<int>::min(), hi = std::numeric_limits<int>::max();
+  if (*v != std::round(*v) || *v < lo || *v > hi) {
+    fail(fmt::format("<{}> attribute '{}': '{}' is not an integer in [{}, {}]", tag(), name,
+                     node_.attribute(name).value(), lo, hi));
+  }
+  return static_cast<int>(*v);
 }
 
 std::optional<bool> Attrs::boolean(const char* name) {

@@ -52,11 +52,7 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
     if (*mass < 0) a.fail(fmt::format("<geom> mass {} is negative", *mass));
     d.mass = *mass;
   }
-  if (const auto group = a.number("group")) {
-    if (*group != std::round(*group))
-      a.fail(fmt::format("<geom> group {} is not an integer", *group));
-    d.group = static_cast<int>(*group);
-  }
+  if (const auto group = a.integer("group")) d.group = *group;
   a.exact("pos", d.pos);
   if (const auto q = read_orientation(a, c)) d.quat = *q;
   std::array<double, 6> fromto{};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <initializer_list>
@@ -60,6 +61,7 @@ class Context {
 
   std::vector<std::unique_ptr<File>> files_;
   std::map<const void*, pugi::xml_node> included_;  // <include> element => root of its file
+  std::uintmax_t text_bytes_ = 0;                   // of every file parsed
   std::set<std::string, std::less<>> warned_;
 };
 
@@ -83,6 +85,8 @@ class Attrs {
   bool exact(const char* name, std::array<double, N>& out) {
     return numbers(name, out, static_cast<int>(N)) > 0;
   }
+  // an integral number within the range of int
+  std::optional<int> integer(const char* name);
   std::optional<bool> boolean(const char* name);
   // the index of the value among `options`; an error naming them otherwise
   std::optional<int> keyword(const char* name, std::initializer_list<std::string_view> options);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/model_view.h"
+#include "model_size.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang {
@@ -342,6 +343,18 @@ Model ModelBuilder::build() const {
     m.body_dofnum.push_back(dofs);
   }
 
+  // Σ_k (ancestor dofs of k) in 64 bits, before tree_dof is that long
+  {
+    std::vector<std::int64_t> depth(m.nbody, 0);
+    std::int64_t njac = 0;
+    for (int b = 1; b < m.nbody; ++b) {
+      depth[b] = depth[m.body_parent[b]] + m.body_dofnum[b];
+      njac += depth[b];
+    }
+    check_instance_rows(m.nq, m.nv, static_cast<std::int64_t>(actuators_.size()), m.nbody, m.njnt,
+                        njac);
+  }
+
   // dof tree: the previous dof on the path to the root, and each body's ancestor dofs
   m.dof_parent.assign(m.nv, -1);
   std::vector<int> last_dof(m.nbody, -1);
@@ -469,7 +482,9 @@ std::vector<double> tendon_lengths(const Model& model, std::span<const double> q
 }
 
 Sizes Model::sizes() const {
-  return {nq, nv, nu, nbody, njnt, nv * (nv + 1) / 2, static_cast<int>(tree_dof.size())};
+  // validate() has bounded every row count (check_instance_rows), so these fit in int
+  const std::int64_t nM = static_cast<std::int64_t>(nv) * (nv + 1) / 2;
+  return {nq, nv, nu, nbody, njnt, static_cast<int>(nM), static_cast<int>(tree_dof.size())};
 }
 
 double Model::total_mass() const {

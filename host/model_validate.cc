@@ -4,7 +4,9 @@
 
 #include <cmath>
 
+#include "kernels/layout.h"
 #include "kernels/model_view.h"
+#include "model_size.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang {
@@ -33,6 +35,27 @@ void index_in(const char* field, int value, int low, int high, std::size_t at) {
 }
 
 }  // namespace
+
+std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
+                                 std::int64_t nbody, std::int64_t njnt, std::int64_t njac) {
+  // the field lists of kernels/layout.h, evaluated with 64-bit sizes
+  struct {
+    std::int64_t nq, nv, nu, nbody, njnt, nM, njac;
+  } s{nq, nv, nu, nbody, njnt, nv * (nv + 1) / 2, njac};
+  std::int64_t rows = 0;
+#define ZW_X(name, count) rows += (count);
+  ZW_DATA_FIELDS(ZW_X)
+  ZW_PARAM_FIELDS(ZW_X)
+  ZW_WORK_FIELDS(ZW_X)
+#undef ZW_X
+  if (rows > kMaxInstanceRows) {
+    throw ModelError(fmt::format(
+        "model: one instance needs {} values (H and its factor {}, the body Jacobians {}, with "
+        "nv = {} and {} bodies), more than the {} an instance may have",
+        rows, 2 * s.nM, 6 * njac, nv, nbody, kMaxInstanceRows));
+  }
+  return rows;
+}
 
 void Model::validate() const {
   if (nbody < 1 || njnt < 0 || nq < 0 || nv < 0 || nu < 0 || ntendon < 0) {
@@ -153,6 +176,7 @@ void Model::validate() const {
     }
   }
   for (std::size_t i = 0; i < tree; ++i) index_in("tree_dof", tree_dof[i], 0, nv, i);
+  check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()));
   for (int a = 0; a < nu; ++a) {
     index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);
     const JointType t = jnt_type[actuator_trnid[a]];

@@ -23,6 +23,11 @@ std::string describe_status(int status) {
     add("factorisation: H is not positive definite (check masses and inertias)");
   }
   if (status & kStatusDiverged) add("diverged: the computation produced a non-finite value");
+  if (status & kStatusBadParameters) {
+    add("bad parameters: a non-finite parameter, a negative mass, damping, armature or "
+        "stiffness, a mass or inertia that is not positive where the model's is, or an inertia "
+        "that is not a rigid body's (principal moments A + B >= C)");
+  }
   if (out.empty()) out = "ok";
   return out;
 }

@@ -29,20 +29,17 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
-#include <cerrno>
 #include <cstddef>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <pugixml.hpp>
-#include <sstream>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
+#include "model_file.hpp"
 #include "text_lines.hpp"
 #include "zwang/loaders.hpp"
 
@@ -51,6 +48,8 @@ namespace {
 
 constexpr const char* kWorld = "world";
 constexpr const char* kFloatingBase = "floating_base";
+// deepest element nesting accepted (the root element is at depth 0)
+constexpr int kMaxUrdfNesting = 100;
 
 // urdfdom reports through console_bridge, and after some errors (a malformed <inertial>) it
 // logs and goes on with a default value, so every error it logs fails the load.  The handler
@@ -178,6 +177,7 @@ class UrdfReader {
       throw ModelError(fmt::format("{}: malformed XML ({})", where(lines_.line_at(parsed.offset)),
                                    parsed.description()));
     }
+    check_nesting();
     robot_ = doc_.child("robot");
     int order = 0;
     for (pugi::xml_node n : robot_.children()) {
@@ -186,6 +186,31 @@ class UrdfReader {
         (tag == "link" ? links_ : joints_)
             .emplace(n.attribute("name").value(), Element{order++, line_of(n), n});
       }
+    }
+  }
+
+  // urdfdom's XML parser recurses once per nested element, so deep nesting would overflow the
+  // stack; a URDF is at most a few elements deep (robot, link, visual, geometry, mesh).  The
+  // walk follows parent and sibling links, so it needs no stack of its own.
+  void check_nesting() const {
+    int depth = 0;
+    pugi::xml_node n = doc_.first_child();
+    while (n) {
+      if (n.type() == pugi::node_element && depth >= kMaxUrdfNesting) {
+        throw ModelError(
+            fmt::format("{}: elements nested more than {} deep; a URDF is never nested that deeply",
+                        where(line_of(n)), kMaxUrdfNesting));
+      }
+      if (n.first_child()) {
+        n = n.first_child();
+        ++depth;
+        continue;
+      }
+      while (n && !n.next_sibling()) {
+        n = n.parent();
+        --depth;
+      }
+      if (n) n = n.next_sibling();
     }
   }
 
@@ -437,20 +462,7 @@ class UrdfReader {
 }  // namespace
 
 LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw ModelError(fmt::format("{}: cannot open the file (it is a directory)", file.string()));
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    const int error = errno;
-    throw ModelError(fmt::format("{}: cannot open the file ({})", file.string(),
-                                 std::generic_category().message(error)));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ModelError(fmt::format("{}: cannot read the file", file.string()));
-  return load_urdf_string(text.str(), options, file.string());
+  return load_urdf_string(read_model_file(file, file.string()), options, file.string());
 }
 
 LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options,

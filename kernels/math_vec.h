@@ -30,6 +30,19 @@ struct Sym3 {
   T xx, yy, zz, xy, xz, yz;
 };
 
+// S + margin·1 is positive semidefinite, i.e. λ_min(S) ≥ −margin, for margin > 0: its
+// Cholesky pivots are positive.  Backward stable, so rounding (~eps ‖S‖) only matters when
+// margin is that small; no branch, so that every lane of a pack takes the same path.
+template <class T>
+ZW_HD ZW_INLINE bool psd_within(const Sym3<T>& s, T margin) {
+  const T d0 = s.xx + margin;
+  const T l10 = s.xy / d0, l20 = s.xz / d0;
+  const T d1 = s.yy + margin - l10 * s.xy;
+  const T l21 = (s.yz - l20 * s.xy) / d1;
+  const T d2 = s.zz + margin - l20 * s.xz - l21 * (s.yz - l20 * s.xy);
+  return d0 > T(0) && d1 > T(0) && d2 > T(0);
+}
+
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> operator+(const Vec3<T>& a, const Vec3<T>& b) {
   return {a.x + b.x, a.y + b.y, a.z + b.z};

@@ -43,6 +43,8 @@ enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
   X(jnt_pos)             /* anchor in the body frame (njnt x 3) */                      \
   X(jnt_axis)            /* unit axis in the body frame, hinge and slide (njnt x 3) */  \
   X(qpos0)               /* configuration where hinge and slide angles are zero (nq) */ \
+  X(body_mass)           /* the model's masses, which bound the instances' (nbody) */   \
+  X(body_inertia)        /* the model's inertias, likewise (nbody x 6) */               \
   X(actuator_ctrlrange)  /* (nu x 2) */                                                 \
   X(actuator_forcerange) /* (nu x 2) */
 

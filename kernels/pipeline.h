@@ -20,6 +20,7 @@
 #include "kernels/assemble.h"
 #include "kernels/body_jacobians.h"
 #include "kernels/body_terms.h"
+#include "kernels/check_parameters.h"
 #include "kernels/factor_solve.h"
 #include "kernels/forward_kinematics.h"
 #include "kernels/generalized_forces.h"
@@ -80,15 +81,14 @@ ZW_HD ZW_INLINE int solve_in_place(const ModelView<T>& m, const Instance<T>& d, 
   return factor_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
 }
 
-// forward() up to smooth(): the state must be finite
+// forward() up to smooth(): the state must be finite and the parameters valid
 template <class T>
 ZW_HD int forward_begin(const ModelView<T>& m, const Instance<T>& d) {
-  if (!all_finite(d.qpos(), m.s.nq) || !all_finite(d.qvel(), m.s.nv) ||
-      !all_finite(d.ctrl(), m.s.nu)) {
-    *d.status |= kStatusBadState;
-    return kPhaseIdle;
-  }
-  return kPhaseSolve;
+  const bool state_ok =
+      all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) && all_finite(d.ctrl(), m.s.nu);
+  const bool parameters_ok = parameters_valid(m, d);
+  *d.status |= (state_ok ? 0 : kStatusBadState) | (parameters_ok ? 0 : kStatusBadParameters);
+  return state_ok && parameters_ok ? kPhaseSolve : kPhaseIdle;
 }
 
 // forward() after the solve: q̈ must be finite; true when it is

@@ -109,6 +109,10 @@ TEST(Batch, FailingInstancesAreReportedAndIsolated) {
   std::vector<double> mass = faulty.batch().body_mass().get(5);
   for (int b = 1; b < model.nbody; ++b) mass[b] = -mass[b];
   faulty.batch().body_mass().set(5, mass);
+  // masses this large are valid parameters, but H overflows
+  std::vector<double> huge = faulty.batch().body_mass().get(7);
+  for (int b = 1; b < model.nbody; ++b) huge[b] = std::numeric_limits<double>::max();
+  faulty.batch().body_mass().set(7, huge);
   std::vector<double> gravity{0, 0, 1e300};
   faulty.batch().gravity().set(9, gravity);
   const std::vector<double> qpos5 = faulty.batch().qpos().get(5);
@@ -116,18 +120,22 @@ TEST(Batch, FailingInstancesAreReportedAndIsolated) {
   clean.step(10);
   faulty.step(10);
   const std::vector<InstanceFailure> failures = faulty.failures();
-  ASSERT_EQ(failures.size(), 3u);
+  ASSERT_EQ(failures.size(), 4u);
   EXPECT_EQ(failures[0].instance, 3);
   EXPECT_EQ(failures[0].status, kStatusBadState);
   EXPECT_NE(failures[0].message().find("instance 3: bad state"), std::string::npos)
       << failures[0].message();
   EXPECT_EQ(failures[1].instance, 5);
-  EXPECT_EQ(failures[1].status, kStatusFactorization);
-  EXPECT_NE(failures[1].message().find("not positive definite"), std::string::npos)
+  EXPECT_EQ(failures[1].status, kStatusBadParameters);
+  EXPECT_NE(failures[1].message().find("instance 5: bad parameters"), std::string::npos)
       << failures[1].message();
-  EXPECT_EQ(failures[2].instance, 9);
-  EXPECT_EQ(failures[2].status & (kStatusDiverged | kStatusFactorization), failures[2].status);
-  EXPECT_NE(failures[2].status, 0);
+  EXPECT_EQ(failures[2].instance, 7);
+  EXPECT_EQ(failures[2].status, kStatusFactorization);
+  EXPECT_NE(failures[2].message().find("not positive definite"), std::string::npos)
+      << failures[2].message();
+  EXPECT_EQ(failures[3].instance, 9);
+  EXPECT_EQ(failures[3].status & (kStatusDiverged | kStatusFactorization), failures[3].status);
+  EXPECT_NE(failures[3].status, 0);
 
   // the failed instances kept their last good state (5 failed at once, 9 later) and stopped
   EXPECT_TRUE(same_bits(faulty.batch().qpos().get(5), qpos5));
@@ -137,7 +145,7 @@ TEST(Batch, FailingInstancesAreReportedAndIsolated) {
 
   // every other instance is bit-identical to the clean run
   for (int i = 0; i < kN; ++i) {
-    if (i == 3 || i == 5 || i == 9) continue;
+    if (i == 3 || i == 5 || i == 7 || i == 9) continue;
     EXPECT_TRUE(same_bits(faulty.batch().qpos().get(i), clean.batch().qpos().get(i)))
         << "instance " << i;
     EXPECT_TRUE(same_bits(faulty.batch().qvel().get(i), clean.batch().qvel().get(i)))
@@ -150,7 +158,7 @@ TEST(Batch, FailingInstancesAreReportedAndIsolated) {
   EXPECT_EQ(faulty.batch().status()[3], 0);
   faulty.step(1);
   EXPECT_EQ(faulty.batch().status()[3], 0);
-  EXPECT_EQ(faulty.failures().size(), 2u);
+  EXPECT_EQ(faulty.failures().size(), 3u);
 }
 
 // a state that blows up inside an RK4 step is a divergence, not a bad starting state

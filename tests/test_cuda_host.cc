@@ -211,9 +211,14 @@ void break_some(Batch<double>& b, const Model& model) {
   std::vector<double> qvel = b.qvel().get(1);
   qvel[0] = std::numeric_limits<double>::quiet_NaN();
   b.qvel().set(1, qvel);
+  // valid masses, but so large that H overflows: the solve fails
   std::vector<double> mass = b.body_mass().get(4);
-  for (int k = 1; k < model.nbody; ++k) mass[k] = -mass[k];
+  for (int k = 1; k < model.nbody; ++k) mass[k] = std::numeric_limits<double>::max();
   b.body_mass().set(4, mass);
+  // a negative mass: stopped before the solve
+  mass = b.body_mass().get(5);
+  for (int k = 1; k < model.nbody; ++k) mass[k] = -mass[k];
+  b.body_mass().set(5, mass);
 }
 
 bool same_arena(Batch<double>& a, Batch<double>& b) {
@@ -353,6 +358,8 @@ TEST_P(Phased, DenseSolveMatchesTheInKernelSolve) {
   }
   EXPECT_EQ(a.phase[4], kPhaseFailed);
   EXPECT_EQ(dense.batch.status()[4], kStatusFactorization);
+  EXPECT_EQ(a.phase[5], kPhaseIdle);
+  EXPECT_EQ(dense.batch.status()[5], kStatusBadParameters);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -544,7 +544,8 @@ TEST(MjcfErrors, MissingFile) {
     zwang::load_mjcf("/no/such/dir/model.xml");
     ADD_FAILURE() << "no error";
   } catch (const ModelError& e) {
-    EXPECT_EQ(std::string(e.what()), "/no/such/dir/model.xml: cannot open the file");
+    EXPECT_EQ(std::string(e.what()),
+              "/no/such/dir/model.xml: cannot open the file (No such file or directory)");
   }
 }
 

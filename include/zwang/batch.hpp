@@ -54,7 +54,8 @@ class Batch {
   Batch(const Model& model, std::int64_t n);
 
   std::int64_t size() const { return n_; }
-  // \brief Instance count rounded up to kPadding: the stride between rows of an arena.
+  // \brief The stride between rows of an arena: the instance count rounded up to kPadding, or
+  // the count itself below kPadding.
   std::int64_t padded_size() const { return padded_; }
   static constexpr std::int64_t kPadding = 32;
 

@@ -1,0 +1,18 @@
+// The size limit of one instance.  Kernels index an instance's rows with int (the fast index
+// type on a GPU), so every row count is first counted in 64 bits here and the model refused
+// when an instance would need more rows than int indexing (with i (i + 1) for packed H) allows.
+#pragma once
+
+#include <cstdint>
+
+namespace zwang {
+
+// rows of the data, parameter and work arenas of one instance together (8 GiB in float64)
+inline constexpr std::int64_t kMaxInstanceRows = std::int64_t{1} << 30;
+
+// \brief The rows one instance needs, counted in 64 bits; ModelError "model: ..." naming the
+// largest fields when they exceed kMaxInstanceRows.  `njac` is Σ_k (ancestor dofs of body k).
+std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
+                                 std::int64_t nbody, std::int64_t njnt, std::int64_t njac);
+
+}  // namespace zwang

@@ -1,0 +1,66 @@
+// (per-instance parameters, the model's masses and inertias) => valid or not
+// A randomised or hand-set parameter can leave the set where the dynamics mean anything: a
+// negative mass makes H indefinite in some directions only, and the step may go on silently.
+// The rule, checked at the start of forward() and of every step:
+//   every parameter is finite;
+//   m_k ≥ 0, and m_k > 0 where the model's mass is positive;
+//   I_k is the inertia of a rigid body: C = ½ tr(I_k) 1 − I_k (the second moment of the mass
+//   distribution) is positive semidefinite, which is I_k ⪰ 0 together with the triangle
+//   inequality A + B ≥ C of the principal moments, within (1e-9 + 64 ε) tr(I_k);
+//   I_k ≻ 0 where the model's inertia is positive definite;
+//   damping, armature and stiffness ≥ 0.
+// The same tolerances as ModelBuilder, which checks the model's own values.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/math_vec.h"
+#include "kernels/model_view.h"
+
+namespace zwang {
+
+template <class T>
+ZW_HD ZW_INLINE bool finite_row(Row<T> r, int n) {
+  bool ok = true;
+  for (int i = 0; i < n; ++i) ok = ok && std::isfinite(r[i]);
+  return ok;
+}
+
+template <class T>
+ZW_HD ZW_INLINE bool nonnegative_row(Row<T> r, int n) {
+  bool ok = true;
+  for (int i = 0; i < n; ++i) ok = ok && r[i] >= T(0);
+  return ok;
+}
+
+template <class T>
+ZW_HD bool parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
+  const Sizes& s = m.s;
+  bool ok = true;
+#define ZW_X(name, count) ok = ok && finite_row(d.name(), (count));
+  ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+  ok = ok && nonnegative_row(d.dof_damping(), s.nv) && nonnegative_row(d.dof_armature(), s.nv) &&
+       nonnegative_row(d.jnt_stiffness(), s.njnt);
+  const T rel = T(1e-9) + T(64) * std::numeric_limits<T>::epsilon();
+  const Row<T> mass = d.body_mass(), inertia = d.body_inertia();
+  for (int b = 1; b < s.nbody; ++b) {
+    const T mb = mass[b];
+    const Sym3<T> ib = load_sym(inertia, 6 * b);
+    const T* i0p = m.body_inertia + 6 * b;
+    const Sym3<T> i0{i0p[0], i0p[1], i0p[2], i0p[3], i0p[4], i0p[5]};
+    const T half_trace = T(0.5) * (ib.xx + ib.yy + ib.zz);
+    const Sym3<T> second{
+        half_trace - ib.xx, half_trace - ib.yy, half_trace - ib.zz, -ib.xy, -ib.xz, -ib.yz};
+    ok = ok && mb >= T(0) && (mb > T(0) || !(m.body_mass[b] > T(0)));
+    ok = ok && psd_within(second, rel * T(2) * half_trace + std::numeric_limits<T>::min());
+    // positive definite where the model's is: Cholesky pivots of I_k with no margin
+    ok = ok && (psd_within(ib, T(0)) || !psd_within(i0, T(0)));
+  }
+  return ok;
+}
+
+}  // namespace zwang

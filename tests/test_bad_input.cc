@@ -1,0 +1,377 @@
+// Bad input of every kind gets a clear error and never a crash, a hang or a silent wrong
+// result: model files that are not files, include cycles and explosions, XML nested too deeply
+// for a recursive parser, integer attributes out of range, models too large to index, batches
+// too large to allocate, and per-instance parameters outside the physical range.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <Eigen/Dense>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/status.h"
+#include "model_file.hpp"
+#include "test_util.h"
+#include "zwang/examples.hpp"
+#include "zwang/loaders.hpp"
+#include "zwang/model.hpp"
+#include "zwang/simulator.hpp"
+
+namespace zwang::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <class T>
+bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+// a scratch directory removed at the end of the test
+struct TempDir {
+  TempDir() {
+    // one per test and process: CTest runs the tests of this file in parallel
+    path = fs::temp_directory_path() /
+           fmt::format("zwang_{}_{}",
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name(), ::getpid());
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const {
+    std::FILE* f = std::fopen((path / name).c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  }
+  fs::path path;
+};
+
+// ---------------------------------------------------------------------------------------------
+// model files
+
+TEST(ModelFiles, WhatIsNotARegularFileIsRefused) {
+  TempDir dir;
+  EXPECT_EQ(error_of([&] { load_mjcf(dir.path); }),
+            dir.path.string() + ": cannot open the file (it is a directory)");
+  EXPECT_EQ(error_of([] { load_mjcf("/dev/zero"); }),
+            "/dev/zero: cannot open the file (not a regular file)");
+  EXPECT_EQ(error_of([] { load_urdf("/dev/zero"); }),
+            "/dev/zero: cannot open the file (not a regular file)");
+}
+
+TEST(ModelFiles, SizeIsBounded) {
+  TempDir dir;
+  dir.write("big.xml", std::string(2000, ' '));
+  EXPECT_EQ(error_of([&] { read_model_file(dir.path / "big.xml", "big.xml", 1000); }),
+            "big.xml: the file has 2000 bytes, more than the 0 MiB a model may have");
+  EXPECT_EQ(read_model_file(dir.path / "big.xml", "big.xml", 2000).size(), 2000u);
+}
+
+// MuJoCo refuses a file included twice; without that rule, n files that each include the
+// next twice expand to 2^n copies
+TEST(MjcfIncludes, AFileIsIncludedOnce) {
+  TempDir dir;
+  dir.write("body.xml", "<mujoco>\n<body><joint/><geom size=\"0.1\"/></body>\n</mujoco>\n");
+  const std::string twice =
+      "<mujoco>\n<worldbody>\n<include file=\"body.xml\"/>\n<include file=\"body.xml\"/>\n"
+      "</worldbody>\n</mujoco>\n";
+  EXPECT_EQ(error_of([&] { load_mjcf_string(twice, "main.xml", dir.path); }),
+            "main.xml:4: <include> of 'body.xml': the file is already part of the model (each "
+            "file may be included once)");
+
+  constexpr int kFiles = 20;
+  for (int i = 0; i < kFiles; ++i) {
+    dir.write(fmt::format("f{}.xml", i),
+              i + 1 < kFiles ? fmt::format("<mujoco>\n<include file=\"f{0}.xml\"/>\n<include "
+                                           "file=\"f{0}.xml\"/>\n</mujoco>\n",
+                                           i + 1)
+                             : "<mujoco/>\n");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::string error = error_of([&] { load_mjcf(dir.path / "f0.xml"); });
+  EXPECT_EQ(error,
+            fmt::format("{}:3: <include> of 'f{}.xml': the file is already part of the "
+                        "model (each file may be included once)",
+                        (dir.path / fmt::format("f{}.xml", kFiles - 2)).string(), kFiles - 1));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(MjcfIncludes, DevicesAndDirectoriesAreRefused) {
+  TempDir dir;
+  fs::create_directories(dir.path / "sub");
+  EXPECT_EQ(error_of([&] {
+              load_mjcf_string("<mujoco>\n<include file=\"/dev/zero\"/>\n</mujoco>\n", "m.xml",
+                               dir.path);
+            }),
+            "m.xml:2: <include> cannot open '/dev/zero' (/dev/zero: cannot open the file (not a "
+            "regular file))");
+  EXPECT_EQ(error_of([&] {
+              load_mjcf_string("<mujoco>\n<include file=\"sub\"/>\n</mujoco>\n", "m.xml", dir.path);
+            }),
+            fmt::format("m.xml:2: <include> cannot open 'sub' ({}: cannot open the file (it is a "
+                        "directory))",
+                        (dir.path / "sub").string()));
+}
+
+// ---------------------------------------------------------------------------------------------
+// attributes
+
+TEST(MjcfAttributes, IntegersAreRangeChecked) {
+  const auto geom_group = [](const std::string& group) {
+    return error_of([&] {
+      load_mjcf_string(fmt::format("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=\"0.1\" "
+                                   "group=\"{}\"/>\n</body>\n</worldbody>\n</mujoco>\n",
+                                   group),
+                       "bad.xml");
+    });
+  };
+  EXPECT_EQ(geom_group("11111111111"),
+            "bad.xml:5: <geom> attribute 'group': '11111111111' is not an integer in "
+            "[-2147483648, 2147483647]");
+  EXPECT_EQ(geom_group("1.5"),
+            "bad.xml:5: <geom> attribute 'group': '1.5' is not an integer in [-2147483648, "
+            "2147483647]");
+  EXPECT_EQ(geom_group("4"), "(no error)");
+}
+
+// an <option> error is located once, whether the attribute or the value is wrong
+TEST(MjcfAttributes, OptionErrorsNameTheLineOnce) {
+  const auto option = [](const std::string& attrs) {
+    return error_of([&] {
+      load_mjcf_string(fmt::format("<mujoco>\n<option {}/>\n</mujoco>\n", attrs), "bad.xml");
+    });
+  };
+  EXPECT_EQ(option("timestep=\"abc\""),
+            "bad.xml:2: <option> attribute 'timestep': 'abc' is not a finite number");
+  EXPECT_EQ(option("gravity=\"0 0\""),
+            "bad.xml:2: <option> attribute 'gravity': '0 0' has 2 values, expected 3");
+  const std::string negative = option("timestep=\"-1\"");
+  EXPECT_TRUE(negative.starts_with("bad.xml:2: ")) << negative;
+  EXPECT_EQ(negative.find("bad.xml", 1), std::string::npos) << negative;
+}
+
+// ---------------------------------------------------------------------------------------------
+// URDF nesting: urdfdom's parser recurses per element
+
+std::string nested_urdf(int depth) {
+  std::string xml = "<robot name=\"r\">\n<link name=\"a\">\n";
+  for (int i = 0; i < depth; ++i) xml += "<x>";
+  for (int i = 0; i < depth; ++i) xml += "</x>";
+  xml += "\n</link>\n</robot>\n";
+  return xml;
+}
+
+TEST(UrdfNesting, DeepNestingIsRefusedBeforeUrdfdom) {
+  // 50 000 levels overflowed the stack inside urdfdom
+  EXPECT_EQ(error_of([] { load_urdf_string(nested_urdf(50000), {}, "deep.urdf"); }),
+            "deep.urdf:3: elements nested more than 100 deep; a URDF is never nested that deeply");
+  // robot (0), link (1), then x at depths 2 .. 99 is within the limit; the model itself is
+  // refused for its own reason (a single massless link)
+  const std::string within = error_of([] { load_urdf_string(nested_urdf(98), {}, "ok.urdf"); });
+  EXPECT_EQ(within.find("nested"), std::string::npos) << within;
+  EXPECT_NE(error_of([] { load_urdf_string(nested_urdf(99), {}, "deep.urdf"); }).find("nested"),
+            std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sizes
+
+// a chain of n bodies on hinges; H has n (n + 1) / 2 entries, which overflowed int at 65 536
+Model hinge_chain(int n) {
+  ModelBuilder b;
+  std::string parent = "world";
+  for (int i = 0; i < n; ++i) {
+    const std::string name = fmt::format("b{}", i);
+    b.add_body({.name = name,
+                .parent = parent,
+                .pos = {0, 0, -0.1},
+                .mass = 1,
+                .inertia = {0.01, 0.01, 0.01, 0, 0, 0}});
+    b.add_joint(name, {.name = "", .type = JointType::kHinge, .axis = {0, 1, 0}});
+    parent = name;
+  }
+  return b.build();
+}
+
+TEST(ModelSizes, TooLargeForOneInstanceIsAnError) {
+  for (int n : {46341, 65536}) {
+    const std::string error = error_of([&] { hinge_chain(n); });
+    // rows counted in 64 bits: H and its factor alone are n (n + 1)
+    const std::int64_t h_and_factor = std::int64_t{n} * (n + 1);
+    EXPECT_TRUE(error.starts_with("model: one instance needs ")) << error;
+    EXPECT_NE(error.find(fmt::format("H and its factor {}", h_and_factor)), std::string::npos)
+        << error;
+  }
+  // below the limit the packed sizes are exact
+  const Model m = hinge_chain(3000);
+  EXPECT_EQ(m.sizes().nM, 3000 * 3001 / 2);
+  EXPECT_EQ(m.sizes().njac, 3000 * 3001 / 2);
+}
+
+TEST(BatchSizes, HugeBatchesAreAnErrorAndSmallOnesAreNotPadded) {
+  const Model model = examples::chain();
+  const std::string error =
+      error_of<std::runtime_error>([&] { Batch<double>(model, std::int64_t{1} << 62); });
+  EXPECT_TRUE(
+      error.starts_with(fmt::format("a batch of {} instances needs ", std::int64_t{1} << 62)))
+      << error;
+  EXPECT_EQ(Batch<double>(model, 1).padded_size(), 1);
+  EXPECT_EQ(Batch<double>(model, 31).padded_size(), 31);
+  EXPECT_EQ(Batch<double>(model, 33).padded_size(), 64);
+  // an unpadded batch steps like a padded one
+  Simulator<double> one(model, 1), many(model, 40);
+  one.batch().qvel().set(0, std::vector<double>(model.nv, 0.3));
+  many.batch().qvel().set(17, std::vector<double>(model.nv, 0.3));
+  one.step(20);
+  many.step(20);
+  EXPECT_TRUE(same_bits(one.batch().qpos().get(0), many.batch().qpos().get(17)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// per-instance parameters
+
+// the rule of kernels/check_parameters.h written with eigenvalues: an inertia is a rigid body's
+// when its principal moments are ≥ 0 and obey A + B ≥ C
+bool rigid_body_inertia(const std::vector<double>& i6, double tolerance) {
+  Eigen::Matrix3d i;
+  i << i6[0], i6[3], i6[4], i6[3], i6[1], i6[5], i6[4], i6[5], i6[2];
+  const Eigen::Vector3d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(i).eigenvalues();
+  return ev[0] >= -tolerance && ev[0] + ev[1] >= ev[2] - tolerance;
+}
+
+template <class T>
+class Parameters : public ::testing::Test {};
+using Scalars = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(Parameters, Scalars);
+
+// each edit of one instance's parameters, and whether it must stop that instance
+TYPED_TEST(Parameters, InvalidOnesStopOnlyTheirInstance) {
+  using T = TypeParam;
+  const Model model = examples::chain({.damping = 0.3, .stiffness = 2, .armature = 0.05});
+  struct Edit {
+    const char* what;
+    bool valid;
+    std::function<void(Batch<T>&, std::int64_t)> apply;
+  };
+  const auto set_body = [](FieldRef<T> f, std::int64_t i, int at, T value) { f(i, at) = value; };
+  const std::vector<Edit> edits = {
+      {"negative mass", false, [&](Batch<T>& b, auto i) { set_body(b.body_mass(), i, 3, -1); }},
+      {"zero mass where the model's is positive", false,
+       [&](Batch<T>& b, auto i) { set_body(b.body_mass(), i, 3, 0); }},
+      {"NaN mass", false,
+       [&](Batch<T>& b, auto i) {
+         set_body(b.body_mass(), i, 3, std::numeric_limits<T>::quiet_NaN());
+       }},
+      {"larger mass", true, [&](Batch<T>& b, auto i) { set_body(b.body_mass(), i, 3, 50); }},
+      {"inertia violating A + B >= C", false,
+       [&](Batch<T>& b, auto i) { set_body(b.body_inertia(), i, 6 * 2 + 2, 1); }},
+      {"inertia with a zero moment where the model's is positive definite", false,
+       [&](Batch<T>& b, auto i) {
+         for (int k : {0, 1, 2}) set_body(b.body_inertia(), i, 6 * 2 + k, k == 2 ? 0 : 0.5);
+       }},
+      {"negative damping", false,
+       [&](Batch<T>& b, auto i) { set_body(b.dof_damping(), i, 1, -0.1); }},
+      {"infinite stiffness", false,
+       [&](Batch<T>& b, auto i) {
+         set_body(b.jnt_stiffness(), i, 0, std::numeric_limits<T>::infinity());
+       }},
+      {"negative armature", false,
+       [&](Batch<T>& b, auto i) { set_body(b.dof_armature(), i, 2, -0.01); }},
+      {"NaN gravity", false,
+       [&](Batch<T>& b, auto i) {
+         set_body(b.gravity(), i, 2, std::numeric_limits<T>::quiet_NaN());
+       }},
+      {"zero damping and stiffness", true,
+       [&](Batch<T>& b, auto i) {
+         set_body(b.dof_damping(), i, 1, 0);
+         set_body(b.jnt_stiffness(), i, 0, 0);
+       }},
+  };
+  constexpr std::int64_t kN = 16;
+  Simulator<T> clean(model, kN), edited(model, kN);
+  for (std::int64_t i = 0; i < kN; ++i) {
+    const std::vector<T> qvel(model.nv, T(0.1) * static_cast<T>(i));
+    clean.batch().qvel().set(i, qvel);
+    edited.batch().qvel().set(i, qvel);
+  }
+  for (std::size_t e = 0; e < edits.size(); ++e) edits[e].apply(edited.batch(), 2 + e);
+  clean.step(5);
+  edited.step(5);
+  for (std::int64_t i = 0; i < kN; ++i) {
+    const bool is_edited = i >= 2 && i < 2 + static_cast<std::int64_t>(edits.size());
+    const bool valid = !is_edited || edits[i - 2].valid;
+    const int status = edited.batch().status()[i];
+    EXPECT_EQ(status, valid ? 0 : int{kStatusBadParameters})
+        << "instance " << i << (is_edited ? edits[i - 2].what : "");
+    if (!valid) {
+      // stopped before the first step: the time and the state have not moved
+      EXPECT_EQ(edited.batch().time()[i], 0.0) << edits[i - 2].what;
+    }
+    if (!is_edited) {
+      EXPECT_TRUE(same_bits(edited.batch().qpos().get(i), clean.batch().qpos().get(i)))
+          << "instance " << i;
+    }
+  }
+  const std::vector<InstanceFailure> failures = edited.failures();
+  ASSERT_FALSE(failures.empty());
+  EXPECT_TRUE(failures[0].message().starts_with("instance 2: bad parameters"))
+      << failures[0].message();
+  // forward() checks the same rule
+  Simulator<T> f(model, 2);
+  f.batch().body_mass()(1, 3) = T(-2);
+  f.forward();
+  EXPECT_EQ(f.batch().status()[0], 0);
+  EXPECT_EQ(f.batch().status()[1], kStatusBadParameters);
+}
+
+// random inertia tensors, rotated, against the eigenvalue rule: every tensor clearly inside is
+// accepted, every one clearly outside refused
+TYPED_TEST(Parameters, InertiaRuleAgreesWithEigenvalues) {
+  using T = TypeParam;
+  const Model model = examples::pendulum();
+  constexpr std::int64_t kN = 2000;
+  Simulator<T> sim(model, kN);
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> moment(0.0, 1.0), angle(-3.0, 3.0);
+  std::vector<bool> expected_valid(kN), clear(kN);
+  for (std::int64_t i = 0; i < kN; ++i) {
+    // principal moments; a third of the tensors on the degenerate edge A + B = C (rods)
+    Eigen::Vector3d p(moment(rng) + 0.01, moment(rng) + 0.01, 0);
+    p[2] = i % 3 == 0 ? p[0] + p[1] : 1.6 * moment(rng) + 0.01;
+    const Eigen::Matrix3d r = (Eigen::AngleAxisd(angle(rng), Eigen::Vector3d::UnitX()) *
+                               Eigen::AngleAxisd(angle(rng), Eigen::Vector3d::UnitY()) *
+                               Eigen::AngleAxisd(angle(rng), Eigen::Vector3d::UnitZ()))
+                                  .toRotationMatrix();
+    const Eigen::Matrix3d i3 = r * p.asDiagonal() * r.transpose();
+    const std::vector<double> i6{i3(0, 0), i3(1, 1), i3(2, 2), i3(0, 1), i3(0, 2), i3(1, 2)};
+    for (int k = 0; k < 6; ++k) sim.batch().body_inertia()(i, 6 + k) = static_cast<T>(i6[k]);
+    const double scale = p.sum();
+    expected_valid[i] = rigid_body_inertia(i6, 0) || i % 3 == 0;
+    // the band where rounding decides is left out
+    clear[i] = i % 3 == 0 || rigid_body_inertia(i6, -1e-4 * scale) ||
+               !rigid_body_inertia(i6, 1e-4 * scale);
+  }
+  sim.forward();
+  int checked = 0, refused = 0;
+  for (std::int64_t i = 0; i < kN; ++i) {
+    if (!clear[i]) continue;
+    ++checked;
+    const bool bad = sim.batch().status()[i] & kStatusBadParameters;
+    refused += bad;
+    EXPECT_EQ(!bad, expected_valid[i]) << "instance " << i;
+  }
+  EXPECT_GT(checked, kN * 9 / 10);
+  EXPECT_GT(refused, kN / 10);
+}
+
+}  // namespace
+}  // namespace zwang::test
