@@ -23,7 +23,7 @@
 namespace zwang {
 
 template <class T>
-ZW_HD ZW_INLINE bool finite_row(Row<T> r, int n) {
+ZW_HD ZW_INLINE bool all_finite(Row<T> r, int n) {
   bool ok = true;
   for (int i = 0; i < n; ++i) ok = ok && std::isfinite(r[i]);
   return ok;
@@ -40,7 +40,7 @@ template <class T>
 ZW_HD bool parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
   const Sizes& s = m.s;
   bool ok = true;
-#define ZW_X(name, count) ok = ok && finite_row(d.name(), (count));
+#define ZW_X(name, count) ok = ok && all_finite(d.name(), (count));
   ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
   ok = ok && nonnegative_row(d.dof_damping(), s.nv) && nonnegative_row(d.dof_armature(), s.nv) &&

@@ -35,13 +35,6 @@ namespace zwang {
 enum PhaseId : int { kPhaseIdle = 0, kPhaseSolve = 1, kPhaseFailed = 2 };
 
 template <class T>
-ZW_HD ZW_INLINE bool all_finite(Row<T> r, int n) {
-  bool ok = true;
-  for (int i = 0; i < n; ++i) ok = ok && std::isfinite(r[i]);
-  return ok;
-}
-
-template <class T>
 ZW_HD void smooth(const ModelView<T>& m, const Instance<T>& d) {
   forward_kinematics(m, d);
   body_jacobians(m, d);
