@@ -177,7 +177,7 @@ class UrdfReader {
       throw ModelError(fmt::format("{}: malformed XML ({})", where(lines_.line_at(parsed.offset)),
                                    parsed.description()));
     }
-    check_nesting();
+    check_for_urdfdom();
     robot_ = doc_.child("robot");
     int order = 0;
     for (pugi::xml_node n : robot_.children()) {
@@ -189,17 +189,30 @@ class UrdfReader {
     }
   }
 
-  // urdfdom's XML parser recurses once per nested element, so deep nesting would overflow the
-  // stack; a URDF is at most a few elements deep (robot, link, visual, geometry, mesh).  The
-  // walk follows parent and sibling links, so it needs no stack of its own.
-  void check_nesting() const {
+  // What urdfdom cannot take safely, refused before it sees the text:
+  //  - deep nesting: its XML parser recurses once per nested element, so it would overflow the
+  //    stack; a URDF is at most a few elements deep (robot, link, visual, geometry, mesh);
+  //  - '%' in an attribute value: urdfdom hands some messages that quote a value (a number it
+  //    cannot read, a link name) to its logger as a printf format.  File names are never quoted.
+  // The walk follows parent and sibling links, so it needs no stack of its own.
+  void check_for_urdfdom() const {
     int depth = 0;
     pugi::xml_node n = doc_.first_child();
     while (n) {
-      if (n.type() == pugi::node_element && depth >= kMaxUrdfNesting) {
-        throw ModelError(
-            fmt::format("{}: elements nested more than {} deep; a URDF is never nested that deeply",
-                        where(line_of(n)), kMaxUrdfNesting));
+      if (n.type() == pugi::node_element) {
+        if (depth >= kMaxUrdfNesting) {
+          throw ModelError(fmt::format(
+              "{}: elements nested more than {} deep; a URDF is never nested that deeply",
+              where(line_of(n)), kMaxUrdfNesting));
+        }
+        for (const pugi::xml_attribute a : n.attributes()) {
+          if (std::string_view(a.value()).find('%') != std::string_view::npos &&
+              std::string_view(a.name()) != "filename") {
+            throw ModelError(fmt::format(
+                "{}: attribute '{}' of <{}> contains '%', which only file names may contain",
+                where(line_of(n)), a.name(), n.name()));
+          }
+        }
       }
       if (n.first_child()) {
         n = n.first_child();

@@ -182,6 +182,31 @@ TEST(UrdfNesting, DeepNestingIsRefusedBeforeUrdfdom) {
             std::string::npos);
 }
 
+// urdfdom passes some messages that quote the file to its logger as a printf format
+TEST(UrdfText, PercentSignsAreRefusedOutsideFileNames) {
+  EXPECT_EQ(error_of([] {
+              load_urdf_string(
+                  "<robot name=\"r\">\n<link name=\"a\"><inertial>\n<mass "
+                  "value=\"%s%s%s%s%s%s%s%s\"/></inertial></link>\n</robot>\n",
+                  {}, "bad.urdf");
+            }),
+            "bad.urdf:3: attribute 'value' of <mass> contains '%', which only file names may "
+            "contain");
+  EXPECT_EQ(error_of([] {
+              load_urdf_string("<robot name=\"r\">\n<link name=\"%n\"/>\n</robot>\n", {},
+                               "bad.urdf");
+            }),
+            "bad.urdf:2: attribute 'name' of <link> contains '%', which only file names may "
+            "contain");
+  // a mesh file name may contain one (URL escapes); the mesh itself is ignored with a warning
+  const LoadResult r = load_urdf_string(
+      "<robot name=\"r\">\n<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" "
+      "iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial><visual><geometry>"
+      "<mesh filename=\"package://r/link%201.stl\"/></geometry></visual></link>\n</robot>\n",
+      {}, "ok.urdf");
+  EXPECT_EQ(r.model.nbody, 2);
+}
+
 // ---------------------------------------------------------------------------------------------
 // sizes
 
