@@ -87,11 +87,10 @@ TEST(Cli, StatesJsonIsCheckedByFieldAndIndex) {
   EXPECT_EQ(error_of<std::exception>(
                 [&] { cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0], [1, 1]]})", m); }),
             "states: \"qvel\" has 2 states, \"qpos\" has 1");
-  EXPECT_EQ(
-      error_of<std::exception>([&] {
-        cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "ctrl": [[1e999]]})", m);
-      }),
-      "states: not valid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
+  EXPECT_EQ(error_of<std::exception>([&] {
+              cli::parse_states(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "ctrl": [[1e999]]})", m);
+            }),
+            "states: ctrl[0][0] is out of range: 1e999");
   EXPECT_EQ(error_of<std::exception>([&] {
               cli::parse_states(R"({"qpos": [[0, 1]], )", m);
             }).rfind("states: not valid JSON", 0),

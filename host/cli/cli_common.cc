@@ -1,12 +1,18 @@
 #include "cli_common.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -26,6 +32,101 @@ OpenedModel open_model(const std::string& spec, bool floating_base) {
   }
   LoadResult r = load_model(spec, {.floating_base = floating_base});
   return {std::move(r.model), spec, std::move(r.warnings)};
+}
+
+namespace {
+
+[[noreturn]] void os_failure(const std::string& path, const char* what, int error) {
+  throw std::runtime_error(fmt::format("{}: {}: {}", path, what, std::strerror(error)));
+}
+
+int open_or_throw(const std::string& path, int flags, const char* what, mode_t mode = 0) {
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) os_failure(path, what, errno);
+  return fd;
+}
+
+// 0, or the error of the write that failed
+int write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// written in place, for targets that cannot be renamed onto; every error is reported
+void write_in_place(const std::string& path, const std::string& text) {
+  const int fd = open_or_throw(path, O_WRONLY | O_CREAT | O_TRUNC, "cannot open", 0666);
+  int error = write_all(fd, text);
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error != 0) os_failure(path, "cannot write", error);
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    throw std::runtime_error(path + ": is a directory");
+  const int fd = open_or_throw(path, O_RDONLY, "cannot open");
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      os_failure(path, "cannot read", error);
+    }
+    if (n == 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  const fs::file_status target = fs::status(path, ignored);  // through symbolic links
+  if (fs::is_directory(target)) throw std::runtime_error(path + ": is a directory");
+  if (fs::exists(target) && !fs::is_regular_file(target)) return write_in_place(path, text);
+
+  // a temporary file beside the target (the file a link points to, the link staying), renamed
+  // onto it once all of it is on disk, with the target's mode or the one a new file would get
+  std::error_code unresolved;
+  fs::path final_path = fs::canonical(path, unresolved);
+  if (unresolved) final_path = path;
+  std::string temp =
+      (final_path.parent_path() / fmt::format(".{}.XXXXXX", final_path.filename().string()))
+          .string();
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0 && errno == EACCES && fs::exists(target)) return write_in_place(path, text);
+  if (fd < 0) os_failure(path, "cannot create a file beside it", errno);
+  mode_t mode = 0;
+  if (fs::exists(target)) {
+    mode = static_cast<mode_t>(target.permissions());
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode = 0666 & ~mask;
+  }
+  int error = write_all(fd, text);
+  if (error == 0 && ::fchmod(fd, mode) != 0) error = errno;
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && ::rename(temp.c_str(), final_path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temp.c_str());
+    os_failure(path, "cannot write", error);
+  }
 }
 
 std::vector<std::string> randomize_parameters() {
@@ -85,11 +186,51 @@ void scale(FieldRef<T> field, int group, double low, double high, std::mt19937_6
   }
 }
 
+// why scaling `parameter` leaves `m` as it is, or "" when it does not
+std::string nothing_to_scale(const std::string& parameter, const Model& m) {
+  auto zero = [](auto first, auto last) {
+    return std::all_of(first, last, [](double x) { return x == 0; });
+  };
+  if (parameter == "mass" || parameter == "inertia") {
+    if (m.nbody <= 1) return "the model has no bodies";
+    if (parameter == "mass" && zero(m.body_mass.begin() + 1, m.body_mass.end()))
+      return "every body mass of the model is 0";
+    if (parameter == "inertia" && zero(m.body_inertia.begin() + 6, m.body_inertia.end()))
+      return "every body inertia of the model is 0";
+  } else if (parameter == "damping" || parameter == "armature") {
+    if (m.nv == 0) return "the model has no degrees of freedom";
+    const std::vector<double>& v = parameter == "damping" ? m.dof_damping : m.dof_armature;
+    if (zero(v.begin(), v.end())) return fmt::format("every dof {} of the model is 0", parameter);
+  } else if (parameter == "stiffness") {
+    if (m.njnt == 0) return "the model has no joints";
+    if (zero(m.jnt_stiffness.begin(), m.jnt_stiffness.end()))
+      return "every joint stiffness of the model is 0";
+  } else if (parameter == "gain" || parameter == "gear") {
+    if (m.nu == 0) return "the model has no actuators";
+    if (parameter == "gear" && zero(m.actuator_gear.begin(), m.actuator_gear.end()))
+      return "every actuator gear of the model is 0";
+    if (parameter == "gain" && zero(m.actuator_gainprm.begin(), m.actuator_gainprm.end()) &&
+        zero(m.actuator_biasprm.begin(), m.actuator_biasprm.end()))
+      return "every actuator gain and bias of the model is 0";
+  } else if (parameter == "gravity" && zero(m.gravity.begin(), m.gravity.end())) {
+    return "the model's gravity is 0";
+  }
+  return "";
+}
+
 }  // namespace
 
 template <class T>
 void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
                      std::mt19937_64& rng) {
+  // every term is checked before any is applied
+  for (const RandomizeTerm& t : terms) {
+    const std::string why = nothing_to_scale(t.parameter, sim.model());
+    if (!why.empty()) {
+      throw std::invalid_argument(
+          fmt::format("--randomize: '{}' has nothing to scale: {}", t.parameter, why));
+    }
+  }
   Batch<T>& b = sim.batch();
   for (const RandomizeTerm& t : terms) {
     if (t.parameter == "mass") {
@@ -135,6 +276,78 @@ void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng
 
 namespace {
 
+// A first pass over the states text that knows where it is, for what the DOM parser of
+// nlohmann::json cannot say: it reports a number beyond the range of double without its place,
+// and keeps only the last of duplicate keys.
+class StatesScan : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string error;  // the first problem found, "" if none
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override {
+    value();
+    frames_.emplace_back().array = false;
+    return true;
+  }
+  bool key(string_t& key) override {
+    Frame& f = frames_.back();
+    if (!f.keys.insert(key).second) {
+      error = fmt::format("states: key \"{}\" appears twice", key);
+      return false;
+    }
+    f.key = key;
+    return true;
+  }
+  bool end_object() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    value();
+    frames_.emplace_back().array = true;
+    return true;
+  }
+  bool end_array() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string& token,
+                   const nlohmann::json::exception& e) override {
+    // 406: a number that overflows a double
+    error = e.id == 406 ? fmt::format("states: {} is out of range: {}", place(), token)
+                        : fmt::format("states: not valid JSON: {}", e.what());
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool array = false;
+    std::size_t next = 0, current = 0;  // arrays: the next element, the one being read
+    std::string key;                    // objects: the key being read
+    std::set<std::string> keys;
+  };
+  bool value() {
+    if (!frames_.empty() && frames_.back().array) frames_.back().current = frames_.back().next++;
+    return true;
+  }
+  // "qpos[3][2]": where the value about to be read goes
+  std::string place() const {
+    std::string s;
+    for (std::size_t k = 0; k < frames_.size(); ++k) {
+      const Frame& f = frames_[k];
+      s += f.array ? fmt::format("[{}]", k + 1 < frames_.size() ? f.current : f.next) : f.key;
+    }
+    return s;
+  }
+  std::vector<Frame> frames_;
+};
+
 std::vector<std::vector<double>> rows(const nlohmann::json& doc, const char* field, int width,
                                       std::size_t count, bool optional) {
   if (!doc.contains(field)) {
@@ -173,6 +386,8 @@ std::vector<std::vector<double>> rows(const nlohmann::json& doc, const char* fie
 }  // namespace
 
 States parse_states(const std::string& json_text, const Model& model) {
+  StatesScan scan;
+  if (!nlohmann::json::sax_parse(json_text, &scan)) throw std::invalid_argument(scan.error);
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json_text);
@@ -181,6 +396,12 @@ States parse_states(const std::string& json_text, const Model& model) {
   }
   if (!doc.is_object())
     throw std::invalid_argument("states: expected an object with \"qpos\" and \"qvel\"");
+  for (const auto& item : doc.items()) {
+    if (item.key() != "qpos" && item.key() != "qvel" && item.key() != "ctrl") {
+      throw std::invalid_argument(
+          fmt::format("states: unknown key \"{}\" (known: qpos, qvel, ctrl)", item.key()));
+    }
+  }
   States s;
   s.qpos = rows(doc, "qpos", model.nq, 0, false);
   if (s.qpos.empty()) throw std::invalid_argument("states: \"qpos\" holds no state");

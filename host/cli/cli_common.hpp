@@ -48,8 +48,16 @@ void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng
 struct States {
   std::vector<std::vector<double>> qpos, qvel, ctrl;  // ctrl empty: zero controls
 };
-// \brief std::invalid_argument names the field and state index of a bad shape or value.
+// \brief std::invalid_argument names the field and state index of a bad shape or value, and
+// any unknown or repeated key.
 States parse_states(const std::string& json_text, const Model& model);
+
+// \brief The contents of a file; std::runtime_error names it and the OS error.
+std::string read_file(const std::string& path);
+// \brief `text` into `path`, which ends complete or untouched: a regular file is written beside
+// it and renamed onto it, a device or a pipe directly. std::runtime_error names the file and
+// the OS error.
+void write_file(const std::string& path, const std::string& text);
 
 // \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]]} at the states.
 template <class T>

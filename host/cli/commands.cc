@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <random>
 #include <utility>
@@ -46,11 +47,51 @@ class Progress {
                  static_cast<int>(100 * done / std::max<std::int64_t>(total_, 1)), rate);
     if (done >= total_) std::fprintf(stderr, "\n");
   }
+  // a run that stops early leaves the line of the bar
+  void end() {
+    if (enabled_) std::fprintf(stderr, "\n");
+  }
 
  private:
   bool enabled_;
   std::int64_t total_;
   std::chrono::steady_clock::time_point last_{};
+};
+
+// the signal that asked the rollout to stop, 0 while none has; the handler does nothing else
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void request_stop(int signo) {
+  g_stop_signal = signo;
+}
+
+// SIGINT and SIGTERM stop the rollout at the next record (a call of the engine cannot be cut
+// short) instead of ending the program with the file half written; a second one ends it at once
+// (SA_RESETHAND). A signal the parent ignores stays ignored, and the previous handlers come back
+// with the rollout.
+class StopOnSignals {
+ public:
+  StopOnSignals() {
+    g_stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND | SA_RESTART;
+    for (int k = 0; k < 2; ++k) {
+      sigaction(kSignals[k], nullptr, &previous_[k]);
+      if (previous_[k].sa_handler != SIG_IGN) sigaction(kSignals[k], &action, nullptr);
+    }
+  }
+  ~StopOnSignals() {
+    for (int k = 0; k < 2; ++k) sigaction(kSignals[k], &previous_[k], nullptr);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+  int signal() const { return g_stop_signal; }
+
+ private:
+  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
+  struct sigaction previous_[2];
 };
 
 Backend parse_backend(const std::string& name) {
@@ -62,6 +103,10 @@ Backend parse_backend(const std::string& name) {
 template <class T>
 int rollout(const OpenedModel& opened, const RunOptions& o) {
   const Model& m = opened.model;
+  if (!(o.init_noise >= 0 && o.init_noise <= kMaxInitNoise)) {
+    throw std::invalid_argument(
+        fmt::format("--init-noise must be from 0 to {:g} (got {:g})", kMaxInitNoise, o.init_noise));
+  }
   const std::vector<RandomizeTerm> terms = parse_randomize(o.randomize);
   Simulator<T> sim(m, o.instances, {.backend = parse_backend(o.backend), .threads = o.threads});
   std::string picked = sim.backend();
@@ -88,7 +133,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     const int bytes = sizeof(T);
     h5->create_series("qpos", {n, static_cast<hsize_t>(m.nq)}, bytes);
     h5->create_series("qvel", {n, static_cast<hsize_t>(m.nv)}, bytes);
-    if (m.nu > 0) h5->create_series("ctrl", {n, static_cast<hsize_t>(m.nu)}, bytes);
+    h5->create_series("ctrl", {n, static_cast<hsize_t>(m.nu)}, bytes);
     h5->create_series("time", {n}, 8);
     h5->attribute("model", opened.source);
     h5->attribute("nq", std::int64_t{m.nq});
@@ -102,7 +147,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("instances", o.instances);
     h5->attribute("steps", std::int64_t{o.steps});
     h5->attribute("record_every", std::int64_t{o.record_every});
-    h5->attribute("seed", static_cast<std::int64_t>(o.seed));
+    h5->attribute("seed", o.seed);
     h5->attribute("randomize", o.randomize);
     h5->attribute("ctrl", o.ctrl);
     h5->attribute("body_names", m.body_name);
@@ -126,9 +171,10 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     if (!h5) return;
     h5->append("qpos", gather(b.qpos()).data());
     h5->append("qvel", gather(b.qvel()).data());
-    if (m.nu > 0) h5->append("ctrl", gather(b.ctrl()).data());
+    h5->append("ctrl", gather(b.ctrl()).data());
     const std::span<const double> t = std::as_const(b).time();
     h5->append("time", t.data());
+    h5->end_record();
   };
 
   // random controls: uniform in the ctrlrange, or [-1, 1] where there is none
@@ -145,11 +191,13 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     }
   };
 
+  const StopOnSignals stop;
   Progress progress(!o.no_progress, o.steps);
   double stepping = 0;
+  int done = 0;
   if (o.ctrl == "random") draw_ctrl();
   record();
-  for (int done = 0; done < o.steps;) {
+  while (done < o.steps && stop.signal() == 0) {
     const int k = std::min(o.record_every, o.steps - done);
     const auto t0 = std::chrono::steady_clock::now();
     sim.step(k);
@@ -159,22 +207,34 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     record();
     progress.update(done, static_cast<double>(o.instances) * done / std::max(stepping, 1e-12));
   }
+  // a signal during the last steps stops nothing
+  const int signo = done < o.steps ? stop.signal() : 0;
+  if (signo != 0) progress.end();
   if (h5) {
     const std::span<const int> status = std::as_const(b).status();
     h5->write("status", {static_cast<hsize_t>(o.instances)},
               std::vector<int>(status.begin(), status.end()));
+    h5->close(signo != 0 ? "interrupted" : "complete");
   }
 
   const std::vector<InstanceFailure> failures = sim.failures();
-  const double total = static_cast<double>(o.instances) * o.steps;
+  const double total = static_cast<double>(o.instances) * done;
   std::printf("%.4g instance-steps/s  (%lld instances x %d steps in %.3f s, %s, %s)\n",
-              total / std::max(stepping, 1e-12), static_cast<long long>(o.instances), o.steps,
+              total / std::max(stepping, 1e-12), static_cast<long long>(o.instances), done,
               stepping, o.precision.c_str(), sim.backend().c_str());
   if (!failures.empty()) {
     std::printf("%zu instance(s) stopped:\n", failures.size());
     for (std::size_t k = 0; k < std::min<std::size_t>(failures.size(), 5); ++k) {
       std::printf("  %s\n", failures[k].message().c_str());
     }
+  }
+  if (signo != 0) {
+    const std::string kept = h5 ? fmt::format("; {} keeps {} record{}", o.out, h5->records(),
+                                              h5->records() == 1 ? "" : "s")
+                                : "";
+    std::fprintf(stderr, "interrupted by %s after %d of %d steps%s\n",
+                 signo == SIGINT ? "SIGINT" : "SIGTERM", done, o.steps, kept.c_str());
+    return 128 + signo;
   }
   if (h5) std::fprintf(stderr, "trajectory: %s\n", o.out.c_str());
   return 0;

@@ -8,6 +8,9 @@ namespace zwang::cli {
 
 int run_info(const std::string& spec, bool floating_base);
 
+// the largest --init-noise: half a turn covers every hinge angle, and slides share the bound (m)
+inline constexpr double kMaxInitNoise = 3.14159265358979323846;
+
 struct RunOptions {
   std::int64_t instances = 4096;
   int steps = 1000;
@@ -17,7 +20,7 @@ struct RunOptions {
   std::uint64_t seed = 0;
   std::string randomize;
   std::string ctrl = "zero";
-  double init_noise = 0.01;
+  double init_noise = 0.01;  // in [0, kMaxInitNoise]
   std::string out;
   int record_every = 10;
   bool no_progress = false;

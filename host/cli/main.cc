@@ -4,13 +4,15 @@
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
 #include <fmt/format.h>
+#include <hdf5.h>
 
 #include <CLI/CLI.hpp>
-#include <cmath>
+#include <charconv>
+#include <csignal>
 #include <cstdio>
 #include <exception>
-#include <fstream>
-#include <sstream>
+#include <limits>
+#include <type_traits>
 
 #include "cli_common.hpp"
 #include "commands.hpp"
@@ -18,14 +20,6 @@
 
 namespace zwang::cli {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open", path));
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void print_warnings(const OpenedModel& opened) {
   for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -38,9 +32,7 @@ int dynamics(const std::string& spec, bool floating_base, const std::string& inp
   const States states = parse_states(read_file(input), opened.model);
   const std::string json = precision == "f32" ? dynamics_json<float>(opened.model, states)
                                               : dynamics_json<double>(opened.model, states);
-  std::ofstream out(output, std::ios::binary);
-  if (!out) throw std::runtime_error(fmt::format("{}: cannot write", output));
-  out << json << '\n';
+  write_file(output, json + '\n');
   std::fprintf(stderr, "%zu states of %s -> %s\n", states.qpos.size(), opened.source.c_str(),
                output.c_str());
   return 0;
@@ -49,24 +41,55 @@ int dynamics(const std::string& spec, bool floating_base, const std::string& inp
 }  // namespace
 }  // namespace zwang::cli
 
-// a finite number ≥ 0 (CLI11's NonNegativeNumber lets NaN through)
-const CLI::Validator kFiniteNonNegative(
-    [](std::string& text) -> std::string {
-      std::size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(text, &used);
-      } catch (const std::logic_error&) {
-        return "not a number: " + text;
-      }
-      if (used != text.size() || !std::isfinite(v) || v < 0)
-        return "must be a finite number >= 0: " + text;
-      return "";
-    },
-    "NUMBER >= 0");
+// An integer of type I from `low` to the largest I. CLI11's range validators print their bounds
+// as doubles, 309 digits for the largest, and its unsigned conversion takes -1 for 2⁶⁴ − 1.
+template <class I>
+CLI::Validator integer_from(I low) {
+  std::string range;  // as --help shows it after the type
+  if constexpr (sizeof(I) < 8) {
+    range = fmt::format("{} to {}", low, std::numeric_limits<I>::max());
+  } else if constexpr (std::is_signed_v<I>) {
+    range = fmt::format(">= {}", low);
+  } else {
+    range = fmt::format("{} to 2^64-1", low);
+  }
+  const std::string wanted =
+      fmt::format("an integer {}{}", sizeof(I) < 8 || !std::is_signed_v<I> ? "from " : "", range);
+  return CLI::Validator(
+      [low, wanted](std::string& text) -> std::string {
+        I value{};
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc() || stop != end || value < low)
+          return fmt::format("must be {}: {}", wanted, text);
+        return "";
+      },
+      range);
+}
+
+// a number in [low, high]: finite, as NaN compares false
+CLI::Validator number_in(double low, double high) {
+  const std::string range = fmt::format("{:g} to {:g}", low, high);
+  return CLI::Validator(
+      [low, high, range](std::string& text) -> std::string {
+        double value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error != std::errc() || stop != end || !(value >= low && value <= high))
+          return fmt::format("must be a number from {}: {}", range, text);
+        return "";
+      },
+      range);
+}
 
 int main(int argc, char** argv) {
   using namespace zwang::cli;
+  // past a file-size limit, write() then fails with EFBIG, which is reported with what was kept,
+  // instead of the signal ending the program in the middle of a file
+  std::signal(SIGXFSZ, SIG_IGN);
+  // HDF5's exit handler would close once more a file whose close failed after a failed write,
+  // and crash; the tool closes its files itself
+  H5dont_atexit();
   CLI::App app{"zwang: batched rigid multibody dynamics by Gauss's principle of least constraint"};
   app.require_subcommand(1);
   const std::string models =
@@ -103,10 +126,10 @@ int main(int argc, char** argv) {
   add_model(run);
   RunOptions ro;
   run->add_option("-n,--instances", ro.instances, "instances stepped together")
-      ->check(CLI::PositiveNumber)
+      ->check(integer_from<std::int64_t>(1))
       ->capture_default_str();
   run->add_option("-t,--steps", ro.steps, "steps of each instance")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_from(0))
       ->capture_default_str();
   run->add_option("--backend", ro.backend, "cpu, cuda or auto (cuda when a device exists)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
@@ -115,9 +138,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();
   run->add_option("--threads", ro.threads, "CPU threads, 0 for every core")
-      ->check(CLI::NonNegativeNumber)
+      ->check(integer_from(0))
       ->capture_default_str();
   run->add_option("--seed", ro.seed, "seed of initial states, parameters and random controls")
+      ->check(integer_from<std::uint64_t>(0))
       ->capture_default_str();
   run->add_option("--randomize", ro.randomize,
                   "per-instance parameter factors, uniform: e.g. mass=0.8:1.2,damping=0.5:2 (mass, "
@@ -128,13 +152,14 @@ int main(int argc, char** argv) {
          "zero, or random: uniform in each ctrlrange ([-1, 1] if none), redrawn every record")
       ->check(CLI::IsMember({"zero", "random"}))
       ->capture_default_str();
-  run->add_option("--init-noise", ro.init_noise, "initial hinge/slide offsets, uniform in ±noise")
-      ->check(kFiniteNonNegative)
+  run->add_option("--init-noise", ro.init_noise,
+                  "initial hinge/slide offsets, uniform in ±noise (rad or m, at most π)")
+      ->check(number_in(0, kMaxInitNoise))
       ->capture_default_str();
   run->add_option("-o,--out", ro.out,
                   "trajectory file (HDF5): qpos, qvel, ctrl per record and instance");
   run->add_option("--record-every", ro.record_every, "steps between records")
-      ->check(CLI::PositiveNumber)
+      ->check(integer_from(1))
       ->capture_default_str();
   run->add_flag("--no-progress", ro.no_progress, "no progress bar even on a terminal");
 

@@ -1,0 +1,268 @@
+// What `zwang run -o` and `zwang dynamics -o` leave behind when the disk refuses a write or the
+// run is interrupted: the program is run as a separate process and its files are read back
+// through the HDF5 C API and the JSON parser.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "cli_common.hpp"
+#include "cli_process.h"
+#include "commands.hpp"
+#include "zwang/examples.hpp"
+#include "zwang/simulator.hpp"
+
+extern char** environ;
+
+namespace zwang::test {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// qpos of instance `i` after `steps` steps of the chain from the initial states of `seed`, as
+// `zwang run chain --seed SEED` starts them
+std::vector<double> chain_qpos(std::int64_t instances, std::uint64_t seed, int steps,
+                               std::int64_t i) {
+  Simulator<double> sim(examples::chain(), instances);
+  std::mt19937_64 rng(seed);
+  cli::scatter_initial_state(sim, 0.01, rng);
+  sim.step(steps);
+  return sim.batch().qpos().get(i);
+}
+
+// the records a trajectory of the chain kept: as many in every series as `records` says, the
+// attribute `status`, and in the last of them the state a separate run of the same instances
+// reaches after as many steps
+void expect_kept_records(const std::string& path, const char* status, std::int64_t instances,
+                         std::uint64_t seed, int record_every, long long* records_out) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0) << path << " does not open";
+  EXPECT_EQ(string_attribute(file, "status"), status);
+  const long long records = integer_attribute(file, "records");
+  *records_out = records;
+  EXPECT_GE(records, 1);
+  std::vector<hsize_t> dims;
+  const std::vector<double> qpos = dataset(file, "qpos", &dims);
+  EXPECT_EQ(dims, (std::vector<hsize_t>{static_cast<hsize_t>(records),
+                                        static_cast<hsize_t>(instances), 8}));
+  dataset(file, "time", &dims);
+  EXPECT_EQ(dims,
+            (std::vector<hsize_t>{static_cast<hsize_t>(records), static_cast<hsize_t>(instances)}));
+  if (records >= 1 && qpos.size() == static_cast<std::size_t>(records * instances * 8)) {
+    const std::int64_t i = instances / 2;
+    const std::vector<double> expected =
+        chain_qpos(instances, seed, static_cast<int>((records - 1) * record_every), i);
+    for (int k = 0; k < 8; ++k)
+      EXPECT_EQ(qpos[((records - 1) * instances + i) * 8 + k], expected[k]) << "coordinate " << k;
+  }
+  H5Fclose(file);
+}
+
+// a file-size limit reached in the middle of a run: a message naming the file and the error,
+// exit status 1, and a file that holds every record written before, marked "failed"; SIGXFSZ
+// is the default action (the program is killed) or ignored by the parent
+TEST(CliOutput, FileSizeLimitEndsTheRunCleanlyAndKeepsEarlierRecords) {
+  for (const char* xfsz : {"", "trap '' XFSZ; "}) {
+    SCOPED_TRACE(*xfsz ? "SIGXFSZ ignored by the parent" : "SIGXFSZ as inherited");
+    const TempDir dir("size_limit");
+    const std::string out = dir / "traj.h5";
+    const ProgramResult r =
+        run_shell(std::string(xfsz) + "ulimit -f 8192; exec " + ZWANG_CLI +
+                  " run chain -n 500 -t 4000 --record-every 10 --seed 4 --no-progress -o " + out);
+    EXPECT_EQ(r.signal, 0) << r.output;
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
+    long long records = 0;
+    expect_kept_records(out, "failed", 500, 4, 10, &records);
+    EXPECT_LT(records, 401) << "the limit was not reached";
+  }
+}
+
+// bytes of the file, 0 while there is none; the file itself is not opened while the program
+// writes it, which HDF5's file locks would refuse (and an open that fails in the middle of a
+// flush leaks inside HDF5)
+std::uintmax_t file_bytes(const std::string& path) {
+  std::error_code missing;
+  const std::uintmax_t bytes = std::filesystem::file_size(path, missing);
+  return missing ? 0 : bytes;
+}
+
+class CliInterrupt : public testing::TestWithParam<int> {};
+
+// SIGINT or SIGTERM while `zwang run -o` writes: it stops at the next record, keeps what it
+// wrote, marks the file "interrupted", says how many records it kept and exits with 128+signo
+TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
+  const int signo = GetParam();
+  const TempDir dir(std::string("interrupt_") + (signo == SIGINT ? "int" : "term"));
+  const std::string out = dir / "traj.h5", log = dir / "log.txt";
+  std::vector<std::string> args{
+      ZWANG_CLI,        "run", "chain",  "-n", "200",           "-t", "2000000000",
+      "--record-every", "20",  "--seed", "6",  "--no-progress", "-o", out};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  // as from a terminal: a test run in the background would pass SIGINT on ignored
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, ZWANG_CLI, &actions, &attributes, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+
+  // 2 MB: the parameters and the first record (0.25 MB), and some 60 records of 27 kB
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int status = 0;
+  bool exited = false;
+  while (file_bytes(out) < 2'000'000 && std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(exited) << "ended before the signal:\n" << read_text(log);
+  kill(pid, signo);
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (waitpid(pid, &status, WNOHANG) != pid) {
+    if (std::chrono::steady_clock::now() > stop_deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      FAIL() << "still running a minute after the signal:\n" << read_text(log);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::string output = read_text(log);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status) << "\n" << output;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + signo) << output;
+
+  long long records = 0;
+  expect_kept_records(out, "interrupted", 200, 6, 20, &records);
+  EXPECT_GE(records, 3);
+  EXPECT_NE(output.find("interrupted"), std::string::npos) << output;
+  EXPECT_NE(output.find(std::to_string(records) + " records"), std::string::npos) << output;
+
+  // h5py, where it is installed, opens the file too
+  if (run_shell("exec python3 -c 'import h5py'").exit_code == 0) {
+    const ProgramResult py = run_shell(
+        "exec python3 -c 'import h5py, sys; f = h5py.File(sys.argv[1], \"r\"); "
+        "print(f.attrs[\"status\"].decode(), f[\"qpos\"].shape[0])' " +
+        out);
+    EXPECT_EQ(py.output, "interrupted " + std::to_string(records) + "\n");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, CliInterrupt, testing::Values(SIGINT, SIGTERM),
+                         [](const testing::TestParamInfo<int>& p) {
+                           return std::string(p.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
+
+// a run that ends normally: "complete", every record, a ctrl dataset even without actuators,
+// and a seed past 2⁶³ as it was given
+TEST(CliOutput, FinishedTrajectoryIsMarkedComplete) {
+  const TempDir dir("complete");
+  cli::RunOptions o;
+  o.instances = 3;
+  o.steps = 30;
+  o.record_every = 10;
+  o.seed = 0x8000000000000005u;
+  o.out = dir / "traj.h5";
+  o.no_progress = true;
+  ASSERT_EQ(cli::run_rollout("chain", false, o), 0);
+  const hid_t file = H5Fopen(o.out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(string_attribute(file, "status"), "complete");
+  EXPECT_EQ(integer_attribute(file, "records"), 4);
+  std::vector<hsize_t> dims;
+  dataset(file, "ctrl", &dims);
+  EXPECT_EQ(dims, (std::vector<hsize_t>{4, 3, 0}));
+  unsigned long long seed = 0;
+  const hid_t attr = H5Aopen(file, "seed", H5P_DEFAULT);
+  H5Aread(attr, H5T_NATIVE_ULLONG, &seed);
+  H5Aclose(attr);
+  EXPECT_EQ(seed, 0x8000000000000005u);
+  H5Fclose(file);
+}
+
+// states of the chain whose JSON answer is far larger than a few kilobytes
+std::string chain_states(int count) {
+  nlohmann::json in{{"qpos", nlohmann::json::array()}, {"qvel", nlohmann::json::array()}};
+  for (int s = 0; s < count; ++s) {
+    in["qpos"].push_back(std::vector<double>(8, 0.01 * s));
+    in["qvel"].push_back(std::vector<double>(8, 0.0));
+  }
+  return in.dump();
+}
+
+// a device that is full: an error naming it and the OS error, no success line
+TEST(CliOutput, DynamicsReportsAFullDevice) {
+  const TempDir dir("dynamics_full");
+  std::ofstream(dir / "states.json") << chain_states(2);
+  const ProgramResult r = run_zwang("dynamics chain -i " + dir / "states.json" + " -o /dev/full");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("/dev/full"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("No space left on device"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("->"), std::string::npos) << r.output;
+}
+
+// a file-size limit: the target keeps its previous contents, or is not created, and no partial
+// file is left next to it; without the limit the target is the whole answer
+TEST(CliOutput, DynamicsTargetIsCompleteOrUntouched) {
+  const TempDir dir("dynamics_limit");
+  std::ofstream(dir / "states.json") << chain_states(300);
+  std::ofstream(dir / "old.json") << "previous\n";
+  for (const char* target : {"old.json", "new.json"}) {
+    SCOPED_TRACE(target);
+    const ProgramResult r =
+        run_shell("ulimit -f 16; exec " + std::string(ZWANG_CLI) + " dynamics chain -i " +
+                  dir / "states.json" + " -o " + dir / target);
+    EXPECT_EQ(r.signal, 0) << r.output;
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(dir / target), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(read_text(dir / "old.json"), "previous\n");
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    left.push_back(e.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"old.json", "states.json"}));
+
+  const ProgramResult ok =
+      run_zwang("dynamics chain -i " + dir / "states.json" + " -o " + dir / "old.json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  const nlohmann::json answer = nlohmann::json::parse(read_text(dir / "old.json"));
+  EXPECT_EQ(answer["M"].size(), 300u);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
+                          std::filesystem::directory_iterator()),
+            2);
+}
+
+}  // namespace
+}  // namespace zwang::test
