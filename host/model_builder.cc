@@ -157,6 +157,7 @@ int ModelBuilder::add_body(const BodySpec& in) {
   parents_.push_back(parent);
   body_index_.emplace(spec.name, id);
   body_joints_.emplace_back();
+  body_ball_.push_back(-1);
   return id;
 }
 
@@ -189,30 +190,33 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
     throw ModelError(fmt::format("{}: range [{}, {}] is empty", who, spec.range[0], spec.range[1]));
   }
   // the order rules of a body's joints (MuJoCo's): a free joint alone in a child of the world,
-  // a fixed joint alone, and no rotation after a ball, whose dofs use the body's final axes
-  for (const int k : body_joints_[b]) {
-    const Joint& j = joints_[k];
-    if (j.spec.type == JointType::kFree || j.spec.type == JointType::kFixed) {
+  // a fixed joint alone, and no rotation after a ball, whose dofs use the body's final axes.
+  // With the rules kept, a free or fixed joint can only be a body's first, and a body has at
+  // most one ball, so each check looks at one joint (a body may carry many joints).
+  const std::vector<int>& earlier = body_joints_[b];
+  if (!earlier.empty()) {
+    const Joint& first = joints_[earlier.front()];
+    if (first.spec.type == JointType::kFree || first.spec.type == JointType::kFixed) {
       throw ModelError(
           fmt::format("{}: body '{}' has the {} joint '{}', which must be its only joint", who,
-                      bodies_[b].name, to_string(j.spec.type), j.spec.name));
+                      bodies_[b].name, to_string(first.spec.type), first.spec.name));
     }
     if (spec.type == JointType::kFree || spec.type == JointType::kFixed) {
       throw ModelError(
           fmt::format("{}: a {} joint must be its body's only joint (body '{}' has '{}')", who,
-                      to_string(spec.type), bodies_[b].name, j.spec.name));
+                      to_string(spec.type), bodies_[b].name, first.spec.name));
     }
-    if (j.spec.type == JointType::kBall &&
-        (spec.type == JointType::kHinge || spec.type == JointType::kBall)) {
-      throw ModelError(fmt::format(
-          "{}: a hinge or ball joint cannot follow the ball joint '{}' in the same body (ball dofs "
-          "use the body's final axes)",
-          who, j.spec.name));
-    }
+  }
+  if (body_ball_[b] >= 0 && (spec.type == JointType::kHinge || spec.type == JointType::kBall)) {
+    throw ModelError(fmt::format(
+        "{}: a hinge or ball joint cannot follow the ball joint '{}' in the same body (ball dofs "
+        "use the body's final axes)",
+        who, joints_[body_ball_[b]].spec.name));
   }
   if (spec.type == JointType::kFree && parents_[b] != 0) {
     throw ModelError(who + ": a free joint must be in a child of the world");
   }
+  if (spec.type == JointType::kBall) body_ball_[b] = static_cast<int>(joints_.size());
   body_joints_[b].push_back(static_cast<int>(joints_.size()));
   joint_names_.insert(spec.name);
   joints_.push_back({b, spec});

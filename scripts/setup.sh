@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
-# tests with, and the Gymnasium package whose MuJoCo models the loader tests read.  The CUDA
-# toolkit is not installed here: CMake builds the CUDA backend when nvcc is on the PATH.
+# tests with (for the sanitizer build clang with its sanitizer and fuzzer runtimes, LLVM's
+# OpenMP and llvm-symbolizer), and the Gymnasium package whose MuJoCo models the loader tests
+# read.  The CUDA toolkit is not installed here: CMake builds the CUDA backend when nvcc is on
+# the PATH.
 set -euo pipefail
 
 packages=(
@@ -9,6 +11,7 @@ packages=(
   libeigen3-dev libfmt-dev libgtest-dev libbenchmark-dev
   libpugixml-dev liburdfdom-dev libhdf5-dev nlohmann-json3-dev libcli11-dev
   libmujoco-dev libmujoco-samples
+  clang llvm libclang-rt-14-dev libomp-14-dev
 )
 
 missing=()

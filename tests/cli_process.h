@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -42,7 +43,8 @@ inline ProgramResult run_zwang(const std::string& arguments) {
 class TempDir {
  public:
   explicit TempDir(const std::string& name)
-      : path_(std::filesystem::temp_directory_path() / ("zwang_test_" + name)) {
+      : path_(std::filesystem::temp_directory_path() /
+              ("zwang_test_" + name + "_" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -203,6 +203,7 @@ class ModelBuilder {
   std::vector<Joint> joints_;
   std::map<std::string, int, std::less<>> body_index_{{"world", 0}};  // name => body
   std::vector<std::vector<int>> body_joints_{{}};                     // body => its joints_
+  std::vector<int> body_ball_{-1};  // body => its ball joint in joints_, -1 if none
   std::set<std::string, std::less<>> joint_names_;
   std::vector<ActuatorSpec> actuators_;
   std::vector<TendonSpec> tendons_;
