@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli_common.hpp"
+#include "cli_process.h"
 #include "commands.hpp"
 #include "mujoco_util.h"
 #include "reference/rnea.h"
@@ -125,21 +126,6 @@ TEST(Cli, DynamicsJsonMatchesReference) {
   }
 }
 
-std::vector<double> read_dataset(hid_t file, const char* name, std::vector<hsize_t>* dims) {
-  const hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
-  EXPECT_GE(d, 0) << name;
-  const hid_t space = H5Dget_space(d);
-  dims->resize(H5Sget_simple_extent_ndims(space));
-  H5Sget_simple_extent_dims(space, dims->data(), nullptr);
-  hsize_t total = 1;
-  for (hsize_t x : *dims) total *= x;
-  std::vector<double> v(total);
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
-  H5Sclose(space);
-  H5Dclose(d);
-  return v;
-}
-
 // the file holds every record of every instance: the first at the initial state, the last
 // where a separate run of the same instances ends
 TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
@@ -167,17 +153,17 @@ TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
   const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   std::vector<hsize_t> dims;
-  const std::vector<double> qpos = read_dataset(file, "qpos", &dims);
+  const std::vector<double> qpos = dataset(file, "qpos", &dims);
   ASSERT_EQ(dims, (std::vector<hsize_t>{4, 5, 2}));
   EXPECT_EQ(qpos[3 * 2 + 0], q0[0]);
   EXPECT_EQ(qpos[3 * 2 + 1], q0[1]);
   const std::vector<double> last = sim.batch().qpos().get(3);
   EXPECT_EQ(qpos[(3 * 5 + 3) * 2 + 0], last[0]);
   EXPECT_EQ(qpos[(3 * 5 + 3) * 2 + 1], last[1]);
-  const std::vector<double> mass = read_dataset(file, "parameters/body_mass", &dims);
+  const std::vector<double> mass = dataset(file, "parameters/body_mass", &dims);
   ASSERT_EQ(dims, (std::vector<hsize_t>{5, 3}));
   EXPECT_EQ(mass[3 * 3 + 1], sim.batch().body_mass()(3, 1));
-  const std::vector<double> time = read_dataset(file, "time", &dims);
+  const std::vector<double> time = dataset(file, "time", &dims);
   EXPECT_NEAR(time[3 * 5 + 4], 30 * m.timestep, 1e-12);
   EXPECT_GT(H5Aexists(file, "joint_names"), 0);
   EXPECT_GT(H5Aexists(file, "timestep"), 0);
