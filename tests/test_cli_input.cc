@@ -115,5 +115,12 @@ TEST(CliInput, DirectoriesAreNotFiles) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out.json"));
 }
 
+// a device that never ends is read up to the bound, not until memory runs out
+TEST(CliInput, InputsAreReadUpToABound) {
+  EXPECT_EQ(error_of<std::runtime_error>([] { cli::read_file("/dev/zero", 1 << 20); }),
+            "/dev/zero: more than 1048576 bytes, larger than an input may be");
+  EXPECT_EQ(cli::read_file("/dev/null", 1 << 20), "");
+}
+
 }  // namespace
 }  // namespace zwang::test

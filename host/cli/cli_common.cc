@@ -70,7 +70,7 @@ void write_in_place(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-std::string read_file(const std::string& path) {
+std::string read_file(const std::string& path, std::size_t max_bytes) {
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     throw std::runtime_error(path + ": is a directory");
@@ -86,6 +86,11 @@ std::string read_file(const std::string& path) {
       os_failure(path, "cannot read", error);
     }
     if (n == 0) break;
+    if (text.size() + static_cast<std::size_t>(n) > max_bytes) {
+      ::close(fd);
+      throw std::runtime_error(
+          fmt::format("{}: more than {} bytes, larger than an input may be", path, max_bytes));
+    }
     text.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(fd);

@@ -2,6 +2,7 @@
 // name, parameter randomisation, and batches of states in JSON.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -52,8 +53,10 @@ struct States {
 // any unknown or repeated key.
 States parse_states(const std::string& json_text, const Model& model);
 
-// \brief The contents of a file; std::runtime_error names it and the OS error.
-std::string read_file(const std::string& path);
+// \brief The contents of a file, a pipe or a device, read up to `max_bytes` (so /dev/zero ends);
+// std::runtime_error names it and the OS error, or the bound.
+inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
+std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
 // \brief `text` into `path`, which ends complete or untouched: a regular file is written beside
 // it and renamed onto it, a device or a pipe directly. std::runtime_error names the file and
 // the OS error.
