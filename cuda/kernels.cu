@@ -23,7 +23,7 @@ __global__ void step_fused_kernel(const __grid_constant__ ModelView<T> m, const 
   const std::int64_t i = thread_instance(begin);
   if (i >= end) return;
   const Instance<T> d = b.instance(m, i);
-  for (int s = 0; s < steps && *d.status == 0; ++s) step(m, d);
+  for (int s = 0; s < steps && (*d.status & kStatusStopping) == 0; ++s) step(m, d);
 }
 
 template <class T>

@@ -36,7 +36,7 @@ class CpuBackend final : public BackendImpl<T> {
   void step(Batch<T>& batch, int steps) override {
     // instance outer, steps inner: one instance stays in cache for all its steps
     run(batch, [&](const Instance<T>& d) {
-      for (int s = 0; s < steps && *d.status == 0; ++s) zwang::step(view_, d);
+      for (int s = 0; s < steps && (*d.status & kStatusStopping) == 0; ++s) zwang::step(view_, d);
     });
   }
 

@@ -1,10 +1,15 @@
 // MJCF (MuJoCo's XML) to a Model through ModelBuilder, following MuJoCo 2.2.2: the body, joint,
-// qpos/qvel and actuator order of the document; MuJoCo's defaults, orientations, limits and
-// inertia from geoms.  Elements and attributes outside the supported subset give one warning
-// each; a malformed file is a ModelError "file:line: what is wrong".
+// qpos/qvel and actuator order of the document; MuJoCo's defaults, orientations, limits,
+// inertia from geoms, equalities and solver options.  <custom> numerics named drive:, hard:,
+// knife_edge: and rolling_sphere: add zwang's own constraints.  Elements and attributes outside
+// the supported subset give one warning each; a malformed file is a ModelError "file:line: what
+// is wrong".
 #include <fmt/format.h>
 
+#include <cctype>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "mjcf_reader.hpp"
 #include "model_file.hpp"
@@ -48,8 +53,7 @@ std::vector<std::string> name_attributes(std::span<const pugi::xml_node> nodes) 
 
 // sections whose content only matters for rendering, memory sizes or user data
 bool is_ignored_section(std::string_view tag) {
-  return tag == "size" || tag == "visual" || tag == "asset" || tag == "custom" ||
-         tag == "statistic";
+  return tag == "size" || tag == "visual" || tag == "asset" || tag == "statistic";
 }
 
 class Loader {
@@ -77,38 +81,42 @@ class Loader {
     add_bodies(mass_properties(ctx_, bodies_, compiler_));
     actuators(section_children(ctx_, sections("actuator")), defaults);
     tendons(section_children(ctx_, sections("tendon")), defaults);
+    // hard: numerics before the equalities they make hard, which may name any body or joint
+    custom(section_children(ctx_, sections("custom")));
+    equalities(section_children(ctx_, sections("equality")), defaults);
     for (const pugi::xml_node node : top) {
       const std::string_view tag = node.name();
       if (tag == "contact") {
         ctx_.unsupported(node, "contact pairs and exclusions are not simulated");
-      } else if (tag == "equality") {
-        ctx_.unsupported(node, "equality constraints are not simulated");
       } else if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" &&
-                 tag != "default" && tag != "worldbody" && tag != "actuator" && tag != "tendon") {
+                 tag != "default" && tag != "worldbody" && tag != "actuator" && tag != "tendon" &&
+                 tag != "custom" && tag != "equality") {
         ctx_.unsupported(node);
       }
     }
     Model model = build();
-    note_unsimulated(root, model);
+    model.disableflags = disableflags_;
+    note_unsimulated(root);
     return {std::move(model), std::move(ctx_.warnings)};
   }
 
  private:
+  // a hard: numeric, by the name of its equality
+  struct Hard {
+    bool on = false;
+    pugi::xml_node node;
+    bool used = false;
+  };
+
   // what MuJoCo would do with this model and zwang does not do yet, said once
-  void note_unsimulated(pugi::xml_node root, const Model& model) {
+  void note_unsimulated(pugi::xml_node root) {
     std::size_t geoms = 0;
     for (const Body& b : bodies_) geoms += b.geoms.size();
-    if (geoms > 0) {
+    if (geoms > 0 && (disableflags_ & (kDisableConstraint | kDisableContact)) == 0) {
       ctx_.warn(root,
                 fmt::format("contacts between the model's {} geoms are not simulated (as MuJoCo "
                             "with contacts disabled)",
                             geoms));
-    }
-    const auto limited = std::count(model.jnt_limited.begin(), model.jnt_limited.end(), 1);
-    if (limited > 0) {
-      ctx_.warn(root, fmt::format("the limits of {} joints are stored but not enforced (as MuJoCo "
-                                  "with limits disabled)",
-                                  limited));
     }
   }
 
@@ -129,9 +137,12 @@ class Loader {
     const std::optional<double> dt = a.number("timestep");
     std::array<double, 3> g{};
     const bool has_gravity = a.exact("gravity", g);
+    if (const auto n = a.integer("iterations")) iterations_ = *n;
+    if (const auto t = a.number("tolerance")) tolerance_ = *t;
     try {
       if (dt) builder_.set_timestep(*dt);
       if (has_gravity) builder_.set_gravity(g);
+      builder_.set_solver(iterations_, tolerance_);
     } catch (const ModelError& e) {
       ctx_.fail(node, e.what());
     }
@@ -151,6 +162,30 @@ class Loader {
     }
     // the magnetic field only acts on magnetometer sensors
     a.ignore({"magnetic"});
+    a.finish();
+    for (const pugi::xml_node child : ctx_.children(node)) {
+      if (std::string_view(child.name()) == "flag") {
+        flag(child);
+      } else {
+        ctx_.unsupported(child);
+      }
+    }
+  }
+
+  // the constraint types MuJoCo switches off (mjtDisableBit); the other flags are unsupported
+  // attributes
+  void flag(pugi::xml_node node) {
+    Attrs a(ctx_, node);
+    constexpr std::pair<const char*, int> kBits[] = {{"constraint", kDisableConstraint},
+                                                     {"equality", kDisableEquality},
+                                                     {"frictionloss", kDisableFrictionloss},
+                                                     {"limit", kDisableLimit},
+                                                     {"contact", kDisableContact}};
+    for (const auto& [name, bit] : kBits) {
+      if (const auto on = a.keyword(name, {"disable", "enable"})) {
+        disableflags_ = *on == 1 ? disableflags_ & ~bit : disableflags_ | bit;
+      }
+    }
     a.finish();
     for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
   }
@@ -205,7 +240,13 @@ class Loader {
             .springref = d.springref * hinge,
             .ref = d.ref * hinge,
             .limited = limited,
-            .range = {d.range[0] * range, d.range[1] * range}};
+            .range = {d.range[0] * range, d.range[1] * range},
+            .margin = d.margin,
+            .solreflimit = d.solreflimit,
+            .solimplimit = d.solimplimit,
+            .frictionloss = d.frictionloss,
+            .solreffriction = d.solreffriction,
+            .solimpfriction = d.solimpfriction};
   }
 
   void actuators(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {
@@ -308,6 +349,151 @@ class Loader {
     }
   }
 
+  // exactly `count` numbers in a numeric's data; its size, when given, is the same
+  std::vector<double> numeric_data(Attrs& a, const std::string& name, int count,
+                                   std::string_view meaning) {
+    const std::string_view text = a.node().attribute("data").value();
+    int given = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const bool space = std::isspace(static_cast<unsigned char>(text[i])) != 0;
+      const bool start = i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])) != 0;
+      if (!space && start) ++given;
+    }
+    if (given != count) {
+      a.fail(fmt::format("numeric '{}' needs {} number{} in 'data' ({}), not {}", name, count,
+                         count == 1 ? "" : "s", meaning, given));
+    }
+    std::vector<double> data(count);
+    a.numbers("data", data, count);
+    if (const auto size = a.integer("size"); size && *size != count) {
+      a.fail(fmt::format("numeric '{}': size {} differs from its {} numbers", name, *size, count));
+    }
+    return data;
+  }
+
+  // numerics named kind:target carry zwang's constraints, which MuJoCo ignores:
+  //   drive:JOINT          q0 v0 amplitude omega phase
+  //   hard:EQUALITY        1 (an exact row) or 0
+  //   knife_edge:BODY      point, direction (body frame)
+  //   rolling_sphere:BODY  radius, height of the plane
+  // other numerics, texts and tuples are the user's
+  void custom(const std::vector<pugi::xml_node>& nodes) {
+    std::set<std::string, std::less<>> seen;
+    for (const pugi::xml_node node : nodes) {
+      if (std::string_view(node.name()) != "numeric") continue;
+      const std::string name = node.attribute("name").value();
+      const std::size_t colon = name.find(':');
+      if (colon == std::string::npos) continue;
+      const std::string kind = name.substr(0, colon), target = name.substr(colon + 1);
+      const int count = kind == "drive"            ? 5
+                        : kind == "hard"           ? 1
+                        : kind == "knife_edge"     ? 6
+                        : kind == "rolling_sphere" ? 2
+                                                   : 0;
+      if (count == 0) continue;
+      Attrs a(ctx_, node);
+      a.ignore({"name"});
+      if (!seen.insert(name).second) a.fail(fmt::format("numeric '{}' is defined twice", name));
+      const std::string_view meaning = kind == "drive"  ? "q0 v0 amplitude omega phase"
+                                       : kind == "hard" ? "1 or 0"
+                                       : kind == "knife_edge"
+                                           ? "point and direction in the body frame"
+                                           : "radius and the plane's height";
+      const std::vector<double> v = numeric_data(a, name, count, meaning);
+      a.finish();
+      if (kind == "hard" && v[0] != 0 && v[0] != 1) {
+        a.fail(fmt::format("numeric '{}': data must be 1 or 0, not {}", name, v[0]));
+      }
+      try {
+        if (kind == "drive") {
+          builder_.add_drive({.joint = target,
+                              .q0 = v[0],
+                              .v0 = v[1],
+                              .amplitude = v[2],
+                              .omega = v[3],
+                              .phase = v[4]});
+        } else if (kind == "hard") {
+          hard_[target] = {v[0] == 1, node};
+        } else if (kind == "knife_edge") {
+          builder_.add_nonholonomic({.name = name,
+                                     .type = NonholonomicType::kKnifeEdge,
+                                     .body = target,
+                                     .point = {v[0], v[1], v[2]},
+                                     .direction = {v[3], v[4], v[5]}});
+        } else {
+          builder_.add_nonholonomic({.name = name,
+                                     .type = NonholonomicType::kRollingSphere,
+                                     .body = target,
+                                     .radius = v[0],
+                                     .height = v[1]});
+        }
+      } catch (const ModelError& e) {
+        ctx_.fail(node, e.what());
+      }
+    }
+  }
+
+  // connect, weld and joint equalities: active, solref and solimp from the class (no
+  // childclass reaches them), the rest from the element
+  void equalities(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {
+    for (const pugi::xml_node node : nodes) {
+      const std::string_view tag = node.name();
+      if (tag == "tendon" || tag == "distance") {
+        ctx_.fail(node, fmt::format("<{}> equality constraints are not supported{}; connect, weld "
+                                    "and joint are",
+                                    tag, tag == "distance" ? " (MuJoCo 2.2.2 removed them)" : ""));
+      }
+      if (tag != "connect" && tag != "weld" && tag != "joint") {
+        ctx_.unsupported(node);
+        continue;
+      }
+      Attrs a(ctx_, node);
+      EqualityDef d = defaults.of(a, "").equality;
+      read_equality(a, d);
+      EqualitySpec spec;
+      spec.name = a.text("name").value_or("");
+      spec.active = d.active;
+      spec.solref = d.solref;
+      spec.solimp = d.solimp;
+      if (tag == "joint") {
+        spec.type = EqualityType::kJoint;
+        spec.obj1 = a.required_text("joint1");
+        spec.obj2 = a.text("joint2").value_or("");
+        a.exact("polycoef", spec.polycoef);
+      } else {
+        spec.type = tag == "connect" ? EqualityType::kConnect : EqualityType::kWeld;
+        spec.obj1 = a.required_text("body1");
+        spec.obj2 = a.text("body2").value_or("");
+        if (tag == "connect" && !a.has("anchor")) a.fail("<connect> needs the attribute 'anchor'");
+        a.exact("anchor", spec.anchor);
+        if (tag == "weld") {
+          a.exact("relpose", spec.relpose);
+          if (const auto t = a.number("torquescale")) spec.torquescale = *t;
+        }
+      }
+      a.finish();
+      const auto hard = spec.name.empty() ? hard_.end() : hard_.find(spec.name);
+      if (hard != hard_.end()) {
+        spec.hard = hard->second.on;
+        hard->second.used = true;
+      }
+      try {
+        builder_.add_equality(spec);
+      } catch (const ModelError& e) {
+        if (spec.hard) {
+          ctx_.fail(node, fmt::format("{} (numeric 'hard:{}' at {})", e.what(), spec.name,
+                                      ctx_.where(hard->second.node)));
+        }
+        ctx_.fail(node, e.what());
+      }
+    }
+    for (const auto& [name, h] : hard_) {
+      if (!h.used) {
+        ctx_.fail(h.node, fmt::format("numeric 'hard:{}': no equality is named '{}'", name, name));
+      }
+    }
+  }
+
   // what only the whole tree can check, located at the body it names
   Model build() {
     try {
@@ -329,6 +515,10 @@ class Loader {
   ModelBuilder builder_;
   std::vector<Body> bodies_;
   std::vector<std::string> body_names_;
+  int iterations_ = 100;  // MuJoCo's defaults
+  double tolerance_ = 1e-8;
+  int disableflags_ = 0;
+  std::map<std::string, Hard, std::less<>> hard_;
 };
 
 LoadResult load(Context& ctx, pugi::xml_node root) {

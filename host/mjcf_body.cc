@@ -175,9 +175,6 @@ class TreeReader {
       read_joint(a, j.def);
     }
     a.finish();
-    if (j.def.frictionloss > 0) {
-      ctx_.warn(node, "joint frictionloss is not simulated; ignored");
-    }
     bodies_[b].joints.push_back(std::move(j));
   }
 

@@ -1,6 +1,7 @@
 // MJCF default classes and the element attributes they share with the model: joints, geoms,
-// actuators and tendons.  A class starts as a copy of its parent; an element starts as a copy
-// of its class, and each attribute it gives overwrites the value (for a list, its first values).
+// actuators, tendons and equalities.  A class starts as a copy of its parent; an element starts
+// as a copy of its class, and each attribute it gives overwrites the value (for a list, its
+// first values).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -36,9 +37,12 @@ void read_joint(Attrs& a, JointDef& d) {
   set_if(a, "springref", d.springref);
   if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
   a.exact("range", d.range);
-  // limit and friction constraint parameters: zwang has no constraint solver yet
-  a.ignore({"group", "margin", "solreflimit", "solimplimit", "solreffriction", "solimpfriction",
-            "user"});
+  set_if(a, "margin", d.margin);
+  a.numbers("solreflimit", d.solreflimit, 1);
+  a.numbers("solimplimit", d.solimplimit, 1);
+  a.numbers("solreffriction", d.solreffriction, 1);
+  a.numbers("solimpfriction", d.solimpfriction, 1);
+  a.ignore({"group", "user"});
 }
 
 void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
@@ -120,6 +124,12 @@ void read_tendon(Attrs& a, TendonDef& d) {
             "solimplimit", "solreffriction", "solimpfriction", "user"});
 }
 
+void read_equality(Attrs& a, EqualityDef& d) {
+  if (const auto active = a.boolean("active")) d.active = *active;
+  a.numbers("solref", d.solref, 1);
+  a.numbers("solimp", d.solimp, 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Defaults
 
@@ -179,8 +189,10 @@ std::vector<pugi::xml_node> Defaults::define(pugi::xml_node node, const std::str
       read_actuator(a, tag, cls.actuator);
     } else if (tag == "tendon") {
       read_tendon(a, cls.tendon);
+    } else if (tag == "equality") {
+      read_equality(a, cls.equality);
     } else if (tag == "site" || tag == "camera" || tag == "light" || tag == "mesh" ||
-               tag == "material" || tag == "pair" || tag == "equality") {
+               tag == "material" || tag == "pair") {
       // defaults of elements that are ignored or warned about where they are used
       continue;
     } else {

@@ -149,6 +149,9 @@ struct JointDef {
   double ref = 0, springref = 0;  // hinge: in the compiler's angle unit
   Limited limited = Limited::kAuto;
   std::array<double, 2> range{0, 0};  // hinge and ball: in the compiler's angle unit
+  double margin = 0;                  // rad or m: MuJoCo converts no margin from degrees
+  SolRef solreflimit = kDefaultSolRef, solreffriction = kDefaultSolRef;
+  SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
 };
 
 // numbered as MuJoCo's mjtGeom
@@ -183,11 +186,19 @@ struct TendonDef {
   std::array<double, 2> range{0, 0};
 };
 
+// what <default><equality> sets for connect, weld and joint equalities
+struct EqualityDef {
+  bool active = true;
+  SolRef solref = kDefaultSolRef;
+  SolImp solimp = kDefaultSolImp;
+};
+
 struct DefaultClass {
   JointDef joint;
   GeomDef geom;
   ActuatorDef actuator;
   TendonDef tendon;
+  EqualityDef equality;
 };
 
 class Defaults {
@@ -215,6 +226,7 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c);
 // `kind` is motor, position, velocity or general, each with MuJoCo's rule
 void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d);
 void read_tendon(Attrs& a, TendonDef& d);
+void read_equality(Attrs& a, EqualityDef& d);
 bool is_actuator_kind(std::string_view tag);
 bool is_supported_actuator_kind(std::string_view tag);
 

@@ -1,5 +1,7 @@
 #include "model_arrays.hpp"
 
+#include "constraint_plan.hpp"
+
 namespace zwang {
 namespace {
 
@@ -7,9 +9,10 @@ const std::vector<int>& as_ints(const std::vector<int>& v) {
   return v;
 }
 
-std::vector<int> as_ints(const std::vector<JointType>& v) {
+template <class E>
+std::vector<int> as_ints(const std::vector<E>& v) {
   std::vector<int> out;
-  for (JointType t : v) out.push_back(static_cast<int>(t));
+  for (E t : v) out.push_back(static_cast<int>(t));
   return out;
 }
 
@@ -19,7 +22,12 @@ template <class T>
 ModelArrays<T>::ModelArrays(const Model& model)
     : sizes_(model.sizes()),
       timestep_(model.timestep),
-      integrator_(model.integrator == Integrator::kRK4 ? kIntRK4 : kIntEuler) {
+      integrator_(model.integrator == Integrator::kRK4 ? kIntRK4 : kIntEuler),
+      neq_(model.neq),
+      nnhc_(model.nnhc),
+      iterations_(model.iterations),
+      tolerance_(model.tolerance) {
+  const RowPlan plan = plan_rows(model);
 #define ZW_X(name)                                   \
   offsets_.name = static_cast<int>(ints_.size());    \
   {                                                  \
@@ -28,10 +36,20 @@ ModelArrays<T>::ModelArrays(const Model& model)
   }
   ZW_MODEL_INTS(ZW_X)
 #undef ZW_X
+#define ZW_X(name)                                \
+  offsets_.name = static_cast<int>(ints_.size()); \
+  ints_.insert(ints_.end(), plan.name.begin(), plan.name.end());
+  ZW_PLAN_INTS(ZW_X)
+#undef ZW_X
 #define ZW_X(name)                                 \
   offsets_.name = static_cast<int>(reals_.size()); \
   for (double x : model.name) reals_.push_back(static_cast<T>(x));
   ZW_MODEL_REALS(ZW_X)
+#undef ZW_X
+#define ZW_X(name)                                 \
+  offsets_.name = static_cast<int>(reals_.size()); \
+  for (double x : plan.name) reals_.push_back(static_cast<T>(x));
+  ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   // never empty, so that the pointers of a model without actuators stay valid
   ints_.push_back(0);
@@ -45,11 +63,17 @@ ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
   v.lay = make_layout(sizes_);
   v.timestep = timestep_;
   v.integrator = integrator_;
+  v.neq = neq_;
+  v.nnhc = nnhc_;
+  v.iterations = iterations_;
+  v.tolerance = static_cast<T>(tolerance_);
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_INTS(ZW_X)
+  ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) v.name = reals + offsets_.name;
   ZW_MODEL_REALS(ZW_X)
+  ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   return v;
 }

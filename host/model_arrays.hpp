@@ -27,12 +27,16 @@ class ModelArrays {
   struct Offsets {
 #define ZW_X(name) int name;
     ZW_MODEL_INTS(ZW_X)
+    ZW_PLAN_INTS(ZW_X)
     ZW_MODEL_REALS(ZW_X)
+    ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   };
   Sizes sizes_;
   double timestep_;
   int integrator_;
+  int neq_, nnhc_, iterations_;
+  double tolerance_;
   Offsets offsets_;
   std::vector<int> ints_;
   std::vector<T> reals_;

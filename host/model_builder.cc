@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "constraint_plan.hpp"
 #include "kernels/model_view.h"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
@@ -279,6 +280,124 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
   tendons_.push_back(spec);
 }
 
+namespace {
+
+// finite values; a solref mixing the standard and direct forms, or a solimp outside (0, 1), is
+// MuJoCo's to repair where it runs (the default solref, clamped impedances), and so zwang's
+void check_solref(const SolRef& solref, const std::string& who) {
+  if (!finite({solref[0], solref[1]})) throw ModelError(who + ": solref is not finite");
+}
+
+void check_solimp(const SolImp& solimp, const std::string& who) {
+  for (double v : solimp) {
+    if (!std::isfinite(v)) throw ModelError(who + ": solimp is not finite");
+  }
+}
+
+}  // namespace
+
+ModelBuilder& ModelBuilder::set_solver(int iterations, double tolerance) {
+  if (iterations < 0) {
+    throw ModelError(fmt::format("option: iterations must be non-negative (got {})", iterations));
+  }
+  if (!(tolerance >= 0) || !std::isfinite(tolerance)) {
+    throw ModelError(fmt::format("option: tolerance must be non-negative (got {})", tolerance));
+  }
+  iterations_ = iterations;
+  tolerance_ = tolerance;
+  return *this;
+}
+
+void ModelBuilder::add_equality(const EqualitySpec& in) {
+  EqualitySpec spec = in;
+  const std::string who = fmt::format(
+      "equality '{}'", spec.name.empty() ? fmt::format("#{}", equalities_.size()) : spec.name);
+  for (const EqualitySpec& e : equalities_) {
+    if (!spec.name.empty() && e.name == spec.name) {
+      throw ModelError(who + ": an equality of that name exists already");
+    }
+  }
+  check_solref(spec.solref, who);
+  check_solimp(spec.solimp, who);
+  if (spec.type == EqualityType::kJoint) {
+    for (const std::string* name : {&spec.obj1, &spec.obj2}) {
+      if (name == &spec.obj2 && name->empty()) continue;
+      const auto it = std::find_if(joints_.begin(), joints_.end(),
+                                   [&](const Joint& j) { return j.spec.name == *name; });
+      if (it == joints_.end()) throw ModelError(fmt::format("{}: unknown joint '{}'", who, *name));
+      if (it->spec.type != JointType::kHinge && it->spec.type != JointType::kSlide) {
+        throw ModelError(
+            fmt::format("{}: joint '{}' is a {} joint; joint equalities couple "
+                        "hinge and slide joints",
+                        who, *name, to_string(it->spec.type)));
+      }
+    }
+    if (spec.obj1 == spec.obj2) throw ModelError(who + ": joint1 and joint2 are the same joint");
+    for (double c : spec.polycoef) {
+      if (!std::isfinite(c)) throw ModelError(who + ": polycoef is not finite");
+    }
+  } else {
+    if (spec.obj2.empty()) spec.obj2 = "world";
+    for (const std::string* name : {&spec.obj1, &spec.obj2}) {
+      if (!body_index_.contains(*name)) {
+        throw ModelError(fmt::format("{}: unknown body '{}'", who, *name));
+      }
+    }
+    if (spec.obj1 == spec.obj2) throw ModelError(who + ": body1 and body2 are the same body");
+    if (!finite({spec.anchor[0], spec.anchor[1], spec.anchor[2], spec.torquescale})) {
+      throw ModelError(who + ": anchor or torquescale is not finite");
+    }
+    for (double v : spec.relpose) {
+      if (!std::isfinite(v)) throw ModelError(who + ": relpose is not finite");
+    }
+    if (spec.hard && spec.type == EqualityType::kWeld) {
+      throw ModelError(who +
+                       ": a weld cannot be hard (connect and joint equalities can); use "
+                       "a soft weld with a stiff solref");
+    }
+  }
+  equalities_.push_back(spec);
+}
+
+void ModelBuilder::add_drive(const DriveSpec& spec) {
+  const std::string who = fmt::format("drive of joint '{}'", spec.joint);
+  const auto it = std::find_if(joints_.begin(), joints_.end(),
+                               [&](const Joint& j) { return j.spec.name == spec.joint; });
+  if (it == joints_.end()) throw ModelError(who + ": unknown joint");
+  if (it->spec.type != JointType::kHinge && it->spec.type != JointType::kSlide) {
+    throw ModelError(
+        fmt::format("{}: a {} joint cannot be driven; drives act on hinge and slide "
+                    "joints",
+                    who, to_string(it->spec.type)));
+  }
+  for (const DriveSpec& d : drives_) {
+    if (d.joint == spec.joint) throw ModelError(who + ": the joint is driven already");
+  }
+  if (!finite({spec.q0, spec.v0, spec.amplitude, spec.omega, spec.phase})) {
+    throw ModelError(who + ": a drive number is not finite");
+  }
+  check_solref(spec.solref, who);
+  drives_.push_back(spec);
+}
+
+void ModelBuilder::add_nonholonomic(const NonholonomicSpec& spec) {
+  const std::string who = fmt::format("non-holonomic constraint '{}'", spec.name);
+  if (!body_index_.contains(spec.body) || spec.body == "world") {
+    throw ModelError(fmt::format("{}: unknown or fixed body '{}'", who, spec.body));
+  }
+  check_solref(spec.solref, who);
+  if (spec.type == NonholonomicType::kKnifeEdge) {
+    const Vec3d& e = spec.direction;
+    const double n = std::sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+    if (!finite({spec.point[0], spec.point[1], spec.point[2], n}) || n < 1e-12) {
+      throw ModelError(who + ": point and a non-zero direction must be finite");
+    }
+  } else if (!(spec.radius > 0) || !std::isfinite(spec.radius) || !std::isfinite(spec.height)) {
+    throw ModelError(fmt::format("{}: radius must be positive (got {})", who, spec.radius));
+  }
+  nonholonomic_.push_back(spec);
+}
+
 Model ModelBuilder::build() const {
   Model m;
   m.timestep = timestep_;
@@ -318,6 +437,9 @@ Model ModelBuilder::build() const {
       m.jnt_stiffness.push_back(j->stiffness);
       m.jnt_limited.push_back(j->limited ? 1 : 0);
       append(m.jnt_range, j->range);
+      m.jnt_margin.push_back(j->margin);
+      append(m.jnt_solref, j->solreflimit);
+      append(m.jnt_solimp, j->solimplimit);
       if (j->type == JointType::kFree) {
         // the body frame as built: its position in the world and its orientation
         const std::array<double, 7> q0{s.pos[0],  s.pos[1],  s.pos[2], s.quat[0],
@@ -338,6 +460,9 @@ Model ModelBuilder::build() const {
         m.dof_body.push_back(b);
         m.dof_damping.push_back(j->damping);
         m.dof_armature.push_back(j->armature);
+        m.dof_frictionloss.push_back(j->frictionloss);
+        append(m.dof_solref, j->solreffriction);
+        append(m.dof_solimp, j->solimpfriction);
       }
       m.nq += jnq;
       m.nv += jnv;
@@ -445,7 +570,66 @@ Model ModelBuilder::build() const {
     }
   }
   m.ntendon = static_cast<int>(tendons_.size());
+
+  m.iterations = iterations_;
+  m.tolerance = tolerance_;
+  for (const EqualitySpec& e : equalities_) {
+    const bool joint = e.type == EqualityType::kJoint;
+    m.eq_name.push_back(e.name);
+    m.eq_type.push_back(e.type);
+    m.eq_obj1id.push_back(joint ? m.joint_id(e.obj1) : m.body_id(e.obj1));
+    m.eq_obj2id.push_back(joint ? (e.obj2.empty() ? -1 : m.joint_id(e.obj2)) : m.body_id(e.obj2));
+    m.eq_active.push_back(e.active ? 1 : 0);
+    m.eq_hard.push_back(e.hard ? 1 : 0);
+    std::array<double, 11> data{};
+    data[10] = 1;
+    if (joint) {
+      std::copy(e.polycoef.begin(), e.polycoef.end(), data.begin());
+    } else {
+      std::copy(e.anchor.begin(), e.anchor.end(), data.begin());
+      if (e.type == EqualityType::kWeld)
+        std::copy(e.relpose.begin(), e.relpose.end(), data.begin() + 3);
+      data[10] = e.torquescale;
+    }
+    append(m.eq_data, data);
+    append(m.eq_solref, e.solref);
+    append(m.eq_solimp, e.solimp);
+  }
+  m.neq = static_cast<int>(equalities_.size());
+  for (const DriveSpec& d : drives_) {
+    m.drive_jnt.push_back(m.joint_id(d.joint));
+    append(m.drive_prm, std::array<double, 5>{d.q0, d.v0, d.amplitude, d.omega, d.phase});
+    append(m.drive_solref, d.solref);
+  }
+  m.ndrive = static_cast<int>(drives_.size());
+  for (const NonholonomicSpec& c : nonholonomic_) {
+    m.nhc_name.push_back(c.name);
+    m.nhc_type.push_back(c.type);
+    m.nhc_body.push_back(m.body_id(c.body));
+    if (c.type == NonholonomicType::kKnifeEdge) {
+      const Vec3d& e = c.direction;
+      const double n = std::sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+      append(m.nhc_data, std::array<double, 6>{c.point[0], c.point[1], c.point[2], e[0] / n,
+                                               e[1] / n, e[2] / n});
+    } else {
+      append(m.nhc_data, std::array<double, 6>{c.radius, c.height, 0, 0, 0, 0});
+    }
+    append(m.nhc_solref, c.solref);
+  }
+  m.nnhc = static_cast<int>(nonholonomic_.size());
+  {
+    const RowPlan plan = plan_rows(m);
+    check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),
+                        plan.nefc, plan.nhard, m.ndrive);
+  }
+  set_constraint_constants(m);
   return m;
+}
+
+int Model::equality_id(std::string_view name) const {
+  for (int i = 0; i < neq; ++i)
+    if (eq_name[i] == name) return i;
+  return -1;
 }
 
 int Model::body_id(std::string_view name) const {
@@ -488,7 +672,17 @@ std::vector<double> tendon_lengths(const Model& model, std::span<const double> q
 Sizes Model::sizes() const {
   // validate() has bounded every row count (check_instance_rows), so these fit in int
   const std::int64_t nM = static_cast<std::int64_t>(nv) * (nv + 1) / 2;
-  return {nq, nv, nu, nbody, njnt, static_cast<int>(nM), static_cast<int>(tree_dof.size())};
+  const RowPlan plan = plan_rows(*this);
+  return {nq,
+          nv,
+          nu,
+          nbody,
+          njnt,
+          static_cast<int>(nM),
+          static_cast<int>(tree_dof.size()),
+          plan.nefc,
+          plan.nhard,
+          ndrive};
 }
 
 double Model::total_mass() const {

@@ -13,6 +13,8 @@ inline constexpr std::int64_t kMaxInstanceRows = std::int64_t{1} << 30;
 // \brief The rows one instance needs, counted in 64 bits; ModelError "model: ..." naming the
 // largest fields when they exceed kMaxInstanceRows.  `njac` is Σ_k (ancestor dofs of body k).
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
-                                 std::int64_t nbody, std::int64_t njnt, std::int64_t njac);
+                                 std::int64_t nbody, std::int64_t njnt, std::int64_t njac,
+                                 std::int64_t nefc = 0, std::int64_t nhard = 0,
+                                 std::int64_t ndrive = 0);
 
 }  // namespace zwang

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "constraint_plan.hpp"
 #include "kernels/layout.h"
 #include "kernels/model_view.h"
 #include "model_size.hpp"
@@ -37,11 +38,12 @@ void index_in(const char* field, int value, int low, int high, std::size_t at) {
 }  // namespace
 
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
-                                 std::int64_t nbody, std::int64_t njnt, std::int64_t njac) {
+                                 std::int64_t nbody, std::int64_t njnt, std::int64_t njac,
+                                 std::int64_t nefc, std::int64_t nhard, std::int64_t ndrive) {
   // the field lists of kernels/layout.h, evaluated with 64-bit sizes
   struct {
-    std::int64_t nq, nv, nu, nbody, njnt, nM, njac;
-  } s{nq, nv, nu, nbody, njnt, nv * (nv + 1) / 2, njac};
+    std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive;
+  } s{nq, nv, nu, nbody, njnt, nv * (nv + 1) / 2, njac, nefc, nhard, ndrive};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -176,7 +178,71 @@ void Model::validate() const {
     }
   }
   for (std::size_t i = 0; i < tree; ++i) index_in("tree_dof", tree_dof[i], 0, nv, i);
-  check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()));
+  size_is("jnt_margin", jnt_margin, j);
+  size_is("jnt_solref", jnt_solref, 2 * j);
+  size_is("jnt_solimp", jnt_solimp, 5 * j);
+  size_is("dof_frictionloss", dof_frictionloss, v);
+  size_is("dof_solref", dof_solref, 2 * v);
+  size_is("dof_solimp", dof_solimp, 5 * v);
+  size_is("body_invweight0", body_invweight0, 2 * b);
+  size_is("dof_invweight0", dof_invweight0, v);
+  if (neq < 0 || ndrive < 0 || nnhc < 0) throw ModelError("model: negative constraint counts");
+  const std::size_t e = neq, dr = ndrive, nh = nnhc;
+  size_is("eq_name", eq_name, e);
+  size_is("eq_type", eq_type, e);
+  size_is("eq_obj1id", eq_obj1id, e);
+  size_is("eq_obj2id", eq_obj2id, e);
+  size_is("eq_active", eq_active, e);
+  size_is("eq_hard", eq_hard, e);
+  size_is("eq_data", eq_data, 11 * e);
+  size_is("eq_solref", eq_solref, 2 * e);
+  size_is("eq_solimp", eq_solimp, 5 * e);
+  size_is("drive_jnt", drive_jnt, dr);
+  size_is("drive_prm", drive_prm, 5 * dr);
+  size_is("drive_solref", drive_solref, 2 * dr);
+  size_is("nhc_name", nhc_name, nh);
+  size_is("nhc_type", nhc_type, nh);
+  size_is("nhc_body", nhc_body, nh);
+  size_is("nhc_data", nhc_data, 6 * nh);
+  size_is("nhc_solref", nhc_solref, 2 * nh);
+  for (int i = 0; i < neq; ++i) {
+    const bool joint = eq_type[i] == EqualityType::kJoint;
+    index_in("eq_obj1id", eq_obj1id[i], 0, joint ? njnt : nbody, i);
+    index_in("eq_obj2id", eq_obj2id[i], joint ? -1 : 0, joint ? njnt : nbody, i);
+  }
+  for (int i = 0; i < ndrive; ++i) {
+    index_in("drive_jnt", drive_jnt[i], 0, njnt, i);
+    const JointType t = jnt_type[drive_jnt[i]];
+    if (t != JointType::kHinge && t != JointType::kSlide) {
+      throw ModelError(
+          fmt::format("model: drive {} acts on a {} joint; drives act on hinge and "
+                      "slide joints",
+                      i, to_string(t)));
+    }
+    for (int k = 0; k < i; ++k) {
+      if (drive_jnt[k] == drive_jnt[i]) {
+        throw ModelError(fmt::format("model: drives {} and {} drive the same joint", k, i));
+      }
+    }
+    for (int k = 0; k < 5; ++k) {
+      if (!std::isfinite(drive_prm[5 * i + k])) {
+        throw ModelError(fmt::format("model: drive {} has a number that is not finite", i));
+      }
+    }
+    if (!std::isfinite(drive_solref[2 * i]) || !std::isfinite(drive_solref[2 * i + 1])) {
+      throw ModelError(fmt::format("model: drive {} has a solref that is not finite", i));
+    }
+  }
+  for (int i = 0; i < nnhc; ++i) index_in("nhc_body", nhc_body[i], 1, nbody, i);
+  if (iterations < 0 || !(tolerance >= 0)) {
+    throw ModelError(fmt::format("model: iterations {} and tolerance {} must be non-negative",
+                                 iterations, tolerance));
+  }
+  {
+    const RowPlan plan = plan_rows(*this);
+    check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
+                        plan.nefc, plan.nhard, ndrive);
+  }
   for (int a = 0; a < nu; ++a) {
     index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);
     const JointType t = jnt_type[actuator_trnid[a]];

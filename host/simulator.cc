@@ -28,6 +28,11 @@ std::string describe_status(int status) {
         "stiffness, a mass or inertia that is not positive where the model's is, or an inertia "
         "that is not a rigid body's (principal moments A + B >= C)");
   }
+  if (status & kStatusNotConverged) {
+    add("not converged (a warning; the instance goes on): the constraint solver reached its "
+        "iteration cap before its tolerance (raise <option iterations>, or check for "
+        "conflicting constraints)");
+  }
   if (out.empty()) out = "ok";
   return out;
 }

@@ -14,7 +14,8 @@
 //   floating                  free joint, only from a root link named "world" to its child
 //   planar                    ModelError (no planar joint in zwang)
 //   axis                      hinge and slide axis in the child frame; anchor at the child origin
-//   dynamics damping          joint damping per dof (friction is not simulated: a warning)
+//   dynamics damping          joint damping per dof
+//   dynamics friction         joint frictionloss per dof (as MuJoCo's URDF importer)
 //
 // Body order: depth-first from the root, the children of a link in the document order of the
 // joints that attach them, so a parent always precedes its children; joints, qpos and qvel
@@ -118,11 +119,6 @@ class UrdfReader {
       model = builder_.build();
     } catch (const ModelError& e) {
       throw ModelError(fmt::format("{}: {}", where_named(e.what()), e.what()));
-    }
-    const auto limited = std::count(model.jnt_limited.begin(), model.jnt_limited.end(), 1);
-    if (limited > 0) {
-      warnings_.push_back(
-          fmt::format("{}: the limits of {} joints are stored but not enforced", name_, limited));
     }
     return {std::move(model), std::move(warnings_)};
   }
@@ -311,11 +307,6 @@ class UrdfReader {
               fmt::format("{}: <{}> of joint '{}' ignored", where(line_of(c)), tag, joint->name));
         }
       }
-      if (joint->dynamics && joint->dynamics->friction != 0) {
-        warnings_.push_back(
-            fmt::format("{}: <dynamics friction> of joint '{}' ignored: friction is not simulated",
-                        where(line_of(e->second.node.child("dynamics"))), joint->name));
-      }
     }
   }
 
@@ -404,6 +395,7 @@ class UrdfReader {
   void add_urdf_joint(const urdf::Joint& joint) {
     const std::string at = where(joints_, joint.name);
     JointSpec spec{.name = joint.name, .damping = joint.dynamics ? joint.dynamics->damping : 0.0};
+    spec.frictionloss = joint.dynamics ? joint.dynamics->friction : 0.0;
     const Vec3d axis{joint.axis.x, joint.axis.y, joint.axis.z};
     switch (joint.type) {
       case urdf::Joint::REVOLUTE:

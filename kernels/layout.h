@@ -12,13 +12,16 @@ namespace zwang {
 
 // sizes shared by every instance of a model
 struct Sizes {
-  int nq;     // generalized coordinates
-  int nv;     // degrees of freedom
-  int nu;     // actuators
-  int nbody;  // bodies, the world (body 0) included
-  int njnt;   // joints
-  int nM;     // packed lower triangle of H: nv (nv + 1) / 2
-  int njac;   // non-zero Jacobian columns over all bodies: Σ_k (ancestor dofs of k)
+  int nq;      // generalized coordinates
+  int nv;      // degrees of freedom
+  int nu;      // actuators
+  int nbody;   // bodies, the world (body 0) included
+  int njnt;    // joints
+  int nM;      // packed lower triangle of H: nv (nv + 1) / 2
+  int njac;    // non-zero Jacobian columns over all bodies: Σ_k (ancestor dofs of k)
+  int nefc;    // constraint row slots: hard rows first, then equality, friction, limit rows
+  int nhard;   // hard rows (drives, non-holonomic, hard equalities), the first nhard slots
+  int ndrive;  // driven joints
 };
 
 #define ZW_DATA_FIELDS(X)                                                                          \
@@ -35,7 +38,14 @@ struct Sizes {
   X(actuator_force, s.nu)      /* scalar actuator forces (nu) */                                   \
   X(xpos, 3 * s.nbody)         /* body frame origins, world (nbody x 3) */                         \
   X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                    \
-  X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */
+  X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */                       \
+  X(qacc_smooth, s.nv)     /* q̈ without constraints: H⁻¹ (τ + Σ J_kᵀ w_k − h) (nv) */   \
+  X(qfrc_constraint, s.nv) /* Σ_rows J_rᵀ f_r: generalized constraint force (nv) */             \
+  X(efc_force, s.nefc)     /* force of each row slot, 0 when inactive (nefc) */                    \
+  X(drive_force, s.ndrive) /* generalized force each drive supplies (ndrive) */                    \
+  X(efc_nactive, 1)        /* active constraint rows */                                            \
+  X(solver_niter, 1)       /* Newton iterations of the last constraint solve */                    \
+  X(solver_residual, 1)    /* its scaled gradient norm (Model::tolerance is the goal) */
 
 #define ZW_PARAM_FIELDS(X)                                                                 \
   X(body_mass, s.nbody)         /* mass (nbody) */                                         \
@@ -48,7 +58,8 @@ struct Sizes {
   X(actuator_gear, s.nu)        /* transmission ratio (nu) */                              \
   X(actuator_gainprm, s.nu)     /* force = gain ctrl + bias0 + bias1 l + bias2 l̇ (nu) */ \
   X(actuator_biasprm, 3 * s.nu) /* bias0, bias1, bias2 (nu x 3) */                         \
-  X(gravity, 3)                 /* gravitational acceleration, world (3) */
+  X(gravity, 3)                 /* gravitational acceleration, world (3) */                \
+  X(drive_prm, 5 * s.ndrive)    /* q0 v0 amplitude omega phase of each drive (ndrive x 5) */
 
 #define ZW_WORK_FIELDS(X)                                                                        \
   X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                    \
@@ -65,7 +76,24 @@ struct Sizes {
   X(step_qvel, s.nv)           /* qvel at the start of the step */                               \
   X(rk_rate, s.nv)             /* RK4: rate of the step's local coordinates, last stage */       \
   X(rk_dpos, s.nv)             /* RK4: weighted sum of the rates */                              \
-  X(rk_dvel, s.nv)             /* RK4: weighted sum of stage accelerations */
+  X(rk_dvel, s.nv)             /* RK4: weighted sum of stage accelerations */                    \
+  X(efc_J, s.nefc* s.nv)       /* constraint Jacobian, dense rows (nefc x nv) */                 \
+  X(efc_pos, s.nefc)           /* constraint violation (distance for limits) */                  \
+  X(efc_aref, s.nefc)          /* reference acceleration of each row */                          \
+  X(efc_D, s.nefc)             /* 1 / R, 0 for inactive rows */                                  \
+  X(efc_R, s.nefc)             /* regulariser */                                                 \
+  X(efc_jar, s.nefc)           /* J q̈ − aref */                                              \
+  X(efc_jv, s.nefc)            /* J d along the search direction d */                            \
+  X(efc_HL, s.nM)              /* Cholesky factor of H */                                        \
+  X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J */                   \
+  X(efc_grad, s.nv)            /* gradient of the cost */                                        \
+  X(efc_dir, s.nv)             /* search direction */                                            \
+  X(efc_Hd, s.nv)              /* H d */                                                         \
+  X(efc_tmp, s.nv)             /* scratch vector */                                              \
+  X(efc_Y, s.nhard* s.nv)      /* G⁻¹ Aᵀ for the hard rows A (nhard x nv) */                \
+  X(efc_S, s.nhard* s.nhard)   /* A G⁻¹ Aᵀ and its factor (nhard x nhard) */                \
+  X(efc_mu, s.nhard)           /* multipliers of the hard rows */                                \
+  X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */
 
 // row offsets of every field in its arena, and the rows of each arena
 struct Layout {

@@ -20,6 +20,14 @@ ZW_HD inline int joint_nq(int type) {
 
 enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
 
+// how the solver treats a row slot: always quadratic (equality), friction (Huber), inequality
+// (limit; active when its distance is below the margin), or hard (exact, Gauss projection)
+enum EfcKind : int { kEfcEquality = 0, kEfcFriction = 1, kEfcLimit = 2, kEfcHard = 3 };
+
+// equality and non-holonomic types, numbered as zwang::EqualityType and NonholonomicType
+enum EqualityId : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };
+enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
+
 // shared integer arrays, named and sized as in zwang::Model
 #define ZW_MODEL_INTS(X)                                                                  \
   X(body_parent)           /* parent body, -1 for the world (nbody) */                    \
@@ -34,7 +42,26 @@ enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
   X(dof_parent)            /* previous dof on the path to the root, -1 (nv) */            \
   X(actuator_trnid)        /* joint driven by the actuator (nu) */                        \
   X(actuator_ctrllimited)  /* clamp ctrl to ctrlrange (nu) */                             \
-  X(actuator_forcelimited) /* clamp force to forcerange (nu) */
+  X(actuator_forcelimited) /* clamp force to forcerange (nu) */                           \
+  X(jnt_limited)           /* (njnt) */                                                   \
+  X(eq_type)               /* EqualityType (neq) */                                       \
+  X(eq_obj1id)             /* body or joint (neq) */                                      \
+  X(eq_obj2id)             /* body or joint, -1: none (neq) */                            \
+  X(drive_jnt)             /* driven joint (ndrive) */                                    \
+  X(nhc_type)              /* NonholonomicType (nnhc) */                                  \
+  X(nhc_body)              /* (nnhc) */
+
+// shared integer arrays of the row plan (host/constraint_plan.hpp), derived from the model
+#define ZW_PLAN_INTS(X)                                                    \
+  X(jnt_efcadr)   /* first limit row slot, -1 without (njnt) */            \
+  X(dof_efcadr)   /* friction row slot, -1 without (nv) */                 \
+  X(eq_efcadr)    /* first row slot, -1 when inactive or disabled (neq) */ \
+  X(drive_efcadr) /* row slot (ndrive) */                                  \
+  X(nhc_efcadr)   /* first row slot (nnhc) */                              \
+  X(efc_kind)     /* EfcKind of each row slot (nefc) */                    \
+  X(efc_tree)     /* parent of each dof in the pattern of H + Jᵀ D J (nv) */
+
+#define ZW_PLAN_REALS(X) X(efc_frictionloss) /* friction loss of each row slot (nefc) */
 
 // shared real arrays
 #define ZW_MODEL_REALS(X)                                                               \
@@ -46,7 +73,22 @@ enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
   X(body_mass)           /* the model's masses, which bound the instances' (nbody) */   \
   X(body_inertia)        /* the model's inertias, likewise (nbody x 6) */               \
   X(actuator_ctrlrange)  /* (nu x 2) */                                                 \
-  X(actuator_forcerange) /* (nu x 2) */
+  X(actuator_forcerange) /* (nu x 2) */                                                 \
+  X(jnt_range)           /* (njnt x 2) */                                               \
+  X(jnt_margin)          /* (njnt) */                                                   \
+  X(jnt_solref)          /* (njnt x 2) */                                               \
+  X(jnt_solimp)          /* (njnt x 5) */                                               \
+  X(dof_frictionloss)    /* (nv) */                                                     \
+  X(dof_solref)          /* (nv x 2) */                                                 \
+  X(dof_solimp)          /* (nv x 5) */                                                 \
+  X(body_invweight0)     /* (nbody x 2) */                                              \
+  X(dof_invweight0)      /* (nv) */                                                     \
+  X(eq_data)             /* (neq x 11) */                                               \
+  X(eq_solref)           /* (neq x 2) */                                                \
+  X(eq_solimp)           /* (neq x 5) */                                                \
+  X(drive_solref)        /* (ndrive x 2) */                                             \
+  X(nhc_data)            /* (nnhc x 6) */                                               \
+  X(nhc_solref)          /* (nnhc x 2) */
 
 template <class T>
 struct ModelView {
@@ -54,11 +96,16 @@ struct ModelView {
   Layout lay;       // field offsets in the arenas
   double timestep;  // integration step (s); in double so that time adds up exactly in float runs
   int integrator;   // IntegratorId
+  int neq, nnhc;    // equality and non-holonomic constraints
+  int iterations;   // constraint solver: Newton iterations at most
+  T tolerance;      // and the goal of its scaled gradient norm
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
+  ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) const T* name;
   ZW_MODEL_REALS(ZW_X)
+  ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
 };
 

@@ -21,6 +21,8 @@
 #include "kernels/body_jacobians.h"
 #include "kernels/body_terms.h"
 #include "kernels/check_parameters.h"
+#include "kernels/constraint_rows.h"
+#include "kernels/constraint_solver.h"
 #include "kernels/factor_solve.h"
 #include "kernels/forward_kinematics.h"
 #include "kernels/generalized_forces.h"
@@ -66,12 +68,26 @@ ZW_HD ZW_INLINE T rk4_advance(int stage) {
   return stage == 0 ? T(0) : stage == 3 ? T(1) : T(0.5);
 }
 
-// the solve of a phased instance, in place
+// the solve of a phased instance, in place; with constraint rows, constrain() solves instead
 template <class T>
 ZW_HD ZW_INLINE int solve_in_place(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
                                    int phase) {
-  if (phase != kPhaseSolve) return phase;
+  if (phase != kPhaseSolve || m.s.nefc > 0) return phase;
   return factor_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
+}
+
+// after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
+// rows; replaces whatever a batched solve left in qacc
+template <class T>
+ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
+                              int phase) {
+  if (phase != kPhaseSolve) return phase;
+  if (m.s.nefc == 0) {
+    copy_row(d.qacc_smooth(), d.qacc(), m.s.nv);
+    return phase;
+  }
+  constraint_rows(m, d, t);
+  return constraint_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
 }
 
 // forward() up to smooth(): the state must be finite and the parameters valid
@@ -87,6 +103,7 @@ ZW_HD int forward_begin(const ModelView<T>& m, const Instance<T>& d) {
 // forward() after the solve: q̈ must be finite; true when it is
 template <class T>
 ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase) {
+  phase = constrain(m, d, T(0), *d.time, phase);
   if (phase != kPhaseSolve) return false;
   if (all_finite(d.qacc(), m.s.nv)) return true;
   *d.status |= kStatusDiverged;
@@ -107,10 +124,10 @@ ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d) {
 template <class T>
 ZW_HD void step_finish(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qpos = d.qpos(), qvel = d.qvel();
-  if (!*d.status && (!all_finite(qpos, m.s.nq) || !all_finite(qvel, m.s.nv))) {
+  if (!(*d.status & kStatusStopping) && (!all_finite(qpos, m.s.nq) || !all_finite(qvel, m.s.nv))) {
     *d.status |= kStatusDiverged;
   }
-  if (*d.status) {
+  if (*d.status & kStatusStopping) {
     copy_row(qpos, d.step_qpos(), m.s.nq);
     copy_row(qvel, d.step_qvel(), m.s.nv);
     return;
@@ -121,7 +138,7 @@ ZW_HD void step_finish(const ModelView<T>& m, const Instance<T>& d) {
 // step() up to the first smooth(): skip stopped instances, check and keep the state
 template <class T>
 ZW_HD int step_begin(const ModelView<T>& m, const Instance<T>& d) {
-  if (*d.status) return kPhaseIdle;
+  if (*d.status & kStatusStopping) return kPhaseIdle;
   if (forward_begin(m, d) != kPhaseSolve) return kPhaseIdle;
   copy_row(d.step_qpos(), d.qpos(), m.s.nq);
   copy_row(d.step_qvel(), d.qvel(), m.s.nv);
@@ -136,6 +153,9 @@ ZW_HD int step_begin(const ModelView<T>& m, const Instance<T>& d) {
 // moves to the next stage's state (kPhaseSolve again) or completes the step
 template <class T>
 ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase) {
+  const double t =
+      *d.time + (m.integrator == kIntRK4 ? rk4_advance<double>(stage) : 0.0) * m.timestep;
+  phase = constrain(m, d, step_damping_dt(m), t, phase);
   if (phase == kPhaseIdle) return kPhaseIdle;
   if (phase == kPhaseFailed) {
     step_finish(m, d);

@@ -9,6 +9,11 @@ enum StatusBit : int {
   kStatusFactorization = 1 << 1,  // non-positive or non-finite pivot in the Cholesky of H
   kStatusDiverged = 1 << 2,       // non-finite acceleration, velocity or position after a step
   kStatusBadParameters = 1 << 3,  // a parameter outside the rule of kernels/check_parameters.h
+  kStatusNotConverged = 1 << 4,   // the constraint solver stopped at its iteration cap (a
+                                  // warning: the instance goes on with the last iterate)
 };
+
+// the bits that stop an instance
+inline constexpr int kStatusStopping = ~kStatusNotConverged;
 
 }  // namespace zwang

@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -70,6 +71,24 @@ inline MjModelPtr load_mujoco_string(const std::string& text, const std::string&
   mj_deleteVFS(vfs.get());
   if (!m) *error += "\n" + text;
   return m;
+}
+
+// the installed gymnasium package's directory, empty if python3 cannot import it
+inline std::string gymnasium_dir() {
+  static const std::string dir = [] {
+    std::string out;
+    FILE* pipe = popen(
+        "python3 -c \"import gymnasium, os; print(os.path.dirname(gymnasium.__file__))\" "
+        "2>/dev/null",
+        "r");
+    if (pipe == nullptr) return out;
+    std::array<char, 512> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
+    pclose(pipe);
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+  }();
+  return dir;
 }
 
 // the same tree: sizes, body names and parents, joint types and addresses.  Callers wrap it in

@@ -1,6 +1,6 @@
 // What `zwang run -o` and `zwang dynamics -o` leave behind when the disk refuses a write or the
-// run is interrupted: the program is run as a separate process and its files are read back
-// through the HDF5 C API and the JSON parser.
+// run is interrupted, and the constraint outputs they write: the program is run as a separate
+// process and its files are read back through the HDF5 C API and the JSON parser.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -136,7 +136,7 @@ TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
 
-  // 2 MB: the parameters and the first record (0.25 MB), and some 60 records of 27 kB
+  // 2 MB: the parameters and the first record (0.25 MB), and some 60 records of 29 kB
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   int status = 0;
   bool exited = false;
@@ -262,6 +262,190 @@ TEST(CliOutput, DynamicsTargetIsCompleteOrUntouched) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()),
                           std::filesystem::directory_iterator()),
             2);
+}
+
+// an arm on a hinge limited to [-0.5, 0.5] rad, about y, its COM 0.5 m out along x
+constexpr const char* kLimitedArm = R"(<mujoco>
+  <worldbody>
+    <body name="arm">
+      <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-0.5 0.5"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+
+// `zwang dynamics MODEL ARGS` on `states`, the answer parsed
+nlohmann::json dynamics_answer(const TempDir& dir, const std::string& model,
+                               const std::string& states, const std::string& args) {
+  std::ofstream(dir / "states.json") << states;
+  const ProgramResult r = run_zwang("dynamics " + model + " -i " + dir / "states.json" + " -o " +
+                                    dir / "out.json " + args);
+  EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.output;
+  return r.exit_code == 0 ? nlohmann::json::parse(read_text(dir / "out.json")) : nlohmann::json();
+}
+
+// every key of `zwang dynamics` has one entry per state of its width, and the constraint force
+// is what separates the two accelerations: H (q̈ − q̈_smooth) = qfrc_constraint
+TEST(CliOutput, DynamicsWritesConstraintOutputs) {
+  const TempDir dir("dynamics_constraints");
+  const Model m = examples::cart_pole();
+  const std::string states = R"({"qpos": [[0, 0.3], [0.1, -0.2], [0, 0]],
+                                 "qvel": [[0, 0], [1, 2], [0, -1]], "ctrl": [[0], [1], [-1]]})";
+  const nlohmann::json out =
+      dynamics_answer(dir, "cart_pole", states, "--drive hinge=0.1,0,0.5,3,0");
+  ASSERT_TRUE(out.is_object());
+  for (const auto& [key, width] :
+       std::vector<std::pair<std::string, int>>{{"M", m.nv * m.nv},
+                                                {"bias", m.nv},
+                                                {"qacc", m.nv},
+                                                {"qacc_smooth", m.nv},
+                                                {"qfrc_constraint", m.nv},
+                                                {"drive_force", 1}}) {
+    ASSERT_TRUE(out.contains(key)) << key;
+    ASSERT_EQ(out[key].size(), 3u) << key;
+    for (const auto& row : out[key]) EXPECT_EQ(row.size(), static_cast<std::size_t>(width)) << key;
+  }
+  for (const char* key : {"efc_nactive", "solver_niter"}) {
+    ASSERT_EQ(out[key].size(), 3u) << key;
+    for (const auto& count : out[key]) EXPECT_TRUE(count.is_number_integer()) << key;
+  }
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_EQ(out["efc_nactive"][s], 1) << "state " << s;  // the drive's hard row
+    const std::vector<double> mass = out["M"][s], a = out["qacc"][s], a0 = out["qacc_smooth"][s],
+                              f = out["qfrc_constraint"][s];
+    for (int r = 0; r < m.nv; ++r) {
+      double h_da = 0;
+      for (int c = 0; c < m.nv; ++c) h_da += mass[r * m.nv + c] * (a[c] - a0[c]);
+      EXPECT_NEAR(h_da, f[r], 1e-9 * (1 + std::abs(f[r]))) << "state " << s << ", dof " << r;
+    }
+    // the drive acts on the hinge alone
+    EXPECT_EQ(f[0], 0.0) << "state " << s;
+    EXPECT_EQ(out["drive_force"][s][0], f[1]) << "state " << s;
+  }
+  // no drive, no constraint: no drive_force, and the two accelerations agree
+  const nlohmann::json free = dynamics_answer(dir, "cart_pole", states, "");
+  ASSERT_TRUE(free.is_object());
+  EXPECT_FALSE(free.contains("drive_force"));
+  EXPECT_EQ(free["qacc"], free["qacc_smooth"]);
+  EXPECT_EQ(free["efc_nactive"], nlohmann::json({0, 0, 0}));
+}
+
+// a hinge pushed past its limit: the limit row acts, and --disable limit (or constraint) leaves
+// q̈ = q̈_smooth
+TEST(CliOutput, DisableLimitLeavesTheSmoothAcceleration) {
+  const TempDir dir("dynamics_limit");
+  std::ofstream(dir / "arm.xml") << kLimitedArm;
+  const std::string states = R"({"qpos": [[0.8], [-0.7], [0.6]], "qvel": [[0], [0], [1]]})";
+  const nlohmann::json on = dynamics_answer(dir, dir / "arm.xml", states, "");
+  ASSERT_TRUE(on.is_object());
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_EQ(on["efc_nactive"][s], 1) << "state " << s;
+    EXPECT_GT(std::abs(on["qacc"][s][0].get<double>() - on["qacc_smooth"][s][0].get<double>()), 1)
+        << "state " << s;
+    EXPECT_NE(on["qfrc_constraint"][s][0], 0.0) << "state " << s;
+  }
+  // past the upper limit the row pushes down, past the lower one up
+  EXPECT_LT(on["qfrc_constraint"][0][0], 0.0);
+  EXPECT_GT(on["qfrc_constraint"][1][0], 0.0);
+  for (const char* flag : {"--disable limit", "--disable equality,limit", "--disable constraint"}) {
+    const nlohmann::json off = dynamics_answer(dir, dir / "arm.xml", states, flag);
+    ASSERT_TRUE(off.is_object()) << flag;
+    EXPECT_EQ(off["qacc"], off["qacc_smooth"]) << flag;
+    EXPECT_EQ(off["qacc_smooth"], on["qacc_smooth"]) << flag;
+    EXPECT_EQ(off["qfrc_constraint"], nlohmann::json({{0.0}, {0.0}, {0.0}})) << flag;
+    EXPECT_EQ(off["efc_nactive"], nlohmann::json({0, 0, 0})) << flag;
+  }
+}
+
+// a constraint solve that reaches the iteration cap is a warning naming the state, not an error
+TEST(CliOutput, DynamicsAnswersAStateAtTheIterationCap) {
+  const TempDir dir("dynamics_cap");
+  std::ofstream(dir / "arm.xml") << kLimitedArm;
+  Model m = cli::open_model(dir / "arm.xml").model;
+  m.iterations = 0;
+  const cli::States states = cli::parse_states(R"({"qpos": [[0], [0.8]], "qvel": [[0], [0]]})", m);
+  std::vector<std::string> warnings;
+  const nlohmann::json out =
+      nlohmann::json::parse(cli::dynamics_json<double>(m, states, &warnings));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].rfind("state 1: not converged", 0), 0u) << warnings[0];
+  EXPECT_EQ(out["solver_niter"], nlohmann::json({0, 0}));
+  EXPECT_EQ(out["efc_nactive"], nlohmann::json({0, 1}));
+}
+
+// `run --drive` keeps the drive's numbers in parameters/drive_prm, [instance][5 per drive], the
+// driven joints' names, and the active rows and solver iterations of every record
+TEST(CliOutput, RunRecordsTheDriveParameters) {
+  const TempDir dir("run_drive");
+  const std::string out = dir / "traj.h5";
+  const ProgramResult r = run_zwang(
+      "run cart_pole -n 3 -t 20 --record-every 10 --no-progress --disable limit "
+      "--drive hinge=0.1,0,0.5,3,-1 -o " +
+      out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  std::vector<hsize_t> dims;
+  const std::vector<double> prm = dataset(file, "parameters/drive_prm", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{3, 5}));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(std::vector<double>(prm.begin() + 5 * i, prm.begin() + 5 * i + 5),
+              (std::vector<double>{0.1, 0, 0.5, 3, -1}))
+        << "instance " << i;
+  }
+  EXPECT_EQ(integer_attribute(file, "disableflags"), kDisableLimit);
+  const std::vector<double> nactive = dataset(file, "efc_nactive", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{3, 3}));
+  EXPECT_EQ(nactive.back(), 1);
+  dataset(file, "solver_niter", &dims);
+  EXPECT_EQ(dims, (std::vector<hsize_t>{3, 3}));
+  H5Fclose(file);
+
+  // without drives the dataset is there, with no elements
+  const ProgramResult plain = run_zwang("run cart_pole -n 3 -t 1 --no-progress -o " + out);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const hid_t again = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(again, 0);
+  dataset(again, "parameters/drive_prm", &dims);
+  EXPECT_EQ(dims, (std::vector<hsize_t>{3, 0}));
+  H5Fclose(again);
+}
+
+// what the MJCF file sets and what the options add: --disable ORs into <option><flag>, and
+// --drive replaces the numbers of a <custom> drive:JOINT, keeping its place
+TEST(CliOutput, OptionsAddToTheFilesFlagsAndDrives) {
+  const TempDir dir("run_mjcf_drive");
+  std::ofstream(dir / "arm.xml") << R"(<mujoco>
+  <option><flag equality="disable"/></option>
+  <custom><numeric name="drive:shoulder" data="0 0 0.2 1 0"/></custom>
+  <worldbody>
+    <body name="upper">
+      <joint name="shoulder" type="hinge" axis="0 1 0"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+      <body name="lower" pos="1 0 0">
+        <joint name="elbow" type="hinge" axis="0 1 0"/>
+        <inertial pos="0.5 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+  const std::string out = dir / "traj.h5";
+  const ProgramResult r = run_zwang("run " + dir / "arm.xml" +
+                                    " -n 2 -t 10 --no-progress --disable limit --drive "
+                                    "elbow=0,0,0,0,0 --drive shoulder=0.1,0,0.5,3,-1 -o " +
+                                    out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(integer_attribute(file, "disableflags"), kDisableEquality | kDisableLimit);
+  std::vector<hsize_t> dims;
+  const std::vector<double> prm = dataset(file, "parameters/drive_prm", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{2, 10}));
+  EXPECT_EQ(std::vector<double>(prm.begin() + 10, prm.end()),
+            (std::vector<double>{0.1, 0, 0.5, 3, -1, 0, 0, 0, 0, 0}));
+  H5Fclose(file);
 }
 
 }  // namespace

@@ -50,24 +50,6 @@ fs::path test_dir() {
   return dir != nullptr ? fs::path(dir) : fs::path(__FILE__).parent_path();
 }
 
-// the installed gymnasium package's directory, empty if python3 cannot import it
-std::string gymnasium_dir() {
-  static const std::string dir = [] {
-    std::string out;
-    FILE* pipe = popen(
-        "python3 -c \"import gymnasium, os; print(os.path.dirname(gymnasium.__file__))\" "
-        "2>/dev/null",
-        "r");
-    if (pipe == nullptr) return out;
-    std::array<char, 512> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) out += buffer.data();
-    pclose(pipe);
-    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-    return out;
-  }();
-  return dir;
-}
-
 struct Case {
   std::string name;
   fs::path file;    // empty: a Gymnasium model, found at run time
@@ -180,6 +162,8 @@ class MjcfVsMujoco : public ::testing::TestWithParam<Case> {
     ASSERT_FALSE(file_.empty());
     zwang::LoadResult loaded = zwang::load_mjcf(file_);
     model_ = std::move(loaded.model);
+    // the smooth dynamics, as in MuJoCo (load_mujoco); constraints: test_constraints.cc
+    model_.disableflags |= zwang::kDisableConstraint;
     warnings_ = std::move(loaded.warnings);
     std::string error;
     m_ = load_mujoco(file_, &error);
@@ -620,10 +604,9 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
 // ---------------------------------------------------------------------------------------------
 // warnings: one per element or attribute outside the subset, none for what is accepted
 
-// the notes every model with geoms or limited joints gets (MjcfWarnings.ContactsAndLimitsAreNoted)
+// the note every model with geoms gets (MjcfWarnings.ContactsAreNoted)
 bool is_general_note(const std::string& w) {
-  return w.find("not simulated (as MuJoCo") != std::string::npos ||
-         w.find("stored but not enforced (as MuJoCo") != std::string::npos;
+  return w.find("not simulated (as MuJoCo") != std::string::npos;
 }
 
 std::vector<std::string> specific(std::vector<std::string> w) {
@@ -635,8 +618,9 @@ std::vector<std::string> load_warnings(std::string_view xml) {
   return specific(zwang::load_mjcf_string(xml, "w.xml").warnings);
 }
 
-// contacts and joint limits are MuJoCo's and not zwang's yet: one note each, on the root
-TEST(MjcfWarnings, ContactsAndLimitsAreNoted) {
+// contacts are MuJoCo's and not zwang's yet: one note on the root, none once they are disabled;
+// joint limits are enforced, so nothing is said about them
+TEST(MjcfWarnings, ContactsAreNoted) {
   const std::vector<std::string> w =
       zwang::load_mjcf_string(
           body_with("<joint limited=\"true\" range=\"-1 1\"/>\n<geom size=\"0.1\"/>\n"
@@ -646,10 +630,12 @@ TEST(MjcfWarnings, ContactsAndLimitsAreNoted) {
           .warnings;
   const std::vector<std::string> expected = {
       "w.xml:1: contacts between the model's 2 geoms are not simulated (as MuJoCo with contacts "
-      "disabled)",
-      "w.xml:1: the limits of 1 joints are stored but not enforced (as MuJoCo with limits "
       "disabled)"};
   EXPECT_EQ(w, expected);
+  const std::string off = "<option><flag contact=\"disable\"/></option>";
+  EXPECT_EQ(
+      zwang::load_mjcf_string(body_with("<joint/>\n<geom size=\"0.1\"/>", off), "w.xml").warnings,
+      std::vector<std::string>{});
 }
 
 TEST(MjcfWarnings, UnsupportedElementOnce) {
@@ -663,15 +649,15 @@ TEST(MjcfWarnings, UnsupportedElementOnce) {
 TEST(MjcfWarnings, EachUnsupportedThingOnce) {
   const std::vector<std::string> w = load_warnings(
       body_with("<joint springdamper=\"1 1\" frictionloss=\"0.5\"/>\n<geom size=\"0.1\"/>",
-                "<sensor><jointpos joint=\"j\"/></sensor>\n<contact/><equality/>"));
+                "<sensor><jointpos joint=\"j\"/></sensor>\n<contact/><equality/>\n"
+                "<option><flag gravity=\"disable\" limit=\"disable\"/></option>"));
+  // <option> is read first, wherever it stands
   const std::vector<std::string> expected = {
+      "w.xml:10: attribute 'gravity' of <flag> is not supported; ignored",
       "w.xml:4: attribute 'springdamper' of <joint> is not supported; ignored",
-      "w.xml:4: joint frictionloss is not simulated; ignored",
       "w.xml:8: element <sensor> is not supported; ignored",
       "w.xml:9: element <contact> is not supported; ignored (contact pairs and exclusions are "
-      "not simulated)",
-      "w.xml:9: element <equality> is not supported; ignored (equality constraints are not "
-      "simulated)"};
+      "not simulated)"};
   EXPECT_EQ(w, expected);
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "kernels/status.h"
 #include "zwang/examples.hpp"
 
 namespace zwang::cli {
@@ -134,8 +136,119 @@ void write_file(const std::string& path, const std::string& text) {
   }
 }
 
+namespace {
+
+// MuJoCo's <flag> attribute names of the DisableBit flags
+constexpr std::pair<const char*, int> kDisableFlags[] = {{"constraint", kDisableConstraint},
+                                                         {"equality", kDisableEquality},
+                                                         {"frictionloss", kDisableFrictionloss},
+                                                         {"limit", kDisableLimit},
+                                                         {"contact", kDisableContact}};
+
+}  // namespace
+
+std::vector<std::string> disable_flag_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, bit] : kDisableFlags) names.emplace_back(name);
+  return names;
+}
+
+int parse_disable(const std::vector<std::string>& lists) {
+  int flags = 0;
+  for (const std::string& list : lists) {
+    std::stringstream in(list + ",");  // "a,b," splits into a, b and a last ""
+    for (std::string name; std::getline(in, name, ',');) {
+      const auto it = std::find_if(std::begin(kDisableFlags), std::end(kDisableFlags),
+                                   [&](const auto& flag) { return name == flag.first; });
+      if (it == std::end(kDisableFlags)) {
+        throw std::invalid_argument(
+            fmt::format("--disable: {} in '{}' (valid: {})",
+                        name.empty() ? std::string("an empty name") : "unknown flag '" + name + "'",
+                        list, fmt::join(disable_flag_names(), ", ")));
+      }
+      flags |= it->second;
+    }
+  }
+  return flags;
+}
+
+namespace {
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
+}  // namespace
+
+DriveOption parse_drive(const std::string& text) {
+  constexpr const char* kForm = "JOINT=q0,v0,amplitude,omega,phase";
+  // numbers hold no '=', so the last one ends the joint's name
+  const auto eq = text.rfind('=');
+  if (eq == std::string::npos || trimmed(text.substr(0, eq)).empty()) {
+    throw std::invalid_argument(fmt::format("--drive: '{}' is not {}", text, kForm));
+  }
+  DriveOption d{trimmed(text.substr(0, eq))};
+  std::vector<std::string> numbers;
+  std::stringstream in(text.substr(eq + 1) + ",");  // "a,b," splits into a, b and keeps a last ""
+  for (std::string item; std::getline(in, item, ',');) numbers.push_back(trimmed(item));
+  if (numbers.size() != d.prm.size()) {
+    throw std::invalid_argument(fmt::format("--drive: '{}' has {} number{}; {} needs 5", text,
+                                            numbers.size(), numbers.size() == 1 ? "" : "s", kForm));
+  }
+  for (std::size_t k = 0; k < numbers.size(); ++k) {
+    const std::string& x = numbers[k];
+    const char* begin = x.data() + (x.size() > 1 && x[0] == '+' ? 1 : 0);
+    const char* end = x.data() + x.size();
+    const auto [stop, error] = std::from_chars(begin, end, d.prm[k]);
+    if (x.empty() || error != std::errc() || stop != end || !std::isfinite(d.prm[k])) {
+      constexpr const char* kNames[5] = {"q0", "v0", "amplitude", "omega", "phase"};
+      throw std::invalid_argument(
+          fmt::format("--drive: '{}': {} '{}' is not a finite number", text, kNames[k], x));
+    }
+  }
+  return d;
+}
+
+void apply_drives(Model& model, const std::vector<DriveOption>& drives) {
+  std::set<std::string> given;
+  for (const DriveOption& d : drives) {
+    const int j = model.joint_id(d.joint);
+    if (j < 0)
+      throw std::invalid_argument(fmt::format("--drive: no joint '{}' in the model", d.joint));
+    const JointType type = model.jnt_type[j];
+    if (type != JointType::kHinge && type != JointType::kSlide) {
+      throw std::invalid_argument(
+          fmt::format("--drive: joint '{}' is a {} joint; drives act on hinge and slide joints",
+                      d.joint, to_string(type)));
+    }
+    if (!given.insert(d.joint).second)
+      throw std::invalid_argument(fmt::format("--drive: joint '{}' is given twice", d.joint));
+    const auto it = std::find(model.drive_jnt.begin(), model.drive_jnt.end(), j);
+    const std::size_t k = it - model.drive_jnt.begin();
+    if (it == model.drive_jnt.end()) {
+      model.drive_jnt.push_back(j);
+      model.drive_prm.resize(model.drive_prm.size() + d.prm.size());
+      model.drive_solref.insert(model.drive_solref.end(), kDefaultSolRef.begin(),
+                                kDefaultSolRef.end());
+      ++model.ndrive;
+    }
+    std::copy(d.prm.begin(), d.prm.end(), model.drive_prm.begin() + d.prm.size() * k);
+  }
+}
+
+void apply_model_edits(Model& model, const ModelEdits& edits) {
+  const int flags = parse_disable(edits.disable);
+  std::vector<DriveOption> drives;
+  for (const std::string& text : edits.drive) drives.push_back(parse_drive(text));
+  model.disableflags |= flags;
+  apply_drives(model, drives);
+  model.validate();
+}
+
 std::vector<std::string> randomize_parameters() {
-  return {"mass", "inertia", "damping", "armature", "stiffness", "gain", "gear", "gravity"};
+  return {"mass", "inertia", "damping", "armature", "stiffness",
+          "gain", "gear",    "gravity", "drive"};
 }
 
 std::vector<RandomizeTerm> parse_randomize(const std::string& spec) {
@@ -219,6 +332,9 @@ std::string nothing_to_scale(const std::string& parameter, const Model& m) {
       return "every actuator gain and bias of the model is 0";
   } else if (parameter == "gravity" && zero(m.gravity.begin(), m.gravity.end())) {
     return "the model's gravity is 0";
+  } else if (parameter == "drive") {
+    if (m.ndrive == 0) return "the model drives no joint";
+    if (zero(m.drive_prm.begin(), m.drive_prm.end())) return "every drive number of the model is 0";
   }
   return "";
 }
@@ -267,6 +383,8 @@ void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
       scale(b.actuator_gear(), 1, t.low, t.high, rng);
     } else if (t.parameter == "gravity") {
       scale(b.gravity(), 3, t.low, t.high, rng);
+    } else if (t.parameter == "drive") {
+      scale(b.drive_prm(), 1, t.low, t.high, rng);
     }
   }
 }
@@ -415,8 +533,32 @@ States parse_states(const std::string& json_text, const Model& model) {
   return s;
 }
 
+namespace {
+
+// the values of one field of every instance, [instance][element]
 template <class T>
-std::string dynamics_json(const Model& model, const States& states) {
+nlohmann::json per_instance(FieldRef<T> field) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::int64_t i = 0; i < field.instances(); ++i) {
+    const std::vector<T> v = field.get(i);
+    rows.push_back(std::vector<double>(v.begin(), v.end()));
+  }
+  return rows;
+}
+
+// a count held in a one-element field, [instance]
+template <class T>
+nlohmann::json per_instance_count(FieldRef<T> field) {
+  nlohmann::json counts = nlohmann::json::array();
+  for (const T x : field.column(0)) counts.push_back(std::lround(x));
+  return counts;
+}
+
+}  // namespace
+
+template <class T>
+std::string dynamics_json(const Model& model, const States& states,
+                          std::vector<std::string>* warnings) {
   const std::int64_t n = static_cast<std::int64_t>(states.qpos.size());
   Simulator<T> sim(model, n);
   Batch<T>& b = sim.batch();
@@ -427,15 +569,16 @@ std::string dynamics_json(const Model& model, const States& states) {
       b.ctrl().set(i, std::vector<T>(states.ctrl[i].begin(), states.ctrl[i].end()));
   }
   sim.forward();
-  const std::vector<InstanceFailure> failures = sim.failures();
-  if (!failures.empty()) {
-    throw std::runtime_error(fmt::format("state {}: {}", failures.front().instance,
-                                         describe_status(failures.front().status)));
+  for (const InstanceFailure& f : sim.failures()) {
+    if (f.status & kStatusStopping) {
+      throw std::runtime_error(fmt::format("state {}: {}", f.instance, describe_status(f.status)));
+    }
+    if (warnings)
+      warnings->push_back(fmt::format("state {}: {}", f.instance, describe_status(f.status)));
   }
   const int nv = model.nv;
   nlohmann::json out{{"nq", model.nq}, {"nv", nv}};
-  nlohmann::json mass = nlohmann::json::array(), bias = nlohmann::json::array(),
-                 qacc = nlohmann::json::array();
+  nlohmann::json mass = nlohmann::json::array();
   for (std::int64_t i = 0; i < n; ++i) {
     std::vector<double> dense(static_cast<std::size_t>(nv) * nv);
     for (int r = 0; r < nv; ++r) {
@@ -443,13 +586,15 @@ std::string dynamics_json(const Model& model, const States& states) {
         dense[r * nv + c] = dense[c * nv + r] = b.qM()(i, r * (r + 1) / 2 + c);
     }
     mass.push_back(dense);
-    const std::vector<T> h = b.qfrc_bias().get(i), a = b.qacc().get(i);
-    bias.push_back(std::vector<double>(h.begin(), h.end()));
-    qacc.push_back(std::vector<double>(a.begin(), a.end()));
   }
   out["M"] = std::move(mass);
-  out["bias"] = std::move(bias);
-  out["qacc"] = std::move(qacc);
+  out["bias"] = per_instance(b.qfrc_bias());
+  out["qacc"] = per_instance(b.qacc());
+  out["qacc_smooth"] = per_instance(b.qacc_smooth());
+  out["qfrc_constraint"] = per_instance(b.qfrc_constraint());
+  out["efc_nactive"] = per_instance_count(b.efc_nactive());
+  out["solver_niter"] = per_instance_count(b.solver_niter());
+  if (model.ndrive > 0) out["drive_force"] = per_instance(b.drive_force());
   return out.dump();
 }
 
@@ -459,7 +604,7 @@ template void apply_randomize(Simulator<double>&, const std::vector<RandomizeTer
                               std::mt19937_64&);
 template void scatter_initial_state(Simulator<float>&, double, std::mt19937_64&);
 template void scatter_initial_state(Simulator<double>&, double, std::mt19937_64&);
-template std::string dynamics_json<float>(const Model&, const States&);
-template std::string dynamics_json<double>(const Model&, const States&);
+template std::string dynamics_json<float>(const Model&, const States&, std::vector<std::string>*);
+template std::string dynamics_json<double>(const Model&, const States&, std::vector<std::string>*);
 
 }  // namespace zwang::cli

@@ -2,6 +2,7 @@
 // name, parameter randomisation, and batches of states in JSON.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -25,6 +26,35 @@ struct OpenedModel {
 // example (zwang::examples::names()); the default built-in is the 8-link chain.
 OpenedModel open_model(const std::string& spec, bool floating_base = false);
 inline constexpr const char* kDefaultModel = "chain";
+
+// \brief MuJoCo's names of the flags --disable takes, in DisableBit order: constraint,
+// equality, frictionloss, limit, contact.
+std::vector<std::string> disable_flag_names();
+// \brief The DisableBit flags of --disable values, each a comma-separated list of names;
+// std::invalid_argument names an unknown or empty name and lists the valid ones.
+int parse_disable(const std::vector<std::string>& lists);
+
+// \brief One --drive: the hinge or slide `joint` follows
+// q(t) = q0 + v0 t + amplitude sin(omega t + phase).
+struct DriveOption {
+  std::string joint;
+  std::array<double, 5> prm{};  // q0 v0 amplitude omega phase (rad or m, s)
+};
+// \brief "JOINT=q0,v0,amplitude,omega,phase"; std::invalid_argument names the malformed value.
+DriveOption parse_drive(const std::string& text);
+// \brief Drives joints of `model`: a joint the model drives already gets the new numbers (its
+// solref stays), any other hinge or slide a new drive with the default solref.
+// std::invalid_argument names the option and the joint for an unknown joint, a joint that is not
+// a hinge or a slide, or a joint given twice.
+void apply_drives(Model& model, const std::vector<DriveOption>& drives);
+
+// \brief --disable and --drive of `dynamics` and `run`, applied to a loaded model.
+struct ModelEdits {
+  std::vector<std::string> disable{};  // comma-separated flag names
+  std::vector<std::string> drive{};    // JOINT=q0,v0,amplitude,omega,phase
+};
+// \brief ORs the --disable flags into model.disableflags, adds the drives, validates the model.
+void apply_model_edits(Model& model, const ModelEdits& edits);
 
 // \brief One term of --randomize: every element of `parameter` of every instance is multiplied
 // by its own factor drawn uniformly from [low, high].
@@ -62,8 +92,13 @@ std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInput
 // the OS error.
 void write_file(const std::string& path, const std::string& text);
 
-// \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]]} at the states.
+// \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]],
+// "qacc_smooth": [[nv]], "qfrc_constraint": [[nv]], "efc_nactive": [...], "solver_niter": [...]}
+// at the states (time 0), and "drive_force": [[ndrive]] when the model drives joints.
+// std::runtime_error names the first state that fails; a state whose constraint solve reached
+// the iteration cap is answered and named in `warnings`.
 template <class T>
-std::string dynamics_json(const Model& model, const States& states);
+std::string dynamics_json(const Model& model, const States& states,
+                          std::vector<std::string>* warnings = nullptr);
 
 }  // namespace zwang::cli

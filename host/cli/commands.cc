@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "cli_common.hpp"
 #include "h5_writer.hpp"
+#include "kernels/status.h"
 
 namespace zwang::cli {
 namespace {
@@ -28,6 +30,14 @@ std::vector<T> gather(FieldRef<T> f) {
     const std::span<T> column = f.column(j);
     for (std::int64_t i = 0; i < f.instances(); ++i) out[i * f.width() + j] = column[i];
   }
+  return out;
+}
+
+// a count held in a one-element field, for every instance
+template <class T>
+std::vector<int> counts(FieldRef<T> f) {
+  std::vector<int> out;
+  for (const T x : f.column(0)) out.push_back(static_cast<int>(std::lround(x)));
   return out;
 }
 
@@ -135,6 +145,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->create_series("qvel", {n, static_cast<hsize_t>(m.nv)}, bytes);
     h5->create_series("ctrl", {n, static_cast<hsize_t>(m.nu)}, bytes);
     h5->create_series("time", {n}, 8);
+    h5->create_int_series("efc_nactive", {n});
+    h5->create_int_series("solver_niter", {n});
     h5->attribute("model", opened.source);
     h5->attribute("nq", std::int64_t{m.nq});
     h5->attribute("nv", std::int64_t{m.nv});
@@ -150,12 +162,18 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("seed", o.seed);
     h5->attribute("randomize", o.randomize);
     h5->attribute("ctrl", o.ctrl);
+    h5->attribute("disableflags", std::int64_t{m.disableflags});
+    std::vector<std::string> driven;
+    for (const int j : m.drive_jnt) driven.push_back(m.jnt_name[j]);
+    h5->attribute("drive_joints", driven);
     h5->attribute("body_names", m.body_name);
     h5->attribute("joint_names", m.jnt_name);
     h5->attribute("actuator_names", m.actuator_name);
     h5->attribute(
         "layout",
-        std::string("qpos, qvel, ctrl: [record][instance][coordinate]; time: [record][instance]"));
+        std::string("qpos, qvel, ctrl: [record][instance][coordinate]; time, efc_nactive, "
+                    "solver_niter: [record][instance]; parameters/drive_prm: [instance][q0 v0 "
+                    "amplitude omega phase of each of drive_joints]"));
     // the parameters each instance ran with, [instance][element]
     h5->create_group("parameters");
 #define ZW_X(name, count)                                                       \
@@ -174,6 +192,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->append("ctrl", gather(b.ctrl()).data());
     const std::span<const double> t = std::as_const(b).time();
     h5->append("time", t.data());
+    h5->append("efc_nactive", counts(b.efc_nactive()).data());
+    h5->append("solver_niter", counts(b.solver_niter()).data());
     h5->end_record();
   };
 
@@ -217,16 +237,25 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->close(signo != 0 ? "interrupted" : "complete");
   }
 
-  const std::vector<InstanceFailure> failures = sim.failures();
+  // instances that stopped, and those whose constraint solve reached the iteration cap
+  std::vector<InstanceFailure> stopped, capped;
+  for (const InstanceFailure& f : sim.failures())
+    (f.status & kStatusStopping ? stopped : capped).push_back(f);
   const double total = static_cast<double>(o.instances) * done;
   std::printf("%.4g instance-steps/s  (%lld instances x %d steps in %.3f s, %s, %s)\n",
               total / std::max(stepping, 1e-12), static_cast<long long>(o.instances), done,
               stepping, o.precision.c_str(), sim.backend().c_str());
-  if (!failures.empty()) {
-    std::printf("%zu instance(s) stopped:\n", failures.size());
-    for (std::size_t k = 0; k < std::min<std::size_t>(failures.size(), 5); ++k) {
-      std::printf("  %s\n", failures[k].message().c_str());
+  if (!stopped.empty()) {
+    std::printf("%zu instance(s) stopped:\n", stopped.size());
+    for (std::size_t k = 0; k < std::min<std::size_t>(stopped.size(), 5); ++k) {
+      std::printf("  %s\n", stopped[k].message().c_str());
     }
+  }
+  if (!capped.empty()) {
+    std::printf(
+        "%zu instance(s) went on after a constraint solve reached its iteration cap (%d), "
+        "instance %lld first\n",
+        capped.size(), m.iterations, static_cast<long long>(capped.front().instance));
   }
   if (signo != 0) {
     const std::string kept = h5 ? fmt::format("; {} keeps {} record{}", o.out, h5->records(),
@@ -284,7 +313,8 @@ int run_info(const std::string& spec, bool floating_base) {
 }
 
 int run_rollout(const std::string& spec, bool floating_base, const RunOptions& options) {
-  const OpenedModel opened = open_model(spec, floating_base);
+  OpenedModel opened = open_model(spec, floating_base);
+  apply_model_edits(opened.model, {options.disable, options.drive});
   for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   return options.precision == "f32" ? rollout<float>(opened, options)
                                     : rollout<double>(opened, options);

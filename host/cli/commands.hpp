@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace zwang::cli {
 
@@ -24,6 +25,8 @@ struct RunOptions {
   std::string out;
   int record_every = 10;
   bool no_progress = false;
+  std::vector<std::string> disable;  // --disable lists of MuJoCo flag names
+  std::vector<std::string> drive;    // --drive JOINT=q0,v0,amplitude,omega,phase
 };
 
 int run_rollout(const std::string& spec, bool floating_base, const RunOptions& options);

@@ -221,10 +221,19 @@ void H5File::close(const std::string& status) {
 
 void H5File::create_series(const std::string& name, const std::vector<hsize_t>& shape,
                            int float_bytes) {
+  create_typed_series(name, shape, float_bytes == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE);
+}
+
+void H5File::create_int_series(const std::string& name, const std::vector<hsize_t>& shape) {
+  create_typed_series(name, shape, H5T_STD_I32LE);
+}
+
+void H5File::create_typed_series(const std::string& name, const std::vector<hsize_t>& shape,
+                                 hid_t type) {
   make_room(0, fmt::format("creating '{}'", name));
   // an empty axis (ctrl without actuators) may grow too, as a chunk cannot be empty
   std::vector<hsize_t> dims{0}, max{H5S_UNLIMITED}, chunk{1};
-  hsize_t bytes = static_cast<hsize_t>(float_bytes);
+  hsize_t bytes = H5Tget_size(type);
   for (hsize_t d : shape) {
     dims.push_back(d);
     max.push_back(d == 0 ? H5S_UNLIMITED : d);
@@ -238,7 +247,6 @@ void H5File::create_series(const std::string& name, const std::vector<hsize_t>& 
   // rather than when the cache is flushed
   const hid_t access = H5Pcreate(H5P_DATASET_ACCESS);
   H5Pset_chunk_cache(access, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
-  const hid_t type = float_bytes == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   errno = 0;
   const hid_t dataset = H5Dcreate2(file_, name.c_str(), type, space, H5P_DEFAULT, props, access);
   const int error = last_error();
@@ -291,6 +299,9 @@ void H5File::append(const std::string& name, const double* values) {
 }
 void H5File::append(const std::string& name, const float* values) {
   append_raw(name, values, H5T_NATIVE_FLOAT);
+}
+void H5File::append(const std::string& name, const int* values) {
+  append_raw(name, values, H5T_NATIVE_INT);
 }
 
 void H5File::end_record() {

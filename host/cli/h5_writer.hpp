@@ -27,9 +27,12 @@ class H5File {
   // \brief A dataset of records, each `shape` (row-major), growing along its first axis.
   // `float_bytes` is 4 or 8. A record may be empty (a zero in `shape`).
   void create_series(const std::string& name, const std::vector<hsize_t>& shape, int float_bytes);
+  // \brief The same, of 32-bit integers.
+  void create_int_series(const std::string& name, const std::vector<hsize_t>& shape);
   // \brief Appends one record of the series.
   void append(const std::string& name, const double* values);
   void append(const std::string& name, const float* values);
+  void append(const std::string& name, const int* values);
   // \brief Ends a record: `records` counts it and everything written so far reaches the file.
   void end_record();
   std::int64_t records() const { return records_; }
@@ -62,6 +65,7 @@ class H5File {
     hsize_t records;
   };
   Series& series(const std::string& name);
+  void create_typed_series(const std::string& name, const std::vector<hsize_t>& shape, hid_t type);
   void append_raw(const std::string& name, const void* values, hid_t memory_type);
   void scalar_attribute(const std::string& name, hid_t file_type, hid_t memory_type,
                         const void* value);

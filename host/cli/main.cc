@@ -1,6 +1,6 @@
 // zwang: the command-line tool.
 //   zwang info [MODEL]                       what a model holds
-//   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias and q̈ at a batch of states
+//   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈ and constraint forces at states
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
 #include <fmt/format.h>
@@ -26,12 +26,16 @@ void print_warnings(const OpenedModel& opened) {
 }
 
 int dynamics(const std::string& spec, bool floating_base, const std::string& input,
-             const std::string& output, const std::string& precision) {
-  const OpenedModel opened = open_model(spec, floating_base);
+             const std::string& output, const std::string& precision, const ModelEdits& edits) {
+  OpenedModel opened = open_model(spec, floating_base);
+  apply_model_edits(opened.model, edits);
   print_warnings(opened);
   const States states = parse_states(read_file(input), opened.model);
-  const std::string json = precision == "f32" ? dynamics_json<float>(opened.model, states)
-                                              : dynamics_json<double>(opened.model, states);
+  std::vector<std::string> warnings;
+  const std::string json = precision == "f32"
+                               ? dynamics_json<float>(opened.model, states, &warnings)
+                               : dynamics_json<double>(opened.model, states, &warnings);
+  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   write_file(output, json + '\n');
   std::fprintf(stderr, "%zu states of %s -> %s\n", states.qpos.size(), opened.source.c_str(),
                output.c_str());
@@ -103,23 +107,47 @@ int main(int argc, char** argv) {
     cmd->add_flag("--floating-base", floating_base,
                   "URDF: a free joint between the world and the root link");
   };
+  // --disable and --drive, on `dynamics` and `run`
+  ModelEdits edits;
+  auto add_edits = [&](CLI::App* cmd, const char* when) {
+    cmd->add_option("--disable", edits.disable,
+                    fmt::format("constraints to switch off, MuJoCo's flag names as a comma list: "
+                                "{}; repeatable; added to the model's <option><flag> (drives "
+                                "stay on)",
+                                fmt::join(disable_flag_names(), ", ")))
+        ->type_name("LIST")
+        ->allow_extra_args(false);
+    cmd->add_option("--drive", edits.drive,
+                    fmt::format("JOINT=q0,v0,A,omega,phase: the hinge or slide JOINT follows q0 + "
+                                "v0 t + A sin(omega t + phase) (rad or m, s{}); repeatable; "
+                                "replaces the numbers of a drive the model has already (MJCF "
+                                "<custom><numeric name=\"drive:JOINT\">)",
+                                when))
+        ->type_name("SPEC")
+        ->allow_extra_args(false);
+  };
 
   CLI::App* info = app.add_subcommand(
       "info", "Bodies, joints, sizes, actuators, total mass and warnings of a model");
   add_model(info);
 
   CLI::App* dyn = app.add_subcommand(
-      "dynamics", "Mass matrix, bias forces and accelerations at a batch of states");
+      "dynamics",
+      "Mass matrix, bias forces, accelerations and constraint forces at a batch of states");
   add_model(dyn);
   std::string input, output, precision = "f64";
   dyn->add_option("-i,--input", input,
                   "JSON {\"qpos\": [[...]], \"qvel\": [[...]], \"ctrl\": [[...]]}")
       ->required();
-  dyn->add_option("-o,--output", output, "JSON {\"nq\", \"nv\", \"M\", \"bias\", \"qacc\"}")
+  dyn->add_option("-o,--output", output,
+                  "JSON {\"nq\", \"nv\", \"M\", \"bias\", \"qacc\" (constrained), "
+                  "\"qacc_smooth\", \"qfrc_constraint\", \"efc_nactive\", \"solver_niter\", "
+                  "\"drive_force\" (with drives)}")
       ->required();
   dyn->add_option("--precision", precision, "f64 or f32")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();
+  add_edits(dyn, "; the states are at t = 0");
 
   CLI::App* run =
       app.add_subcommand("run", "A batched rollout: throughput, and the trajectory in HDF5");
@@ -157,11 +185,13 @@ int main(int argc, char** argv) {
       ->check(number_in(0, kMaxInitNoise))
       ->capture_default_str();
   run->add_option("-o,--out", ro.out,
-                  "trajectory file (HDF5): qpos, qvel, ctrl per record and instance");
+                  "trajectory file (HDF5): qpos, qvel, ctrl, active constraint rows and solver "
+                  "iterations per record and instance");
   run->add_option("--record-every", ro.record_every, "steps between records")
       ->check(integer_from(1))
       ->capture_default_str();
   run->add_flag("--no-progress", ro.no_progress, "no progress bar even on a terminal");
+  add_edits(run, "");
 
   try {
     app.parse(argc, argv);
@@ -170,7 +200,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (*info) return run_info(spec, floating_base);
-    if (*dyn) return dynamics(spec, floating_base, input, output, precision);
+    if (*dyn) return dynamics(spec, floating_base, input, output, precision, edits);
+    ro.disable = edits.disable;
+    ro.drive = edits.drive;
     return run_rollout(spec, floating_base, ro);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zwang: %s\n", e.what());

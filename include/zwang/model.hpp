@@ -37,6 +37,23 @@ std::string_view to_string(ActuatorType type);
 using Vec3d = std::array<double, 3>;
 using Quatd = std::array<double, 4>;  // w, x, y, z
 
+// \brief MuJoCo's softness of a constraint row.  solref (timeconst, dampratio) > 0, or
+// (−stiffness, −damping) ≤ 0 for the direct form; solimp (dmin, dmax, width, midpoint, power)
+// is the impedance, rising from dmin at the constraint to dmax at distance `width`.
+using SolRef = std::array<double, 2>;
+using SolImp = std::array<double, 5>;
+inline constexpr SolRef kDefaultSolRef{0.02, 1};
+inline constexpr SolImp kDefaultSolImp{0.9, 0.95, 0.001, 0.5, 2};
+
+// \brief Constraint types switched off by Model::disableflags, MuJoCo's mjtDisableBit values.
+enum DisableBit : int {
+  kDisableConstraint = 1 << 0,    // every constraint row
+  kDisableEquality = 1 << 1,      // equality constraints
+  kDisableFrictionloss = 1 << 2,  // dof friction loss
+  kDisableLimit = 1 << 3,         // joint limits
+  kDisableContact = 1 << 4,       // contacts
+};
+
 // \brief Inertia tensor about the centre of mass in the body frame: xx yy zz xy xz yz (kg m²).
 using Inertia6 = std::array<double, 6>;
 
@@ -63,8 +80,69 @@ struct JointSpec {
   double stiffness = 0;  // spring stiffness (N m/rad or N/m)
   double springref = 0;  // spring rest position, hinge and slide
   double ref = 0;        // hinge and slide position of the body frame as built (qpos0)
-  bool limited = false;  // range stored for later constraints, not enforced yet
-  std::array<double, 2> range{0, 0};
+  bool limited = false;  // range enforced by limit rows (hinge, slide: q; ball: rotation angle)
+  std::array<double, 2> range{0, 0};  // (rad or m); a ball uses max(range) as its cone angle
+  double margin = 0;                  // a limit row is active at distance < margin
+  SolRef solreflimit = kDefaultSolRef;
+  SolImp solimplimit = kDefaultSolImp;
+  double frictionloss = 0;  // dry friction per dof (N m or N), a friction row when > 0
+  SolRef solreffriction = kDefaultSolRef;
+  SolImp solimpfriction = kDefaultSolImp;
+};
+
+enum class EqualityType : int { kConnect = 0, kWeld = 1, kJoint = 2 };
+
+// \brief An equality constraint, MuJoCo's <equality> elements.
+//   connect: body1's point `anchor` (body1 frame) stays at the same world point as the point
+//            of body2 that coincided with it at qpos0 (3 rows)
+//   weld:    body2's point `anchor` (body2 frame) and body2's orientation keep the pose relative
+//            to body1 given by `relpose` (position in body1's frame, quaternion q1⁻¹ q2), or the
+//            pose at qpos0 when relpose's quaternion is zero (6 rows; rotation rows scaled by
+//            torquescale)
+//   joint:   q1 − q1₀ = Σ_k polycoef_k (q2 − q2₀)^k, or q1 − q1₀ = polycoef_0 without joint2
+//            (1 row; hinge and slide joints)
+struct EqualitySpec {
+  std::string name;  // unique among equalities; may be empty
+  EqualityType type = EqualityType::kConnect;
+  std::string obj1;  // body1 (connect, weld) or joint1 (joint)
+  std::string obj2;  // body2 (empty: the world) or joint2 (empty: none)
+  Vec3d anchor{0, 0, 0};
+  std::array<double, 7> relpose{0, 0, 0, 0, 0, 0, 0};
+  double torquescale = 1;
+  std::array<double, 5> polycoef{0, 1, 0, 0, 0};
+  bool active = true;
+  // exact (Gauss projection with drift correction by solref) instead of MuJoCo's soft row
+  bool hard = false;
+  SolRef solref = kDefaultSolRef;
+  SolImp solimp = kDefaultSolImp;
+};
+
+// \brief A driven hinge or slide joint (rheonomic constraint): its coordinate follows
+// q(t) = q0 + v0 t + amplitude sin(omega t + phase) exactly (hard row); the five numbers are
+// per-instance parameters (Batch::drive_prm).  solref sets the drift correction.
+struct DriveSpec {
+  std::string joint;
+  double q0 = 0, v0 = 0, amplitude = 0, omega = 0, phase = 0;
+  SolRef solref = kDefaultSolRef;
+};
+
+enum class NonholonomicType : int {
+  kKnifeEdge = 0,      // the body point `point` has no velocity along the body axis `direction`
+  kRollingSphere = 1,  // a sphere of `radius` centred at the body origin rolls without slipping
+                       // on the plane z = `height` (its contact point has zero velocity)
+};
+
+// \brief A constraint linear in velocity, A(q) q̇ = 0, enforced exactly at acceleration level:
+// A q̈ + Ȧ q̇ = 0 (seed 001 §5).
+struct NonholonomicSpec {
+  std::string name;  // may be empty
+  NonholonomicType type = NonholonomicType::kKnifeEdge;
+  std::string body;
+  Vec3d point{0, 0, 0};            // knife edge: the contact point, body frame
+  Vec3d direction{0, 1, 0};        // knife edge: the blocked direction, body frame, normalised
+  double radius = 0;               // rolling sphere
+  double height = 0;               // rolling sphere: the plane
+  SolRef solref = kDefaultSolRef;  // drift correction of the sphere's height
 };
 
 struct ActuatorSpec {
@@ -107,6 +185,11 @@ struct Model {
   Integrator integrator = Integrator::kEuler;
   Vec3d gravity{0, 0, -9.81};  // (m/s²)
 
+  // constraint solver (MuJoCo's <option iterations tolerance> and <flag>)
+  int iterations = 100;     // Newton iterations at most
+  double tolerance = 1e-8;  // on the scaled gradient norm
+  int disableflags = 0;     // DisableBit
+
   std::vector<std::string> body_name;
   std::vector<int> body_parent;      // -1 for the world
   std::vector<int> body_jntadr;      // first joint (nbody)
@@ -131,15 +214,24 @@ struct Model {
   std::vector<double> jnt_stiffness;  // (njnt)
   std::vector<int> jnt_limited;       // (njnt)
   std::vector<double> jnt_range;      // (njnt x 2)
+  std::vector<double> jnt_margin;     // (njnt)
+  std::vector<double> jnt_solref;     // limit rows (njnt x 2)
+  std::vector<double> jnt_solimp;     // limit rows (njnt x 5)
   std::vector<double> qpos0;          // default configuration (nq)
   std::vector<double> qpos_spring;    // spring rest configuration (nq)
 
-  std::vector<int> dof_jnt;          // (nv)
-  std::vector<int> dof_body;         // (nv)
-  std::vector<int> dof_parent;       // previous dof on the path to the root, -1 (nv)
-  std::vector<double> dof_damping;   // (nv)
-  std::vector<double> dof_armature;  // (nv)
-  std::vector<int> tree_dof;         // ancestor dofs of each body, increasing
+  std::vector<int> dof_jnt;              // (nv)
+  std::vector<int> dof_body;             // (nv)
+  std::vector<int> dof_parent;           // previous dof on the path to the root, -1 (nv)
+  std::vector<double> dof_damping;       // (nv)
+  std::vector<double> dof_armature;      // (nv)
+  std::vector<double> dof_frictionloss;  // (nv)
+  std::vector<double> dof_solref;        // friction rows (nv x 2)
+  std::vector<double> dof_solimp;        // friction rows (nv x 5)
+  // mean diagonal of J H⁻¹ Jᵀ at qpos0: the scale of R (MuJoCo's invweight0)
+  std::vector<double> body_invweight0;  // translation, rotation (nbody x 2)
+  std::vector<double> dof_invweight0;   // (nv)
+  std::vector<int> tree_dof;            // ancestor dofs of each body, increasing
 
   std::vector<std::string> actuator_name;
   std::vector<ActuatorType> actuator_type;  // (nu)
@@ -159,11 +251,37 @@ struct Model {
   std::vector<int> wrap_jnt;      // joint of each term (Σ tendon_num)
   std::vector<double> wrap_coef;  // coefficient of each term (Σ tendon_num)
 
+  int neq = 0;  // equality constraints
+  std::vector<std::string> eq_name;
+  std::vector<EqualityType> eq_type;  // (neq)
+  std::vector<int> eq_obj1id;         // body or joint (neq)
+  std::vector<int> eq_obj2id;         // body (0: world) or joint (-1: none) (neq)
+  std::vector<int> eq_active;         // (neq)
+  std::vector<int> eq_hard;           // (neq)
+  // MuJoCo's eq_data: connect anchor1, anchor2; weld anchor2, anchor1, relquat, torquescale;
+  // joint polycoef (neq x 11)
+  std::vector<double> eq_data;
+  std::vector<double> eq_solref;  // (neq x 2)
+  std::vector<double> eq_solimp;  // (neq x 5)
+
+  int ndrive = 0;                    // driven joints
+  std::vector<int> drive_jnt;        // (ndrive)
+  std::vector<double> drive_prm;     // q0 v0 amplitude omega phase (ndrive x 5)
+  std::vector<double> drive_solref;  // (ndrive x 2)
+
+  int nnhc = 0;  // non-holonomic constraints
+  std::vector<std::string> nhc_name;
+  std::vector<NonholonomicType> nhc_type;  // (nnhc)
+  std::vector<int> nhc_body;               // (nnhc)
+  std::vector<double> nhc_data;            // point, direction | radius, height, 0 ... (nnhc x 6)
+  std::vector<double> nhc_solref;          // (nnhc x 2)
+
   // \brief Index of a named element, -1 if there is none.
   int body_id(std::string_view name) const;
   int joint_id(std::string_view name) const;
   int actuator_id(std::string_view name) const;
   int tendon_id(std::string_view name) const;
+  int equality_id(std::string_view name) const;
 
   Sizes sizes() const;
   // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
@@ -186,6 +304,13 @@ class ModelBuilder {
   void add_actuator(const ActuatorSpec& spec);
   // \brief Adds a fixed tendon over joints added before it.
   void add_tendon(const TendonSpec& spec);
+  // \brief Adds an equality constraint between bodies or joints added before it.
+  void add_equality(const EqualitySpec& spec);
+  // \brief Drives a hinge or slide joint added before it; at most one drive per joint.
+  void add_drive(const DriveSpec& spec);
+  void add_nonholonomic(const NonholonomicSpec& spec);
+  // \brief Solver iterations and tolerance of the constraint solver.
+  ModelBuilder& set_solver(int iterations, double tolerance);
 
   // \brief The model; checks what needs the whole tree (joint order, massless moving bodies).
   Model build() const;
@@ -207,6 +332,11 @@ class ModelBuilder {
   std::set<std::string, std::less<>> joint_names_;
   std::vector<ActuatorSpec> actuators_;
   std::vector<TendonSpec> tendons_;
+  std::vector<EqualitySpec> equalities_;
+  std::vector<DriveSpec> drives_;
+  std::vector<NonholonomicSpec> nonholonomic_;
+  int iterations_ = 100;
+  double tolerance_ = 1e-8;
 };
 
 // \brief Length of every fixed tendon at a configuration: Σ_i coef_i qpos[jnt_qposadr[j_i]]

@@ -96,7 +96,9 @@ class UrdfMujoco : public ::testing::TestWithParam<Case> {};
 
 TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
   const Case& c = GetParam();
-  const Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty()}).model;
+  Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty()}).model;
+  // the smooth dynamics, as in MuJoCo (load_mujoco)
+  z.disableflags |= kDisableConstraint;
   std::string error;
   const MjModelPtr m = mujoco_load(c.robot, c.floating_root, &error);
   ASSERT_TRUE(m) << c.label << ": " << error;
@@ -113,6 +115,7 @@ TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
   }
   for (int i = 0; i < z.nv; ++i) {
     EXPECT_EQ(z.dof_damping[i], m->dof_damping[i]) << c.label << " dof " << i;
+    EXPECT_EQ(z.dof_frictionloss[i], m->dof_frictionloss[i]) << c.label << " dof " << i;
   }
 
   // MuJoCo's principal moments and axes, R diag(I) Rᵀ, against zwang's tensor in the body frame

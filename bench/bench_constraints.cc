@@ -1,0 +1,121 @@
+// The cost of the constrained step: zwang's step with its constraint rows (equalities, joint
+// limits, friction loss; contacts off) against its smooth step on the same model, states,
+// instances and threads, in one run, and MuJoCo 2.2.2 doing the same for comparison.  Prints
+// instance-steps per second, the ratios constrained / smooth, and the mean active rows.
+//
+//   build/bench/bench_constraints [--instances N] [--steps T] [--threads K] MODEL.xml ...
+#include <fmt/format.h>
+#include <mujoco/mujoco.h>
+#include <omp.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "zwang/examples.hpp"
+#include "zwang/loaders.hpp"
+#include "zwang/simulator.hpp"
+
+namespace {
+
+struct Options {
+  std::int64_t instances = 4096;
+  int steps = 100;
+  int threads = 0;
+  double spread = 0.5;
+  std::vector<std::string> models;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Rate {
+  double steps_per_second;
+  double active_rows;  // mean over instances at the end
+};
+
+Rate mujoco_rate(const std::string& file, const std::vector<std::vector<double>>& q0,
+                 const Options& o, bool constrained) {
+  char error[1024] = "";
+  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof(error));
+  if (!m) throw std::runtime_error(fmt::format("MuJoCo cannot load {}: {}", file, error));
+  m->opt.disableflags |= mjDSBL_CONTACT | (constrained ? 0 : mjDSBL_CONSTRAINT);
+  m->opt.density = m->opt.viscosity = 0;
+  for (int i = 0; i < 3; ++i) m->opt.wind[i] = 0;
+  std::vector<mjData*> data(o.instances);
+  for (std::int64_t i = 0; i < o.instances; ++i) {
+    data[i] = mj_makeData(m);
+    std::memcpy(data[i]->qpos, q0[i].data(), sizeof(double) * m->nq);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel for num_threads(o.threads) schedule(static)
+  for (std::int64_t i = 0; i < o.instances; ++i) {
+    for (int s = 0; s < o.steps; ++s) mj_step(m, data[i]);
+  }
+  const double t = seconds_since(t0);
+  double rows = 0;
+  for (mjData* d : data) {
+    rows += d->nefc;
+    mj_deleteData(d);
+  }
+  mj_deleteModel(m);
+  return {static_cast<double>(o.instances) * o.steps / t, rows / o.instances};
+}
+
+Rate zwang_rate(zwang::Model model, const std::vector<std::vector<double>>& q0, const Options& o,
+                bool constrained) {
+  model.disableflags |= zwang::kDisableContact | (constrained ? 0 : zwang::kDisableConstraint);
+  zwang::Simulator<double> sim(model, o.instances, {.threads = o.threads});
+  for (std::int64_t i = 0; i < o.instances; ++i) sim.batch().qpos().set(i, q0[i]);
+  const auto t0 = std::chrono::steady_clock::now();
+  sim.step(o.steps);
+  const double t = seconds_since(t0);
+  if (!sim.failures().empty())
+    std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
+  double rows = 0;
+  for (std::int64_t i = 0; i < o.instances; ++i) rows += sim.batch().efc_nactive()(i, 0);
+  return {static_cast<double>(o.instances) * o.steps / t, rows / o.instances};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"constrained against smooth steps, zwang and MuJoCo, same states and threads"};
+  app.add_option("models", o.models, "MJCF files")->required()->check(CLI::ExistingFile);
+  app.add_option("-n,--instances", o.instances, "instances")->capture_default_str();
+  app.add_option("-t,--steps", o.steps, "steps per instance")->capture_default_str();
+  app.add_option("--threads", o.threads, "threads, 0 for every core")->capture_default_str();
+  app.add_option("--spread", o.spread, "hinge and slide start offsets, ± (rad or m)")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  if (o.threads <= 0) o.threads = omp_get_max_threads();
+  std::printf("%lld instances x %d steps, %d threads, float64, contacts off\n",
+              static_cast<long long>(o.instances), o.steps, o.threads);
+  std::printf("%-22s %4s %11s %11s %7s %6s %11s %11s %7s %6s\n", "model", "nv", "zw smooth",
+              "zw constr", "ratio", "rows", "MJ smooth", "MJ constr", "ratio", "rows");
+  for (const std::string& file : o.models) {
+    try {
+      const zwang::Model model = zwang::load_mjcf(file).model;
+      std::mt19937_64 rng(1);
+      std::vector<std::vector<double>> q0;
+      for (std::int64_t i = 0; i < o.instances; ++i)
+        q0.push_back(zwang::examples::perturbed_qpos0(model, o.spread, rng));
+      const Rate zs = zwang_rate(model, q0, o, false), zc = zwang_rate(model, q0, o, true);
+      const Rate ms = mujoco_rate(file, q0, o, false), mc = mujoco_rate(file, q0, o, true);
+      const std::string name = file.substr(file.find_last_of('/') + 1);
+      std::printf("%-22s %4d %11.4g %11.4g %7.2f %6.1f %11.4g %11.4g %7.2f %6.1f\n", name.c_str(),
+                  model.nv, zs.steps_per_second, zc.steps_per_second,
+                  zc.steps_per_second / zs.steps_per_second, zc.active_rows, ms.steps_per_second,
+                  mc.steps_per_second, mc.steps_per_second / ms.steps_per_second, mc.active_rows);
+    } catch (const std::exception& e) {
+      std::printf("%-22s %s\n", file.c_str(), e.what());
+    }
+  }
+  return 0;
+}

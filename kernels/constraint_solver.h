@@ -1,0 +1,403 @@
+// (qM, qfrc_smooth, efc rows) => (qacc_smooth, qacc, efc_force, qfrc_constraint, solver stats)
+//                                                                  seed 000, seed 002, DESIGN §1
+// Gauss's principle with soft rows (MuJoCo's primal problem) and hard rows A:
+//   min_x  ½ (x − x_s)ᵀ H (x − x_s) + Σ_soft s_r(J_r x − aref_r)   s.t.  A x = aref_A
+//   s_r(z) = ½ D z²                      equality; limit while z < 0 (else 0)
+//          = ½ D z² for |z| < R f,  f |z| − ½ R f² beyond      friction loss f
+// The soft part is strictly convex (R > 0), so the minimiser is unique: MuJoCo's qacc.
+//
+// 1. x₀ = x_s − Y S⁺ (A x_s − aref_A), Y = H⁻¹ Aᵀ, S = A Y: the Gauss projection (exact when
+//    there are no soft rows).  S⁺ keeps the rows of a Cholesky factor pivoted on the largest
+//    diagonal and drops the rest (pivots below 1e-11 of the largest, 1e-5 in float), so a
+//    redundant A is fine.
+// 2. Newton: Hessian G = H + Σ_quadratic D_r J_rᵀ J_r, step d = −G⁻¹(g + Aᵀν) with A d = 0,
+//    exact line search on the piecewise-quadratic φ(α); converged when the scaled projected
+//    gradient ‖g + Aᵀν‖ or the scaled decrease of the cost is below the tolerance (scale
+//    1 / (nv · mean diag H), MuJoCo's two criteria); not converged at the iteration cap.
+// 3. Forces: soft f_r = −s_r′; hard λ from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f).
+// 4. Euler with damping: q̈ = (H + h diag(b))⁻¹ (τ − h + Jᵀ f), MuJoCo's implicit damping.
+#pragma once
+
+#include <cmath>
+
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/math_chol.h"
+#include "kernels/model_view.h"
+#include "kernels/status.h"
+
+namespace zwang {
+
+// y = A x for a symmetric A stored as the packed lower triangle with the pattern of parent[]
+template <class T, class A, class X, class Y>
+ZW_HD void tree_symv(A a, const int* parent, X x, Y y, int n) {
+  for (int i = 0; i < n; ++i) y[i] = T(0);
+  for (int k = 0; k < n; ++k) {
+    const int row = packed_index(k, 0);
+    T yk = a[row + k] * x[k];
+    for (int j = parent[k]; j >= 0; j = parent[j]) {
+      yk += a[row + j] * x[j];
+      y[j] += a[row + j] * x[k];
+    }
+    y[k] += yk;
+  }
+}
+
+// P S Pᵀ = L Lᵀ for a symmetric positive semidefinite n x n S (row-major, full, in place),
+// pivoting on the largest remaining diagonal: perm[k] is the k-th row eliminated, −1 from the
+// first pivot below tol · max diag on (those rows are dependent on the kept ones).  Choosing
+// the largest pivot first keeps a row that is nearly a combination of others from displacing
+// one that is not.  L's entry (p, q), q eliminated before p, is left at S[p][q].
+template <class T, class S, class P>
+ZW_HD void semidefinite_factor(S s, P perm, int n, T tol) {
+  T scale = T(0);
+  for (int i = 0; i < n; ++i) {
+    scale = fmax(scale, s[i * n + i]);
+    perm[i] = T(-1);
+  }
+  for (int k = 0; k < n; ++k) {
+    // the largest diagonal of the rows not yet eliminated
+    int p = -1;
+    T best = T(0);
+    for (int i = 0; i < n; ++i) {
+      bool done = false;
+      for (int j = 0; j < k; ++j) done = done || static_cast<int>(perm[j]) == i;
+      if (!done && (p < 0 || s[i * n + i] > best)) {
+        p = i;
+        best = s[i * n + i];
+      }
+    }
+    if (!(best > tol * scale) || !(best > T(0))) return;
+    perm[k] = T(p);
+    const T lpp = std::sqrt(best);
+    s[p * n + p] = lpp;
+    // column p of L, then the Schur complement of the rows left
+    for (int i = 0; i < n; ++i) {
+      bool done = i == p;
+      for (int j = 0; j < k; ++j) done = done || static_cast<int>(perm[j]) == i;
+      if (!done) s[i * n + p] /= lpp;
+    }
+    for (int i = 0; i < n; ++i) {
+      bool done_i = i == p;
+      for (int j = 0; j < k; ++j) done_i = done_i || static_cast<int>(perm[j]) == i;
+      if (done_i) continue;
+      for (int c = 0; c < n; ++c) {
+        bool done_c = c == p;
+        for (int j = 0; j < k; ++j) done_c = done_c || static_cast<int>(perm[j]) == c;
+        if (!done_c) s[i * n + c] -= s[i * n + p] * s[c * n + p];
+      }
+    }
+  }
+}
+
+// x = S⁺ x with the factor above: the kept rows solved, the dependent ones 0
+template <class T, class S, class P, class X>
+ZW_HD void semidefinite_solve(S l, P perm, X x, int n) {
+  int rank = 0;
+  while (rank < n && perm[rank] >= T(0)) ++rank;
+  // L y = P x, then Lᵀ z = y, in elimination order; rows left out get 0
+  for (int k = 0; k < rank; ++k) {
+    const int p = static_cast<int>(perm[k]);
+    T v = x[p];
+    for (int j = 0; j < k; ++j) {
+      const int q = static_cast<int>(perm[j]);
+      v -= l[p * n + q] * x[q];
+    }
+    x[p] = v / l[p * n + p];
+  }
+  for (int i = 0; i < n && rank < n; ++i) {
+    bool kept = false;
+    for (int j = 0; j < rank; ++j) kept = kept || static_cast<int>(perm[j]) == i;
+    if (!kept) x[i] = T(0);
+  }
+  for (int k = rank - 1; k >= 0; --k) {
+    const int p = static_cast<int>(perm[k]);
+    T v = x[p];
+    for (int j = k + 1; j < rank; ++j) {
+      const int q = static_cast<int>(perm[j]);
+      v -= l[q * n + p] * x[q];
+    }
+    x[p] = v / l[p * n + p];
+  }
+}
+
+// −s′(z) and s″(z) of a soft row
+template <class T>
+ZW_HD ZW_INLINE T row_force(int kind, T z, T D, T R, T floss, T& weight) {
+  const bool friction = kind == kEfcFriction;
+  const bool below = friction && z <= -R * floss;
+  const bool above = friction && z >= R * floss;
+  const bool slack = kind == kEfcLimit && z >= T(0);
+  const bool quadratic = !below && !above && !slack;
+  weight = quadratic ? D : T(0);
+  return below ? floss : (above ? -floss : (slack ? T(0) : -D * z));
+}
+
+template <class T>
+struct ConstraintSolver {
+  const ModelView<T>& m;
+  const Instance<T>& d;
+  int nv, nefc, nh;
+
+  ZW_HD Row<T> jac(int r) const { return d.efc_J() + r * nv; }
+
+  ZW_HD T row_dot(int r, Row<T> x) const {
+    const Row<T> j = jac(r);
+    T s = T(0);
+    for (int i = 0; i < nv; ++i) s += j[i] * x[i];
+    return s;
+  }
+
+  // y += c J_rᵀ
+  ZW_HD void add_row(int r, T c, Row<T> y) const {
+    const Row<T> j = jac(r);
+    for (int i = 0; i < nv; ++i) y[i] += c * j[i];
+  }
+
+  // Y_r = G⁻¹ A_rᵀ, S = A Y factored, for the factor `l` of G with pattern `parent`
+  ZW_HD void hard_factor(Row<T> l, const int* parent) const {
+    const Row<T> y = d.efc_Y(), s = d.efc_S();
+    for (int r = 0; r < nh; ++r) {
+      const Row<T> yr = y + r * nv, j = jac(r);
+      for (int i = 0; i < nv; ++i) yr[i] = j[i];
+      cholesky_solve<T>(l, parent, yr, nv);
+    }
+    for (int a = 0; a < nh; ++a) {
+      for (int b = 0; b <= a; ++b) s[a * nh + b] = s[b * nh + a] = row_dot(a, y + b * nv);
+    }
+    semidefinite_factor<T>(s, d.efc_perm(), nh, T(sizeof(T) == 4 ? 1e-5 : 1e-11));
+  }
+
+  // v −= Y S⁺ (A v − rhs) with rhs = aref (project = true) or 0; μ keeps S⁺ (A v − rhs)
+  ZW_HD void hard_project(Row<T> v, bool with_aref) const {
+    const Row<T> mu = d.efc_mu(), aref = d.efc_aref(), y = d.efc_Y();
+    for (int r = 0; r < nh; ++r) mu[r] = row_dot(r, v) - (with_aref ? aref[r] : T(0));
+    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), mu, nh);
+    for (int r = 0; r < nh; ++r) {
+      const Row<T> yr = y + r * nv;
+      for (int i = 0; i < nv; ++i) v[i] -= mu[r] * yr[i];
+    }
+  }
+
+  // jar = J x − aref over the soft rows; grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s)
+  ZW_HD void gradient(Row<T> x) const {
+    const Row<T> xs = d.qacc_smooth(), grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
+    const Row<T> jar = d.efc_jar(), aref = d.efc_aref(), D = d.efc_D(), R = d.efc_R();
+    for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
+    tree_symv<T>(d.qM(), m.dof_parent, dir, tmp, nv);
+    for (int i = 0; i < nv; ++i) grad[i] = tmp[i];
+    for (int r = nh; r < nefc; ++r) {
+      // an inactive limit row (D = 0) has no force at any jar
+      if (D[r] == T(0)) {
+        jar[r] = T(0);
+        continue;
+      }
+      jar[r] = row_dot(r, x) - aref[r];
+      T w;
+      const T f = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
+      add_row(r, -f, grad);
+    }
+  }
+
+  // G = H + Σ D_r J_rᵀ J_r over the quadratic rows, factored in efc_HnL
+  ZW_HD bool newton_factor() const {
+    const Row<T> g = d.efc_HnL(), qM = d.qM(), jar = d.efc_jar(), D = d.efc_D(), R = d.efc_R();
+    for (int i = 0; i < m.s.nM; ++i) g[i] = qM[i];
+    for (int r = nh; r < nefc; ++r) {
+      T w;
+      row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
+      if (w == T(0)) continue;
+      const Row<T> j = jac(r);
+      for (int a = 0; a < nv; ++a) {
+        const T ja = w * j[a];
+        if (ja == T(0)) continue;
+        const int row = packed_index(a, 0);
+        for (int b = 0; b <= a; ++b) g[row + b] += ja * j[b];
+      }
+    }
+    return cholesky_factor<T>(g, m.efc_tree, nv) == nv;
+  }
+
+  // φ′(α) and φ″(α) along dir: c1 = dᵀ H (x − x_s), c2 = dᵀ H d
+  ZW_HD void line_derivatives(T alpha, T c1, T c2, T& g, T& h) const {
+    const Row<T> jar = d.efc_jar(), jv = d.efc_jv(), D = d.efc_D(), R = d.efc_R();
+    g = c1 + alpha * c2;
+    h = c2;
+    for (int r = nh; r < nefc; ++r) {
+      T w;
+      const T f =
+          row_force(m.efc_kind[r], jar[r] + alpha * jv[r], D[r], R[r], m.efc_frictionloss[r], w);
+      g -= f * jv[r];
+      h += w * jv[r] * jv[r];
+    }
+  }
+
+  // the exact minimiser of φ along dir: Newton on φ′ (piecewise linear, increasing), kept
+  // inside the bracket [lo, hi] of its sign change
+  ZW_HD T line_search(T& decrease) const {
+    const Row<T> dir = d.efc_dir(), hd = d.efc_Hd(), tmp = d.efc_tmp(), jv = d.efc_jv();
+    tree_symv<T>(d.qM(), m.dof_parent, dir, hd, nv);
+    T c1 = T(0), c2 = T(0);
+    for (int i = 0; i < nv; ++i) {
+      c1 += dir[i] * tmp[i];
+      c2 += dir[i] * hd[i];
+    }
+    const Row<T> D = d.efc_D();
+    for (int r = nh; r < nefc; ++r) jv[r] = D[r] == T(0) ? T(0) : row_dot(r, dir);
+    T g0, h0;
+    line_derivatives(T(0), c1, c2, g0, h0);
+    decrease = T(0);
+    if (!(g0 < T(0)) || !(h0 > T(0))) return T(0);
+    const T tol = T(sizeof(T) == 4 ? 1e-6 : 1e-13) * -g0;
+    T lo = T(0), hi = T(-1), alpha = -g0 / h0;
+    for (int it = 0; it < 64; ++it) {
+      T g, h;
+      line_derivatives(alpha, c1, c2, g, h);
+      if (std::fabs(g) <= tol) break;
+      if (g < T(0)) {
+        lo = alpha;
+      } else {
+        hi = alpha;
+      }
+      T next = alpha - g / h;
+      const bool bracketed = hi > T(0);
+      if (!(next > lo) || (bracketed && !(next < hi))) {
+        next = bracketed ? T(0.5) * (lo + hi) : T(2) * alpha;
+      }
+      alpha = next;
+    }
+    // φ(0) − φ(α) = −½ α φ′(0) for a quadratic φ: Newton's decrease
+    decrease = T(-0.5) * alpha * g0;
+    return alpha;
+  }
+
+  ZW_HD T grad_scale() const {
+    const Row<T> qM = d.qM();
+    T trace = T(0);
+    for (int i = 0; i < nv; ++i) trace += qM[packed_index(i, i)];
+    const T mean = trace / T(nv > 0 ? nv : 1);
+    return T(1) / (mean * T(nv > 1 ? nv : 1));
+  }
+};
+
+// the constrained q̈ at the current rows; false (kStatusFactorization) when H or the Newton
+// Hessian cannot be factored
+template <class T>
+ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+  const int nv = m.s.nv, nefc = m.s.nefc, nh = m.s.nhard;
+  const ConstraintSolver<T> cs{m, d, nv, nefc, nh};
+  const Row<T> qM = d.qM(), hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
+  const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
+  const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
+
+  for (int i = 0; i < m.s.nM; ++i) hl[i] = qM[i];
+  if (cholesky_factor<T>(hl, m.dof_parent, nv) < nv) {
+    *d.status |= kStatusFactorization;
+    return false;
+  }
+  for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
+  cholesky_solve<T>(hl, m.dof_parent, xs, nv);
+  for (int i = 0; i < nv; ++i) x[i] = xs[i];
+
+  // 1. the Gauss projection onto the hard rows
+  if (nh > 0) {
+    cs.hard_factor(hl, m.dof_parent);
+    cs.hard_project(x, true);
+  }
+
+  // 2. Newton on the soft rows, in the null space of the hard ones
+  const T scale = cs.grad_scale();
+  // the tolerance, or what rounding allows in this precision
+  const T tolerance = fmax(m.tolerance, T(sizeof(T) == 4 ? 2e-6 : 4e-15));
+  int iter = 0;
+  T residual = T(0);
+  bool stalled = false;
+  if (nefc > nh) {
+    for (;; ++iter) {
+      cs.gradient(x);
+      // without hard rows the gradient is the residual: no factor when it is small already
+      if (nh == 0) {
+        T norm2 = T(0);
+        for (int i = 0; i < nv; ++i) norm2 += grad[i] * grad[i];
+        residual = scale * std::sqrt(norm2);
+        if (!(residual > tolerance) || iter >= m.iterations) break;
+      }
+      if (!cs.newton_factor()) {
+        *d.status |= kStatusFactorization;
+        return false;
+      }
+      for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
+      cholesky_solve<T>(d.efc_HnL(), m.efc_tree, dir, nv);
+      if (nh > 0) {
+        // projected gradient g + Aᵀν = −G d
+        cs.hard_factor(d.efc_HnL(), m.efc_tree);
+        cs.hard_project(dir, false);
+        const Row<T> mu = d.efc_mu(), tmp = d.efc_Hd();
+        for (int i = 0; i < nv; ++i) tmp[i] = grad[i];
+        for (int r = 0; r < nh; ++r) cs.add_row(r, mu[r], tmp);
+        T norm2 = T(0);
+        for (int i = 0; i < nv; ++i) norm2 += tmp[i] * tmp[i];
+        residual = scale * std::sqrt(norm2);
+        if (!(residual > tolerance) || iter >= m.iterations) break;
+      }
+      T decrease;
+      const T alpha = cs.line_search(decrease);
+      for (int i = 0; i < nv; ++i) x[i] += alpha * dir[i];
+      // converged as MuJoCo's Newton: the scaled cost no longer decreases
+      if (!(scale * decrease > tolerance)) {
+        stalled = true;
+        ++iter;
+        break;
+      }
+    }
+    if (!(residual <= tolerance) && !stalled) *d.status |= kStatusNotConverged;
+  }
+
+  // 3. forces: soft from their rows, hard from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f)
+  cs.gradient(x);
+  int nactive = nh;
+  for (int i = 0; i < nv; ++i) qfrc[i] = T(0);
+  for (int r = nh; r < nefc; ++r) {
+    T w;
+    const T f = row_force(m.efc_kind[r], d.efc_jar()[r], d.efc_D()[r], d.efc_R()[r],
+                          m.efc_frictionloss[r], w);
+    force[r] = f;
+    nactive += d.efc_D()[r] > T(0) ? 1 : 0;
+    cs.add_row(r, f, qfrc);
+  }
+  if (nh > 0) {
+    cs.hard_factor(hl, m.dof_parent);
+    const Row<T> mu = d.efc_mu(), y = d.efc_Y();
+    for (int r = 0; r < nh; ++r) {
+      const Row<T> yr = y + r * nv;
+      T s = T(0);
+      for (int i = 0; i < nv; ++i) s += yr[i] * grad[i];
+      mu[r] = s;
+    }
+    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), mu, nh);
+    for (int r = 0; r < nh; ++r) {
+      force[r] = mu[r];
+      cs.add_row(r, mu[r], qfrc);
+    }
+  }
+  for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = force[m.drive_efcadr[i]];
+  d.efc_nactive()[0] = T(nactive);
+  d.solver_niter()[0] = T(iter);
+  d.solver_residual()[0] = residual;
+
+  // 4. implicit damping of the Euler step
+  if (damping_dt > T(0)) {
+    const Row<T> g = d.efc_HnL(), damping = d.dof_damping();
+    for (int i = 0; i < m.s.nM; ++i) g[i] = qM[i];
+    for (int i = 0; i < nv; ++i) g[packed_index(i, i)] += damping_dt * damping[i];
+    if (cholesky_factor<T>(g, m.dof_parent, nv) < nv) {
+      *d.status |= kStatusFactorization;
+      return false;
+    }
+    for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
+    cholesky_solve<T>(g, m.dof_parent, x, nv);
+  }
+  return true;
+}
+
+}  // namespace zwang

@@ -1,0 +1,162 @@
+// Properties of the constrained step that need no other engine: a soft joint limit is passed
+// by no more than its documented softness and never pulls; instances with different active
+// rows in one batch give the bits of separate runs; an instance that stops at the iteration
+// cap is flagged, goes on, and changes no other instance.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/status.h"
+#include "zwang/model.hpp"
+#include "zwang/simulator.hpp"
+
+namespace zwang::test {
+namespace {
+
+constexpr double kG = 9.81;
+
+// a uniform rod of length 1 m and 1 kg on a hinge about y, hanging along −z at q = 0, limited
+// to [lo, hi]
+Model limited_pendulum(double lo, double hi, const SolRef& solref = kDefaultSolRef,
+                       double margin = 0) {
+  ModelBuilder b;
+  b.set_timestep(1e-4).set_integrator(Integrator::kRK4);
+  b.add_body({.name = "rod",
+              .mass = 1,
+              .com = {0, 0, -0.5},
+              .inertia = inertia_from_principal({1.0 / 12, 1.0 / 12, 1e-4})});
+  b.add_joint("rod", {.name = "hinge",
+                      .type = JointType::kHinge,
+                      .axis = {0, 1, 0},
+                      .limited = true,
+                      .range = {lo, hi},
+                      .margin = margin,
+                      .solreflimit = solref});
+  return b.build();
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+// Released horizontal (q = −π/2), the rod swings down through q = 0 into the upper limit
+// hi = 0.5 rad.  The limit's reference is a critically damped spring of time
+// constant τ (solref (τ, 1)): hit at angular speed w it penetrates at most about w dmax τ / e
+// (x(t) = w t e^{−t / (dmax τ)}), plus the static deflection (1 − d) / (d k) of the gravity
+// load.  The test allows w τ; the limit force is never negative, and the limit never adds
+// energy.
+TEST(JointLimit, PassedByNoMoreThanItsSoftnessAndNeverPulls) {
+  const double hi = 0.5, tau = 0.02;
+  const Model model = limited_pendulum(-2, hi, {tau, 1});
+  Simulator<double> sim(model, 1, {.threads = 1});
+  sim.batch().qpos().set(0, std::vector<double>{-std::numbers::pi / 2});
+  // speed at q = hi from energy: ½ I w² = m g (l/2) (cos q_hi − cos q_0), I = m l² / 3
+  const double inertia = 1.0 / 3;
+  const double w_hit =
+      std::sqrt(2 * kG * 0.5 * (std::cos(hi) - std::cos(-std::numbers::pi / 2)) / inertia);
+  const int slot = 1;  // the upper limit's row: the lower one is slot 0
+  auto energy = [&] {
+    const double q = sim.batch().qpos()(0, 0), w = sim.batch().qvel()(0, 0);
+    return 0.5 * inertia * w * w - kG * 0.5 * std::cos(q);
+  };
+  const double e0 = energy();
+  double deepest = 0, min_force = 0, max_energy = e0;
+  for (int s = 0; s < 20000; ++s) {
+    sim.step();
+    ASSERT_TRUE(sim.failures().empty()) << sim.failures()[0].message();
+    deepest = std::max(deepest, sim.batch().qpos()(0, 0) - hi);
+    min_force = std::min(min_force, sim.batch().efc_force()(0, slot));
+    min_force = std::min(min_force, sim.batch().efc_force()(0, 0));
+    max_energy = std::max(max_energy, energy());
+  }
+  EXPECT_GT(deepest, 0) << "the pendulum never reached the limit";
+  EXPECT_LE(deepest, w_hit * tau) << "hit at " << w_hit << " rad/s";
+  EXPECT_GE(min_force, 0);
+  EXPECT_LE(max_energy, e0 + 1e-9);
+  EXPECT_LT(energy(), e0 - 1e-3) << "a soft limit dissipates";
+}
+
+// one batch of 6 pendulums, some beyond a limit, some free, gives each instance the bits of a
+// run alone
+TEST(ConstrainedBatch, InstancesWithDifferentActiveRowsMatchSeparateRuns) {
+  const Model model = limited_pendulum(-0.3, 0.4);
+  const std::vector<double> q{-1.0, -0.2, 0.0, 0.35, 0.45, 1.2};
+  const std::vector<double> v{0.5, -3.0, 2.0, 1.0, 0.0, -0.5};
+  const int n = static_cast<int>(q.size());
+  Simulator<double> batch(model, n);
+  for (int i = 0; i < n; ++i) {
+    batch.batch().qpos().set(i, std::vector<double>{q[i]});
+    batch.batch().qvel().set(i, std::vector<double>{v[i]});
+  }
+  batch.step(200);
+  ASSERT_TRUE(batch.failures().empty());
+  std::vector<double> active;
+  for (int i = 0; i < n; ++i) {
+    Simulator<double> single(model, 1, {.threads = 1});
+    single.batch().qpos().set(0, std::vector<double>{q[i]});
+    single.batch().qvel().set(0, std::vector<double>{v[i]});
+    single.step(200);
+    EXPECT_TRUE(same_bits(batch.batch().qpos().get(i), single.batch().qpos().get(0))) << i;
+    EXPECT_TRUE(same_bits(batch.batch().qvel().get(i), single.batch().qvel().get(0))) << i;
+    EXPECT_TRUE(same_bits(batch.batch().efc_force().get(i), single.batch().efc_force().get(0)))
+        << i;
+  }
+  // the start states differ in their active rows
+  Simulator<double> start(model, n);
+  for (int i = 0; i < n; ++i) start.batch().qpos().set(i, std::vector<double>{q[i]});
+  start.forward();
+  for (int i = 0; i < n; ++i) active.push_back(start.batch().efc_nactive()(i, 0));
+  EXPECT_NE(*std::min_element(active.begin(), active.end()),
+            *std::max_element(active.begin(), active.end()));
+}
+
+// with no Newton iteration allowed, an instance against a limit cannot converge: it is
+// flagged, keeps stepping, and the instance beside it is what it is alone
+TEST(ConstrainedBatch, NonConvergingInstanceIsFlaggedAndHarmsNoOther) {
+  Model model = limited_pendulum(-0.3, 0.4);
+  model.iterations = 0;
+  Simulator<double> batch(model, 2);
+  batch.batch().qpos().set(0, std::vector<double>{0.6});  // beyond the limit
+  batch.batch().qpos().set(1, std::vector<double>{0.0});  // free
+  batch.step(10);
+  const auto failures = batch.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].instance, 0);
+  EXPECT_EQ(failures[0].status, kStatusNotConverged);
+  EXPECT_NE(failures[0].message().find("not converged"), std::string::npos);
+  EXPECT_DOUBLE_EQ(batch.batch().time()[0], batch.batch().time()[1]) << "the warning stops nothing";
+  EXPECT_EQ(batch.batch().solver_niter()(0, 0), 0);
+  EXPECT_GT(batch.batch().solver_residual()(0, 0), model.tolerance);
+
+  Simulator<double> single(model, 1, {.threads = 1});
+  single.step(10);
+  EXPECT_TRUE(same_bits(batch.batch().qpos().get(1), single.batch().qpos().get(0)));
+  EXPECT_TRUE(same_bits(batch.batch().qvel().get(1), single.batch().qvel().get(0)));
+  EXPECT_TRUE(single.failures().empty());
+}
+
+// switching limits off gives the smooth acceleration; on, the limit pushes back
+TEST(ConstrainedBatch, DisableFlagsRemoveTheRows) {
+  Model model = limited_pendulum(-0.3, 0.4);
+  for (int flags : {0, static_cast<int>(kDisableLimit), static_cast<int>(kDisableConstraint)}) {
+    model.disableflags = flags;
+    Simulator<double> sim(model, 1);
+    sim.batch().qpos().set(0, std::vector<double>{0.6});
+    sim.forward();
+    const double qacc = sim.batch().qacc()(0, 0), smooth = sim.batch().qacc_smooth()(0, 0);
+    // smooth: −m g (l/2) sin q / (m l² / 3)
+    EXPECT_NEAR(smooth, -kG * 0.5 * std::sin(0.6) * 3, 1e-9);
+    if (flags == 0) {
+      EXPECT_LT(qacc, smooth - 1) << "the limit at 0.4 must push back";
+    } else {
+      EXPECT_EQ(qacc, smooth) << "flags " << flags;
+      EXPECT_EQ(sim.model().sizes().nefc, 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace zwang::test
