@@ -173,11 +173,17 @@ struct CountedInstance {
     view.lay = dv.lay;
     view.timestep = dv.timestep;
     view.integrator = dv.integrator;
+    view.neq = dv.neq;
+    view.nnhc = dv.nnhc;
+    view.iterations = dv.iterations;
+    view.tolerance = Counted(dv.tolerance);
 #define ZW_X(name) view.name = dv.name;
     ZW_MODEL_INTS(ZW_X)
+    ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) view.name = reals.data() + (dv.name - arrays.reals().data());
     ZW_MODEL_REALS(ZW_X)
+    ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   }
 

@@ -206,9 +206,26 @@ void Model::validate() const {
   size_is("nhc_data", nhc_data, 6 * nh);
   size_is("nhc_solref", nhc_solref, 2 * nh);
   for (int i = 0; i < neq; ++i) {
+    const int type = static_cast<int>(eq_type[i]);
+    if (type < 0 || type > static_cast<int>(EqualityType::kJoint)) {
+      throw ModelError(fmt::format("model: equality {} has an unknown type {}", i, type));
+    }
     const bool joint = eq_type[i] == EqualityType::kJoint;
     index_in("eq_obj1id", eq_obj1id[i], 0, joint ? njnt : nbody, i);
     index_in("eq_obj2id", eq_obj2id[i], joint ? -1 : 0, joint ? njnt : nbody, i);
+    if (eq_hard[i] && eq_type[i] == EqualityType::kWeld) {
+      throw ModelError(fmt::format("model: equality {} is a hard weld; welds are soft", i));
+    }
+    for (int k = 0; joint && k < 2; ++k) {
+      const int j = k == 0 ? eq_obj1id[i] : eq_obj2id[i];
+      if (j < 0) continue;
+      if (jnt_type[j] != JointType::kHinge && jnt_type[j] != JointType::kSlide) {
+        throw ModelError(
+            fmt::format("model: equality {} couples a {} joint; joint equalities "
+                        "couple hinge and slide joints",
+                        i, to_string(jnt_type[j])));
+      }
+    }
   }
   for (int i = 0; i < ndrive; ++i) {
     index_in("drive_jnt", drive_jnt[i], 0, njnt, i);

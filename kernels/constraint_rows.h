@@ -178,6 +178,16 @@ struct RowSetup {
     d.efc_aref()[r] = -b * velocity(r) - k * imp * (pos - margin);
   }
 
+  // rows r .. r + n − 1 all zero (bodies that cannot move): inactive, as MuJoCo skips them
+  ZW_HD void deactivate_if_empty(int r, int n) const {
+    bool empty = true;
+    for (int k = r; k < r + n; ++k) {
+      const Row<T> j = jac(k);
+      for (int i = 0; i < m.s.nv; ++i) empty = empty && j[i] == T(0);
+    }
+    for (int k = r; k < r + n && empty; ++k) d.efc_D()[k] = T(0);
+  }
+
   // a hard row: J q̈ = a_target − J̇ q̇ − B (J q̇ − v_target) − K pos
   ZW_HD void hard(int r, T pos, T v_target, T a_target, T jdot_qdot, const T* solref) const {
     T k, b;
@@ -235,7 +245,10 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
             rs.soft(r + k, component(cpos, k), T(0), imp_pos, diag, solref, solimp, true, false);
           }
         }
-        if (!weld) break;
+        if (!weld) {
+          if (!hard) rs.deactivate_if_empty(r, 3);
+          break;
+        }
         const Row<T> cdof = d.cdof();
         for (int k = 0; k < 3; ++k) rs.clear(r + 3 + k);
         // column of dof i: ½ τ vec(q2⁻¹ ⊗ (0, s_i) ⊗ q1 relpose), s_i = ω-column of body1 − body2
@@ -258,6 +271,7 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
         for (int k = 0; k < 3; ++k) {
           rs.soft(r + 3 + k, component(ev, k), T(0), imp_pos, diag, solref, solimp, true, false);
         }
+        rs.deactivate_if_empty(r, 6);
         break;
       }
       default: {
@@ -298,9 +312,12 @@ ZW_HD void drive_rows(const ModelView<T>& m, const Instance<T>& d, const RowSetu
     const int r = m.drive_efcadr[i], j = m.drive_jnt[i];
     const T q0 = prm[5 * i], v0 = prm[5 * i + 1], amp = prm[5 * i + 2];
     const T omega = prm[5 * i + 3], phase = prm[5 * i + 4];
-    const T arg = omega * T(t) + phase;
+    // the phase ω t + φ in double, reduced to [0, 2π): float loses ω t's digits as t grows
+    const double phase_d =
+        std::fmod(static_cast<double>(omega) * t + static_cast<double>(phase), 2 * M_PI);
+    const T arg = T(phase_d);
     const T s = std::sin(arg), c = std::cos(arg);
-    const T q_target = q0 + v0 * T(t) + amp * s;
+    const T q_target = q0 + T(static_cast<double>(v0) * t) + amp * s;
     const T v_target = v0 + amp * omega * c;
     const T a_target = -amp * omega * omega * s;
     rs.clear(r);
@@ -374,7 +391,7 @@ ZW_HD void friction_and_limit_rows(const ModelView<T>& m, const Instance<T>& d,
       angle = angle > T(M_PI) ? angle - T(2 * M_PI) : angle;
       const bool tiny = !(s * std::fabs(angle) > T(SolverLimits<T>::kMinVal));
       axis = tiny ? Vec3<T>{T(1), T(0), T(0)} : (angle / (s * std::fabs(angle))) * axis;
-      const T value = tiny ? T(0) : std::fabs(angle);
+      const T value = tiny ? T(0) : T(std::fabs(angle));
       const T hi = fmax(m.jnt_range[2 * j], m.jnt_range[2 * j + 1]);
       const T dist = hi - value;
       rs.clear(r);

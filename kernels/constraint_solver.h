@@ -8,8 +8,8 @@
 //
 // 1. x₀ = x_s − Y S⁺ (A x_s − aref_A), Y = H⁻¹ Aᵀ, S = A Y: the Gauss projection (exact when
 //    there are no soft rows).  S⁺ keeps the rows of a Cholesky factor pivoted on the largest
-//    diagonal and drops the rest (pivots below 1e-11 of the largest, 1e-5 in float), so a
-//    redundant A is fine.
+//    diagonal and drops the dependent ones (a pivot below 1e-9 of the row's own diagonal,
+//    1e-4 in float), so a redundant A is fine.
 // 2. Newton: Hessian G = H + Σ_quadratic D_r J_rᵀ J_r, step d = −G⁻¹(g + Aᵀν) with A d = 0,
 //    exact line search on the piecewise-quadratic φ(α); converged when the scaled projected
 //    gradient ‖g + Aᵀν‖ or the scaled decrease of the cost is below the tolerance (scale
@@ -43,59 +43,61 @@ ZW_HD void tree_symv(A a, const int* parent, X x, Y y, int n) {
   }
 }
 
-// P S Pᵀ = L Lᵀ for a symmetric positive semidefinite n x n S (row-major, full, in place),
-// pivoting on the largest remaining diagonal: perm[k] is the k-th row eliminated, −1 from the
-// first pivot below tol · max diag on (those rows are dependent on the kept ones).  Choosing
-// the largest pivot first keeps a row that is nearly a combination of others from displacing
-// one that is not.  L's entry (p, q), q eliminated before p, is left at S[p][q].
+// P S Pᵀ = L Lᵀ over the independent rows of a symmetric positive semidefinite n x n S
+// (row-major, full, in place).  Pivots on the largest remaining diagonal, so that a row that is
+// nearly a combination of others, scaled down, cannot displace one that is not; a row is
+// dependent, and dropped, when its pivot is below tol times its own diagonal in S (a test
+// independent of the rows' units), or when that diagonal is below tol² of the largest (an empty
+// row).  perm[k] is the k-th row eliminated, −1 past the rank; state[i] is S_ii until row i is
+// eliminated (then −1) or dropped (−2).  L's entry (p, q), q eliminated before p, is at S[p][q].
 template <class T, class S, class P>
-ZW_HD void semidefinite_factor(S s, P perm, int n, T tol) {
+ZW_HD void semidefinite_factor(S s, P perm, P state, int n, T tol) {
   T scale = T(0);
   for (int i = 0; i < n; ++i) {
     scale = fmax(scale, s[i * n + i]);
+    state[i] = s[i * n + i];
     perm[i] = T(-1);
   }
+  int rank = 0;
   for (int k = 0; k < n; ++k) {
-    // the largest diagonal of the rows not yet eliminated
     int p = -1;
     T best = T(0);
     for (int i = 0; i < n; ++i) {
-      bool done = false;
-      for (int j = 0; j < k; ++j) done = done || static_cast<int>(perm[j]) == i;
-      if (!done && (p < 0 || s[i * n + i] > best)) {
+      if (state[i] >= T(0) && (p < 0 || s[i * n + i] > best)) {
         p = i;
         best = s[i * n + i];
       }
     }
-    if (!(best > tol * scale) || !(best > T(0))) return;
-    perm[k] = T(p);
+    if (p < 0) break;
+    const bool keep = best > tol * state[p] && state[p] > tol * tol * scale && best > T(0);
+    if (!keep) {
+      state[p] = T(-2);
+      continue;
+    }
+    perm[rank++] = T(p);
+    state[p] = T(-1);
     const T lpp = std::sqrt(best);
     s[p * n + p] = lpp;
     // column p of L, then the Schur complement of the rows left
     for (int i = 0; i < n; ++i) {
-      bool done = i == p;
-      for (int j = 0; j < k; ++j) done = done || static_cast<int>(perm[j]) == i;
-      if (!done) s[i * n + p] /= lpp;
+      if (state[i] >= T(0)) s[i * n + p] /= lpp;
     }
     for (int i = 0; i < n; ++i) {
-      bool done_i = i == p;
-      for (int j = 0; j < k; ++j) done_i = done_i || static_cast<int>(perm[j]) == i;
-      if (done_i) continue;
+      if (!(state[i] >= T(0))) continue;
       for (int c = 0; c < n; ++c) {
-        bool done_c = c == p;
-        for (int j = 0; j < k; ++j) done_c = done_c || static_cast<int>(perm[j]) == c;
-        if (!done_c) s[i * n + c] -= s[i * n + p] * s[c * n + p];
+        if (state[c] >= T(0)) s[i * n + c] -= s[i * n + p] * s[c * n + p];
       }
     }
   }
 }
 
-// x = S⁺ x with the factor above: the kept rows solved, the dependent ones 0
+// x = S⁺ x with the factor above: the kept rows solved, the dropped ones 0
 template <class T, class S, class P, class X>
-ZW_HD void semidefinite_solve(S l, P perm, X x, int n) {
+ZW_HD void semidefinite_solve(S l, P perm, P state, X x, int n) {
   int rank = 0;
   while (rank < n && perm[rank] >= T(0)) ++rank;
-  // L y = P x, then Lᵀ z = y, in elimination order; rows left out get 0
+  for (int i = 0; i < n; ++i) x[i] = state[i] == T(-1) ? x[i] : T(0);
+  // L y = P x, then Lᵀ z = y, in elimination order
   for (int k = 0; k < rank; ++k) {
     const int p = static_cast<int>(perm[k]);
     T v = x[p];
@@ -104,11 +106,6 @@ ZW_HD void semidefinite_solve(S l, P perm, X x, int n) {
       v -= l[p * n + q] * x[q];
     }
     x[p] = v / l[p * n + p];
-  }
-  for (int i = 0; i < n && rank < n; ++i) {
-    bool kept = false;
-    for (int j = 0; j < rank; ++j) kept = kept || static_cast<int>(perm[j]) == i;
-    if (!kept) x[i] = T(0);
   }
   for (int k = rank - 1; k >= 0; --k) {
     const int p = static_cast<int>(perm[k]);
@@ -165,14 +162,14 @@ struct ConstraintSolver {
     for (int a = 0; a < nh; ++a) {
       for (int b = 0; b <= a; ++b) s[a * nh + b] = s[b * nh + a] = row_dot(a, y + b * nv);
     }
-    semidefinite_factor<T>(s, d.efc_perm(), nh, T(sizeof(T) == 4 ? 1e-5 : 1e-11));
+    semidefinite_factor<T>(s, d.efc_perm(), d.efc_pstate(), nh, T(sizeof(T) == 4 ? 1e-4 : 1e-9));
   }
 
   // v −= Y S⁺ (A v − rhs) with rhs = aref (project = true) or 0; μ keeps S⁺ (A v − rhs)
   ZW_HD void hard_project(Row<T> v, bool with_aref) const {
     const Row<T> mu = d.efc_mu(), aref = d.efc_aref(), y = d.efc_Y();
     for (int r = 0; r < nh; ++r) mu[r] = row_dot(r, v) - (with_aref ? aref[r] : T(0));
-    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), mu, nh);
+    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), d.efc_pstate(), mu, nh);
     for (int r = 0; r < nh; ++r) {
       const Row<T> yr = y + r * nv;
       for (int i = 0; i < nv; ++i) v[i] -= mu[r] * yr[i];
@@ -253,7 +250,7 @@ struct ConstraintSolver {
     for (int it = 0; it < 64; ++it) {
       T g, h;
       line_derivatives(alpha, c1, c2, g, h);
-      if (std::fabs(g) <= tol) break;
+      if (!(T(std::fabs(g)) > tol)) break;
       if (g < T(0)) {
         lo = alpha;
       } else {
@@ -290,6 +287,13 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
   const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
 
+  if (nv == 0) {
+    // nothing moves: no row can act
+    for (int r = 0; r < nefc; ++r) force[r] = T(0);
+    for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = T(0);
+    d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = T(0);
+    return true;
+  }
   for (int i = 0; i < m.s.nM; ++i) hl[i] = qM[i];
   if (cholesky_factor<T>(hl, m.dof_parent, nv) < nv) {
     *d.status |= kStatusFactorization;
@@ -307,14 +311,21 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
 
   // 2. Newton on the soft rows, in the null space of the hard ones
   const T scale = cs.grad_scale();
-  // the tolerance, or what rounding allows in this precision
-  const T tolerance = fmax(m.tolerance, T(sizeof(T) == 4 ? 2e-6 : 4e-15));
   int iter = 0;
-  T residual = T(0);
+  T residual = T(0), tolerance = m.tolerance;
   bool stalled = false;
   if (nefc > nh) {
     for (;; ++iter) {
       cs.gradient(x);
+      // the tolerance, or what rounding allows: the gradient is a difference of terms as large
+      // as H (x − x_s), the constraint forces, known to a few ε each
+      {
+        const Row<T> tmp = d.efc_tmp();
+        T big = T(0);
+        for (int i = 0; i < nv; ++i) big += tmp[i] * tmp[i];
+        const T eps = T(sizeof(T) == 4 ? 1.2e-7 : 2.3e-16);
+        tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * std::sqrt(big)));
+      }
       // without hard rows the gradient is the residual: no factor when it is small already
       if (nh == 0) {
         T norm2 = T(0);
@@ -329,12 +340,16 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
       for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
       cholesky_solve<T>(d.efc_HnL(), m.efc_tree, dir, nv);
       if (nh > 0) {
-        // projected gradient g + Aᵀν = −G d
+        // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
+        // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
         cs.hard_factor(d.efc_HnL(), m.efc_tree);
         cs.hard_project(dir, false);
         const Row<T> mu = d.efc_mu(), tmp = d.efc_Hd();
         for (int i = 0; i < nv; ++i) tmp[i] = grad[i];
-        for (int r = 0; r < nh; ++r) cs.add_row(r, mu[r], tmp);
+        for (int r = 0; r < nh; ++r) {
+          cs.add_row(r, mu[r], tmp);
+          cs.add_row(r, mu[r], d.efc_tmp());
+        }
         T norm2 = T(0);
         for (int i = 0; i < nv; ++i) norm2 += tmp[i] * tmp[i];
         residual = scale * std::sqrt(norm2);
@@ -343,6 +358,8 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
       T decrease;
       const T alpha = cs.line_search(decrease);
       for (int i = 0; i < nv; ++i) x[i] += alpha * dir[i];
+      // back onto A x = b, which the step keeps only to rounding
+      if (nh > 0) cs.hard_project(x, true);
       // converged as MuJoCo's Newton: the scaled cost no longer decreases
       if (!(scale * decrease > tolerance)) {
         stalled = true;
@@ -374,18 +391,18 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
       for (int i = 0; i < nv; ++i) s += yr[i] * grad[i];
       mu[r] = s;
     }
-    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), mu, nh);
+    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), d.efc_pstate(), mu, nh);
     for (int r = 0; r < nh; ++r) {
       force[r] = mu[r];
       cs.add_row(r, mu[r], qfrc);
     }
   }
-  for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = force[m.drive_efcadr[i]];
   d.efc_nactive()[0] = T(nactive);
   d.solver_niter()[0] = T(iter);
   d.solver_residual()[0] = residual;
 
-  // 4. implicit damping of the Euler step
+  // 4. implicit damping of the Euler step; the hard rows then hold again by their projection in
+  //    the metric H + h diag(b), whose multipliers add to their forces
   if (damping_dt > T(0)) {
     const Row<T> g = d.efc_HnL(), damping = d.dof_damping();
     for (int i = 0; i < m.s.nM; ++i) g[i] = qM[i];
@@ -396,7 +413,17 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
     }
     for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
     cholesky_solve<T>(g, m.dof_parent, x, nv);
+    if (nh > 0) {
+      cs.hard_factor(g, m.dof_parent);
+      cs.hard_project(x, true);
+      const Row<T> mu = d.efc_mu();
+      for (int r = 0; r < nh; ++r) {
+        force[r] -= mu[r];
+        cs.add_row(r, -mu[r], qfrc);
+      }
+    }
   }
+  for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = force[m.drive_efcadr[i]];
   return true;
 }
 

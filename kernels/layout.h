@@ -39,7 +39,7 @@ struct Sizes {
   X(xpos, 3 * s.nbody)         /* body frame origins, world (nbody x 3) */                         \
   X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                    \
   X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */                       \
-  X(qacc_smooth, s.nv)     /* q̈ without constraints: H⁻¹ (τ + Σ J_kᵀ w_k − h) (nv) */   \
+  X(qacc_smooth, s.nv) /* q̈ without constraints (nv); in an Euler step without rows, damped */   \
   X(qfrc_constraint, s.nv) /* Σ_rows J_rᵀ f_r: generalized constraint force (nv) */             \
   X(efc_force, s.nefc)     /* force of each row slot, 0 when inactive (nefc) */                    \
   X(drive_force, s.ndrive) /* generalized force each drive supplies (ndrive) */                    \
@@ -93,7 +93,8 @@ struct Sizes {
   X(efc_Y, s.nhard* s.nv)      /* G⁻¹ Aᵀ for the hard rows A (nhard x nv) */                \
   X(efc_S, s.nhard* s.nhard)   /* A G⁻¹ Aᵀ and its factor (nhard x nhard) */                \
   X(efc_mu, s.nhard)           /* multipliers of the hard rows */                                \
-  X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */
+  X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */   \
+  X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */
 
 // row offsets of every field in its arena, and the rows of each arena
 struct Layout {

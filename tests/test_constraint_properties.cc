@@ -158,5 +158,122 @@ TEST(ConstrainedBatch, DisableFlagsRemoveTheRows) {
   }
 }
 
+// a two-link arm: the shoulder driven q(t) = A sin(ω t + φ), the elbow limited to [-0.2, 0.2]
+// with friction loss, damping on both: hard and soft rows in one solve
+template <class T>
+Model driven_arm(Integrator integrator, double damping) {
+  ModelBuilder b;
+  b.set_timestep(1e-3).set_integrator(integrator);
+  b.add_body(
+      {.name = "upper", .mass = 2, .com = {0, 0, -0.4}, .inertia = {0.1, 0.1, 0.01, 0, 0, 0}});
+  b.add_joint("upper", {.name = "shoulder", .axis = {0, 1, 0}, .damping = damping});
+  b.add_body({.name = "lower",
+              .parent = "upper",
+              .pos = {0, 0, -0.8},
+              .mass = 1,
+              .com = {0, 0, -0.3},
+              .inertia = {0.05, 0.05, 0.005, 0, 0, 0}});
+  b.add_joint("lower", {.name = "elbow",
+                        .axis = {0, 1, 0},
+                        .damping = damping,
+                        .limited = true,
+                        .range = {-0.2, 0.2},
+                        .frictionloss = 0.5});
+  b.add_drive({.joint = "shoulder", .amplitude = 0.7, .omega = 5, .phase = 0.3});
+  return b.build();
+}
+
+// on its path, the driven dof's q̈ is exactly the path's −A ω² sin(ω t + φ), whatever the soft
+// rows do; in float to its rounding
+template <class T>
+void expect_drive_exact_with_soft_rows(double tol) {
+  const Model model = driven_arm<T>(Integrator::kRK4, 0.3);
+  const int n = 16;
+  Simulator<T> sim(model, n);
+  const double a = 0.7, w = 5, phi = 0.3;
+  for (int i = 0; i < n; ++i) {
+    const double t = 0.37 * i;
+    sim.batch().time()[i] = t;
+    // the elbow past its limits, moving both ways
+    sim.batch().qpos().set(i, std::vector<T>{T(a * std::sin(w * t + phi)), T(0.4 * (i % 3) - 0.4)});
+    sim.batch().qvel().set(i, std::vector<T>{T(a * w * std::cos(w * t + phi)), T(i % 2 ? 3 : -3)});
+  }
+  sim.forward();
+  EXPECT_TRUE(sim.failures().empty()) << sim.failures()[0].message();
+  for (int i = 0; i < n; ++i) {
+    const double t = 0.37 * i;
+    const double expected = -a * w * w * std::sin(w * t + phi);
+    EXPECT_NEAR(sim.batch().qacc()(i, 0), expected, tol * (1 + std::abs(expected))) << i;
+    EXPECT_GE(sim.batch().efc_nactive()(i, 0), 2) << "the drive and the friction loss at least";
+  }
+}
+
+TEST(HardAndSoftRows, DriveHoldsExactlyBesideLimitsAndFrictionDouble) {
+  expect_drive_exact_with_soft_rows<double>(1e-9);
+}
+
+// float: the state itself is rounded (ε |q|, ε |q̇|), and the drift correction turns that into
+// K ε |q| + B ε |q̇| ≈ 2500 · 6e-8 · 0.7 + 100 · 6e-8 · 3.5 ≈ 1.3e-4 of acceleration
+TEST(HardAndSoftRows, DriveHoldsExactlyBesideLimitsAndFrictionFloat) {
+  expect_drive_exact_with_soft_rows<float>(1e-3);
+}
+
+// Euler with implicit damping: the damped solve must not weaken the drive; over 2 s the
+// driven joint stays on its path to the drift correction's accuracy
+TEST(HardAndSoftRows, EulerWithDampingFollowsTheDrive) {
+  for (double damping : {0.0, 50.0, 5000.0}) {
+    const Model model = driven_arm<double>(Integrator::kEuler, damping);
+    Simulator<double> sim(model, 1);
+    const double a = 0.7, w = 5, phi = 0.3;
+    sim.batch().qpos().set(0, std::vector<double>{a * std::sin(phi), 0});
+    sim.batch().qvel().set(0, std::vector<double>{a * w * std::cos(phi), 0});
+    double worst = 0;
+    for (int s = 0; s < 2000; ++s) {
+      sim.step();
+      const double t = sim.batch().time()[0];
+      worst = std::max(worst, std::abs(sim.batch().qpos()(0, 0) - a * std::sin(w * t + phi)));
+    }
+    EXPECT_TRUE(sim.failures().empty()) << damping;
+    // semi-implicit Euler's own error on this path, h ω² A ≈ 2e-2 per unit time, corrected
+    // by the drift term: the joint stays within 1e-3 of its path
+    EXPECT_LT(worst, 1e-3) << "damping " << damping;
+  }
+}
+
+// two independent drives on a light wheel and a heavy slide: neither is taken for dependent,
+// whatever the units (float, where relative pivot tests matter most)
+TEST(HardRows, IndependentDrivesOfVeryDifferentInertiaBothHold) {
+  ModelBuilder b;
+  b.add_body({.name = "wheel", .mass = 1e-3, .inertia = {1e-4, 1e-4, 1e-4, 0, 0, 0}});
+  b.add_joint("wheel", {.name = "spin", .axis = {0, 0, 1}});
+  b.add_body({.name = "sled", .mass = 1000, .inertia = {10, 10, 10, 0, 0, 0}});
+  b.add_joint("sled", {.name = "push", .type = JointType::kSlide, .axis = {1, 0, 0}});
+  b.add_drive({.joint = "spin", .amplitude = 1, .omega = 3});
+  b.add_drive({.joint = "push", .amplitude = 0.5, .omega = 2, .phase = 1});
+  const Model model = b.build();
+  Simulator<float> sim(model, 1);
+  sim.batch().qvel().set(0, std::vector<float>{3, 1 * std::cos(1.0f)});
+  sim.batch().qpos().set(0, std::vector<float>{0, 0.5f * std::sin(1.0f)});
+  sim.forward();
+  EXPECT_TRUE(sim.failures().empty());
+  EXPECT_NEAR(sim.batch().qacc()(0, 0), 0, 1e-4);
+  EXPECT_NEAR(sim.batch().qacc()(0, 1), -0.5 * 4 * std::sin(1.0), 1e-4);
+  // the slide's drive pushes 1000 kg: m q̈
+  EXPECT_NEAR(sim.batch().drive_force()(0, 1), 1000 * -0.5 * 4 * std::sin(1.0), 0.5);
+}
+
+// a weld between two bodies that cannot move gives no row (as MuJoCo), and nv = 0 is no error
+TEST(ConstrainedBatch, EqualityOfBodiesThatCannotMoveIsEmpty) {
+  ModelBuilder b;
+  b.add_body({.name = "post", .mass = 1, .inertia = {0.1, 0.1, 0.1, 0, 0, 0}});
+  b.add_equality({.type = EqualityType::kWeld, .obj1 = "post"});
+  const Model model = b.build();
+  Simulator<double> sim(model, 2);
+  sim.forward();
+  sim.step(3);
+  EXPECT_TRUE(sim.failures().empty());
+  EXPECT_EQ(sim.batch().efc_nactive()(0, 0), 0);
+}
+
 }  // namespace
 }  // namespace zwang::test

@@ -79,7 +79,8 @@ class Batch {
   std::span<double> time() {
     return {time_.data(), static_cast<std::size_t>(n_)};
   }
-  // \brief StatusBit flags of each instance; non-zero instances do not advance.
+  // \brief StatusBit flags of each instance; an instance with a bit set does not advance, except
+  // for kStatusNotConverged alone (a warning: the constraint solver reached its cap).
   std::span<int> status() {
     return {status_.data(), static_cast<std::size_t>(n_)};
   }

@@ -88,9 +88,11 @@ class Simulator {
   // \brief The backend in words, e.g. "cpu (2 threads)".
   std::string backend() const;
 
-  // \brief H (qM), qfrc_bias, generalized forces and q̈ (qacc) of every instance at its state.
+  // \brief H (qM), qfrc_bias, generalized forces, the constraint rows and forces, and q̈ (qacc,
+  // constrained; qacc_smooth without constraints) of every instance at its state and time.
   void forward();
-  // \brief n steps of the model's integrator for every instance whose status is clear.
+  // \brief n steps of the model's integrator for every instance whose status is clear (or holds
+  // only the warning kStatusNotConverged).
   void step(int n = 1);
 
   // \brief Instances back to the model's default state (parameters are kept).
