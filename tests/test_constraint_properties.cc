@@ -266,7 +266,7 @@ TEST(HardRows, IndependentDrivesOfVeryDifferentInertiaBothHold) {
 TEST(ConstrainedBatch, EqualityOfBodiesThatCannotMoveIsEmpty) {
   ModelBuilder b;
   b.add_body({.name = "post", .mass = 1, .inertia = {0.1, 0.1, 0.1, 0, 0, 0}});
-  b.add_equality({.type = EqualityType::kWeld, .obj1 = "post"});
+  b.add_equality({.name = "fixed", .type = EqualityType::kWeld, .obj1 = "post", .obj2 = "world"});
   const Model model = b.build();
   Simulator<double> sim(model, 2);
   sim.forward();
