@@ -42,7 +42,8 @@ string(APPEND report "Registers and local memory come from the kernels' code, no
   "out.\n"
   "Where the stack is not zero it holds the argument reduction of sin/cos for |x| > 1e5 rad "
   "(a local\narray in the math library, 28-40 B, touched only on that slow path) in kernels "
-  "that rotate.\n")
+  "that rotate;\nin the step kernels (about 110-140 B) also, most likely, the call frame of the "
+  "constraint stage\nwhere ptxas does not inline it (bench/README.md).\n")
 
 foreach(arch IN LISTS archs)
   string(REGEX MATCH "^[0-9]+" number "${arch}")

@@ -77,6 +77,14 @@ RowPlan plan_rows(const Model& m) {
 void set_constraint_constants(Model& model) {
   model.body_invweight0.assign(2 * model.nbody, 0.0);
   model.dof_invweight0.assign(model.nv, 0.0);
+  // only soft rows (their R) and equalities (eq_data) use these: a model with neither skips
+  // the O(nv³) below
+  bool soft_rows = model.neq > 0;
+  for (int j = 0; j < model.njnt; ++j) {
+    soft_rows = soft_rows || (model.jnt_limited[j] && model.jnt_type[j] != JointType::kFree);
+  }
+  for (double f : model.dof_frictionloss) soft_rows = soft_rows || f > 0;
+  if (!soft_rows) return;
   // the smooth quantities at qpos0, from the kernels themselves, without constraint rows
   Model smooth = model;
   smooth.disableflags = kDisableConstraint;
@@ -116,18 +124,22 @@ void set_constraint_constants(Model& model) {
       for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = d.qM()[i * (i + 1) / 2 + j];
     }
     const Eigen::LLT<Eigen::MatrixXd> llt(h);
-    // A = J H⁻¹ Jᵀ for each body's COM Jacobian (translation, rotation): mean diagonals
+    const Eigen::MatrixXd hinv = llt.solve(Eigen::MatrixXd::Identity(nv, nv));
+    // A = J H⁻¹ Jᵀ for each body's COM Jacobian (translation, rotation), over its ancestor
+    // dofs only: mean diagonals
     for (int b = 1; b < model.nbody; ++b) {
-      Eigen::MatrixXd jac = Eigen::MatrixXd::Zero(6, nv);
-      const int adr = model.body_treeadr[b];
-      for (int c = 0; c < model.body_treenum[b]; ++c) {
-        for (int k = 0; k < 6; ++k) jac(k, model.tree_dof[adr + c]) = d.body_J()[6 * (adr + c) + k];
+      const int adr = model.body_treeadr[b], n = model.body_treenum[b];
+      Eigen::MatrixXd jac(6, n), hsub(n, n);
+      for (int c = 0; c < n; ++c) {
+        for (int k = 0; k < 6; ++k) jac(k, c) = d.body_J()[6 * (adr + c) + k];
+        for (int e = 0; e < n; ++e) {
+          hsub(c, e) = hinv(model.tree_dof[adr + c], model.tree_dof[adr + e]);
+        }
       }
-      const Eigen::MatrixXd a = jac * llt.solve(jac.transpose());
+      const Eigen::MatrixXd a = jac * hsub * jac.transpose();
       model.body_invweight0[2 * b] = (a(0, 0) + a(1, 1) + a(2, 2)) / 3;
       model.body_invweight0[2 * b + 1] = (a(3, 3) + a(4, 4) + a(5, 5)) / 3;
     }
-    const Eigen::MatrixXd hinv = llt.solve(Eigen::MatrixXd::Identity(nv, nv));
     for (int j = 0; j < model.njnt; ++j) {
       const int da = model.jnt_dofadr[j];
       auto mean = [&](int first, int n) {
