@@ -324,7 +324,9 @@ class Loader {
       spec.name = names[i];
       read_tendon(a, d);
       a.finish();
-      resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range");
+      if (resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range")) {
+        ctx_.warn(node, "tendon limits are not enforced; ignored");
+      }
       if (d.stiffness != 0 || d.damping != 0) {
         ctx_.warn(node, "tendon stiffness and damping are not simulated; ignored");
       }

@@ -385,5 +385,24 @@ TEST(MjcfConstraintNumerics, DriveHardKnifeEdgeRollingSphere) {
   EXPECT_EQ(z.neq, m->neq);
 }
 
+// a limited fixed tendon is not enforced yet: the loader says so rather than drop it silently
+TEST(MjcfConstraintWarnings, TendonLimitsAreNotEnforced) {
+  const std::string xml = R"(<mujoco>
+  <option><flag contact="disable"/></option>
+  <worldbody>
+    <body name="a"><joint name="j1" axis="0 1 0"/><geom size="0.1"/></body>
+    <body name="b"><joint name="j2" axis="0 1 0"/><geom size="0.1"/></body>
+  </worldbody>
+  <tendon>
+    <fixed name="t" limited="true" range="-1 1"><joint joint="j1" coef="1"/><joint joint="j2" coef="-1"/></fixed>
+  </tendon>
+</mujoco>)";
+  const LoadResult r = load_mjcf_string(xml, "t.xml");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("t.xml:8"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("tendon limits are not enforced"), std::string::npos)
+      << r.warnings[0];
+}
+
 }  // namespace
 }  // namespace zwang::test
