@@ -177,6 +177,10 @@ struct CountedInstance {
     view.nnhc = dv.nnhc;
     view.iterations = dv.iterations;
     view.tolerance = Counted(dv.tolerance);
+    view.cone = dv.cone;
+    view.impratio = Counted(dv.impratio);
+    view.ncollision = dv.ncollision;
+    view.contact_efcadr = dv.contact_efcadr;
 #define ZW_X(name) view.name = dv.name;
     ZW_MODEL_INTS(ZW_X)
     ZW_PLAN_INTS(ZW_X)

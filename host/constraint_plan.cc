@@ -9,6 +9,7 @@
 #include "kernels/body_terms.h"
 #include "kernels/forward_kinematics.h"
 #include "kernels/model_view.h"
+#include "kernels/narrowphase.h"
 #include "model_arrays.hpp"
 
 namespace zwang {
@@ -16,6 +17,159 @@ namespace zwang {
 int equality_rows(EqualityType type) {
   return type == EqualityType::kConnect ? 3 : type == EqualityType::kWeld ? 6 : 1;
 }
+
+ContactMix mix_contact(const Model& m, int g1, int g2) {
+  ContactMix c{};
+  c.margin = std::max(m.geom_margin[g1], m.geom_margin[g2]);
+  c.gap = std::max(m.geom_gap[g1], m.geom_gap[g2]);
+  std::array<double, 3> fr{};
+  if (m.geom_priority[g1] != m.geom_priority[g2]) {
+    const int g = m.geom_priority[g1] > m.geom_priority[g2] ? g1 : g2;
+    c.condim = m.geom_condim[g];
+    for (int k = 0; k < 3; ++k) fr[k] = m.geom_friction[3 * g + k];
+    std::copy_n(m.geom_solref.begin() + 2 * g, 2, c.solref.begin());
+    std::copy_n(m.geom_solimp.begin() + 5 * g, 5, c.solimp.begin());
+  } else {
+    c.condim = std::max(m.geom_condim[g1], m.geom_condim[g2]);
+    for (int k = 0; k < 3; ++k) {
+      fr[k] = std::max(m.geom_friction[3 * g1 + k], m.geom_friction[3 * g2 + k]);
+    }
+    // weight of geom1: solmix₁ / (solmix₁ + solmix₂), a zero solmix counting as none
+    constexpr double kMin = 1e-15;
+    const double s1 = m.geom_solmix[g1], s2 = m.geom_solmix[g2];
+    const double mix = s1 >= kMin && s2 >= kMin ? s1 / (s1 + s2)
+                       : s1 < kMin && s2 < kMin ? 0.5
+                       : s1 < kMin              ? 0.0
+                                                : 1.0;
+    const double* r1 = m.geom_solref.data() + 2 * g1;
+    const double* r2 = m.geom_solref.data() + 2 * g2;
+    const bool standard = r1[0] > 0 && r2[0] > 0;
+    for (int k = 0; k < 2; ++k) {
+      c.solref[k] = standard ? mix * r1[k] + (1 - mix) * r2[k] : std::min(r1[k], r2[k]);
+    }
+    for (int k = 0; k < 5; ++k) {
+      c.solimp[k] = mix * m.geom_solimp[5 * g1 + k] + (1 - mix) * m.geom_solimp[5 * g2 + k];
+    }
+  }
+  c.friction = {fr[0], fr[0], fr[1], fr[2], fr[2]};
+  return c;
+}
+
+namespace {
+
+// the rigid piece a body belongs to: itself when it has joints, else its parent's (world: 0)
+std::vector<int> weld_ids(const Model& m) {
+  std::vector<int> weld(m.nbody, 0);
+  for (int b = 1; b < m.nbody; ++b) weld[b] = m.body_jntnum[b] > 0 ? b : weld[m.body_parent[b]];
+  return weld;
+}
+
+// the dofs moving one body are a subset of the other's: Jᵀ J of their contact stays on one
+// path of the dof tree
+bool on_one_path(const Model& m, int b1, int b2) {
+  auto dofs = [&](int b) {
+    return std::vector<int>(m.tree_dof.begin() + m.body_treeadr[b],
+                            m.tree_dof.begin() + m.body_treeadr[b] + m.body_treenum[b]);
+  };
+  const std::vector<int> a = dofs(b1), b = dofs(b2);
+  return std::includes(a.begin(), a.end(), b.begin(), b.end()) ||
+         std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+// the geom pairs that may collide, in MuJoCo's order of testing, with their parameters
+void plan_contacts(const Model& m, RowPlan& p, bool& couples_branches) {
+  couples_branches = false;
+  const bool on = !(m.disableflags & (kDisableConstraint | kDisableContact));
+  if (!on || m.ngeom == 0) return;
+  auto add = [&](int g1, int g2, int dim, const double* friction, const double* solref,
+                 const double* solimp, double margin, double gap) {
+    const int t1 = static_cast<int>(m.geom_type[g1]), t2 = static_cast<int>(m.geom_type[g2]);
+    if (t1 > t2) std::swap(g1, g2);
+    const int n = max_contacts(std::min(t1, t2), std::max(t1, t2));
+    if (n == 0) {
+      p.unsupported.push_back({g1, g2});
+      return 0;
+    }
+    p.collision_geom1.push_back(g1);
+    p.collision_geom2.push_back(g2);
+    p.collision_dim.push_back(dim);
+    p.collision_friction.insert(p.collision_friction.end(), friction, friction + 5);
+    p.collision_solref.insert(p.collision_solref.end(), solref, solref + 2);
+    p.collision_solimp.insert(p.collision_solimp.end(), solimp, solimp + 5);
+    p.collision_margin.push_back(margin);
+    p.collision_gap.push_back(gap);
+    const int b1 = m.geom_body[g1], b2 = m.geom_body[g2];
+    couples_branches = couples_branches || !on_one_path(m, b1, b2);
+    return n;
+  };
+  long long bound = 0;
+  for (int i = 0; i < m.npair; ++i) {
+    bound += add(m.pair_geom1[i], m.pair_geom2[i], m.pair_dim[i], m.pair_friction.data() + 5 * i,
+                 m.pair_solref.data() + 2 * i, m.pair_solimp.data() + 5 * i, m.pair_margin[i],
+                 m.pair_gap[i]);
+  }
+  const std::vector<int> weld = weld_ids(m);
+  auto excluded = [&](int b1, int b2) {
+    for (int i = 0; i < m.nexclude; ++i) {
+      const int e1 = m.exclude_body1[i], e2 = m.exclude_body2[i];
+      if ((e1 == b1 && e2 == b2) || (e1 == b2 && e2 == b1)) return true;
+    }
+    return false;
+  };
+  auto explicit_pair = [&](int g1, int g2) {
+    for (int i = 0; i < m.npair; ++i) {
+      const int p1 = m.pair_geom1[i], p2 = m.pair_geom2[i];
+      if ((p1 == g1 && p2 == g2) || (p1 == g2 && p2 == g1)) return true;
+    }
+    return false;
+  };
+  // body pairs in order, then their geoms in order
+  std::vector<std::vector<int>> body_geoms(m.nbody);
+  for (int g = 0; g < m.ngeom; ++g) body_geoms[m.geom_body[g]].push_back(g);
+  for (int b1 = 0; b1 < m.nbody; ++b1) {
+    for (int b2 = b1 + 1; b2 < m.nbody; ++b2) {
+      if (body_geoms[b1].empty() || body_geoms[b2].empty() || excluded(b1, b2)) continue;
+      const int w1 = weld[b1], w2 = weld[b2];
+      if (w1 == w2) continue;
+      // a body and its parent do not collide, unless the parent is the world
+      const int p1 = weld[m.body_parent[w1] < 0 ? 0 : m.body_parent[w1]];
+      const int p2 = weld[m.body_parent[w2] < 0 ? 0 : m.body_parent[w2]];
+      if (w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1)) continue;
+      for (int g1 : body_geoms[b1]) {
+        for (int g2 : body_geoms[b2]) {
+          const bool compatible = (m.geom_contype[g1] & m.geom_conaffinity[g2]) ||
+                                  (m.geom_contype[g2] & m.geom_conaffinity[g1]);
+          if (!compatible || explicit_pair(g1, g2)) continue;
+          const ContactMix c = mix_contact(m, g1, g2);
+          bound += add(g1, g2, c.condim, c.friction.data(), c.solref.data(), c.solimp.data(),
+                       c.margin, c.gap);
+        }
+      }
+    }
+  }
+  p.ncollision = static_cast<int>(p.collision_geom1.size());
+  if (p.ncollision == 0) return;
+  // the exact bound while it is small; else enough for two contacts per geom
+  int geoms = 0;
+  for (int g = 0; g < m.ngeom; ++g) {
+    for (int c = 0; c < p.ncollision; ++c) {
+      if (p.collision_geom1[c] == g || p.collision_geom2[c] == g) {
+        ++geoms;
+        break;
+      }
+    }
+  }
+  p.nconmax = m.nconmax > 0 ? m.nconmax
+                            : static_cast<int>(std::min<long long>(
+                                  bound, std::max<long long>(kDefaultContactBound, 2LL * geoms)));
+  for (int c = 0; c < p.ncollision; ++c) {
+    const int dim = p.collision_dim[c];
+    const int rows = m.cone == Cone::kElliptic ? dim : (dim == 1 ? 1 : 2 * (dim - 1));
+    p.ncon_rows = std::max(p.ncon_rows, rows);
+  }
+}
+
+}  // namespace
 
 RowPlan plan_rows(const Model& m) {
   RowPlan p;
@@ -63,10 +217,15 @@ RowPlan plan_rows(const Model& m) {
     if (!lim_on || !m.jnt_limited[j] || t == JointType::kFree) continue;
     p.jnt_efcadr[j] = add(t == JointType::kBall ? 1 : 2, kEfcLimit);
   }
+  bool couples_branches = false;
+  plan_contacts(m, p, couples_branches);
+  p.contact_efcadr =
+      add(p.nconmax * p.ncon_rows, m.cone == Cone::kElliptic ? kEfcElliptic : kEfcContact);
   // a soft row on one joint keeps H's tree pattern; equalities between bodies or joints may
   // couple any dofs, and then the Newton Hessian is dense (every dof's parent the previous)
   bool dense = false;
   for (int e = 0; e < m.neq; ++e) dense = dense || (p.eq_efcadr[e] >= 0 && !m.eq_hard[e]);
+  dense = dense || (couples_branches && p.nconmax > 0);
   p.efc_tree = m.dof_parent;
   if (dense) {
     for (int v = 0; v < m.nv; ++v) p.efc_tree[v] = v - 1;
@@ -84,6 +243,7 @@ void set_constraint_constants(Model& model) {
     soft_rows = soft_rows || (model.jnt_limited[j] && model.jnt_type[j] != JointType::kFree);
   }
   for (double f : model.dof_frictionloss) soft_rows = soft_rows || f > 0;
+  soft_rows = soft_rows || model.ngeom > 0;
   if (!soft_rows) return;
   // the smooth quantities at qpos0, from the kernels themselves, without constraint rows
   Model smooth = model;

@@ -3,11 +3,16 @@
 // equalities, dof friction, joint limits).  Slots depend on Model::disableflags.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "zwang/model.hpp"
 
 namespace zwang {
+
+// contacts per instance when the model's exact bound (Σ over its collision pairs of the
+// contacts each can have) is larger than this and than two per colliding geom
+inline constexpr int kDefaultContactBound = 64;
 
 struct RowPlan {
   int nefc = 0;   // row slots
@@ -16,6 +21,21 @@ struct RowPlan {
   std::vector<int> efc_kind;             // EfcKind (nefc)
   std::vector<int> efc_tree;             // dof parents of H + Jᵀ D J's pattern (nv)
   std::vector<double> efc_frictionloss;  // (nefc)
+
+  // contacts: the geom pairs that may collide (explicit pairs first, then the geom pairs the
+  // filters let through, in body-pair order), each with geom1's type ≤ geom2's, and its
+  // contact parameters; nconmax slots of ncon_rows rows each, the last rows, from contact_efcadr
+  int ncollision = 0;
+  int nconmax = 0;
+  int ncon_rows = 0;
+  int contact_efcadr = 0;
+  std::vector<int> collision_geom1, collision_geom2, collision_dim;  // (ncollision)
+  std::vector<double> collision_friction;                            // (ncollision x 5)
+  std::vector<double> collision_solref;                              // (ncollision x 2)
+  std::vector<double> collision_solimp;                              // (ncollision x 5)
+  std::vector<double> collision_margin, collision_gap;               // (ncollision)
+  // geom pairs that pass the filters but have no narrow phase: never in contact
+  std::vector<std::array<int, 2>> unsupported;
 };
 
 RowPlan plan_rows(const Model& model);

@@ -1,15 +1,19 @@
 // MJCF (MuJoCo's XML) to a Model through ModelBuilder, following MuJoCo 2.2.2: the body, joint,
-// qpos/qvel and actuator order of the document; MuJoCo's defaults, orientations, limits,
-// inertia from geoms, equalities and solver options.  <custom> numerics named drive:, hard:,
-// knife_edge: and rolling_sphere: add zwang's own constraints.  Elements and attributes outside
-// the supported subset give one warning each; a malformed file is a ModelError "file:line: what
-// is wrong".
+// qpos/qvel, geom and actuator order of the document; MuJoCo's defaults, orientations, limits,
+// inertia from geoms, collision geoms, contact pairs and exclusions, equalities and solver
+// options.  <custom> numerics named drive:, hard:, knife_edge: and rolling_sphere: add zwang's
+// own constraints.  Elements and attributes outside the supported subset give one warning each;
+// a malformed file is a ModelError "file:line: what is wrong".
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <set>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "mjcf_reader.hpp"
 #include "model_file.hpp"
@@ -51,9 +55,9 @@ std::vector<std::string> name_attributes(std::span<const pugi::xml_node> nodes) 
   return names;
 }
 
-// sections whose content only matters for rendering, memory sizes or user data
+// sections whose content only matters for rendering or user data
 bool is_ignored_section(std::string_view tag) {
-  return tag == "size" || tag == "visual" || tag == "asset" || tag == "statistic";
+  return tag == "visual" || tag == "asset" || tag == "statistic";
 }
 
 class Loader {
@@ -76,9 +80,13 @@ class Loader {
     // the compiler's settings hold for the whole document, wherever it stands
     for (const pugi::xml_node node : sections("compiler")) compiler(node);
     for (const pugi::xml_node node : sections("option")) option(node);
+    for (const pugi::xml_node node : sections("size")) size(node);
     const Defaults defaults(ctx_, sections("default"), compiler_);
     bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
     add_bodies(mass_properties(ctx_, bodies_, compiler_));
+    add_geoms();
+    add_contacts(ctx_, section_children(ctx_, sections("contact")), defaults, bodies_, body_names_,
+                 geoms_, builder_);
     actuators(section_children(ctx_, sections("actuator")), defaults);
     tendons(section_children(ctx_, sections("tendon")), defaults);
     // hard: numerics before the equalities they make hard, which may name any body or joint
@@ -86,17 +94,16 @@ class Loader {
     equalities(section_children(ctx_, sections("equality")), defaults);
     for (const pugi::xml_node node : top) {
       const std::string_view tag = node.name();
-      if (tag == "contact") {
-        ctx_.unsupported(node, "contact pairs and exclusions are not simulated");
-      } else if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" &&
-                 tag != "default" && tag != "worldbody" && tag != "actuator" && tag != "tendon" &&
-                 tag != "custom" && tag != "equality") {
+      if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" && tag != "size" &&
+          tag != "default" && tag != "worldbody" && tag != "contact" && tag != "actuator" &&
+          tag != "tendon" && tag != "custom" && tag != "equality") {
         ctx_.unsupported(node);
       }
     }
+    builder_.set_disableflags(disableflags_);
     Model model = build();
     model.disableflags = disableflags_;
-    note_unsimulated(root);
+    note_unsupported_pairs(ctx_, model, model_geoms_);
     return {std::move(model), std::move(ctx_.warnings)};
   }
 
@@ -107,18 +114,6 @@ class Loader {
     pugi::xml_node node;
     bool used = false;
   };
-
-  // what MuJoCo would do with this model and zwang does not do yet, said once
-  void note_unsimulated(pugi::xml_node root) {
-    std::size_t geoms = 0;
-    for (const Body& b : bodies_) geoms += b.geoms.size();
-    if (geoms > 0 && (disableflags_ & (kDisableConstraint | kDisableContact)) == 0) {
-      ctx_.warn(root,
-                fmt::format("contacts between the model's {} geoms are not simulated (as MuJoCo "
-                            "with contacts disabled)",
-                            geoms));
-    }
-  }
 
   void compiler(pugi::xml_node node) {
     Attrs a(ctx_, node);
@@ -139,10 +134,25 @@ class Loader {
     const bool has_gravity = a.exact("gravity", g);
     if (const auto n = a.integer("iterations")) iterations_ = *n;
     if (const auto t = a.number("tolerance")) tolerance_ = *t;
+    if (const auto cone = a.keyword("cone", {"pyramidal", "elliptic"})) {
+      cone_ = *cone == 1 ? Cone::kElliptic : Cone::kPyramidal;
+    }
+    if (const auto r = a.number("impratio")) impratio_ = *r;
+    if (const auto n = a.integer("noslip_iterations"); n && *n > 0) {
+      a.fail(fmt::format("<option> noslip_iterations {}: noslip is not supported (0 turns it off)",
+                         *n));
+    }
+    // the noslip solver's tolerance has no effect without its iterations
+    a.ignore({"noslip_tolerance"});
+    if (const auto c = a.keyword("collision", {"all", "predefined", "dynamic"}); c && *c != 0) {
+      a.fail(fmt::format("<option> collision '{}' is not supported; only 'all' is",
+                         node.attribute("collision").value()));
+    }
     try {
       if (dt) builder_.set_timestep(*dt);
       if (has_gravity) builder_.set_gravity(g);
       builder_.set_solver(iterations_, tolerance_);
+      builder_.set_cone(cone_, impratio_);
     } catch (const ModelError& e) {
       ctx_.fail(node, e.what());
     }
@@ -190,6 +200,17 @@ class Loader {
     for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
   }
 
+  // nconmax bounds the contacts per instance; MuJoCo's default -1 (any negative value) leaves
+  // the bound to the model; the other sizes are MuJoCo's memory and user data
+  void size(pugi::xml_node node) {
+    Attrs a(ctx_, node);
+    if (const auto n = a.integer("nconmax")) builder_.set_max_contacts(std::max(*n, 0));
+    a.ignore({"njmax", "nstack", "nuserdata", "nkey", "nuser_body", "nuser_jnt", "nuser_geom",
+              "nuser_site", "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor"});
+    a.finish();
+    for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
+  }
+
   void add_bodies(const std::vector<MassProperties>& mass) {
     std::vector<std::string> body_names, joint_names;
     for (const Body& body : bodies_) {
@@ -217,6 +238,47 @@ class Loader {
         } catch (const ModelError& e) {
           ctx_.fail(j.node, e.what());
         }
+      }
+    }
+  }
+
+  // the geoms of every body in MuJoCo's order: bodies as numbered (depth first), a body's geoms
+  // in document order; mesh and height-field geoms, which do not collide, are left out.  Names
+  // are unique among all geoms, as in MuJoCo.
+  void add_geoms() {
+    for (std::size_t b = 0; b < bodies_.size(); ++b) {
+      for (const Geom& g : bodies_[b].geoms) {
+        if (!g.name.empty()) {
+          const auto [it, added] = geoms_.emplace(g.name, GeomRef{&g, static_cast<int>(b)});
+          if (!added) {
+            ctx_.fail(g.node, fmt::format("geom name '{}' is already used by the geom at {}",
+                                          g.name, ctx_.where(it->second.geom->node)));
+          }
+        }
+        if (!collides(g.def.type)) continue;
+        const GeomDef& d = g.def;
+        const GeomSpec spec{.name = g.name,
+                            .body = body_names_[b],
+                            .type = d.type,
+                            .size = d.size,
+                            .pos = d.pos,
+                            .quat = d.quat,
+                            .contype = d.contype,
+                            .conaffinity = d.conaffinity,
+                            .condim = d.condim,
+                            .priority = d.priority,
+                            .friction = d.friction,
+                            .margin = d.margin,
+                            .gap = d.gap,
+                            .solmix = d.solmix,
+                            .solref = d.solref,
+                            .solimp = d.solimp};
+        try {
+          builder_.add_geom(spec);
+        } catch (const ModelError& e) {
+          ctx_.fail(g.node, e.what());
+        }
+        model_geoms_.push_back(&g);
       }
     }
   }
@@ -520,7 +582,11 @@ class Loader {
   int iterations_ = 100;  // MuJoCo's defaults
   double tolerance_ = 1e-8;
   int disableflags_ = 0;
+  Cone cone_ = Cone::kPyramidal;
+  double impratio_ = 1;
   std::map<std::string, Hard, std::less<>> hard_;
+  std::map<std::string, GeomRef, std::less<>> geoms_;  // named geoms of the document
+  std::vector<const Geom*> model_geoms_;               // the model's geoms
 };
 
 LoadResult load(Context& ctx, pugi::xml_node root) {

@@ -10,15 +10,16 @@
 #include "mjcf_reader.hpp"
 
 namespace zwang::mjcf {
-namespace {
-
-constexpr double kPi = std::numbers::pi;
 
 std::string_view geom_type_name(GeomType t) {
   constexpr std::string_view names[] = {"plane",     "hfield",   "sphere", "capsule",
                                         "ellipsoid", "cylinder", "box",    "mesh"};
   return names[static_cast<int>(t)];
 }
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
 
 // fromto: the geom is centred on the segment with its z axis along from − to (MuJoCo 2.2.2's
 // sign); the segment is 2 size[1] long for a capsule or cylinder, 2 size[2] for a box or
@@ -29,6 +30,10 @@ void apply_fromto(Attrs& a, GeomDef& g) {
       g.type != GeomType::kEllipsoid) {
     a.fail(fmt::format("<geom> fromto needs a capsule, cylinder, box or ellipsoid, not a {}",
                        geom_type_name(g.type)));
+  }
+  // MuJoCo refuses a pos beside fromto, its class's included
+  if (g.pos[0] != 0 || g.pos[1] != 0 || g.pos[2] != 0) {
+    a.fail(fmt::format("<geom> has both fromto and pos ({} {} {})", g.pos[0], g.pos[1], g.pos[2]));
   }
   const Vec3d d{f[0] - f[3], f[1] - f[4], f[2] - f[5]};
   const double length = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
@@ -43,11 +48,19 @@ void apply_fromto(Attrs& a, GeomDef& g) {
   }
 }
 
-// the size values a shape needs, all positive
+// the size values a shape needs, all positive; a plane's third (its grid spacing), as MuJoCo
 void check_size(Attrs& a, const GeomDef& g) {
   int needed = 0;
   std::string_view meaning;
   switch (g.type) {
+    case GeomType::kPlane:
+      if (!(g.size[2] > 0)) {
+        a.fail(
+            fmt::format("<geom> of type plane needs a positive third size value (grid "
+                        "spacing); size is {} {} {}",
+                        g.size[0], g.size[1], g.size[2]));
+      }
+      return;
     case GeomType::kSphere:
       needed = 1, meaning = "radius";
       break;
@@ -191,9 +204,13 @@ class TreeReader {
     if (g.def.type == GeomType::kPlane && !bodies_[b].is_static) {
       a.fail("a plane geom can only be used in the world or in a body welded to it");
     }
+    if (g.def.condim != 1 && g.def.condim != 3 && g.def.condim != 4 && g.def.condim != 6) {
+      a.fail(fmt::format("<geom> condim {} is not 1, 3, 4 or 6", g.def.condim));
+    }
     if (g.def.type == GeomType::kMesh || g.def.type == GeomType::kHfield) {
-      ctx_.warn(node,
-                fmt::format("geom type {} is not supported; ignored", geom_type_name(g.def.type)));
+      ctx_.warn(node, fmt::format("geom type {} is not supported: it does not collide (zwang has "
+                                  "no narrow phase for it); ignored",
+                                  geom_type_name(g.def.type)));
     }
     bodies_[b].geoms.push_back(std::move(g));
   }

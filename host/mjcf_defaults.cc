@@ -1,7 +1,7 @@
 // MJCF default classes and the element attributes they share with the model: joints, geoms,
-// actuators, tendons and equalities.  A class starts as a copy of its parent; an element starts
-// as a copy of its class, and each attribute it gives overwrites the value (for a list, its
-// first values).
+// actuators, tendons, equalities and contact pairs.  A class starts as a copy of its parent; an
+// element starts as a copy of its class, and each attribute it gives overwrites the value (for a
+// list, its first values).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -62,9 +62,19 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
   std::array<double, 6> fromto{};
   if (a.exact("fromto", fromto)) d.fromto = fromto;
   if (d.density < 0) a.fail(fmt::format("<geom> density {} is negative", d.density));
-  // contact and rendering data: zwang has no contacts yet
-  a.ignore({"contype", "conaffinity", "condim", "priority", "material", "friction", "solmix",
-            "solref", "solimp", "margin", "gap", "rgba", "user", "mesh", "hfield"});
+  // contacts; condim is checked on the geom, whose class may set a value it replaces
+  if (const auto v = a.integer("contype")) d.contype = *v;
+  if (const auto v = a.integer("conaffinity")) d.conaffinity = *v;
+  if (const auto v = a.integer("condim")) d.condim = *v;
+  if (const auto v = a.integer("priority")) d.priority = *v;
+  a.numbers("friction", d.friction, 1);
+  set_if(a, "margin", d.margin);
+  set_if(a, "gap", d.gap);
+  set_if(a, "solmix", d.solmix);
+  a.numbers("solref", d.solref, 1);
+  a.numbers("solimp", d.solimp, 1);
+  // rendering and user data; the mesh or height field of a geom that does not collide
+  a.ignore({"material", "rgba", "user", "mesh", "hfield"});
 }
 
 bool is_actuator_kind(std::string_view tag) {
@@ -130,6 +140,15 @@ void read_equality(Attrs& a, EqualityDef& d) {
   a.numbers("solimp", d.solimp, 1);
 }
 
+void read_pair(Attrs& a, PairDef& d) {
+  if (const auto condim = a.integer("condim")) d.condim = *condim;
+  a.numbers("friction", d.friction, 1);
+  a.numbers("solref", d.solref, 1);
+  a.numbers("solimp", d.solimp, 1);
+  set_if(a, "margin", d.margin);
+  set_if(a, "gap", d.gap);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Defaults
 
@@ -191,8 +210,10 @@ std::vector<pugi::xml_node> Defaults::define(pugi::xml_node node, const std::str
       read_tendon(a, cls.tendon);
     } else if (tag == "equality") {
       read_equality(a, cls.equality);
+    } else if (tag == "pair") {
+      read_pair(a, cls.pair);
     } else if (tag == "site" || tag == "camera" || tag == "light" || tag == "mesh" ||
-               tag == "material" || tag == "pair") {
+               tag == "material") {
       // defaults of elements that are ignored or warned about where they are used
       continue;
     } else {

@@ -1,5 +1,6 @@
-// The MJCF loader's internals: files and messages, attribute reading, default classes, and the
-// parsed body tree before it becomes a Model.  MuJoCo 2.2.2 is the reference for every rule.
+// The MJCF loader's internals: files and messages, attribute reading, default classes, the
+// parsed body tree before it becomes a Model, and contacts.  MuJoCo 2.2.2 is the reference for
+// every rule.
 #pragma once
 
 #include <array>
@@ -91,7 +92,7 @@ class Attrs {
   // the index of the value among `options`; an error naming them otherwise
   std::optional<int> keyword(const char* name, std::initializer_list<std::string_view> options);
 
-  // attributes accepted without effect (contact, rendering and solver data)
+  // attributes accepted without effect (rendering, user and solver data)
   void ignore(std::initializer_list<const char*> names);
   void finish();
 
@@ -154,8 +155,8 @@ struct JointDef {
   SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
 };
 
-// numbered as MuJoCo's mjtGeom
-enum class GeomType { kPlane, kHfield, kSphere, kCapsule, kEllipsoid, kCylinder, kBox, kMesh };
+// "plane", "sphere", ... as MJCF writes the type
+std::string_view geom_type_name(GeomType type);
 
 struct GeomDef {
   GeomType type = GeomType::kSphere;
@@ -166,6 +167,22 @@ struct GeomDef {
   Vec3d pos{0, 0, 0};
   Quatd quat{1, 0, 0, 0};
   std::optional<std::array<double, 6>> fromto;
+  // contact parameters, GeomSpec's
+  int contype = 1, conaffinity = 1, condim = 3, priority = 0;
+  Vec3d friction{1, 0.005, 0.0001};
+  double margin = 0, gap = 0, solmix = 1;
+  SolRef solref = kDefaultSolRef;
+  SolImp solimp = kDefaultSolImp;
+};
+
+// what <default><pair> sets: MuJoCo 2.2.2's mjCPair starts from these values, never from its
+// geoms (the compiler's mixing of unset pair parameters cannot be reached from MJCF)
+struct PairDef {
+  int condim = 3;
+  std::array<double, 5> friction{1, 1, 0.005, 0.0001, 0.0001};
+  SolRef solref = kDefaultSolRef;
+  SolImp solimp = kDefaultSolImp;
+  double margin = 0, gap = 0;
 };
 
 // MuJoCo's general actuator, which motor, position and velocity set up
@@ -199,6 +216,7 @@ struct DefaultClass {
   ActuatorDef actuator;
   TendonDef tendon;
   EqualityDef equality;
+  PairDef pair;
 };
 
 class Defaults {
@@ -227,6 +245,7 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c);
 void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d);
 void read_tendon(Attrs& a, TendonDef& d);
 void read_equality(Attrs& a, EqualityDef& d);
+void read_pair(Attrs& a, PairDef& d);
 bool is_actuator_kind(std::string_view tag);
 bool is_supported_actuator_kind(std::string_view tag);
 
@@ -278,5 +297,32 @@ struct MassProperties {
 // inertiafromgeom says, then boundmass/boundinertia, then settotalmass
 std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body>& bodies,
                                             const Compiler& c);
+
+// ---------------------------------------------------------------------------------------------
+// contacts
+
+// false for mesh and height-field geoms, which zwang leaves out of the model
+bool collides(GeomType type);
+
+// a geom of the document and the body it is on
+struct GeomRef {
+  const Geom* geom;
+  int body;
+};
+
+// <contact>: <pair> and <exclude>, each with the lower-numbered body first and sorted by their
+// bodies as MuJoCo stores them.  MuJoCo's std::sort is not stable: the same sort of the same
+// sequence gives its order of equal body pairs (libstdc++'s, as the MuJoCo 2.2.2 the tests
+// use).  Names unique among pairs and among exclusions.  `body_names` completes the names of
+// `bodies`; `geoms` holds the named geoms of the document.
+void add_contacts(Context& ctx, std::span<const pugi::xml_node> nodes, const Defaults& defaults,
+                  const std::vector<Body>& bodies, std::span<const std::string> body_names,
+                  const std::map<std::string, GeomRef, std::less<>>& geoms, ModelBuilder& builder);
+
+// geom pairs that can touch (the filters or a <pair> let them through) but have no narrow
+// phase: one warning per pair of types, located at the first such pair's first geom;
+// `model_geoms` gives the element of each geom of the model
+void note_unsupported_pairs(Context& ctx, const Model& model,
+                            std::span<const Geom* const> model_geoms);
 
 }  // namespace zwang::mjcf

@@ -26,8 +26,12 @@ ModelArrays<T>::ModelArrays(const Model& model)
       neq_(model.neq),
       nnhc_(model.nnhc),
       iterations_(model.iterations),
-      tolerance_(model.tolerance) {
+      tolerance_(model.tolerance),
+      cone_(model.cone == Cone::kElliptic ? kConeElliptic : kConePyramidal),
+      impratio_(model.impratio) {
   const RowPlan plan = plan_rows(model);
+  ncollision_ = plan.ncollision;
+  contact_efcadr_ = plan.contact_efcadr;
 #define ZW_X(name)                                   \
   offsets_.name = static_cast<int>(ints_.size());    \
   {                                                  \
@@ -67,6 +71,10 @@ ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
   v.nnhc = nnhc_;
   v.iterations = iterations_;
   v.tolerance = static_cast<T>(tolerance_);
+  v.cone = cone_;
+  v.impratio = static_cast<T>(impratio_);
+  v.ncollision = ncollision_;
+  v.contact_efcadr = contact_efcadr_;
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

@@ -37,6 +37,9 @@ class ModelArrays {
   int integrator_;
   int neq_, nnhc_, iterations_;
   double tolerance_;
+  int cone_;
+  double impratio_;
+  int ncollision_, contact_efcadr_;
   Offsets offsets_;
   std::vector<int> ints_;
   std::vector<T> reals_;

@@ -71,7 +71,71 @@ void append(std::vector<double>& v, const Spec& a) {
   v.insert(v.end(), a.begin(), a.end());
 }
 
+// radius of the sphere about the geom's centre that holds it (0: a plane, infinite)
+double bounding_radius(GeomType type, const Vec3d& s) {
+  switch (type) {
+    case GeomType::kSphere:
+      return s[0];
+    case GeomType::kCapsule:
+      return s[0] + s[1];
+    case GeomType::kCylinder:
+      return std::sqrt(s[0] * s[0] + s[1] * s[1]);
+    case GeomType::kEllipsoid:
+      return std::max({s[0], s[1], s[2]});
+    case GeomType::kBox:
+      return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    default:
+      return 0;
+  }
+}
+
 }  // namespace
+
+// the geoms, pairs and exclusions; a pair's unset parameters mixed from its geoms
+void ModelBuilder::add_contacts(Model& m) const {
+  for (const GeomSpec& g : geoms_) {
+    m.geom_name.push_back(g.name);
+    m.geom_type.push_back(g.type);
+    m.geom_body.push_back(m.body_id(g.body));
+    append(m.geom_pos, g.pos);
+    append(m.geom_quat, g.quat);
+    append(m.geom_size, g.size);
+    m.geom_rbound.push_back(bounding_radius(g.type, g.size));
+    m.geom_contype.push_back(g.contype);
+    m.geom_conaffinity.push_back(g.conaffinity);
+    m.geom_condim.push_back(g.condim);
+    m.geom_priority.push_back(g.priority);
+    append(m.geom_friction, g.friction);
+    m.geom_margin.push_back(g.margin);
+    m.geom_gap.push_back(g.gap);
+    m.geom_solmix.push_back(g.solmix);
+    append(m.geom_solref, g.solref);
+    append(m.geom_solimp, g.solimp);
+  }
+  m.ngeom = static_cast<int>(geoms_.size());
+  for (const ContactPairSpec& p : pairs_) {
+    const int g1 = m.geom_id(p.geom1), g2 = m.geom_id(p.geom2);
+    const ContactMix mix = mix_contact(m, g1, g2);
+    m.pair_name.push_back(p.name);
+    m.pair_geom1.push_back(g1);
+    m.pair_geom2.push_back(g2);
+    m.pair_dim.push_back(p.condim.value_or(mix.condim));
+    append(m.pair_friction, p.friction.value_or(mix.friction));
+    append(m.pair_solref, p.solref.value_or(mix.solref));
+    append(m.pair_solimp, p.solimp.value_or(mix.solimp));
+    m.pair_margin.push_back(p.margin.value_or(mix.margin));
+    m.pair_gap.push_back(p.gap.value_or(mix.gap));
+  }
+  m.npair = static_cast<int>(pairs_.size());
+  for (const auto& e : excludes_) {
+    m.exclude_body1.push_back(m.body_id(e[0]));
+    m.exclude_body2.push_back(m.body_id(e[1]));
+  }
+  m.nexclude = static_cast<int>(excludes_.size());
+  m.cone = cone_;
+  m.impratio = impratio_;
+  m.nconmax = nconmax_;
+}
 
 std::string_view to_string(JointType type) {
   switch (type) {
@@ -398,6 +462,122 @@ void ModelBuilder::add_nonholonomic(const NonholonomicSpec& spec) {
   nonholonomic_.push_back(spec);
 }
 
+void ModelBuilder::add_geom(const GeomSpec& in) {
+  GeomSpec g = in;
+  const int id = static_cast<int>(geoms_.size());
+  const std::string who = fmt::format("geom '{}'", g.name.empty() ? fmt::format("{}", id) : g.name);
+  if (!body_index_.contains(g.body)) {
+    throw ModelError(fmt::format("{}: body '{}' has not been added", who, g.body));
+  }
+  if (!g.name.empty()) {
+    for (const GeomSpec& other : geoms_) {
+      if (other.name == g.name) throw ModelError(who + ": the name is used by another geom");
+    }
+  }
+  const int type = static_cast<int>(g.type);
+  if (type < 0 || type > static_cast<int>(GeomType::kMesh)) {
+    throw ModelError(fmt::format("{}: unknown type {}", who, type));
+  }
+  if (g.type == GeomType::kMesh || g.type == GeomType::kHfield) {
+    throw ModelError(fmt::format("{}: {} geoms are not supported", who,
+                                 g.type == GeomType::kMesh ? "mesh" : "height-field"));
+  }
+  const int needed = g.type == GeomType::kSphere                                     ? 1
+                     : g.type == GeomType::kCapsule || g.type == GeomType::kCylinder ? 2
+                     : g.type == GeomType::kPlane                                    ? 0
+                                                                                     : 3;
+  for (int k = 0; k < 3; ++k) {
+    if (!std::isfinite(g.size[k]) || (k < needed && !(g.size[k] > 0))) {
+      throw ModelError(
+          fmt::format("{}: size[{}] = {} must be positive and finite", who, k, g.size[k]));
+    }
+  }
+  if (!finite({g.pos[0], g.pos[1], g.pos[2]})) throw ModelError(who + ": pos is not finite");
+  g.quat = normalized_or_throw(g.quat, who);
+  if (g.condim != 1 && g.condim != 3 && g.condim != 4 && g.condim != 6) {
+    throw ModelError(fmt::format("{}: condim {} is not 1, 3, 4 or 6", who, g.condim));
+  }
+  for (double f : g.friction) {
+    if (!(f >= 0) || !std::isfinite(f)) {
+      throw ModelError(fmt::format("{}: friction {} must be non-negative and finite", who, f));
+    }
+  }
+  if (!(g.margin >= 0) || !(g.gap >= 0) || !(g.solmix >= 0) ||
+      !finite({g.margin, g.gap, g.solmix, g.solref[0], g.solref[1], g.solimp[0], g.solimp[1],
+               g.solimp[2], g.solimp[3], g.solimp[4]})) {
+    throw ModelError(who +
+                     ": margin, gap and solmix must be non-negative, solref and solimp finite");
+  }
+  if (g.type == GeomType::kPlane && g.body != "world") {
+    // a plane moves with no body: MuJoCo allows it only on the world and bodies welded to it
+    int b = body_index_.find(g.body)->second;
+    for (; b > 0; b = parents_[b]) {
+      if (!body_joints_[b].empty()) {
+        throw ModelError(who + ": a plane can only be on the world or a body welded to it");
+      }
+    }
+  }
+  geoms_.push_back(std::move(g));
+}
+
+void ModelBuilder::add_contact_pair(const ContactPairSpec& in) {
+  const std::string who = fmt::format("contact pair '{}'", in.name);
+  for (const std::string& name : {in.geom1, in.geom2}) {
+    const bool known = std::any_of(geoms_.begin(), geoms_.end(),
+                                   [&](const GeomSpec& g) { return g.name == name; });
+    if (!known) throw ModelError(fmt::format("{}: geom '{}' has not been added", who, name));
+  }
+  if (in.geom1 == in.geom2) throw ModelError(who + ": a geom cannot collide with itself");
+  if (in.condim && *in.condim != 1 && *in.condim != 3 && *in.condim != 4 && *in.condim != 6) {
+    throw ModelError(fmt::format("{}: condim {} is not 1, 3, 4 or 6", who, *in.condim));
+  }
+  if (in.friction) {
+    for (double f : *in.friction) {
+      if (!(f >= 0) || !std::isfinite(f)) {
+        throw ModelError(fmt::format("{}: friction {} must be non-negative and finite", who, f));
+      }
+    }
+  }
+  if ((in.margin && !(*in.margin >= 0)) || (in.gap && !(*in.gap >= 0))) {
+    throw ModelError(who + ": margin and gap must be non-negative");
+  }
+  pairs_.push_back(in);
+}
+
+void ModelBuilder::add_contact_exclude(std::string_view body1, std::string_view body2) {
+  for (std::string_view b : {body1, body2}) {
+    if (!body_index_.contains(b)) {
+      throw ModelError(fmt::format("contact exclude: body '{}' has not been added", b));
+    }
+  }
+  excludes_.push_back({std::string(body1), std::string(body2)});
+}
+
+ModelBuilder& ModelBuilder::set_cone(Cone cone, double impratio) {
+  if (cone != Cone::kPyramidal && cone != Cone::kElliptic) {
+    throw ModelError("set_cone: the cone is neither pyramidal nor elliptic");
+  }
+  if (!(impratio > 0) || !std::isfinite(impratio)) {
+    throw ModelError(fmt::format("set_cone: impratio must be positive (got {})", impratio));
+  }
+  cone_ = cone;
+  impratio_ = impratio;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::set_max_contacts(int nconmax) {
+  if (nconmax < 0) {
+    throw ModelError(fmt::format("set_max_contacts: {} is negative", nconmax));
+  }
+  nconmax_ = nconmax;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::set_disableflags(int flags) {
+  disableflags_ = flags;
+  return *this;
+}
+
 Model ModelBuilder::build() const {
   Model m;
   m.timestep = timestep_;
@@ -617,10 +797,12 @@ Model ModelBuilder::build() const {
     append(m.nhc_solref, c.solref);
   }
   m.nnhc = static_cast<int>(nonholonomic_.size());
+  add_contacts(m);
+  m.disableflags = disableflags_;
   {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),
-                        plan.nefc, plan.nhard, m.ndrive);
+                        plan.nefc, plan.nhard, m.ndrive, m.ngeom, plan.nconmax, plan.ncon_rows);
   }
   set_constraint_constants(m);
   return m;
@@ -629,6 +811,12 @@ Model ModelBuilder::build() const {
 int Model::equality_id(std::string_view name) const {
   for (int i = 0; i < neq; ++i)
     if (eq_name[i] == name) return i;
+  return -1;
+}
+
+int Model::geom_id(std::string_view name) const {
+  for (int i = 0; i < ngeom; ++i)
+    if (geom_name[i] == name) return i;
   return -1;
 }
 
@@ -682,7 +870,10 @@ Sizes Model::sizes() const {
           static_cast<int>(tree_dof.size()),
           plan.nefc,
           plan.nhard,
-          ndrive};
+          ndrive,
+          ngeom,
+          plan.nconmax,
+          plan.ncon_rows};
 }
 
 double Model::total_mass() const {

@@ -15,6 +15,7 @@ inline constexpr std::int64_t kMaxInstanceRows = std::int64_t{1} << 30;
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
                                  std::int64_t nbody, std::int64_t njnt, std::int64_t njac,
                                  std::int64_t nefc = 0, std::int64_t nhard = 0,
-                                 std::int64_t ndrive = 0);
+                                 std::int64_t ndrive = 0, std::int64_t ngeom = 0,
+                                 std::int64_t nconmax = 0, std::int64_t ncon_rows = 0);
 
 }  // namespace zwang

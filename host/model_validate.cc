@@ -39,11 +39,13 @@ void index_in(const char* field, int value, int low, int high, std::size_t at) {
 
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
                                  std::int64_t nbody, std::int64_t njnt, std::int64_t njac,
-                                 std::int64_t nefc, std::int64_t nhard, std::int64_t ndrive) {
+                                 std::int64_t nefc, std::int64_t nhard, std::int64_t ndrive,
+                                 std::int64_t ngeom, std::int64_t nconmax, std::int64_t ncon_rows) {
   // the field lists of kernels/layout.h, evaluated with 64-bit sizes
   struct {
-    std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive;
-  } s{nq, nv, nu, nbody, njnt, nv * (nv + 1) / 2, njac, nefc, nhard, ndrive};
+    std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows;
+  } s{nq,   nv,    nu,     nbody, njnt,    nv * (nv + 1) / 2, njac,
+      nefc, nhard, ndrive, ngeom, nconmax, ncon_rows};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -251,6 +253,67 @@ void Model::validate() const {
     }
   }
   for (int i = 0; i < nnhc; ++i) index_in("nhc_body", nhc_body[i], 1, nbody, i);
+  if (ngeom < 0 || npair < 0 || nexclude < 0 || nconmax < 0) {
+    throw ModelError("model: negative contact counts");
+  }
+  const std::size_t g = ngeom, pr = npair, ex = nexclude;
+  size_is("geom_name", geom_name, g);
+  size_is("geom_type", geom_type, g);
+  size_is("geom_body", geom_body, g);
+  size_is("geom_pos", geom_pos, 3 * g);
+  size_is("geom_quat", geom_quat, 4 * g);
+  size_is("geom_size", geom_size, 3 * g);
+  size_is("geom_rbound", geom_rbound, g);
+  size_is("geom_contype", geom_contype, g);
+  size_is("geom_conaffinity", geom_conaffinity, g);
+  size_is("geom_condim", geom_condim, g);
+  size_is("geom_priority", geom_priority, g);
+  size_is("geom_friction", geom_friction, 3 * g);
+  size_is("geom_margin", geom_margin, g);
+  size_is("geom_gap", geom_gap, g);
+  size_is("geom_solmix", geom_solmix, g);
+  size_is("geom_solref", geom_solref, 2 * g);
+  size_is("geom_solimp", geom_solimp, 5 * g);
+  size_is("pair_name", pair_name, pr);
+  size_is("pair_geom1", pair_geom1, pr);
+  size_is("pair_geom2", pair_geom2, pr);
+  size_is("pair_dim", pair_dim, pr);
+  size_is("pair_friction", pair_friction, 5 * pr);
+  size_is("pair_solref", pair_solref, 2 * pr);
+  size_is("pair_solimp", pair_solimp, 5 * pr);
+  size_is("pair_margin", pair_margin, pr);
+  size_is("pair_gap", pair_gap, pr);
+  size_is("exclude_body1", exclude_body1, ex);
+  size_is("exclude_body2", exclude_body2, ex);
+  for (int i = 0; i < ngeom; ++i) {
+    index_in("geom_body", geom_body[i], 0, nbody, i);
+    const int t = static_cast<int>(geom_type[i]);
+    if (t < 0 || t > static_cast<int>(GeomType::kBox) || geom_type[i] == GeomType::kHfield) {
+      throw ModelError(fmt::format("model: geom {} has an unsupported type {}", i, t));
+    }
+    const int dim = geom_condim[i];
+    if (dim != 1 && dim != 3 && dim != 4 && dim != 6) {
+      throw ModelError(fmt::format("model: geom {} has condim {}", i, dim));
+    }
+  }
+  for (int i = 0; i < npair; ++i) {
+    index_in("pair_geom1", pair_geom1[i], 0, ngeom, i);
+    index_in("pair_geom2", pair_geom2[i], 0, ngeom, i);
+    const int dim = pair_dim[i];
+    if (dim != 1 && dim != 3 && dim != 4 && dim != 6) {
+      throw ModelError(fmt::format("model: pair {} has condim {}", i, dim));
+    }
+  }
+  for (int i = 0; i < nexclude; ++i) {
+    index_in("exclude_body1", exclude_body1[i], 0, nbody, i);
+    index_in("exclude_body2", exclude_body2[i], 0, nbody, i);
+  }
+  if (cone != Cone::kPyramidal && cone != Cone::kElliptic) {
+    throw ModelError("model: cone is neither pyramidal nor elliptic");
+  }
+  if (!(impratio > 0) || !std::isfinite(impratio)) {
+    throw ModelError(fmt::format("model: impratio {} must be positive", impratio));
+  }
   if (iterations < 0 || !(tolerance >= 0)) {
     throw ModelError(fmt::format("model: iterations {} and tolerance {} must be non-negative",
                                  iterations, tolerance));
@@ -258,7 +321,7 @@ void Model::validate() const {
   {
     const RowPlan plan = plan_rows(*this);
     check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
-                        plan.nefc, plan.nhard, ndrive);
+                        plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows);
   }
   for (int a = 0; a < nu; ++a) {
     index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);

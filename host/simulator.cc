@@ -33,6 +33,10 @@ std::string describe_status(int status) {
         "iteration cap before its tolerance (raise <option iterations>, or check for "
         "conflicting constraints)");
   }
+  if (status & kStatusContactOverflow) {
+    add("contact overflow: more contacts than the model's maximum per instance (raise <size "
+        "nconmax> or ModelBuilder::set_max_contacts); the step was undone");
+  }
   if (out.empty()) out = "ok";
   return out;
 }

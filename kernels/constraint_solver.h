@@ -124,17 +124,116 @@ ZW_HD ZW_INLINE T row_force(int kind, T z, T D, T R, T floss, T& weight) {
   const bool friction = kind == kEfcFriction;
   const bool below = friction && z <= -R * floss;
   const bool above = friction && z >= R * floss;
-  const bool slack = kind == kEfcLimit && z >= T(0);
-  const bool quadratic = !below && !above && !slack;
+  const bool slack = (kind == kEfcLimit || kind == kEfcContact) && z >= T(0);
+  // an elliptic cone's rows are handled together, by EllipticCone
+  const bool cone = kind == kEfcElliptic;
+  const bool quadratic = !below && !above && !slack && !cone;
   weight = quadratic ? D : T(0);
-  return below ? floss : (above ? -floss : (slack ? T(0) : -D * z));
+  return below ? floss : (above ? -floss : (slack || cone ? T(0) : -D * z));
 }
+
+// The cost of one elliptic contact (MuJoCo's primal cone) on its rows' z = J x − aref:
+// with U = (μ z₀, μ_j z_j), N = U₀, T = ‖U_(1..)‖,
+//   N ≥ μ T           no force (top)
+//   μ N + T ≤ 0       ½ Σ D_j z_j² (bottom)
+//   else              ½ D_m (N − μ T)², D_m = D₀ / (μ² (1 + μ²)) (middle)
+// A frictionless contact (dim 1) is an inequality row.  z_j = jar_j + α jv_j.
+template <class T>
+struct EllipticCone {
+  int dim;
+  T mu;
+  const T* fr;  // friction of rows 1 .. dim − 1: fr[j − 1]
+  T u[6];
+  T n, t;
+  int zone;  // 0 top, 1 bottom, 2 middle
+
+  ZW_HD T scale(int j) const { return j == 0 ? mu : fr[j - 1]; }
+
+  ZW_HD EllipticCone(int dim_, T mu_, const T* fr_, Row<T> jar, Row<T> jv, T alpha, int r0)
+      : dim(dim_), mu(mu_), fr(fr_) {
+    T t2 = T(0);
+    for (int j = 0; j < 6; ++j) {
+      const T z = j < dim ? jar[r0 + j] + alpha * jv[r0 + j] : T(0);
+      u[j] = j < dim ? (dim == 1 ? z : scale(j) * z) : T(0);
+      t2 += j > 0 ? u[j] * u[j] : T(0);
+    }
+    n = u[0];
+    t = std::sqrt(t2);
+    const bool top = dim == 1 ? n >= T(0) : (n >= mu * t || (t <= T(0) && n >= T(0)));
+    const bool bottom = dim == 1 ? n < T(0) : (mu * n + t <= T(0) || (t <= T(0) && n < T(0)));
+    zone = top ? 0 : (bottom ? 1 : 2);
+  }
+
+  ZW_HD T middle_d(Row<T> D, int r0) const { return D[r0] / (mu * mu * (T(1) + mu * mu)); }
+
+  // −∂s/∂z_j
+  ZW_HD T force(int j, Row<T> D, int r0) const {
+    const T z = dim == 1 ? u[0] : u[j] / scale(j);
+    if (zone == 0) return T(0);
+    if (zone == 1) return -D[r0 + j] * z;
+    const T dm = middle_d(D, r0), g = n - mu * t;
+    return j == 0 ? -dm * g * mu : dm * g * mu / t * u[j] * scale(j);
+  }
+
+  // ∂²s/∂z_a∂z_b
+  ZW_HD T hessian(int a, int b, Row<T> D, int r0) const {
+    if (zone == 0) return T(0);
+    if (zone == 1) return a == b ? D[r0 + a] : T(0);
+    const T dm = middle_d(D, r0);
+    // ∂²s/∂U² = D_m (∇g ∇gᵀ + g ∇²g), g = N − μ T, then scaled by diag(μ, μ_j) on both sides
+    T h;
+    if (a == 0 && b == 0) {
+      h = T(1);
+    } else if (a == 0 || b == 0) {
+      h = -mu * u[a + b] / t;
+    } else {
+      h = mu * n * u[a] * u[b] / (t * t * t) + (a == b ? mu * mu - mu * n / t : T(0));
+    }
+    return dm * h * scale(a) * scale(b);
+  }
+
+  // φ′ and φ″ of this cone's cost along α (z_j = jar_j + α jv_j)
+  ZW_HD void line(Row<T> jv, Row<T> D, int r0, T& g, T& h) const {
+    g = h = T(0);
+    if (zone == 0) return;
+    if (zone == 1) {
+      for (int j = 0; j < dim; ++j) {
+        const T z = dim == 1 ? u[0] : u[j] / scale(j);
+        g += D[r0 + j] * z * jv[r0 + j];
+        h += D[r0 + j] * jv[r0 + j] * jv[r0 + j];
+      }
+      return;
+    }
+    // s = ½ D_m G², G = N − μ T:  s′ = D_m G G′,  s″ = D_m (G′² + G G″)
+    const T dm = middle_d(D, r0), gg = n - mu * t;
+    T tp = T(0), upup = T(0);
+    for (int j = 1; j < dim; ++j) {
+      const T up = scale(j) * jv[r0 + j];
+      tp += u[j] * up;
+      upup += up * up;
+    }
+    tp /= t;
+    const T tpp = (upup - tp * tp) / t;
+    const T gp = mu * jv[r0] - mu * tp, gpp = -mu * tpp;
+    g = dm * gg * gp;
+    h = dm * (gp * gp + gg * gpp);
+  }
+};
 
 template <class T>
 struct ConstraintSolver {
   const ModelView<T>& m;
   const Instance<T>& d;
-  int nv, nefc, nh;
+  int nv, nefc, nh;  // nefc: the row slots in use (the contact slots up to ncon)
+  int ncon;          // contacts, elliptic cones when m.cone is elliptic
+
+  ZW_HD int cone_row(int c) const { return m.contact_efcadr + c * m.s.ncon_rows; }
+  ZW_HD bool has_cones() const { return m.cone == kConeElliptic && ncon > 0; }
+  ZW_HD EllipticCone<T> cone(int c, Row<T> jv, T alpha) const {
+    const int pair = static_cast<int>(d.contact_pair()[c]);
+    return EllipticCone<T>(m.collision_dim[pair], d.contact_mu()[c],
+                           m.collision_friction + 5 * pair, d.efc_jar(), jv, alpha, cone_row(c));
+  }
 
   ZW_HD Row<T> jac(int r) const { return d.efc_J() + r * nv; }
 
@@ -194,6 +293,10 @@ struct ConstraintSolver {
       const T f = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
       add_row(r, -f, grad);
     }
+    for (int c = 0; c < (has_cones() ? ncon : 0); ++c) {
+      const EllipticCone<T> k = cone(c, jar, T(0));
+      for (int j = 0; j < k.dim; ++j) add_row(cone_row(c) + j, -k.force(j, D, cone_row(c)), grad);
+    }
   }
 
   // G = H + Σ D_r J_rᵀ J_r over the quadratic rows, factored in efc_HnL
@@ -212,6 +315,25 @@ struct ConstraintSolver {
         for (int b = 0; b <= a; ++b) g[row + b] += ja * j[b];
       }
     }
+    // each cone in its middle or bottom zone: Σ_ab h_ab J_aᵀ J_b
+    for (int c = 0; c < (has_cones() ? ncon : 0); ++c) {
+      const EllipticCone<T> k = cone(c, jar, T(0));
+      if (k.zone == 0) continue;
+      const int r0 = cone_row(c);
+      for (int a = 0; a < k.dim; ++a) {
+        for (int b = 0; b < k.dim; ++b) {
+          const T hab = k.hessian(a, b, D, r0);
+          if (hab == T(0)) continue;
+          const Row<T> ja = jac(r0 + a), jb = jac(r0 + b);
+          for (int p = 0; p < nv; ++p) {
+            const T jp = hab * ja[p];
+            if (jp == T(0)) continue;
+            const int row = packed_index(p, 0);
+            for (int q = 0; q <= p; ++q) g[row + q] += jp * jb[q];
+          }
+        }
+      }
+    }
     return cholesky_factor<T>(g, m.efc_tree, nv) == nv;
   }
 
@@ -226,6 +348,16 @@ struct ConstraintSolver {
           row_force(m.efc_kind[r], jar[r] + alpha * jv[r], D[r], R[r], m.efc_frictionloss[r], w);
       g -= f * jv[r];
       h += w * jv[r] * jv[r];
+    }
+    for (int c = 0; c < (has_cones() ? ncon : 0); ++c) {
+      // the cone at jar + α jv: its own zone along the line
+      const int pair = static_cast<int>(d.contact_pair()[c]);
+      const EllipticCone<T> k(m.collision_dim[pair], d.contact_mu()[c],
+                              m.collision_friction + 5 * pair, jar, jv, alpha, cone_row(c));
+      T gc, hc;
+      k.line(jv, D, cone_row(c), gc, hc);
+      g += gc;
+      h += hc;
     }
   }
 
@@ -281,12 +413,16 @@ struct ConstraintSolver {
 // Hessian cannot be factored
 template <class T>
 ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
-  const int nv = m.s.nv, nefc = m.s.nefc, nh = m.s.nhard;
-  const ConstraintSolver<T> cs{m, d, nv, nefc, nh};
+  const int nv = m.s.nv, nh = m.s.nhard;
+  const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
+  const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;
+  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon};
   const Row<T> qM = d.qM(), hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
   const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
 
+  // slots past the contacts found carry no force
+  for (int r = nefc; r < m.s.nefc; ++r) force[r] = T(0);
   if (nv == 0) {
     // nothing moves: no row can act
     for (int r = 0; r < nefc; ++r) force[r] = T(0);
@@ -381,6 +517,14 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
     force[r] = f;
     nactive += d.efc_D()[r] > T(0) ? 1 : 0;
     cs.add_row(r, f, qfrc);
+  }
+  for (int c = 0; c < (cs.has_cones() ? ncon : 0); ++c) {
+    const EllipticCone<T> k = cs.cone(c, d.efc_jar(), T(0));
+    const int r0 = cs.cone_row(c);
+    for (int j = 0; j < k.dim; ++j) {
+      force[r0 + j] = k.force(j, d.efc_D(), r0);
+      cs.add_row(r0 + j, force[r0 + j], qfrc);
+    }
   }
   if (nh > 0) {
     cs.hard_factor(hl, m.dof_parent);

@@ -12,16 +12,19 @@ namespace zwang {
 
 // sizes shared by every instance of a model
 struct Sizes {
-  int nq;      // generalized coordinates
-  int nv;      // degrees of freedom
-  int nu;      // actuators
-  int nbody;   // bodies, the world (body 0) included
-  int njnt;    // joints
-  int nM;      // packed lower triangle of H: nv (nv + 1) / 2
-  int njac;    // non-zero Jacobian columns over all bodies: Σ_k (ancestor dofs of k)
-  int nefc;    // constraint row slots: hard rows first, then equality, friction, limit rows
-  int nhard;   // hard rows (drives, non-holonomic, hard equalities), the first nhard slots
-  int ndrive;  // driven joints
+  int nq;         // generalized coordinates
+  int nv;         // degrees of freedom
+  int nu;         // actuators
+  int nbody;      // bodies, the world (body 0) included
+  int njnt;       // joints
+  int nM;         // packed lower triangle of H: nv (nv + 1) / 2
+  int njac;       // non-zero Jacobian columns over all bodies: Σ_k (ancestor dofs of k)
+  int nefc;       // constraint row slots: hard rows first, then equality, friction, limit rows
+  int nhard;      // hard rows (drives, non-holonomic, hard equalities), the first nhard slots
+  int ndrive;     // driven joints
+  int ngeom;      // collision geoms
+  int nconmax;    // contacts per instance at most
+  int ncon_rows;  // row slots per contact (pyramidal 2 (condim − 1) or 1, elliptic condim)
 };
 
 #define ZW_DATA_FIELDS(X)                                                                          \
@@ -40,12 +43,22 @@ struct Sizes {
   X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                    \
   X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */                       \
   X(qacc_smooth, s.nv) /* q̈ without constraints (nv); in an Euler step without rows, damped */   \
-  X(qfrc_constraint, s.nv) /* Σ_rows J_rᵀ f_r: generalized constraint force (nv) */             \
-  X(efc_force, s.nefc)     /* force of each row slot, 0 when inactive (nefc) */                    \
-  X(drive_force, s.ndrive) /* generalized force each drive supplies (ndrive) */                    \
-  X(efc_nactive, 1)        /* active constraint rows */                                            \
-  X(solver_niter, 1)       /* Newton iterations of the last constraint solve */                    \
-  X(solver_residual, 1)    /* its scaled gradient norm (Model::tolerance is the goal) */
+  X(qfrc_constraint, s.nv)        /* Σ_rows J_rᵀ f_r: generalized constraint force (nv) */      \
+  X(efc_force, s.nefc)            /* force of each row slot, 0 when inactive (nefc) */             \
+  X(drive_force, s.ndrive)        /* generalized force each drive supplies (ndrive) */             \
+  X(efc_nactive, 1)               /* active constraint rows */                                     \
+  X(solver_niter, 1)              /* Newton iterations of the last constraint solve */             \
+  X(solver_residual, 1)           /* its scaled gradient norm (Model::tolerance is the goal) */    \
+  X(ncon, 1)                      /* contacts found, at most nconmax */                            \
+  X(contact_geom, 2 * s.nconmax)  /* geom1, geom2 of each contact (nconmax x 2) */                 \
+  X(contact_dist, s.nconmax)      /* signed distance, negative in penetration (nconmax) */         \
+  X(contact_pos, 3 * s.nconmax)   /* contact point, world (nconmax x 3) */                         \
+  X(contact_frame, 9 * s.nconmax) /* rows: normal from geom1 to geom2, tangents (nconmax x 9) */   \
+  X(contact_force, 6 * s.nconmax) /* on geom2, contact frame: n, t1, t2, torsion, rolling */       \
+  X(geom_xpos, 3 * s.ngeom)       /* geom centres, world (ngeom x 3) */                            \
+  X(geom_xmat, 9 * s.ngeom)       /* geom orientations, row-major (ngeom x 9) */                   \
+  X(subtree_com, 3 * s.nbody)     /* centre of mass of each body's subtree, world */               \
+  X(cfrc_ext, 6 * s.nbody) /* external torque, force on each body about its tree's subtree_com */
 
 #define ZW_PARAM_FIELDS(X)                                                                 \
   X(body_mass, s.nbody)         /* mass (nbody) */                                         \
@@ -94,7 +107,9 @@ struct Sizes {
   X(efc_S, s.nhard* s.nhard)   /* A G⁻¹ Aᵀ and its factor (nhard x nhard) */                \
   X(efc_mu, s.nhard)           /* multipliers of the hard rows */                                \
   X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */   \
-  X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */
+  X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */           \
+  X(contact_pair, s.nconmax)   /* collision pair of each contact (nconmax) */                    \
+  X(contact_mu, s.nconmax)     /* friction of the regularised cone, μ₁ √(R₁ / R₀) */
 
 // row offsets of every field in its arena, and the rows of each arena
 struct Layout {

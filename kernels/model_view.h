@@ -21,8 +21,18 @@ ZW_HD inline int joint_nq(int type) {
 enum IntegratorId : int { kIntEuler = 0, kIntRK4 = 1 };
 
 // how the solver treats a row slot: always quadratic (equality), friction (Huber), inequality
-// (limit; active when its distance is below the margin), or hard (exact, Gauss projection)
-enum EfcKind : int { kEfcEquality = 0, kEfcFriction = 1, kEfcLimit = 2, kEfcHard = 3 };
+// (limit; active when its distance is below the margin), or hard (exact, Gauss projection);
+// contact rows: pyramidal or frictionless (inequalities as limits), elliptic (a cone per contact)
+enum EfcKind : int {
+  kEfcEquality = 0,
+  kEfcFriction = 1,
+  kEfcLimit = 2,
+  kEfcHard = 3,
+  kEfcContact = 4,
+  kEfcElliptic = 5
+};
+
+enum ConeId : int { kConePyramidal = 0, kConeElliptic = 1 };
 
 // equality and non-holonomic types, numbered as zwang::EqualityType and NonholonomicType
 enum EqualityId : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };
@@ -49,19 +59,30 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(eq_obj2id)             /* body or joint, -1: none (neq) */                            \
   X(drive_jnt)             /* driven joint (ndrive) */                                    \
   X(nhc_type)              /* NonholonomicType (nnhc) */                                  \
-  X(nhc_body)              /* (nnhc) */
+  X(nhc_body)              /* (nnhc) */                                                   \
+  X(geom_type)             /* GeomTypeId (ngeom) */                                       \
+  X(geom_body)             /* (ngeom) */
 
 // shared integer arrays of the row plan (host/constraint_plan.hpp), derived from the model
-#define ZW_PLAN_INTS(X)                                                    \
-  X(jnt_efcadr)   /* first limit row slot, -1 without (njnt) */            \
-  X(dof_efcadr)   /* friction row slot, -1 without (nv) */                 \
-  X(eq_efcadr)    /* first row slot, -1 when inactive or disabled (neq) */ \
-  X(drive_efcadr) /* row slot (ndrive) */                                  \
-  X(nhc_efcadr)   /* first row slot (nnhc) */                              \
-  X(efc_kind)     /* EfcKind of each row slot (nefc) */                    \
-  X(efc_tree)     /* parent of each dof in the pattern of H + Jᵀ D J (nv) */
+#define ZW_PLAN_INTS(X)                                                                  \
+  X(jnt_efcadr)      /* first limit row slot, -1 without (njnt) */                       \
+  X(dof_efcadr)      /* friction row slot, -1 without (nv) */                            \
+  X(eq_efcadr)       /* first row slot, -1 when inactive or disabled (neq) */            \
+  X(drive_efcadr)    /* row slot (ndrive) */                                             \
+  X(nhc_efcadr)      /* first row slot (nnhc) */                                         \
+  X(efc_kind)        /* EfcKind of each row slot (nefc) */                               \
+  X(efc_tree)        /* parent of each dof in the pattern of H + Jᵀ D J (nv) */        \
+  X(collision_geom1) /* geom pairs that may collide, type₁ ≤ type₂ (ncollision) */ \
+  X(collision_geom2) /* (ncollision) */                                                  \
+  X(collision_dim)   /* condim of their contacts (ncollision) */
 
-#define ZW_PLAN_REALS(X) X(efc_frictionloss) /* friction loss of each row slot (nefc) */
+#define ZW_PLAN_REALS(X)                                                        \
+  X(efc_frictionloss)   /* friction loss of each row slot (nefc) */             \
+  X(collision_friction) /* tangent 1, 2, torsion, roll 1, 2 (ncollision x 5) */ \
+  X(collision_solref)   /* (ncollision x 2) */                                  \
+  X(collision_solimp)   /* (ncollision x 5) */                                  \
+  X(collision_margin)   /* contacts found at distance < margin (ncollision) */  \
+  X(collision_gap)      /* and rows for those at distance < margin − gap (ncollision) */
 
 // shared real arrays
 #define ZW_MODEL_REALS(X)                                                               \
@@ -88,17 +109,25 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(eq_solimp)           /* (neq x 5) */                                                \
   X(drive_solref)        /* (ndrive x 2) */                                             \
   X(nhc_data)            /* (nnhc x 6) */                                               \
-  X(nhc_solref)          /* (nnhc x 2) */
+  X(nhc_solref)          /* (nnhc x 2) */                                               \
+  X(geom_pos)            /* body frame (ngeom x 3) */                                   \
+  X(geom_quat)           /* body frame (ngeom x 4) */                                   \
+  X(geom_size)           /* (ngeom x 3) */                                              \
+  X(geom_rbound)         /* bounding sphere radius, 0 for planes (ngeom) */
 
 template <class T>
 struct ModelView {
-  Sizes s;          // sizes
-  Layout lay;       // field offsets in the arenas
-  double timestep;  // integration step (s); in double so that time adds up exactly in float runs
-  int integrator;   // IntegratorId
-  int neq, nnhc;    // equality and non-holonomic constraints
-  int iterations;   // constraint solver: Newton iterations at most
-  T tolerance;      // and the goal of its scaled gradient norm
+  Sizes s;             // sizes
+  Layout lay;          // field offsets in the arenas
+  double timestep;     // integration step (s); in double so that time adds up exactly in float runs
+  int integrator;      // IntegratorId
+  int neq, nnhc;       // equality and non-holonomic constraints
+  int iterations;      // constraint solver: Newton iterations at most
+  T tolerance;         // and the goal of its scaled gradient norm
+  int cone;            // ConeId
+  T impratio;          // frictional-to-normal impedance ratio
+  int ncollision;      // geom pairs that may collide
+  int contact_efcadr;  // first contact row slot: slot c has rows contact_efcadr + c ncon_rows + k
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

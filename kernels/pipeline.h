@@ -23,6 +23,7 @@
 #include "kernels/check_parameters.h"
 #include "kernels/constraint_rows.h"
 #include "kernels/constraint_solver.h"
+#include "kernels/contacts.h"
 #include "kernels/factor_solve.h"
 #include "kernels/forward_kinematics.h"
 #include "kernels/generalized_forces.h"
@@ -84,10 +85,16 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   if (phase != kPhaseSolve) return phase;
   if (m.s.nefc == 0) {
     copy_row(d.qacc_smooth(), d.qacc(), m.s.nv);
+    external_wrenches(m, d);
     return phase;
   }
+  if (m.ncollision > 0 && !collision(m, d)) return kPhaseFailed;
   constraint_rows(m, d, t);
-  return constraint_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
+  contact_rows(m, d, RowSetup<T>{m, d});
+  if (!constraint_solve(m, d, damping_dt)) return kPhaseFailed;
+  contact_forces(m, d);
+  external_wrenches(m, d);
+  return kPhaseSolve;
 }
 
 // forward() up to smooth(): the state must be finite and the parameters valid

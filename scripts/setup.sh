@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
 # tests with (for the sanitizer build clang with its sanitizer and fuzzer runtimes, LLVM's
-# OpenMP and llvm-symbolizer), and the Gymnasium package whose MuJoCo models the loader tests
-# read.  The CUDA toolkit is not installed here: CMake builds the CUDA backend when nvcc is on
-# the PATH.
+# OpenMP and llvm-symbolizer), the Gymnasium package whose MuJoCo models the tests read, and
+# MuJoCo 4.0 for the benchmarks.  The CUDA toolkit is not installed here: CMake builds the CUDA
+# backend when nvcc is on the PATH.
 set -euo pipefail
 
 packages=(
@@ -31,7 +31,16 @@ if ! python3 -m pip --version >/dev/null 2>&1; then
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip >/dev/null
 fi
+# gymnasium's models for the loader and contact tests; MuJoCo 4.0 (its wheel ships libmujoco and
+# its headers) for bench_contacts, which compares zwang with the MuJoCo release users run
+pip_install() {
+  python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"
+}
 if ! python3 -c "import gymnasium" 2>/dev/null; then
   echo "installing: gymnasium (PyPI)"
-  python3 -m pip install -q gymnasium 2>/dev/null || python3 -m pip install -q --break-system-packages gymnasium
+  pip_install gymnasium
+fi
+if ! python3 -c "import mujoco; assert mujoco.__version__ == '4.0.0'" 2>/dev/null; then
+  echo "installing: mujoco 4.0.0 (PyPI)"
+  pip_install mujoco==4.0.0
 fi

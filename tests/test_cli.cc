@@ -1,5 +1,5 @@
 // The command-line tool: --randomize, states in JSON, the HDF5 trajectory, and `zwang dynamics`
-// on MuJoCo's humanoid.xml against MuJoCo.
+// on MuJoCo's humanoid.xml and its contacts on a pile of free bodies against MuJoCo.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mujoco/mujoco.h>
@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "cli_common.hpp"
 #include "cli_process.h"
@@ -237,6 +239,111 @@ TEST(Cli, DynamicsOfHumanoidMatchesMujoco) {
               worst);
   std::filesystem::remove(input);
   std::filesystem::remove(output);
+}
+
+// free bodies over a plane, which touch it and each other at the states below: plane–sphere,
+// plane–capsule, plane–box, sphere–sphere, sphere–capsule, sphere–box and capsule–box pairs
+constexpr const char* kPile = R"(<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 .1"/>
+    <body name="a"><freejoint/><geom name="ball_a" type="sphere" size="0.1"/></body>
+    <body name="b"><freejoint/><geom name="ball_b" type="sphere" size="0.07"/></body>
+    <body name="c"><freejoint/><geom name="rod" type="capsule" size="0.04 0.1"/></body>
+    <body name="d"><freejoint/><geom type="box" size="0.08 0.06 0.05"/></body>
+  </worldbody>
+</mujoco>
+)";
+
+// the contacts of `zwang dynamics` against MuJoCo's d->contact and mj_contactForce after
+// mj_forward with contacts on: the same count, and per geom pair the same contacts in the same
+// order with their geom names, distance, point, frame and force
+TEST(Cli, DynamicsContactsMatchMujoco) {
+  const TempDir dir("dynamics_contacts_mujoco");
+  std::ofstream(dir / "pile.xml") << kPile;
+  std::string error;
+  const MjModelPtr m = load_mujoco(dir / "pile.xml", &error);
+  ASSERT_TRUE(m) << error;
+  m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+  const MjDataPtr d(mj_makeData(m.get()));
+  // each body's centre over a 0.24 m square about the origin, 0.02 to 0.12 m up, turned at random
+  std::mt19937 rng(21);
+  std::normal_distribution<double> normal(0, 1);
+  std::uniform_real_distribution<double> across(-0.12, 0.12), up(0.02, 0.12);
+  nlohmann::json in{{"qpos", nlohmann::json::array()}, {"qvel", nlohmann::json::array()}};
+  constexpr int kStates = 20;
+  for (int s = 0; s < kStates; ++s) {
+    std::vector<double> q(m->nq), v(m->nv);
+    for (int b = 0; b < 4; ++b) {
+      double* qb = q.data() + 7 * b;
+      qb[0] = across(rng);
+      qb[1] = across(rng);
+      qb[2] = up(rng);
+      Eigen::Vector4d quat(normal(rng), normal(rng), normal(rng), normal(rng));
+      quat.normalize();
+      for (int k = 0; k < 4; ++k) qb[3 + k] = quat[k];
+    }
+    for (double& x : v) x = normal(rng);
+    in["qpos"].push_back(q);
+    in["qvel"].push_back(v);
+  }
+  std::ofstream(dir / "states.json") << in.dump();
+  const ProgramResult r = run_zwang("dynamics " + dir / "pile.xml" + " -i " + dir / "states.json" +
+                                    " -o " + dir / "out.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream f(dir / "out.json");
+  const nlohmann::json out = nlohmann::json::parse(f);
+
+  int total = 0;
+  double worst_geometry = 0, worst_force = 0;
+  std::set<std::pair<int, int>> pairs;
+  for (int s = 0; s < kStates; ++s) {
+    SCOPED_TRACE("state " + std::to_string(s));
+    mj_resetData(m.get(), d.get());
+    for (int k = 0; k < m->nq; ++k) d->qpos[k] = in["qpos"][s][k];
+    for (int k = 0; k < m->nv; ++k) d->qvel[k] = in["qvel"][s][k];
+    mj_forward(m.get(), d.get());
+    ASSERT_EQ(out["ncon"][s], d->ncon);
+    total += d->ncon;
+    // MuJoCo's contacts of each geom pair, in order
+    std::map<std::pair<int, int>, std::vector<int>> mj;
+    for (int c = 0; c < d->ncon; ++c) mj[{d->contact[c].geom1, d->contact[c].geom2}].push_back(c);
+    std::map<std::pair<int, int>, std::size_t> seen;
+    for (int c = 0; c < d->ncon; ++c) {
+      const std::pair<int, int> pair{out["contact_geom"][s][c][0], out["contact_geom"][s][c][1]};
+      const std::size_t k = seen[pair]++;
+      ASSERT_LT(k, mj[pair].size()) << "geoms " << pair.first << ", " << pair.second;
+      const mjContact& con = d->contact[mj[pair][k]];
+      pairs.insert(pair);
+      for (int g = 0; g < 2; ++g) {
+        const char* name = mj_id2name(m.get(), mjOBJ_GEOM, g == 0 ? con.geom1 : con.geom2);
+        EXPECT_EQ(out["contact_geom_name"][s][c][g], name != nullptr ? name : "");
+      }
+      const double dist = out["contact_dist"][s][c];
+      const std::vector<double> pos = out["contact_pos"][s][c], frame = out["contact_frame"][s][c],
+                                force = out["contact_force"][s][c];
+      double geometry = std::abs(dist - con.dist);
+      for (int e = 0; e < 3; ++e) geometry = std::max(geometry, std::abs(pos[e] - con.pos[e]));
+      for (int e = 0; e < 9; ++e) geometry = std::max(geometry, std::abs(frame[e] - con.frame[e]));
+      mjtNum mj_force[6];
+      mj_contactForce(m.get(), d.get(), mj[pair][k], mj_force);
+      double scale = 1, miss = 0;
+      for (int e = 0; e < 6; ++e) {
+        scale = std::max(scale, std::abs(mj_force[e]));
+        miss = std::max(miss, std::abs(force[e] - mj_force[e]));
+      }
+      EXPECT_LT(geometry, 1e-9) << "contact " << c;
+      EXPECT_LT(miss / scale, 1e-9) << "contact " << c;
+      worst_geometry = std::max(worst_geometry, geometry);
+      worst_force = std::max(worst_force, miss / scale);
+    }
+  }
+  // the states exercise many contacts and pairs
+  EXPECT_GE(total, 2 * kStates);
+  EXPECT_GE(pairs.size(), 5u);
+  std::printf(
+      "zwang dynamics, %d contacts of %zu geom pairs: largest error against MuJoCo %.2e in "
+      "dist, pos and frame, %.2e relative in force\n",
+      total, pairs.size(), worst_geometry, worst_force);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // What `zwang run -o` and `zwang dynamics -o` leave behind when the disk refuses a write or the
-// run is interrupted, and the constraint outputs they write: the program is run as a separate
-// process and its files are read back through the HDF5 C API and the JSON parser.
+// run is interrupted, and the constraint and contact outputs they write: the program is run as a
+// separate process and its files are read back through the HDF5 C API and the JSON parser.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -446,6 +447,154 @@ TEST(CliOutput, OptionsAddToTheFilesFlagsAndDrives) {
   EXPECT_EQ(std::vector<double>(prm.begin() + 10, prm.end()),
             (std::vector<double>{0.1, 0, 0.5, 3, -1, 0, 0, 0, 0, 0}));
   H5Fclose(file);
+}
+
+// a free sphere of radius 0.1 over the plane z = 0: geom 0 the plane, geom 1 the sphere
+constexpr const char* kSphereOnPlane = R"(<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="1 1 .1"/>
+    <body name="ball" pos="0 0 0.09">
+      <freejoint name="free"/>
+      <geom name="sphere" type="sphere" size="0.1"/>
+    </body>
+  </worldbody>
+</mujoco>
+)";
+
+std::array<double, 3> cross(const std::array<double, 3>& a, const std::array<double, 3>& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+
+// sphere (centre c, radius r) on the plane z = 0, for MuJoCo's plane–sphere contact:
+//   dist = c_z − r,   pos = c − (r + dist/2) e_z = (c_x, c_y, dist/2),   normal e_z
+// and the contact force on the sphere (geom2) is the whole constraint force on its free joint:
+//   qfrc_constraint = [F; Rᵀ ((pos − c) × F)],   F = frameᵀ force[0:3]
+TEST(CliOutput, DynamicsReportsContacts) {
+  const TempDir dir("dynamics_contacts");
+  std::ofstream(dir / "ball.xml") << kSphereOnPlane;
+  constexpr double r = 0.1;
+  // at rest 0.01 deep; sliding and spinning 0.02 deep, turned 120° about (1, 1, 1); in the air
+  const std::string states = R"({"qpos": [[0, 0, 0.09, 1, 0, 0, 0],
+                                          [0.3, -0.2, 0.08, 0.5, 0.5, 0.5, 0.5],
+                                          [0, 0, 0.5, 1, 0, 0, 0]],
+                                 "qvel": [[0, 0, 0, 0, 0, 0], [1, 0.5, 0, 0, 0, 2],
+                                          [0, 0, 0, 0, 0, 0]]})";
+  const nlohmann::json in = nlohmann::json::parse(states);
+  const nlohmann::json out = dynamics_answer(dir, dir / "ball.xml", states, "");
+  ASSERT_TRUE(out.is_object());
+  EXPECT_EQ(out["ncon"], nlohmann::json({1, 1, 0}));
+  for (const char* key : {"contact_geom", "contact_geom_name", "contact_dist", "contact_pos",
+                          "contact_frame", "contact_force"}) {
+    ASSERT_EQ(out[key].size(), 3u) << key;
+    for (int s = 0; s < 3; ++s) ASSERT_EQ(out[key][s].size(), s < 2 ? 1u : 0u) << key << " " << s;
+  }
+  for (int s = 0; s < 2; ++s) {
+    SCOPED_TRACE("state " + std::to_string(s));
+    const std::vector<double> q = in["qpos"][s];
+    EXPECT_EQ(out["contact_geom"][s][0], nlohmann::json({0, 1}));
+    EXPECT_EQ(out["contact_geom_name"][s][0], nlohmann::json::array({"floor", "sphere"}));
+    const double dist = out["contact_dist"][s][0];
+    EXPECT_NEAR(dist, q[2] - r, 1e-12);
+    const std::vector<double> pos = out["contact_pos"][s][0], frame = out["contact_frame"][s][0],
+                              force = out["contact_force"][s][0], qfrc = out["qfrc_constraint"][s];
+    ASSERT_EQ(pos.size(), 3u);
+    ASSERT_EQ(frame.size(), 9u);
+    ASSERT_EQ(force.size(), 6u);
+    EXPECT_NEAR(pos[0], q[0], 1e-12);
+    EXPECT_NEAR(pos[1], q[1], 1e-12);
+    EXPECT_NEAR(pos[2], (q[2] - r) / 2, 1e-12);
+    // rows normal, tangent 1, tangent 2: orthonormal and right-handed, the normal e_z
+    const std::array<double, 3> n{frame[0], frame[1], frame[2]}, t1{frame[3], frame[4], frame[5]},
+        t2{frame[6], frame[7], frame[8]};
+    EXPECT_NEAR(n[0], 0, 1e-12);
+    EXPECT_NEAR(n[1], 0, 1e-12);
+    EXPECT_NEAR(n[2], 1, 1e-12);
+    for (int a = 0; a < 3; ++a) {
+      for (int b = 0; b < 3; ++b) {
+        double dot = 0;
+        for (int k = 0; k < 3; ++k) dot += frame[3 * a + k] * frame[3 * b + k];
+        EXPECT_NEAR(dot, a == b ? 1 : 0, 1e-12) << "rows " << a << ", " << b;
+      }
+    }
+    const std::array<double, 3> n_t1 = cross(n, t1);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(t2[k], n_t1[k], 1e-12);
+    // the plane pushes: a positive normal force; condim 3 has no torsion or rolling
+    EXPECT_GT(force[0], 0);
+    EXPECT_EQ(std::vector<double>(force.begin() + 3, force.end()), std::vector<double>(3, 0.0));
+    std::array<double, 3> f{};
+    for (int k = 0; k < 3; ++k) f[k] = force[0] * n[k] + force[1] * t1[k] + force[2] * t2[k];
+    const double scale = 1e-9 * force[0];
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(qfrc[k], f[k], scale) << "force " << k;
+    // the torque about the centre, in the body frame: column k of R is body axis k in the world
+    const std::array<double, 3> arm{pos[0] - q[0], pos[1] - q[1], pos[2] - q[2]};
+    const std::array<double, 3> tau = cross(arm, f);
+    const double w = q[3], x = q[4], y = q[5], z = q[6];
+    const double rot[9] = {
+        1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+        2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+        2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    for (int k = 0; k < 3; ++k) {
+      const double body = rot[k] * tau[0] + rot[3 + k] * tau[1] + rot[6 + k] * tau[2];
+      EXPECT_NEAR(qfrc[3 + k], body, scale) << "torque " << k;
+    }
+    // friction opposes the contact point's sliding: v + R ω × (pos − c)
+    const std::vector<double> v = in["qvel"][s];
+    const std::array<double, 3> omega{rot[0] * v[3] + rot[1] * v[4] + rot[2] * v[5],
+                                      rot[3] * v[3] + rot[4] * v[4] + rot[5] * v[5],
+                                      rot[6] * v[3] + rot[7] * v[4] + rot[8] * v[5]};
+    const std::array<double, 3> spin = cross(omega, arm);
+    const double power = (v[0] + spin[0]) * f[0] + (v[1] + spin[1]) * f[1];
+    if (s == 1) {
+      EXPECT_LT(power, 0);
+    }
+  }
+  // at rest the pyramid's edges push alike: no friction force
+  EXPECT_NEAR(out["contact_force"][0][0][1].get<double>(), 0, 1e-9);
+  EXPECT_NEAR(out["contact_force"][0][0][2].get<double>(), 0, 1e-9);
+  // in the air nothing acts
+  EXPECT_EQ(out["qacc"][2], out["qacc_smooth"][2]);
+
+  // --disable contact (or constraint): no contacts, and q̈ = q̈_smooth
+  for (const char* flag : {"--disable contact", "--disable constraint"}) {
+    const nlohmann::json off = dynamics_answer(dir, dir / "ball.xml", states, flag);
+    ASSERT_TRUE(off.is_object()) << flag;
+    EXPECT_EQ(off["ncon"], nlohmann::json({0, 0, 0})) << flag;
+    for (const char* key : {"contact_geom", "contact_geom_name", "contact_dist", "contact_pos",
+                            "contact_frame", "contact_force"}) {
+      ASSERT_EQ(off[key].size(), 3u) << flag << " " << key;
+      for (const auto& contacts : off[key]) EXPECT_TRUE(contacts.empty()) << flag << " " << key;
+    }
+    EXPECT_EQ(off["efc_nactive"], nlohmann::json({0, 0, 0})) << flag;
+    EXPECT_EQ(off["qacc"], off["qacc_smooth"]) << flag;
+    EXPECT_EQ(off["qacc_smooth"], out["qacc_smooth"]) << flag;
+  }
+}
+
+// `run` records the contacts of every instance at every record, the first at the initial state:
+// the sphere, 0.01 deep at the start, settles on the plane and stays in contact; with
+// --disable contact there are none
+TEST(CliOutput, RunRecordsTheContacts) {
+  const TempDir dir("run_contacts");
+  std::ofstream(dir / "ball.xml") << kSphereOnPlane;
+  const std::string out = dir / "traj.h5";
+  for (const bool contacts : {true, false}) {
+    SCOPED_TRACE(contacts ? "contacts on" : "--disable contact");
+    const ProgramResult r =
+        run_zwang("run " + dir / "ball.xml" + " -n 3 -t 40 --record-every 10 --no-progress -o " +
+                  out + (contacts ? "" : " --disable contact"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_EQ(integer_attribute(file, "ngeom"), 2);
+    if (contacts) {
+      EXPECT_GE(integer_attribute(file, "nconmax"), 1);
+    }
+    std::vector<hsize_t> dims;
+    const std::vector<double> ncon = dataset(file, "ncon", &dims);
+    EXPECT_EQ(dims, (std::vector<hsize_t>{5, 3}));
+    EXPECT_EQ(ncon, std::vector<double>(5 * 3, contacts ? 1.0 : 0.0));
+    H5Fclose(file);
+  }
 }
 
 }  // namespace

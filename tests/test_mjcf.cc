@@ -604,38 +604,21 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
 // ---------------------------------------------------------------------------------------------
 // warnings: one per element or attribute outside the subset, none for what is accepted
 
-// the note every model with geoms gets (MjcfWarnings.ContactsAreNoted)
-bool is_general_note(const std::string& w) {
-  return w.find("not simulated (as MuJoCo") != std::string::npos;
-}
-
-std::vector<std::string> specific(std::vector<std::string> w) {
-  std::erase_if(w, is_general_note);
-  return w;
-}
-
 std::vector<std::string> load_warnings(std::string_view xml) {
-  return specific(zwang::load_mjcf_string(xml, "w.xml").warnings);
+  return zwang::load_mjcf_string(xml, "w.xml").warnings;
 }
 
-// contacts are MuJoCo's and not zwang's yet: one note on the root, none once they are disabled;
-// joint limits are enforced, so nothing is said about them
-TEST(MjcfWarnings, ContactsAreNoted) {
+// geoms collide and joint limits are enforced: nothing is said about either
+// (test_mjcf_contacts.cc has the warnings for geom pairs without a narrow phase)
+TEST(MjcfWarnings, ContactsAndLimitsNeedNoNote) {
   const std::vector<std::string> w =
-      zwang::load_mjcf_string(
-          body_with("<joint limited=\"true\" range=\"-1 1\"/>\n<geom size=\"0.1\"/>\n"
-                    "<geom size=\"0.2\" pos=\"0 0 1\"/>",
-                    ""),
-          "w.xml")
-          .warnings;
-  const std::vector<std::string> expected = {
-      "w.xml:1: contacts between the model's 2 geoms are not simulated (as MuJoCo with contacts "
-      "disabled)"};
-  EXPECT_EQ(w, expected);
+      load_warnings(body_with("<joint limited=\"true\" range=\"-1 1\"/>\n<geom size=\"0.1\"/>\n"
+                              "<geom size=\"0.2\" pos=\"0 0 1\"/>",
+                              "<worldbody><geom type=\"plane\" size=\"1 1 1\"/></worldbody>"));
+  EXPECT_EQ(w, std::vector<std::string>{});
   const std::string off = "<option><flag contact=\"disable\"/></option>";
-  EXPECT_EQ(
-      zwang::load_mjcf_string(body_with("<joint/>\n<geom size=\"0.1\"/>", off), "w.xml").warnings,
-      std::vector<std::string>{});
+  EXPECT_EQ(load_warnings(body_with("<joint/>\n<geom size=\"0.1\"/>", off)),
+            std::vector<std::string>{});
 }
 
 TEST(MjcfWarnings, UnsupportedElementOnce) {
@@ -655,9 +638,7 @@ TEST(MjcfWarnings, EachUnsupportedThingOnce) {
   const std::vector<std::string> expected = {
       "w.xml:10: attribute 'gravity' of <flag> is not supported; ignored",
       "w.xml:4: attribute 'springdamper' of <joint> is not supported; ignored",
-      "w.xml:8: element <sensor> is not supported; ignored",
-      "w.xml:9: element <contact> is not supported; ignored (contact pairs and exclusions are "
-      "not simulated)"};
+      "w.xml:8: element <sensor> is not supported; ignored"};
   EXPECT_EQ(w, expected);
 }
 
@@ -675,7 +656,7 @@ TEST(MjcfWarnings, DynamicsNotSimulated) {
       "w.xml:2: fluid forces (density, viscosity, wind) are not simulated; ignored",
       "w.xml:4: mocap bodies are not supported; the body is welded to its parent",
       "w.xml:7: tendon stiffness and damping are not simulated; ignored"};
-  EXPECT_EQ(specific(r.warnings), expected);
+  EXPECT_EQ(r.warnings, expected);
   EXPECT_EQ(r.model.integrator, Integrator::kEuler);
   EXPECT_EQ(r.model.ntendon, 1);
 }

@@ -554,6 +554,55 @@ nlohmann::json per_instance_count(FieldRef<T> field) {
   return counts;
 }
 
+// values first..first+count of instance i of a field
+template <class T>
+std::vector<double> slot(FieldRef<T> field, std::int64_t i, int first, int count) {
+  std::vector<double> v(count);
+  for (int k = 0; k < count; ++k) v[k] = field(i, first + k);
+  return v;
+}
+
+// the first ncon contacts of every instance, [instance][contact][...]: geom ids and names,
+// distance, point, frame (rows normal, tangent 1, tangent 2) and force in that frame
+template <class T>
+void add_contacts(const Model& model, Batch<T>& b, nlohmann::json& out) {
+  auto name = [&](int g) { return g >= 0 && g < model.ngeom ? model.geom_name[g] : std::string(); };
+  nlohmann::json ncon = nlohmann::json::array(), geom = nlohmann::json::array(),
+                 geom_name = nlohmann::json::array(), dist = nlohmann::json::array(),
+                 pos = nlohmann::json::array(), frame = nlohmann::json::array(),
+                 force = nlohmann::json::array();
+  for (std::int64_t i = 0; i < b.size(); ++i) {
+    const int n = std::clamp(static_cast<int>(std::lround(b.ncon()(i, 0))), 0, b.sizes().nconmax);
+    ncon.push_back(n);
+    nlohmann::json g = nlohmann::json::array(), gn = nlohmann::json::array(),
+                   d = nlohmann::json::array(), p = nlohmann::json::array(),
+                   f = nlohmann::json::array(), w = nlohmann::json::array();
+    for (int c = 0; c < n; ++c) {
+      const int g1 = static_cast<int>(std::lround(b.contact_geom()(i, 2 * c)));
+      const int g2 = static_cast<int>(std::lround(b.contact_geom()(i, 2 * c + 1)));
+      g.push_back(nlohmann::json::array({g1, g2}));
+      gn.push_back(nlohmann::json::array({name(g1), name(g2)}));
+      d.push_back(static_cast<double>(b.contact_dist()(i, c)));
+      p.push_back(slot(b.contact_pos(), i, 3 * c, 3));
+      f.push_back(slot(b.contact_frame(), i, 9 * c, 9));
+      w.push_back(slot(b.contact_force(), i, 6 * c, 6));
+    }
+    geom.push_back(std::move(g));
+    geom_name.push_back(std::move(gn));
+    dist.push_back(std::move(d));
+    pos.push_back(std::move(p));
+    frame.push_back(std::move(f));
+    force.push_back(std::move(w));
+  }
+  out["ncon"] = std::move(ncon);
+  out["contact_geom"] = std::move(geom);
+  out["contact_geom_name"] = std::move(geom_name);
+  out["contact_dist"] = std::move(dist);
+  out["contact_pos"] = std::move(pos);
+  out["contact_frame"] = std::move(frame);
+  out["contact_force"] = std::move(force);
+}
+
 }  // namespace
 
 template <class T>
@@ -594,6 +643,7 @@ std::string dynamics_json(const Model& model, const States& states,
   out["qfrc_constraint"] = per_instance(b.qfrc_constraint());
   out["efc_nactive"] = per_instance_count(b.efc_nactive());
   out["solver_niter"] = per_instance_count(b.solver_niter());
+  add_contacts(model, b, out);
   if (model.ndrive > 0) out["drive_force"] = per_instance(b.drive_force());
   return out.dump();
 }

@@ -93,8 +93,12 @@ std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInput
 void write_file(const std::string& path, const std::string& text);
 
 // \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]],
-// "qacc_smooth": [[nv]], "qfrc_constraint": [[nv]], "efc_nactive": [...], "solver_niter": [...]}
-// at the states (time 0), and "drive_force": [[ndrive]] when the model drives joints.
+// "qacc_smooth": [[nv]], "qfrc_constraint": [[nv]], "efc_nactive": [...], "solver_niter": [...],
+// "ncon": [...]} at the states (time 0), the first ncon contacts of each state as
+// "contact_geom": [[[geom1, geom2], ...]], "contact_geom_name": [[[name1, name2], ...]],
+// "contact_dist": [[...]], "contact_pos": [[[3], ...]], "contact_frame": [[[9], ...]] (rows
+// normal, tangent 1, tangent 2) and "contact_force": [[[6], ...]] (on geom2, in the contact
+// frame), and "drive_force": [[ndrive]] when the model drives joints.
 // std::runtime_error names the first state that fails; a state whose constraint solve reached
 // the iteration cap is answered and named in `warnings`.
 template <class T>

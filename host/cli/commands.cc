@@ -147,11 +147,14 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->create_series("time", {n}, 8);
     h5->create_int_series("efc_nactive", {n});
     h5->create_int_series("solver_niter", {n});
+    h5->create_int_series("ncon", {n});
     h5->attribute("model", opened.source);
     h5->attribute("nq", std::int64_t{m.nq});
     h5->attribute("nv", std::int64_t{m.nv});
     h5->attribute("nu", std::int64_t{m.nu});
     h5->attribute("nbody", std::int64_t{m.nbody});
+    h5->attribute("ngeom", std::int64_t{m.ngeom});
+    h5->attribute("nconmax", std::int64_t{b.sizes().nconmax});
     h5->attribute("timestep", m.timestep);
     h5->attribute("integrator", std::string(to_string(m.integrator)));
     h5->attribute("precision", o.precision);
@@ -169,11 +172,12 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("body_names", m.body_name);
     h5->attribute("joint_names", m.jnt_name);
     h5->attribute("actuator_names", m.actuator_name);
+    h5->attribute("geom_names", m.geom_name);
     h5->attribute(
         "layout",
         std::string("qpos, qvel, ctrl: [record][instance][coordinate]; time, efc_nactive, "
-                    "solver_niter: [record][instance]; parameters/drive_prm: [instance][q0 v0 "
-                    "amplitude omega phase of each of drive_joints]"));
+                    "solver_niter, ncon: [record][instance]; parameters/drive_prm: [instance][q0 "
+                    "v0 amplitude omega phase of each of drive_joints]"));
     // the parameters each instance ran with, [instance][element]
     h5->create_group("parameters");
 #define ZW_X(name, count)                                                       \
@@ -194,6 +198,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->append("time", t.data());
     h5->append("efc_nactive", counts(b.efc_nactive()).data());
     h5->append("solver_niter", counts(b.solver_niter()).data());
+    h5->append("ncon", counts(b.ncon()).data());
     h5->end_record();
   };
 
@@ -216,6 +221,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   double stepping = 0;
   int done = 0;
   if (o.ctrl == "random") draw_ctrl();
+  // the first record's counts (active rows, contacts) are those of the initial state
+  if (h5) sim.forward();
   record();
   while (done < o.steps && stop.signal() == 0) {
     const int k = std::min(o.record_every, o.steps - done);

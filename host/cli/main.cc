@@ -1,6 +1,6 @@
 // zwang: the command-line tool.
 //   zwang info [MODEL]                       what a model holds
-//   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈ and constraint forces at states
+//   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈, constraint forces, contacts at states
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
 #include <fmt/format.h>
@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
 
   CLI::App* dyn = app.add_subcommand(
       "dynamics",
-      "Mass matrix, bias forces, accelerations and constraint forces at a batch of states");
+      "Mass matrix, bias forces, accelerations, constraint forces and contacts at a batch of "
+      "states");
   add_model(dyn);
   std::string input, output, precision = "f64";
   dyn->add_option("-i,--input", input,
@@ -142,7 +143,10 @@ int main(int argc, char** argv) {
   dyn->add_option("-o,--output", output,
                   "JSON {\"nq\", \"nv\", \"M\", \"bias\", \"qacc\" (constrained), "
                   "\"qacc_smooth\", \"qfrc_constraint\", \"efc_nactive\", \"solver_niter\", "
-                  "\"drive_force\" (with drives)}")
+                  "\"ncon\", \"drive_force\" (with drives), and per state its ncon contacts: "
+                  "\"contact_geom\" [[g1, g2]], \"contact_geom_name\", \"contact_dist\", "
+                  "\"contact_pos\" [[3]], \"contact_frame\" [[9]] (rows normal, tangents), "
+                  "\"contact_force\" [[6]] (in the contact frame)}")
       ->required();
   dyn->add_option("--precision", precision, "f64 or f32")
       ->check(CLI::IsMember({"f64", "f32"}))
@@ -185,8 +189,8 @@ int main(int argc, char** argv) {
       ->check(number_in(0, kMaxInitNoise))
       ->capture_default_str();
   run->add_option("-o,--out", ro.out,
-                  "trajectory file (HDF5): qpos, qvel, ctrl, active constraint rows and solver "
-                  "iterations per record and instance");
+                  "trajectory file (HDF5): qpos, qvel, ctrl, active constraint rows, solver "
+                  "iterations and contacts (ncon) per record and instance");
   run->add_option("--record-every", ro.record_every, "steps between records")
       ->check(integer_from(1))
       ->capture_default_str();

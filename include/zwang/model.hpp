@@ -4,6 +4,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
@@ -53,6 +54,21 @@ enum DisableBit : int {
   kDisableLimit = 1 << 3,         // joint limits
   kDisableContact = 1 << 4,       // contacts
 };
+
+// numbered as MuJoCo's mjtGeom
+enum class GeomType : int {
+  kPlane = 0,
+  kHfield = 1,
+  kSphere = 2,
+  kCapsule = 3,
+  kEllipsoid = 4,
+  kCylinder = 5,
+  kBox = 6,
+  kMesh = 7
+};
+
+// friction cone of contacts (MuJoCo's <option cone>)
+enum class Cone : int { kPyramidal = 0, kElliptic = 1 };
 
 // \brief Inertia tensor about the centre of mass in the body frame: xx yy zz xy xz yz (kg m²).
 using Inertia6 = std::array<double, 6>;
@@ -143,6 +159,42 @@ struct NonholonomicSpec {
   double radius = 0;               // rolling sphere
   double height = 0;               // rolling sphere: the plane
   SolRef solref = kDefaultSolRef;  // drift correction of the sphere's height
+};
+
+// \brief A collision geom (MuJoCo's <geom>): a shape fixed to a body.  Two geoms collide when
+// (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) ≠ 0, they are not on the same rigid
+// piece, nor on a body and its parent (unless the parent is the world), nor on an excluded body
+// pair.  Their contact takes condim, friction, solref and solimp by MuJoCo's mixing rules.
+struct GeomSpec {
+  std::string name;  // unique among geoms; may be empty
+  std::string body = "world";
+  GeomType type = GeomType::kSphere;
+  // sphere: radius; capsule, cylinder: radius, half-length; box: half-sizes; ellipsoid:
+  // semi-axes; plane: rendering half-sizes (a plane is infinite)
+  Vec3d size{0, 0, 0};
+  Vec3d pos{0, 0, 0};      // in the body frame (m)
+  Quatd quat{1, 0, 0, 0};  // in the body frame; a plane's normal is its z axis
+  int contype = 1, conaffinity = 1;
+  int condim = 3;    // 1 frictionless, 3 sliding friction, 4 and torsion, 6 and rolling
+  int priority = 0;  // the higher priority's condim, friction, solref, solimp win
+  Vec3d friction{1, 0.005, 0.0001};  // sliding, torsional, rolling
+  double margin = 0;                 // contacts are found at distance < margin
+  double gap = 0;                    // and act at distance < margin − gap
+  double solmix = 1;                 // weight of this geom's solref and solimp in a mixed contact
+  SolRef solref = kDefaultSolRef;
+  SolImp solimp = kDefaultSolImp;
+};
+
+// \brief A geom pair that always collides, with its own contact parameters (MuJoCo's <pair>);
+// an unset parameter takes the geoms' mixed value.
+struct ContactPairSpec {
+  std::string name;  // may be empty
+  std::string geom1, geom2;
+  std::optional<int> condim;
+  std::optional<std::array<double, 5>> friction;  // tangent 1, tangent 2, torsion, roll 1, 2
+  std::optional<SolRef> solref;
+  std::optional<SolImp> solimp;
+  std::optional<double> margin, gap;
 };
 
 struct ActuatorSpec {
@@ -276,12 +328,49 @@ struct Model {
   std::vector<double> nhc_data;            // point, direction | radius, height, 0 ... (nnhc x 6)
   std::vector<double> nhc_solref;          // (nnhc x 2)
 
+  // contacts: geoms, explicit pairs (MuJoCo's <pair>), excluded body pairs (<exclude>)
+  int ngeom = 0;
+  std::vector<std::string> geom_name;
+  std::vector<GeomType> geom_type;    // (ngeom)
+  std::vector<int> geom_body;         // (ngeom)
+  std::vector<double> geom_pos;       // body frame (ngeom x 3)
+  std::vector<double> geom_quat;      // body frame (ngeom x 4)
+  std::vector<double> geom_size;      // (ngeom x 3)
+  std::vector<double> geom_rbound;    // bounding sphere radius, 0 for planes (ngeom)
+  std::vector<int> geom_contype;      // (ngeom)
+  std::vector<int> geom_conaffinity;  // (ngeom)
+  std::vector<int> geom_condim;       // (ngeom)
+  std::vector<int> geom_priority;     // (ngeom)
+  std::vector<double> geom_friction;  // (ngeom x 3)
+  std::vector<double> geom_margin;    // (ngeom)
+  std::vector<double> geom_gap;       // (ngeom)
+  std::vector<double> geom_solmix;    // (ngeom)
+  std::vector<double> geom_solref;    // (ngeom x 2)
+  std::vector<double> geom_solimp;    // (ngeom x 5)
+  int npair = 0;
+  std::vector<std::string> pair_name;
+  std::vector<int> pair_geom1;        // (npair)
+  std::vector<int> pair_geom2;        // (npair)
+  std::vector<int> pair_dim;          // (npair)
+  std::vector<double> pair_friction;  // (npair x 5)
+  std::vector<double> pair_solref;    // (npair x 2)
+  std::vector<double> pair_solimp;    // (npair x 5)
+  std::vector<double> pair_margin;    // (npair)
+  std::vector<double> pair_gap;       // (npair)
+  int nexclude = 0;
+  std::vector<int> exclude_body1;  // (nexclude)
+  std::vector<int> exclude_body2;  // (nexclude)
+  Cone cone = Cone::kPyramidal;
+  double impratio = 1;  // frictional-to-normal impedance ratio (MuJoCo's impratio)
+  int nconmax = 0;      // contacts per instance at most; 0: the bound the model implies
+
   // \brief Index of a named element, -1 if there is none.
   int body_id(std::string_view name) const;
   int joint_id(std::string_view name) const;
   int actuator_id(std::string_view name) const;
   int tendon_id(std::string_view name) const;
   int equality_id(std::string_view name) const;
+  int geom_id(std::string_view name) const;
 
   Sizes sizes() const;
   // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
@@ -309,6 +398,18 @@ class ModelBuilder {
   // \brief Drives a hinge or slide joint added before it; at most one drive per joint.
   void add_drive(const DriveSpec& spec);
   void add_nonholonomic(const NonholonomicSpec& spec);
+  // \brief Adds a collision geom to a body added before it.
+  void add_geom(const GeomSpec& spec);
+  // \brief Adds a geom pair that always collides (geoms added before it).
+  void add_contact_pair(const ContactPairSpec& spec);
+  // \brief Excludes the contacts between two bodies added before it.
+  void add_contact_exclude(std::string_view body1, std::string_view body2);
+  // \brief Friction cone and impedance ratio of contacts.
+  ModelBuilder& set_cone(Cone cone, double impratio = 1);
+  // \brief Contacts per instance at most; 0 takes the bound the model implies.
+  ModelBuilder& set_max_contacts(int nconmax);
+  // \brief Disables constraint types (DisableBit).
+  ModelBuilder& set_disableflags(int flags);
   // \brief Solver iterations and tolerance of the constraint solver.
   ModelBuilder& set_solver(int iterations, double tolerance);
 
@@ -335,9 +436,30 @@ class ModelBuilder {
   std::vector<EqualitySpec> equalities_;
   std::vector<DriveSpec> drives_;
   std::vector<NonholonomicSpec> nonholonomic_;
+  void add_contacts(Model& m) const;
+
+  std::vector<GeomSpec> geoms_;
+  std::vector<ContactPairSpec> pairs_;
+  std::vector<std::array<std::string, 2>> excludes_;
+  Cone cone_ = Cone::kPyramidal;
+  double impratio_ = 1;
+  int nconmax_ = 0;
+  int disableflags_ = 0;
   int iterations_ = 100;
   double tolerance_ = 1e-8;
 };
+
+// \brief The parameters of a contact between two geoms by MuJoCo's rules: with different
+// priorities the higher one's; else condim and friction the larger, margin and gap the larger,
+// solref and solimp mixed by solmix (solref of the direct form: the smaller).
+struct ContactMix {
+  int condim;
+  std::array<double, 5> friction;  // tangent 1, tangent 2, torsion, roll 1, roll 2
+  SolRef solref;
+  SolImp solimp;
+  double margin, gap;
+};
+ContactMix mix_contact(const Model& model, int geom1, int geom2);
 
 // \brief Length of every fixed tendon at a configuration: Σ_i coef_i qpos[jnt_qposadr[j_i]]
 // (ntendon); std::invalid_argument if qpos does not have nq values.
