@@ -77,8 +77,7 @@ bool on_one_path(const Model& m, int b1, int b2) {
 }
 
 // the geom pairs that may collide, in MuJoCo's order of testing, with their parameters
-void plan_contacts(const Model& m, RowPlan& p, bool& couples_branches) {
-  couples_branches = false;
+void plan_contacts(const Model& m, RowPlan& p) {
   const bool on = !(m.disableflags & (kDisableConstraint | kDisableContact));
   if (!on || m.ngeom == 0) return;
   auto add = [&](int g1, int g2, int dim, const double* friction, const double* solref,
@@ -99,7 +98,7 @@ void plan_contacts(const Model& m, RowPlan& p, bool& couples_branches) {
     p.collision_margin.push_back(margin);
     p.collision_gap.push_back(gap);
     const int b1 = m.geom_body[g1], b2 = m.geom_body[g2];
-    couples_branches = couples_branches || !on_one_path(m, b1, b2);
+    p.collision_couples.push_back(on_one_path(m, b1, b2) ? 0 : 1);
     return n;
   };
   long long bound = 0;
@@ -217,19 +216,18 @@ RowPlan plan_rows(const Model& m) {
     if (!lim_on || !m.jnt_limited[j] || t == JointType::kFree) continue;
     p.jnt_efcadr[j] = add(t == JointType::kBall ? 1 : 2, kEfcLimit);
   }
-  bool couples_branches = false;
-  plan_contacts(m, p, couples_branches);
+  plan_contacts(m, p);
   p.contact_efcadr =
       add(p.nconmax * p.ncon_rows, m.cone == Cone::kElliptic ? kEfcElliptic : kEfcContact);
-  // a soft row on one joint keeps H's tree pattern; equalities between bodies or joints may
-  // couple any dofs, and then the Newton Hessian is dense (every dof's parent the previous)
+  // a soft row on one joint, or a contact of bodies on one path of the tree, keeps H's tree
+  // pattern; equalities between bodies or joints may couple any dofs, and then the Newton
+  // Hessian is dense (every dof's parent the previous); so is it in an instance whose active
+  // contacts couple branches (collision_couples)
   bool dense = false;
   for (int e = 0; e < m.neq; ++e) dense = dense || (p.eq_efcadr[e] >= 0 && !m.eq_hard[e]);
-  dense = dense || (couples_branches && p.nconmax > 0);
-  p.efc_tree = m.dof_parent;
-  if (dense) {
-    for (int v = 0; v < m.nv; ++v) p.efc_tree[v] = v - 1;
-  }
+  p.efc_dense.resize(m.nv);
+  for (int v = 0; v < m.nv; ++v) p.efc_dense[v] = v - 1;
+  p.efc_tree = dense ? p.efc_dense : m.dof_parent;
   return p;
 }
 

@@ -20,6 +20,7 @@ struct RowPlan {
   std::vector<int> jnt_efcadr, dof_efcadr, eq_efcadr, drive_efcadr, nhc_efcadr;
   std::vector<int> efc_kind;             // EfcKind (nefc)
   std::vector<int> efc_tree;             // dof parents of H + Jᵀ D J's pattern (nv)
+  std::vector<int> efc_dense;            // the dense pattern, v − 1 (nv)
   std::vector<double> efc_frictionloss;  // (nefc)
 
   // contacts: the geom pairs that may collide (explicit pairs first, then the geom pairs the
@@ -30,10 +31,11 @@ struct RowPlan {
   int ncon_rows = 0;
   int contact_efcadr = 0;
   std::vector<int> collision_geom1, collision_geom2, collision_dim;  // (ncollision)
-  std::vector<double> collision_friction;                            // (ncollision x 5)
-  std::vector<double> collision_solref;                              // (ncollision x 2)
-  std::vector<double> collision_solimp;                              // (ncollision x 5)
-  std::vector<double> collision_margin, collision_gap;               // (ncollision)
+  std::vector<int> collision_couples;      // 1: the bodies are on different branches (ncollision)
+  std::vector<double> collision_friction;  // (ncollision x 5)
+  std::vector<double> collision_solref;    // (ncollision x 2)
+  std::vector<double> collision_solimp;    // (ncollision x 5)
+  std::vector<double> collision_margin, collision_gap;  // (ncollision)
   // geom pairs that pass the filters but have no narrow phase: never in contact
   std::vector<std::array<int, 2>> unsupported;
 };

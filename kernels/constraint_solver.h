@@ -226,6 +226,7 @@ struct ConstraintSolver {
   const Instance<T>& d;
   int nv, nefc, nh;  // nefc: the row slots in use (the contact slots up to ncon)
   int ncon;          // contacts, elliptic cones when m.cone is elliptic
+  const int* tree;   // pattern of the Newton Hessian in this solve
 
   ZW_HD int cone_row(int c) const { return m.contact_efcadr + c * m.s.ncon_rows; }
   ZW_HD bool has_cones() const { return m.cone == kConeElliptic && ncon > 0; }
@@ -334,7 +335,7 @@ struct ConstraintSolver {
         }
       }
     }
-    return cholesky_factor<T>(g, m.efc_tree, nv) == nv;
+    return cholesky_factor<T>(g, tree, nv) == nv;
   }
 
   // φ′(α) and φ″(α) along dir: c1 = dᵀ H (x − x_s), c2 = dᵀ H d
@@ -416,7 +417,14 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
   const int nv = m.s.nv, nh = m.s.nhard;
   const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
   const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;
-  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon};
+  // the model's pattern, dense when an active contact couples two branches of the tree
+  bool couples = false;
+  for (int c = 0; c < ncon; ++c) {
+    const int pair = static_cast<int>(d.contact_pair()[c]);
+    couples = couples ||
+              (m.collision_couples[pair] && d.efc_D()[m.contact_efcadr + c * m.s.ncon_rows] > T(0));
+  }
+  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, couples ? m.efc_dense : m.efc_tree};
   const Row<T> qM = d.qM(), hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
   const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
@@ -474,11 +482,11 @@ ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T dampi
         return false;
       }
       for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
-      cholesky_solve<T>(d.efc_HnL(), m.efc_tree, dir, nv);
+      cholesky_solve<T>(d.efc_HnL(), cs.tree, dir, nv);
       if (nh > 0) {
         // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
         // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
-        cs.hard_factor(d.efc_HnL(), m.efc_tree);
+        cs.hard_factor(d.efc_HnL(), cs.tree);
         cs.hard_project(dir, false);
         const Row<T> mu = d.efc_mu(), tmp = d.efc_Hd();
         for (int i = 0; i < nv; ++i) tmp[i] = grad[i];

@@ -78,9 +78,10 @@ struct ContactWriter {
   }
 };
 
-// the contacts at the current positions; false (kStatusContactOverflow) when they do not fit
+// the contacts at the current positions; false (kStatusContactOverflow) when they do not fit.
+// Not inlined on a GPU: box–box's candidate array and the pair functions' registers stay here.
 template <class T>
-ZW_HD bool collision(const ModelView<T>& m, const Instance<T>& d) {
+ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d) {
   geom_poses(m, d);
   int n = 0;
   for (int c = 0; c < m.ncollision; ++c) {

@@ -64,17 +64,19 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(geom_body)             /* (ngeom) */
 
 // shared integer arrays of the row plan (host/constraint_plan.hpp), derived from the model
-#define ZW_PLAN_INTS(X)                                                                  \
-  X(jnt_efcadr)      /* first limit row slot, -1 without (njnt) */                       \
-  X(dof_efcadr)      /* friction row slot, -1 without (nv) */                            \
-  X(eq_efcadr)       /* first row slot, -1 when inactive or disabled (neq) */            \
-  X(drive_efcadr)    /* row slot (ndrive) */                                             \
-  X(nhc_efcadr)      /* first row slot (nnhc) */                                         \
-  X(efc_kind)        /* EfcKind of each row slot (nefc) */                               \
-  X(efc_tree)        /* parent of each dof in the pattern of H + Jᵀ D J (nv) */        \
-  X(collision_geom1) /* geom pairs that may collide, type₁ ≤ type₂ (ncollision) */ \
-  X(collision_geom2) /* (ncollision) */                                                  \
-  X(collision_dim)   /* condim of their contacts (ncollision) */
+#define ZW_PLAN_INTS(X)                                                                    \
+  X(jnt_efcadr)        /* first limit row slot, -1 without (njnt) */                       \
+  X(dof_efcadr)        /* friction row slot, -1 without (nv) */                            \
+  X(eq_efcadr)         /* first row slot, -1 when inactive or disabled (neq) */            \
+  X(drive_efcadr)      /* row slot (ndrive) */                                             \
+  X(nhc_efcadr)        /* first row slot (nnhc) */                                         \
+  X(efc_kind)          /* EfcKind of each row slot (nefc) */                               \
+  X(efc_tree)          /* parent of each dof in the pattern of H + Jᵀ D J (nv) */        \
+  X(collision_geom1)   /* geom pairs that may collide, type₁ ≤ type₂ (ncollision) */ \
+  X(collision_geom2)   /* (ncollision) */                                                  \
+  X(collision_dim)     /* condim of their contacts (ncollision) */                         \
+  X(collision_couples) /* 1 when its bodies are on different branches of the tree */       \
+  X(efc_dense)         /* the dense pattern, parent v − 1 (nv) */
 
 #define ZW_PLAN_REALS(X)                                                        \
   X(efc_frictionloss)   /* friction loss of each row slot (nefc) */             \

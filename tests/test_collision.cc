@@ -10,226 +10,25 @@
 // on the random cases to 1e-4.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <mujoco/mujoco.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "kernels/narrowphase.h"
-#include "mujoco_util.h"
+#include "collision_util.h"
 
 namespace zwang::test {
 namespace {
 
-constexpr double kTol = 1e-9;
-constexpr double kFloatTol = 1e-4;
+// MuJoCo's contact i against zwang's i; no bounding-sphere filter
+constexpr Harness kHarness{.box = false, .nearest = false, .filter = false};
 
-// a geom as MJCF sees it: the plane's pose is in the world body, the others' go to qpos
-struct Placement {
-  int type;
-  std::array<double, 3> size;
-  double margin;
-  std::array<double, 3> pos;
-  std::array<double, 4> quat;  // w, x, y, z
-};
-
-// two geoms, a.type ≤ b.type: MuJoCo's geom1 and geom2
-struct Case {
-  Placement a, b;
-};
-
-const char* type_name(int type) {
-  static const char* names[] = {"plane",     "hfield",   "sphere", "capsule",
-                                "ellipsoid", "cylinder", "box",    "mesh"};
-  return names[type];
-}
-
-int size_count(int type) {
-  return type == kGeomSphere ? 1 : (type == kGeomBox || type == kGeomPlane ? 3 : 2);
-}
-
-std::string geom_xml(const Placement& p, bool pose) {
-  std::string size;
-  for (int i = 0; i < size_count(p.type); ++i) size += fmt::format("{:.17g} ", p.size[i]);
-  std::string xml = fmt::format(R"(<geom type="{}" size="{}" margin="{:.17g}")", type_name(p.type),
-                                size, p.margin);
-  if (pose) {
-    xml += fmt::format(R"( pos="{:.17g} {:.17g} {:.17g}" quat="{:.17g} {:.17g} {:.17g} {:.17g}")",
-                       p.pos[0], p.pos[1], p.pos[2], p.quat[0], p.quat[1], p.quat[2], p.quat[3]);
-  }
-  return xml + "/>";
-}
-
-std::string mjcf(const Case& c) {
-  std::string xml = "<mujoco><worldbody>\n";
-  for (const Placement* p : {&c.a, &c.b}) {
-    xml += p->type == kGeomPlane ? geom_xml(*p, true)
-                                 : "<body><freejoint/>" + geom_xml(*p, false) + "</body>";
-    xml += "\n";
-  }
-  return xml + "</worldbody></mujoco>\n";
-}
-
-// MuJoCo's contacts of a case, and the inputs of zwang's collide for it
-struct Oracle {
-  GeomPose<double> g1, g2;
-  double margin = 0;
-  std::vector<ContactGeo<double>> contacts;
-};
-
-GeomPose<double> pose_of(const mjModel* m, const mjData* d, int g) {
-  GeomPose<double> p;
-  p.pos = {d->geom_xpos[3 * g], d->geom_xpos[3 * g + 1], d->geom_xpos[3 * g + 2]};
-  std::copy(d->geom_xmat + 9 * g, d->geom_xmat + 9 * g + 9, p.mat.m);
-  p.size = {m->geom_size[3 * g], m->geom_size[3 * g + 1], m->geom_size[3 * g + 2]};
-  return p;
-}
-
-Oracle oracle(const Case& c) {
-  Oracle o;
-  std::string error;
-  const MjModelPtr m = load_mujoco_string(mjcf(c), "pair.xml", &error);
-  EXPECT_TRUE(m) << error;
-  if (!m) return o;
-  m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-  const MjDataPtr d(mj_makeData(m.get()));
-  int q = 0;
-  for (const Placement* p : {&c.a, &c.b}) {
-    if (p->type == kGeomPlane) continue;
-    std::copy(p->pos.begin(), p->pos.end(), d->qpos + q);
-    std::copy(p->quat.begin(), p->quat.end(), d->qpos + q + 3);
-    q += 7;
-  }
-  mj_kinematics(m.get(), d.get());
-  mj_collision(m.get(), d.get());
-  // geom 0 is a, geom 1 is b, and MuJoCo puts the smaller type (then the smaller id) first
-  o.g1 = pose_of(m.get(), d.get(), 0);
-  o.g2 = pose_of(m.get(), d.get(), 1);
-  o.margin = std::max(m->geom_margin[0], m->geom_margin[1]);
-  for (int i = 0; i < d->ncon; ++i) {
-    const mjContact& con = d->contact[i];
-    EXPECT_EQ(con.geom1, 0);
-    EXPECT_EQ(con.geom2, 1);
-    ContactGeo<double> g;
-    g.dist = con.dist;
-    g.pos = {con.pos[0], con.pos[1], con.pos[2]};
-    std::copy(con.frame, con.frame + 9, g.frame.m);
-    o.contacts.push_back(g);
-  }
-  return o;
-}
-
-template <class T>
-GeomPose<T> cast(const GeomPose<double>& p) {
-  GeomPose<T> q;
-  q.pos = {T(p.pos.x), T(p.pos.y), T(p.pos.z)};
-  for (int i = 0; i < 9; ++i) q.mat.m[i] = T(p.mat.m[i]);
-  q.size = {T(p.size.x), T(p.size.y), T(p.size.z)};
-  return q;
-}
-
-// zwang's contacts for MuJoCo's inputs, in T
-template <class T>
-std::vector<ContactGeo<T>> zwang_contacts(const Case& c, const Oracle& o) {
-  std::vector<ContactGeo<T>> out;
-  const int n = collide(c.a.type, c.b.type, cast<T>(o.g1), cast<T>(o.g2), T(o.margin),
-                        [&](const ContactGeo<T>& g) { out.push_back(g); });
-  EXPECT_EQ(n, std::ssize(out));
-  EXPECT_LE(n, max_contacts(c.a.type, c.b.type));
-  return out;
-}
-
-// the largest |zwang − MuJoCo| of dist, pos and frame over contacts of equal counts
-struct Errors {
-  double dist = 0, pos = 0, frame = 0;
-  int cases = 0, touching = 0, several = 0, count_mismatch = 0;
-};
-
-template <class T>
-void compare(const std::vector<ContactGeo<T>>& zw, const Oracle& o, double tol, Errors& e,
-             const std::string& where, bool expect_counts) {
-  ++e.cases;
-  e.touching += !o.contacts.empty();
-  e.several += o.contacts.size() > 1;
-  if (zw.size() != o.contacts.size()) {
-    ++e.count_mismatch;
-    EXPECT_FALSE(expect_counts) << where << ": zwang " << zw.size() << " contacts, MuJoCo "
-                                << o.contacts.size();
-    return;
-  }
-  for (std::size_t i = 0; i < zw.size(); ++i) {
-    const ContactGeo<double>& m = o.contacts[i];
-    const ContactGeo<T>& z = zw[i];
-    const double dd = std::abs(double(z.dist) - m.dist);
-    const double dp =
-        std::max({std::abs(double(z.pos.x) - m.pos.x), std::abs(double(z.pos.y) - m.pos.y),
-                  std::abs(double(z.pos.z) - m.pos.z)});
-    double df = 0;
-    for (int k = 0; k < 9; ++k) df = std::max(df, std::abs(double(z.frame.m[k]) - m.frame.m[k]));
-    e.dist = std::max(e.dist, dd);
-    e.pos = std::max(e.pos, dp);
-    e.frame = std::max(e.frame, df);
-    EXPECT_LE(std::max({dd, dp, df}), tol) << fmt::format(
-        "{} contact {}: dist {:.17g} / {:.17g}, error dist {:.3g} pos {:.3g} frame "
-        "{:.3g}",
-        where, i, double(z.dist), m.dist, dd, dp, df);
-  }
-}
-
-// random geoms -------------------------------------------------------------------------------
-
-using Rng = std::mt19937_64;
-
-double uniform(Rng& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-std::array<double, 4> random_quat(Rng& rng) {
-  std::normal_distribution<double> normal(0, 1);
-  std::array<double, 4> q;
-  double n = 0;
-  for (double& x : q) {
-    x = normal(rng);
-    n += x * x;
-  }
-  for (double& x : q) x /= std::sqrt(n);
-  return q;
-}
-
-Vec3<double> random_unit(Rng& rng) {
-  const auto q = random_quat(rng);
+// the vector part of a random unit quaternion: a random direction, of length at most 1
+Vec3<double> random_vector(Rng& rng) {
+  const Quat4 q = random_quat(rng);
   return {q[1], q[2], q[3]};
-}
-
-Vec3<double> axis(const std::array<double, 4>& q, int c) {
-  return column(to_mat(Quat<double>{q[0], q[1], q[2], q[3]}), c);
-}
-
-std::array<double, 3> arr(const Vec3<double>& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3<double> vec(const std::array<double, 3>& a) {
-  return {a[0], a[1], a[2]};
-}
-
-// a geom of `type` with random size, margin (zero in half the cases) and orientation
-Placement random_geom(int type, Rng& rng) {
-  Placement p{type, {}, 0, {}, random_quat(rng)};
-  if (type == kGeomPlane) {
-    p.size = {5, 5, 0.1};
-  } else if (type == kGeomBox) {
-    for (double& s : p.size) s = uniform(rng, 0.05, 0.5);
-  } else {
-    p.size = {uniform(rng, 0.05, 0.4), uniform(rng, 0.05, 0.6), 0};
-  }
-  p.margin = uniform(rng, 0, 1) < 0.5 ? 0.0 : uniform(rng, 0, 0.1);
-  p.pos = {uniform(rng, -0.5, 0.5), uniform(rng, -0.5, 0.5), uniform(rng, -0.5, 0.5)};
-  return p;
 }
 
 // half-width of the geom along the unit n
@@ -252,7 +51,7 @@ double extent(const Placement& p, const Vec3<double>& n) {
 Case plane_case(int type, Rng& rng) {
   Case c{random_geom(kGeomPlane, rng), random_geom(type, rng)};
   const Vec3<double> n = axis(c.a.quat, 2);
-  Vec3<double> t = random_unit(rng);
+  Vec3<double> t = random_vector(rng);
   t = t - dot(t, n) * n;
   const double margin = std::max(c.a.margin, c.b.margin);
   const double height = extent(c.b, n) * uniform(rng, -0.3, 1.5) + margin * uniform(rng, 0, 1.5);
@@ -271,47 +70,21 @@ Case pair_case(int t1, int t2, Rng& rng) {
   const Vec3<double> p1 = vec(c.a.pos) + segment_point(c.a);
   const double reach = (c.a.size[0] + c.b.size[0]) * uniform(rng, 0.3, 1.5) +
                        std::max(c.a.margin, c.b.margin) * uniform(rng, 0, 1.5);
-  const Vec3<double> p2 = p1 + reach * random_unit(rng);
+  const Vec3<double> p2 = p1 + reach * random_vector(rng);
   c.b.pos = arr(p2 - segment_point(c.b));
   return c;
 }
 
-std::vector<Case> random_cases(int t1, int t2, int count, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<Case> cases;
-  for (int i = 0; i < count; ++i) {
-    cases.push_back(t1 == kGeomPlane ? plane_case(t2, rng) : pair_case(t1, t2, rng));
-  }
-  return cases;
-}
-
-// quaternion product a ⊗ b
-std::array<double, 4> qmul(const std::array<double, 4>& a, const std::array<double, 4>& b) {
-  const Quat<double> r =
-      mul(Quat<double>{a[0], a[1], a[2], a[3]}, Quat<double>{b[0], b[1], b[2], b[3]});
-  return {r.w, r.x, r.y, r.z};
-}
-
-constexpr std::array<double, 4> kIdentity{1, 0, 0, 0};
-
 // both sets of cases against MuJoCo in double, the random ones also in float; returns the
 // degenerate cases' tally
-Errors check_pair(int t1, int t2, const std::vector<Case>& degenerate, double min_touching) {
+Tally check_pair(int t1, int t2, const std::vector<Case>& degenerate, double min_touching) {
   const std::string name = fmt::format("{}-{}", type_name(t1), type_name(t2));
-  const std::vector<Case> cases = random_cases(t1, t2, 400, 1000 * t1 + t2);
-  Errors random, special, single;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Oracle o = oracle(cases[i]);
-    const std::string where = fmt::format("{} random case {}\n{}", name, i, mjcf(cases[i]));
-    compare(zwang_contacts<double>(cases[i], o), o, kTol, random, where, true);
-    compare(zwang_contacts<float>(cases[i], o), o, kFloatTol, single, where, false);
-  }
-  for (std::size_t i = 0; i < degenerate.size(); ++i) {
-    const Oracle o = oracle(degenerate[i]);
-    const std::string where =
-        fmt::format("{} degenerate case {}\n{}", name, i, mjcf(degenerate[i]));
-    compare(zwang_contacts<double>(degenerate[i], o), o, kTol, special, where, true);
-  }
+  const std::vector<Case> cases = random_cases(400, 1000 * t1 + t2, [&](Rng& rng) {
+    return t1 == kGeomPlane ? plane_case(t2, rng) : pair_case(t1, t2, rng);
+  });
+  Tally random, special, single;
+  compare_cases(name + " random", cases, kHarness, kTol, random, kFloatTol, &single);
+  compare_cases(name + " degenerate", degenerate, kHarness, kTol, special);
   fmt::print(
       "{}: random {} cases, {} touching, {} with several contacts; max error dist {:.2g} pos "
       "{:.2g} frame {:.2g}; degenerate {} cases, {} touching, {} with several contacts, max error "
@@ -337,6 +110,13 @@ Case on_flat_plane(int type, std::array<double, 3> size, std::array<double, 4> q
                    double margin) {
   return {{kGeomPlane, {5, 5, 0.1}, margin, {0, 0, 0}, kIdentity},
           {type, size, 0, {0.125, -0.25, height}, quat}};
+}
+
+// MuJoCo took the coincident-centre branch in case c: parallel z axes give n = e_x
+void expect_coincident_branch(const Case& c) {
+  const Oracle o = oracle(c);
+  ASSERT_EQ(o.contacts.size(), 1u);
+  EXPECT_EQ(o.contacts[0].frame.m[0], 1.0);
 }
 
 TEST(Collision, PlaneSphere) {
@@ -398,10 +178,7 @@ TEST(Collision, SphereSphere) {
     special.push_back(c);
   }
   check_pair(kGeomSphere, kGeomSphere, special, 0.5);
-  // MuJoCo took the coincident-centre branch: parallel z axes give n = e_x
-  const Oracle o = oracle(special[0]);
-  ASSERT_EQ(o.contacts.size(), 1u);
-  EXPECT_EQ(o.contacts[0].frame.m[0], 1.0);
+  expect_coincident_branch(special[0]);
 }
 
 TEST(Collision, SphereCapsule) {
@@ -417,10 +194,7 @@ TEST(Collision, SphereCapsule) {
     }
   }
   check_pair(kGeomSphere, kGeomCapsule, special, 0.5);
-  // MuJoCo took the coincident-centre branch at x = 0.25: parallel z axes give n = e_x
-  const Oracle o = oracle(special[6]);
-  ASSERT_EQ(o.contacts.size(), 1u);
-  EXPECT_EQ(o.contacts[0].frame.m[0], 1.0);
+  expect_coincident_branch(special[6]);  // x = 0.25
 }
 
 TEST(Collision, CapsuleCapsule) {

@@ -13,219 +13,28 @@
 // instantiation is checked on the random cases to 1e-4.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <mujoco/mujoco.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 #include <numbers>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "kernels/narrowphase.h"
-#include "mujoco_util.h"
+#include "collision_util.h"
 
 namespace zwang::test {
 namespace {
 
-constexpr double kTol = 1e-9;
-constexpr double kFloatTol = 1e-4;
+// MuJoCo's contact i against zwang's nearest by pos, pairs beyond the bounding spheres skipped
+constexpr Harness kHarness{.box = true, .nearest = true, .filter = true};
 
-using Rng = std::mt19937_64;
-using Quat4 = std::array<double, 4>;  // w, x, y, z
+// poses -------------------------------------------------------------------------------
 
-// a geom on its own free body
-struct Placement {
-  int type;
-  std::array<double, 3> size;
-  double margin;
-  std::array<double, 3> pos;
-  Quat4 quat;
-};
-
-// two geoms, in the order of the MJCF file
-struct Case {
-  Placement a, b;
-};
-
-const char* type_name(int type) {
-  return type == kGeomSphere ? "sphere" : (type == kGeomCapsule ? "capsule" : "box");
-}
-
-std::string mjcf(const Case& c) {
-  std::string xml = "<mujoco><size nconmax=\"100\"/><worldbody>\n";
-  for (const Placement* p : {&c.a, &c.b}) {
-    const int count = p->type == kGeomSphere ? 1 : (p->type == kGeomCapsule ? 2 : 3);
-    std::string size;
-    for (int i = 0; i < count; ++i) size += fmt::format("{:.17g} ", p->size[i]);
-    xml += fmt::format(R"(<body><freejoint/><geom type="{}" size="{}" margin="{:.17g}"/></body>)",
-                       type_name(p->type), size, p->margin) +
-           "\n";
-  }
-  return xml + "</worldbody></mujoco>\n";
-}
-
-// MuJoCo's contacts of a case and zwang's inputs for them
-struct Oracle {
-  int t1 = 0, t2 = 0;
-  GeomPose<double> g1, g2;
-  double margin = 0;
-  bool filtered = false;  // MuJoCo's bounding-sphere filter rejected the pair
-  std::vector<ContactGeo<double>> contacts;
-};
-
-GeomPose<double> pose_of(const mjModel* m, const mjData* d, int g) {
-  GeomPose<double> p;
-  p.pos = {d->geom_xpos[3 * g], d->geom_xpos[3 * g + 1], d->geom_xpos[3 * g + 2]};
-  std::copy(d->geom_xmat + 9 * g, d->geom_xmat + 9 * g + 9, p.mat.m);
-  p.size = {m->geom_size[3 * g], m->geom_size[3 * g + 1], m->geom_size[3 * g + 2]};
-  return p;
-}
-
-Oracle oracle(const Case& c) {
-  Oracle o;
-  std::string error;
-  const MjModelPtr m = load_mujoco_string(mjcf(c), "pair.xml", &error);
-  EXPECT_TRUE(m) << error;
-  if (!m) return o;
-  m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-  const MjDataPtr d(mj_makeData(m.get()));
-  for (int k = 0; k < 2; ++k) {
-    const Placement& p = k == 0 ? c.a : c.b;
-    std::copy(p.pos.begin(), p.pos.end(), d->qpos + 7 * k);
-    std::copy(p.quat.begin(), p.quat.end(), d->qpos + 7 * k + 3);
-  }
-  mj_kinematics(m.get(), d.get());
-  mj_collision(m.get(), d.get());
-  // MuJoCo's geom1 has the smaller type
-  const int g1 = m->geom_type[0] <= m->geom_type[1] ? 0 : 1, g2 = 1 - g1;
-  o.t1 = m->geom_type[g1];
-  o.t2 = m->geom_type[g2];
-  o.g1 = pose_of(m.get(), d.get(), g1);
-  o.g2 = pose_of(m.get(), d.get(), g2);
-  o.margin = std::max(m->geom_margin[0], m->geom_margin[1]);
-  const Vec3<double> gap = o.g1.pos - o.g2.pos;
-  o.filtered = norm(gap) > m->geom_rbound[0] + m->geom_rbound[1] + o.margin;
-  for (int i = 0; i < d->ncon; ++i) {
-    const mjContact& con = d->contact[i];
-    EXPECT_EQ(con.geom1, g1);
-    EXPECT_EQ(con.geom2, g2);
-    ContactGeo<double> g;
-    g.dist = con.dist;
-    g.pos = {con.pos[0], con.pos[1], con.pos[2]};
-    std::copy(con.frame, con.frame + 9, g.frame.m);
-    o.contacts.push_back(g);
-  }
-  return o;
-}
-
-template <class T>
-GeomPose<T> cast(const GeomPose<double>& p) {
-  GeomPose<T> q;
-  q.pos = {T(p.pos.x), T(p.pos.y), T(p.pos.z)};
-  for (int i = 0; i < 9; ++i) q.mat.m[i] = T(p.mat.m[i]);
-  q.size = {T(p.size.x), T(p.size.y), T(p.size.z)};
-  return q;
-}
-
-template <class T>
-std::vector<ContactGeo<T>> zwang_contacts(const Oracle& o) {
-  std::vector<ContactGeo<T>> out;
-  const int n = collide_box(o.t1, o.t2, cast<T>(o.g1), cast<T>(o.g2), T(o.margin),
-                            [&](const ContactGeo<T>& g) { out.push_back(g); });
-  EXPECT_EQ(n, std::ssize(out));
-  EXPECT_LE(n, max_contacts_box(o.t1, o.t2));
-  return out;
-}
-
-// the largest |zwang − MuJoCo| over the cases whose counts agree
-struct Tally {
-  double dist = 0, pos = 0, frame = 0;
-  int cases = 0, touching = 0, several = 0, contacts = 0, positive = 0, most = 0;
-  int filtered = 0, filtered_found = 0;  // zwang's contacts where the driver skips the pair
-  int count_mismatch = 0, order_mismatch = 0;
-};
-
-template <class T>
-void compare(const std::vector<ContactGeo<T>>& zw, const Oracle& o, double tol, Tally& e,
-             const std::string& where, bool exact) {
-  ++e.cases;
-  e.touching += o.contacts.empty() ? 0 : 1;
-  e.several += o.contacts.size() > 1 ? 1 : 0;
-  e.contacts += static_cast<int>(o.contacts.size());
-  e.most = std::max(e.most, static_cast<int>(o.contacts.size()));
-  if (zw.size() != o.contacts.size()) {
-    ++e.count_mismatch;
-    EXPECT_FALSE(exact) << where << ": zwang " << zw.size() << " contacts, MuJoCo "
-                        << o.contacts.size();
-    return;
-  }
-  std::vector<bool> used(zw.size(), false);
-  for (std::size_t i = 0; i < o.contacts.size(); ++i) {
-    const ContactGeo<double>& m = o.contacts[i];
-    e.positive += m.dist > 0 ? 1 : 0;
-    // zwang's nearest unused contact
-    std::size_t k = zw.size();
-    double nearest = std::numeric_limits<double>::infinity();
-    for (std::size_t j = 0; j < zw.size(); ++j) {
-      const Vec3<double> z{double(zw[j].pos.x), double(zw[j].pos.y), double(zw[j].pos.z)};
-      const double d = norm(z - m.pos);
-      if (!used[j] && d < nearest) {
-        nearest = d;
-        k = j;
-      }
-    }
-    used[k] = true;
-    if (k != i) ++e.order_mismatch;
-    if (exact) {
-      EXPECT_EQ(k, i) << where << ": MuJoCo's contact " << i << " is zwang's " << k;
-    }
-    const ContactGeo<T>& z = zw[k];
-    const double dd = std::abs(double(z.dist) - m.dist);
-    const double dp =
-        std::max({std::abs(double(z.pos.x) - m.pos.x), std::abs(double(z.pos.y) - m.pos.y),
-                  std::abs(double(z.pos.z) - m.pos.z)});
-    double df = 0;
-    for (int f = 0; f < 9; ++f) df = std::max(df, std::abs(double(z.frame.m[f]) - m.frame.m[f]));
-    e.dist = std::max(e.dist, dd);
-    e.pos = std::max(e.pos, dp);
-    e.frame = std::max(e.frame, df);
-    EXPECT_LE(std::max({dd, dp, df}), tol) << fmt::format(
-        "{} contact {}: dist {:.17g} / MuJoCo {:.17g}, error dist {:.3g} pos {:.3g} frame {:.3g}",
-        where, i, double(z.dist), m.dist, dd, dp, df);
-  }
-}
-
-// random poses -------------------------------------------------------------------------------
-
-double uniform(Rng& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
-}
-
-Quat4 random_quat(Rng& rng) {
-  std::normal_distribution<double> normal(0, 1);
-  Quat4 q;
-  double n = 0;
-  for (double& x : q) {
-    x = normal(rng);
-    n += x * x;
-  }
-  for (double& x : q) x /= std::sqrt(n);
-  return q;
-}
-
+// a random unit vector
 Vec3<double> random_unit(Rng& rng) {
   const Quat4 q = random_quat(rng);
   return (1 / std::sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3])) * Vec3<double>{q[1], q[2], q[3]};
-}
-
-// a ⊗ b
-Quat4 qmul(const Quat4& a, const Quat4& b) {
-  const Quat<double> r =
-      mul(Quat<double>{a[0], a[1], a[2], a[3]}, Quat<double>{b[0], b[1], b[2], b[3]});
-  return {r.w, r.x, r.y, r.z};
 }
 
 // rotation by angle about coordinate axis k
@@ -233,32 +42,6 @@ Quat4 about(int k, double angle) {
   Quat4 q{std::cos(angle / 2), 0, 0, 0};
   q[1 + k] = std::sin(angle / 2);
   return q;
-}
-
-Mat3<double> rotation(const Quat4& q) {
-  return to_mat(Quat<double>{q[0], q[1], q[2], q[3]});
-}
-
-std::array<double, 3> arr(const Vec3<double>& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3<double> vec(const std::array<double, 3>& a) {
-  return {a[0], a[1], a[2]};
-}
-
-constexpr Quat4 kIdentity{1, 0, 0, 0};
-
-// a geom of `type` with random size, margin (zero in half the cases), pose
-Placement random_geom(int type, Rng& rng) {
-  Placement p{type, {}, 0, {}, random_quat(rng)};
-  if (type == kGeomBox) {
-    for (double& s : p.size) s = uniform(rng, 0.05, 0.5);
-  } else {
-    p.size = {uniform(rng, 0.05, 0.4), uniform(rng, 0.05, 0.6), 0};
-  }
-  p.margin = uniform(rng, 0, 1) < 0.5 ? 0.0 : uniform(rng, 0, 0.1);
-  p.pos = {uniform(rng, -0.5, 0.5), uniform(rng, -0.5, 0.5), uniform(rng, -0.5, 0.5)};
-  return p;
 }
 
 // the radius of the sphere around a geom's centre that holds it
@@ -283,18 +66,7 @@ Case random_case(int t1, int t2, Rng& rng) {
 // margin to rounding); prints and returns the double tally
 Tally check(const std::string& name, const std::vector<Case>& cases, bool single) {
   Tally dbl, flt;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Oracle o = oracle(cases[i]);
-    if (o.filtered) {
-      ++dbl.filtered;
-      dbl.filtered_found += zwang_contacts<double>(o).empty() ? 0 : 1;
-      EXPECT_TRUE(o.contacts.empty());
-      continue;
-    }
-    const std::string where = fmt::format("{} case {}\n{}", name, i, mjcf(cases[i]));
-    compare(zwang_contacts<double>(o), o, kTol, dbl, where, true);
-    if (single) compare(zwang_contacts<float>(o), o, kFloatTol, flt, where, false);
-  }
+  compare_cases(name, cases, kHarness, kTol, dbl, kFloatTol, single ? &flt : nullptr);
   fmt::print(
       "{}: {} cases ({} filtered by bounding spheres, {} of them with zwang contacts), {} "
       "touching, {} with several contacts, {} contacts (at most {}, {} with dist > 0); max error "
@@ -313,18 +85,20 @@ Tally check(const std::string& name, const std::vector<Case>& cases, bool single
   return dbl;
 }
 
-std::vector<Case> random_cases(int t1, int t2, int count, std::uint64_t seed) {
-  Rng rng(seed);
-  std::vector<Case> cases;
-  for (int i = 0; i < count; ++i) cases.push_back(random_case(t1, t2, rng));
-  return cases;
+// random cases of types t1 and t2, which must touch in a third of the cases, not in all, and
+// sometimes with dist > 0
+Tally check_random(int t1, int t2, int count, std::uint64_t seed) {
+  const std::string name = fmt::format("{}-{}", type_name(t1), type_name(t2));
+  const Tally t = check(
+      name, random_cases(count, seed, [&](Rng& rng) { return random_case(t1, t2, rng); }), true);
+  EXPECT_GE(t.touching, t.cases / 3) << name;
+  EXPECT_LT(t.touching, t.cases) << name;
+  EXPECT_GT(t.positive, 0) << name;
+  return t;
 }
 
 TEST(CollisionBox, SphereBox) {
-  const Tally t = check("sphere-box", random_cases(kGeomSphere, kGeomBox, 400, 21), true);
-  EXPECT_GE(t.touching, t.cases / 3);
-  EXPECT_LT(t.touching, t.cases);
-  EXPECT_GT(t.positive, 0);
+  check_random(kGeomSphere, kGeomBox, 400, 21);
 
   // centres inside the box, nearest each face in turn, and on its centre (a tie: the −x face)
   Rng rng(22);
@@ -344,11 +118,7 @@ TEST(CollisionBox, SphereBox) {
 }
 
 TEST(CollisionBox, CapsuleBox) {
-  const Tally t = check("capsule-box", random_cases(kGeomCapsule, kGeomBox, 500, 31), true);
-  EXPECT_GE(t.touching, t.cases / 3);
-  EXPECT_LT(t.touching, t.cases);
-  EXPECT_GT(t.several, 10);
-  EXPECT_GT(t.positive, 0);
+  EXPECT_GT(check_random(kGeomCapsule, kGeomBox, 500, 31).several, 10);
 }
 
 // a capsule lying along a face of the box (its axis along the box's x or y axis, or tilted a
@@ -377,11 +147,7 @@ TEST(CollisionBox, CapsuleParallelToFace) {
 }
 
 TEST(CollisionBox, BoxBox) {
-  const Tally t = check("box-box", random_cases(kGeomBox, kGeomBox, 500, 41), true);
-  EXPECT_GE(t.touching, t.cases / 3);
-  EXPECT_LT(t.touching, t.cases);
-  EXPECT_GT(t.several, 20);
-  EXPECT_GT(t.positive, 0);
+  EXPECT_GT(check_random(kGeomBox, kGeomBox, 500, 41).several, 20);
 }
 
 // Box b resting on top of box a, faces parallel: turned about the shared normal or not, a
