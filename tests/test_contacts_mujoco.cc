@@ -1,10 +1,11 @@
 // Contacts against MuJoCo 2.2.2 on the models reinforcement-learning users train on: the
 // Gymnasium v5 locomotion models and MuJoCo's humanoid.xml, at states of MuJoCo rollouts with
-// random controls (bodies on the ground).  For the same contact set MuJoCo's problem is strictly
-// convex, so both converged solvers reach the same qacc; MuJoCo's Newton runs to 1e-15, zwang's
-// to 1e-13.  Checked: the contacts (count; per geom pair distance, position and frame), qacc,
-// qacc_smooth, the contact forces in their frames and cfrc_ext (MuJoCo's mj_rnePostConstraint),
-// with both cones.
+// random controls (bodies on the ground), and a model with every narrow-phase pair, condim 4 and
+// 6, <pair>, <exclude>, priority, solmix, gap and impratio.  For the same contact set MuJoCo's
+// problem is strictly convex, so both converged solvers reach the same qacc; MuJoCo's Newton runs
+// to 1e-15, zwang's to 1e-13.  Checked: the contacts (count; per geom pair distance, position and
+// frame), qacc, qacc_smooth, the contact forces in their frames and cfrc_ext (MuJoCo's
+// mj_rnePostConstraint), with both cones.
 //
 // Tolerance (max |zwang − MuJoCo| / max(1, max |MuJoCo|)): 1e-9 on the contacts' geometry,
 // 1e-7 on qacc, forces and cfrc_ext.
@@ -79,15 +80,14 @@ void tighten(Model& model, Cone cone) {
   model.tolerance = 1e-13;
 }
 
-void compare(const std::string& label, const fs::path& file, int skip) {
-  std::string error;
-  MjModelPtr m = load_mujoco(file, &error);
-  ASSERT_TRUE(m) << error;
+// `load` gives zwang's model of the same file or text that `m` was loaded from
+template <class Load>
+void compare(const std::string& label, MjModelPtr m, Load load, int skip) {
   m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
   const std::vector<State> states = rollout_states(m.get(), 12, skip, 20, 7);
   for (Cone cone : {Cone::kPyramidal, Cone::kElliptic}) {
     const std::string name = label + (cone == Cone::kElliptic ? " elliptic" : " pyramidal");
-    Model model = load_model(file).model;
+    Model model = load();
     tighten(model, cone);
     tighten(m.get(), cone == Cone::kElliptic ? mjCONE_ELLIPTIC : mjCONE_PYRAMIDAL);
     const auto sim = simulator(model, states);
@@ -148,12 +148,20 @@ void compare(const std::string& label, const fs::path& file, int skip) {
   }
 }
 
+void compare_file(const std::string& label, const fs::path& file, int skip) {
+  std::string error;
+  MjModelPtr m = load_mujoco(file, &error);
+  ASSERT_TRUE(m) << error;
+  compare(
+      label, std::move(m), [&] { return load_model(file).model; }, skip);
+}
+
 class GymnasiumContacts : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(GymnasiumContacts, MatchMuJoCo) {
   const fs::path assets = gym_assets();
   ASSERT_FALSE(assets.empty()) << "gymnasium is not installed for python3: pip install gymnasium";
-  compare(GetParam(), assets / (std::string(GetParam()) + ".xml"), 100);
+  compare_file(GetParam(), assets / (std::string(GetParam()) + ".xml"), 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, GymnasiumContacts,
@@ -161,7 +169,43 @@ INSTANTIATE_TEST_SUITE_P(Models, GymnasiumContacts,
                                            "humanoid"));
 
 TEST(MuJoCoHumanoidContacts, MatchMuJoCo) {
-  compare("humanoid.xml", "/usr/share/mujoco/model/humanoid/humanoid.xml", 100);
+  compare_file("humanoid.xml", "/usr/share/mujoco/model/humanoid/humanoid.xml", 100);
+}
+
+// Torsional and rolling friction (condim 4 and 6), every pair type of the narrow phase, a
+// <pair> with its own parameters, priority, solmix, gap and an excluded body pair: free bodies
+// tumbling onto a plane and onto each other (the cylinder only onto the plane: MuJoCo's other
+// cylinder pairs are its general convex solver's, which zwang does not have)
+TEST(ContactFeatures, MatchMuJoCo) {
+  const std::string xml = R"(<mujoco>
+  <option timestep="0.002" impratio="2"/>
+  <default><geom solmix="2" margin="0.002"/></default>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 .1" friction="0.8 0.02 0.001" conaffinity="3"/>
+    <geom name="post" type="box" pos="0.4 0 0.1" size="0.05 0.05 0.1"/>
+    <body name="ball" pos="0 0 0.3"><freejoint/>
+      <geom name="ball" type="sphere" size="0.08" condim="6" friction="1 0.05 0.01" solmix="0.5"/></body>
+    <body name="pill" pos="0.1 0.05 0.5" euler="30 60 0"><freejoint/>
+      <geom name="pill" type="capsule" size="0.04 0.1" condim="4" priority="1"
+            solref="0.03 0.8"/></body>
+    <body name="brick" pos="-0.1 0 0.7" euler="10 20 30"><freejoint/>
+      <geom name="brick" type="box" size="0.08 0.05 0.03" condim="3" gap="0.001"/></body>
+    <body name="can" pos="0.2 -0.2 0.4" euler="80 10 0"><freejoint/>
+      <geom name="can" type="cylinder" size="0.05 0.06" condim="6" contype="2" conaffinity="0"/></body>
+    <body name="cube" pos="0.4 0 0.5" euler="5 5 45"><freejoint/>
+      <geom name="cube" type="box" size="0.06 0.06 0.06" condim="4"/></body>
+  </worldbody>
+  <contact>
+    <pair geom1="ball" geom2="pill" condim="6" friction="0.5 0.5 0.01 0.001 0.001"
+          solref="0.01 1" margin="0.01" gap="0.002"/>
+    <exclude body1="brick" body2="cube"/>
+  </contact>
+</mujoco>)";
+  std::string error;
+  MjModelPtr m = load_mujoco_string(xml, "features.xml", &error);
+  ASSERT_TRUE(m) << error;
+  compare(
+      "features", std::move(m), [&] { return load_mjcf_string(xml, "features.xml").model; }, 150);
 }
 
 }  // namespace
