@@ -42,8 +42,10 @@ string(APPEND report "Registers and local memory come from the kernels' code, no
   "out.\n"
   "Where the stack is not zero it holds the argument reduction of sin/cos for |x| > 1e5 rad "
   "(a local\narray in the math library, 28-40 B, touched only on that slow path) in kernels "
-  "that rotate;\nin the step kernels (about 110-140 B) also, most likely, the call frame of the "
-  "constraint stage\nwhere ptxas does not inline it (bench/README.md).\n")
+  "that rotate;\nin the kernels that end a solve (forward_end, step_end, the fused ones) also "
+  "the frames of the\nstages kept out of line (ZW_NOINLINE: collision, contact rows, the "
+  "constraint solver), of which\nbox-box's candidate contacts (24 of them, about 1.2 KB in "
+  "float64) are most.\n")
 
 foreach(arch IN LISTS archs)
   string(REGEX MATCH "^[0-9]+" number "${arch}")

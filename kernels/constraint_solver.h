@@ -411,9 +411,9 @@ struct ConstraintSolver {
 };
 
 // the constrained q̈ at the current rows; false (kStatusFactorization) when H or the Newton
-// Hessian cannot be factored
+// Hessian cannot be factored.  Not inlined on a GPU, so that its registers are its own.
 template <class T>
-ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
   const int nv = m.s.nv, nh = m.s.nhard;
   const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
   const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;

@@ -117,7 +117,8 @@ ZW_HD ZW_INLINE int contact_rows_of(const ModelView<T>& m, int dim) {
 }
 
 template <class T>
-ZW_HD void contact_rows(const ModelView<T>& m, const Instance<T>& d, const RowSetup<T>& rs) {
+ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d,
+                                    const RowSetup<T>& rs) {
   const int ncon = contact_count(m, d);
   const T eps = T(SolverLimits<T>::kMinVal);
   const Row<T> R = d.efc_R(), D = d.efc_D(), aref = d.efc_aref(), pos = d.efc_pos();
