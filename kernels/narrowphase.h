@@ -12,11 +12,13 @@
 // A contact is returned when dist ≤ margin: MuJoCo's primitives drop a contact only when
 // dist > margin.  The bounding-sphere tests mj_collideGeoms makes first never drop a contact of
 // these pairs (geom_rbound bounds the extents used here), so callers can skip them.
-// Pairs MuJoCo 2.2.2 hands to libccd (ellipsoids, cylinders against anything but a plane,
-// meshes) or to height fields are not supported: max_contacts is 0 for them.
+// The pairs MuJoCo 2.2.2 hands to libccd's MPR (ellipsoids, cylinders against anything but a
+// plane) come from kernels/narrowphase_convex.h, one contact each; meshes and height fields are
+// not supported: max_contacts is 0 for them.
 //
-// Include this header, never kernels/narrowphase_box.h on its own: the box header is read in
-// the middle of this one, after the types and helpers it uses, before the dispatch that calls it.
+// Include this header, never kernels/narrowphase_box.h or kernels/narrowphase_convex.h on their
+// own: they are read in the middle of this one, after the types and helpers they use, before the
+// dispatch that calls them.
 #pragma once
 
 #include <cmath>
@@ -295,6 +297,7 @@ ZW_HD int capsule_capsule(const GeomPose<T>& k1, const GeomPose<T>& k2, T margin
 #else
 #define ZW_NARROWPHASE_BOX 0
 #endif
+#include "kernels/narrowphase_convex.h"
 
 namespace zwang {
 
@@ -324,7 +327,7 @@ ZW_HD inline int max_contacts(int t1, int t2) {
       return max_contacts_box(t1, t2);
 #endif
     default:
-      return 0;
+      return max_contacts_convex(t1, t2);
   }
 }
 
@@ -356,7 +359,7 @@ ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, 
       return collide_box(t1, t2, g1, g2, margin, emit);
 #endif
     default:
-      return 0;
+      return collide_convex(t1, t2, g1, g2, margin, emit);
   }
 }
 

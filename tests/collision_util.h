@@ -54,7 +54,9 @@ inline const char* type_name(int type) {
 }
 
 inline int size_count(int type) {
-  return type == kGeomSphere ? 1 : (type == kGeomBox || type == kGeomPlane ? 3 : 2);
+  return type == kGeomSphere
+             ? 1
+             : (type == kGeomBox || type == kGeomPlane || type == kGeomEllipsoid ? 3 : 2);
 }
 
 inline std::string geom_xml(const Placement& p, bool pose) {
