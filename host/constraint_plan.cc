@@ -92,7 +92,8 @@ void plan_contacts(const Model& m, RowPlan& p) {
     p.collision_geom1.push_back(g1);
     p.collision_geom2.push_back(g2);
     p.collision_dim.push_back(dim);
-    p.collision_friction.insert(p.collision_friction.end(), friction, friction + 5);
+    // MuJoCo's mjMINMU: a zero friction would give a pyramid edge R = 2 μ² R₀ = 0
+    for (int k = 0; k < 5; ++k) p.collision_friction.push_back(std::max(1e-5, friction[k]));
     p.collision_solref.insert(p.collision_solref.end(), solref, solref + 2);
     p.collision_solimp.insert(p.collision_solimp.end(), solimp, solimp + 5);
     p.collision_margin.push_back(margin);

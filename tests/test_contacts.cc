@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/status.h"
@@ -77,8 +78,12 @@ double normal_force(Batch<double>& batch) {
 
 // At rest the contacts carry the weight: Σ f_n = m g (qacc = 0 leaves only J^T f = −bias).
 TEST(Contact, BoxAtRestOnAPlaneCarriesItsWeight) {
-  for (Cone cone : {Cone::kPyramidal, Cone::kElliptic}) {
-    const Model model = box_on_plane({.cone = cone, .mass = 2});
+  // friction 0 too: as MuJoCo, a contact's friction is at least 1e-5 (a pyramid edge's R is
+  // 2 μ² R₀, which μ = 0 would make 0)
+  for (const auto& [cone, mu] :
+       {std::pair{Cone::kPyramidal, 1.0}, std::pair{Cone::kElliptic, 1.0},
+        std::pair{Cone::kPyramidal, 0.0}, std::pair{Cone::kElliptic, 0.0}}) {
+    const Model model = box_on_plane({.mu = mu, .cone = cone, .mass = 2});
     Simulator<double> sim(model, 1, {.threads = 1});
     sim.step(3000);
     ASSERT_TRUE(sim.failures().empty()) << sim.failures()[0].message();
