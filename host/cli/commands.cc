@@ -288,6 +288,13 @@ int run_info(const std::string& spec, bool floating_base) {
   std::printf("options     timestep %g s, integrator %s, gravity %g %g %g\n", m.timestep,
               std::string(to_string(m.integrator)).c_str(), m.gravity[0], m.gravity[1],
               m.gravity[2]);
+  const int nconmax = m.sizes().nconmax;
+  std::printf("contacts    %d geoms, %s\n", m.ngeom,
+              nconmax == 0
+                  ? "none possible (no geom pair passes the filters, or disabled)"
+                  : fmt::format("at most {} per instance, {} cone, impratio {:g}", nconmax,
+                                m.cone == Cone::kElliptic ? "elliptic" : "pyramidal", m.impratio)
+                        .c_str());
   std::printf("\nbodies\n  %-4s %-24s %-24s %10s  %s\n", "id", "name", "parent", "mass", "joints");
   for (int b = 1; b < m.nbody; ++b) {
     std::vector<std::string> joints(m.jnt_name.begin() + m.body_jntadr[b],
