@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 
 #include "kernels/assemble.h"
 #include "kernels/body_jacobians.h"
@@ -16,6 +17,23 @@ namespace zwang {
 
 int equality_rows(EqualityType type) {
   return type == EqualityType::kConnect ? 3 : type == EqualityType::kWeld ? 6 : 1;
+}
+
+double geom_bounding_radius(GeomType type, const Vec3d& s) {
+  switch (type) {
+    case GeomType::kSphere:
+      return s[0];
+    case GeomType::kCapsule:
+      return s[0] + s[1];
+    case GeomType::kCylinder:
+      return std::sqrt(s[0] * s[0] + s[1] * s[1]);
+    case GeomType::kEllipsoid:
+      return std::max({s[0], s[1], s[2]});
+    case GeomType::kBox:
+      return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    default:
+      return 0;
+  }
 }
 
 ContactMix mix_contact(const Model& m, int g1, int g2) {
@@ -149,7 +167,7 @@ void plan_contacts(const Model& m, RowPlan& p) {
   }
   p.ncollision = static_cast<int>(p.collision_geom1.size());
   if (p.ncollision == 0) return;
-  // the exact bound while it is small; else enough for two contacts per geom
+  // the exact bound while it is small; else enough for four contacts per geom (a box face)
   int geoms = 0;
   for (int g = 0; g < m.ngeom; ++g) {
     for (int c = 0; c < p.ncollision; ++c) {
@@ -161,7 +179,7 @@ void plan_contacts(const Model& m, RowPlan& p) {
   }
   p.nconmax = m.nconmax > 0 ? m.nconmax
                             : static_cast<int>(std::min<long long>(
-                                  bound, std::max<long long>(kDefaultContactBound, 2LL * geoms)));
+                                  bound, std::max<long long>(kDefaultContactBound, 4LL * geoms)));
   for (int c = 0; c < p.ncollision; ++c) {
     const int dim = p.collision_dim[c];
     const int rows = m.cone == Cone::kElliptic ? dim : (dim == 1 ? 1 : 2 * (dim - 1));

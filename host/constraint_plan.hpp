@@ -11,7 +11,7 @@
 namespace zwang {
 
 // contacts per instance when the model's exact bound (Σ over its collision pairs of the
-// contacts each can have) is larger than this and than two per colliding geom
+// contacts each can have) is larger than this and than four per colliding geom
 inline constexpr int kDefaultContactBound = 64;
 
 struct RowPlan {
@@ -41,6 +41,9 @@ struct RowPlan {
 };
 
 RowPlan plan_rows(const Model& model);
+
+// \brief Radius of the sphere about a geom's centre that holds it (0 for a plane: infinite).
+double geom_bounding_radius(GeomType type, const Vec3d& size);
 
 // rows of one equality of this type
 int equality_rows(EqualityType type);

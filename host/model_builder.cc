@@ -71,24 +71,6 @@ void append(std::vector<double>& v, const Spec& a) {
   v.insert(v.end(), a.begin(), a.end());
 }
 
-// radius of the sphere about the geom's centre that holds it (0: a plane, infinite)
-double bounding_radius(GeomType type, const Vec3d& s) {
-  switch (type) {
-    case GeomType::kSphere:
-      return s[0];
-    case GeomType::kCapsule:
-      return s[0] + s[1];
-    case GeomType::kCylinder:
-      return std::sqrt(s[0] * s[0] + s[1] * s[1]);
-    case GeomType::kEllipsoid:
-      return std::max({s[0], s[1], s[2]});
-    case GeomType::kBox:
-      return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-    default:
-      return 0;
-  }
-}
-
 }  // namespace
 
 // the geoms, pairs and exclusions; a pair's unset parameters mixed from its geoms
@@ -100,7 +82,7 @@ void ModelBuilder::add_contacts(Model& m) const {
     append(m.geom_pos, g.pos);
     append(m.geom_quat, g.quat);
     append(m.geom_size, g.size);
-    m.geom_rbound.push_back(bounding_radius(g.type, g.size));
+    m.geom_rbound.push_back(geom_bounding_radius(g.type, g.size));
     m.geom_contype.push_back(g.contype);
     m.geom_conaffinity.push_back(g.conaffinity);
     m.geom_condim.push_back(g.condim);

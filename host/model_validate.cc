@@ -285,8 +285,67 @@ void Model::validate() const {
   size_is("pair_gap", pair_gap, pr);
   size_is("exclude_body1", exclude_body1, ex);
   size_is("exclude_body2", exclude_body2, ex);
+  for (const auto& [field, values] : {std::pair{"geom_pos", &geom_pos},
+                                      {"geom_quat", &geom_quat},
+                                      {"geom_size", &geom_size},
+                                      {"geom_rbound", &geom_rbound},
+                                      {"geom_friction", &geom_friction},
+                                      {"geom_margin", &geom_margin},
+                                      {"geom_gap", &geom_gap},
+                                      {"geom_solmix", &geom_solmix},
+                                      {"geom_solref", &geom_solref},
+                                      {"geom_solimp", &geom_solimp},
+                                      {"pair_friction", &pair_friction},
+                                      {"pair_solref", &pair_solref},
+                                      {"pair_solimp", &pair_solimp},
+                                      {"pair_margin", &pair_margin},
+                                      {"pair_gap", &pair_gap}}) {
+    finite(field, *values);
+  }
+  for (const auto& [field, values] : {std::pair{"geom_friction", &geom_friction},
+                                      {"geom_margin", &geom_margin},
+                                      {"geom_gap", &geom_gap},
+                                      {"geom_solmix", &geom_solmix},
+                                      {"pair_friction", &pair_friction},
+                                      {"pair_margin", &pair_margin},
+                                      {"pair_gap", &pair_gap}}) {
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      if ((*values)[i] < 0) {
+        throw ModelError(fmt::format("model: {}[{}] = {} is negative", field, i, (*values)[i]));
+      }
+    }
+  }
+  // the rigid piece each body moves with: a plane may only be on the world's
+  std::vector<int> moves(nbody, 0);
+  for (int b = 1; b < nbody; ++b) moves[b] = moves[body_parent[b]] || body_jntnum[b] > 0;
   for (int i = 0; i < ngeom; ++i) {
     index_in("geom_body", geom_body[i], 0, nbody, i);
+    const Vec3d size{geom_size[3 * i], geom_size[3 * i + 1], geom_size[3 * i + 2]};
+    const int used = geom_type[i] == GeomType::kSphere                                           ? 1
+                     : geom_type[i] == GeomType::kCapsule || geom_type[i] == GeomType::kCylinder ? 2
+                     : geom_type[i] == GeomType::kPlane                                          ? 0
+                                                        : 3;
+    for (int k = 0; k < used; ++k) {
+      if (!(size[k] > 0)) {
+        throw ModelError(
+            fmt::format("model: geom {} has size[{}] = {}, not positive", i, k, size[k]));
+      }
+    }
+    const double q2 =
+        geom_quat[4 * i] * geom_quat[4 * i] + geom_quat[4 * i + 1] * geom_quat[4 * i + 1] +
+        geom_quat[4 * i + 2] * geom_quat[4 * i + 2] + geom_quat[4 * i + 3] * geom_quat[4 * i + 3];
+    if (std::abs(q2 - 1) > 1e-9) {
+      throw ModelError(
+          fmt::format("model: geom {} has a quaternion of norm {}, not 1", i, std::sqrt(q2)));
+    }
+    const double rbound = geom_bounding_radius(geom_type[i], size);
+    if (!(geom_rbound[i] >= rbound * (1 - 1e-12))) {
+      throw ModelError(fmt::format("model: geom_rbound[{}] = {} does not hold the geom (radius {})",
+                                   i, geom_rbound[i], rbound));
+    }
+    if (geom_type[i] == GeomType::kPlane && moves[geom_body[i]]) {
+      throw ModelError(fmt::format("model: geom {} is a plane on a moving body", i));
+    }
     const int t = static_cast<int>(geom_type[i]);
     if (t < 0 || t > static_cast<int>(GeomType::kBox) || geom_type[i] == GeomType::kHfield) {
       throw ModelError(fmt::format("model: geom {} has an unsupported type {}", i, t));
@@ -299,6 +358,9 @@ void Model::validate() const {
   for (int i = 0; i < npair; ++i) {
     index_in("pair_geom1", pair_geom1[i], 0, ngeom, i);
     index_in("pair_geom2", pair_geom2[i], 0, ngeom, i);
+    if (pair_geom1[i] == pair_geom2[i]) {
+      throw ModelError(fmt::format("model: pair {} is a geom with itself", i));
+    }
     const int dim = pair_dim[i];
     if (dim != 1 && dim != 3 && dim != 4 && dim != 6) {
       throw ModelError(fmt::format("model: pair {} has condim {}", i, dim));

@@ -100,6 +100,13 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d) {
   }
   const bool overflow = n > m.s.nconmax;
   d.ncon()[0] = T(overflow ? m.s.nconmax : n);
+  // the slots past the contacts found: no geoms (−1), no contact
+  for (int k = overflow ? m.s.nconmax : n; k < m.s.nconmax; ++k) {
+    d.contact_geom()[2 * k] = d.contact_geom()[2 * k + 1] = T(-1);
+    d.contact_dist()[k] = T(0);
+    for (int j = 0; j < 3; ++j) d.contact_pos()[3 * k + j] = T(0);
+    for (int j = 0; j < 9; ++j) d.contact_frame()[9 * k + j] = T(0);
+  }
   *d.status |= overflow ? kStatusContactOverflow : 0;
   return !overflow;
 }
@@ -230,8 +237,8 @@ ZW_HD void contact_forces(const ModelView<T>& m, const Instance<T>& d) {
 }
 
 // subtree_com (the centre of mass of each body's subtree) and cfrc_ext, MuJoCo's
-// mj_rnePostConstraint: applied wrenches and contact forces on each body, as (torque, force)
-// about the subtree centre of mass of the body's tree root
+// mj_rnePostConstraint: applied wrenches, connect and weld forces and contact forces on each
+// body, as (torque, force) about the subtree centre of mass of the body's tree root
 template <class T>
 ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
   const int nb = m.s.nbody;
@@ -261,6 +268,31 @@ ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
     const bool world = b == 0;
     store3(cfrc, 6 * b, world ? Vec3<T>{T(0), T(0), T(0)} : tau + cross(arm, f));
     store3(cfrc, 6 * b + 3, world ? Vec3<T>{T(0), T(0), T(0)} : f);
+  }
+  // connect and weld equalities (MuJoCo 2.2's rule): the rows' world force f (and, for a weld,
+  // torque) on body1 at its anchor, −f on body2 at its anchor
+  const Row<T> force = d.efc_force();
+  for (int e = 0; e < m.neq; ++e) {
+    const int r = m.eq_efcadr[e];
+    if (r < 0 || (m.eq_type[e] != kEqConnect && m.eq_type[e] != kEqWeld)) continue;
+    const bool weld = m.eq_type[e] == kEqWeld;
+    const T* data = m.eq_data + 11 * e;
+    const Vec3<T> f = load3(force, r);
+    const Vec3<T> tau = weld ? load3(force, r + 3) : Vec3<T>{T(0), T(0), T(0)};
+    for (int side = 0; side < 2; ++side) {
+      const int b = side == 0 ? m.eq_obj1id[e] : m.eq_obj2id[e];
+      if (b == 0) continue;
+      // connect: anchor1 = data[0:3], anchor2 = data[3:6]; weld: anchor1 = data[3:6], anchor2 =
+      // data[0:3]
+      const int at = (side == 0) == weld ? 3 : 0;
+      const Vec3<T> p = body_point(d, b, Vec3<T>{data[at], data[at + 1], data[at + 2]});
+      int root = b;
+      while (m.body_parent[root] > 0) root = m.body_parent[root];
+      const T sign = side == 0 ? T(1) : T(-1);
+      const Vec3<T> arm = p - load3(com, 3 * root);
+      store3(cfrc, 6 * b, load3(cfrc, 6 * b) + sign * (tau + cross(arm, f)));
+      store3(cfrc, 6 * b + 3, load3(cfrc, 6 * b + 3) + sign * f);
+    }
   }
   const int ncon = contact_count(m, d);
   const Row<T> lf = d.contact_force();

@@ -50,7 +50,7 @@ struct Sizes {
   X(solver_niter, 1)              /* Newton iterations of the last constraint solve */             \
   X(solver_residual, 1)           /* its scaled gradient norm (Model::tolerance is the goal) */    \
   X(ncon, 1)                      /* contacts found, at most nconmax */                            \
-  X(contact_geom, 2 * s.nconmax)  /* geom1, geom2 of each contact (nconmax x 2) */                 \
+  X(contact_geom, 2 * s.nconmax)  /* geom1, geom2 of each contact, −1 past ncon (nconmax x 2) */ \
   X(contact_dist, s.nconmax)      /* signed distance, negative in penetration (nconmax) */         \
   X(contact_pos, 3 * s.nconmax)   /* contact point, world (nconmax x 3) */                         \
   X(contact_frame, 9 * s.nconmax) /* rows: normal from geom1 to geom2, tangents (nconmax x 9) */   \

@@ -69,7 +69,7 @@ ZW_HD ZW_INLINE T ccd_eps() {
 // ccdIsZero
 template <class T>
 ZW_HD ZW_INLINE bool is_zero(T x) {
-  return std::fabs(x) < ccd_eps<T>();
+  return T(std::fabs(x)) < ccd_eps<T>();
 }
 
 // ccdEq: equal to an absolute or relative epsilon
@@ -487,7 +487,7 @@ ZW_HD bool surface_normal(int type, const GeomPose<T>& g, const Vec3<T>& at, Vec
     }
     case kGeomCylinder: {
       // the round wall only, away from the disks: 5% of the length, 4x closer than the disk
-      if (std::fabs(pos.z) > T(0.95) * size.y) break;
+      if (T(std::fabs(pos.z)) > T(0.95) * size.y) break;
       const T to_disk = std::fabs(size.y - std::fabs(pos.z));
       const T to_wall = std::fabs(size.x - std::sqrt(pos.x * pos.x + pos.y * pos.y));
       if (to_disk < T(0.25) * to_wall) break;

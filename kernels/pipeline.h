@@ -83,6 +83,7 @@ template <class T>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
                               int phase) {
   if (phase != kPhaseSolve) return phase;
+  if (m.ncollision == 0 && m.s.ngeom > 0) geom_poses(m, d);
   if (m.s.nefc == 0) {
     copy_row(d.qacc_smooth(), d.qacc(), m.s.nv);
     external_wrenches(m, d);

@@ -179,6 +179,41 @@ TEST(Builder, EditedModelsAreValidatedBeforeUse) {
   EXPECT_EQ(error_of([&] { nan_mass.validate(); }), "model: body_mass[1] is not finite");
 }
 
+// contact input edited by hand: each error names the field or the geom
+TEST(Builder, EditedContactsAreValidatedBeforeUse) {
+  ModelBuilder b;
+  b.add_geom({.name = "floor", .type = GeomType::kPlane});
+  b.add_body({.name = "box", .pos = {0, 0, 0.1}, .mass = 1, .inertia = kUnit});
+  b.add_joint("box", {.name = "free", .type = JointType::kFree});
+  b.add_geom({.name = "box", .body = "box", .type = GeomType::kBox, .size = {0.1, 0.1, 0.1}});
+  ContactPairSpec pair;
+  pair.geom1 = "floor";
+  pair.geom2 = "box";
+  b.add_contact_pair(pair);
+  const Model m = b.build();
+  EXPECT_NO_THROW(m.validate());
+  auto edited = [&](auto edit) {
+    Model e = m;
+    edit(e);
+    return error_of([&] { e.validate(); });
+  };
+  EXPECT_EQ(edited([](Model& e) { e.geom_friction[3] = std::nan(""); }),
+            "model: geom_friction[3] is not finite");
+  EXPECT_EQ(edited([](Model& e) { e.geom_margin[1] = -1; }),
+            "model: geom_margin[1] = -1 is negative");
+  EXPECT_EQ(edited([](Model& e) { e.geom_size[4] = 0; }),
+            "model: geom 1 has size[1] = 0, not positive");
+  EXPECT_EQ(edited([](Model& e) { e.geom_quat[4] = 2; }),
+            "model: geom 1 has a quaternion of norm 2, not 1");
+  EXPECT_EQ(edited([](Model& e) { e.geom_size[3] = 1; }),
+            "model: geom_rbound[1] = 0.17320508075688776 does not hold the geom (radius "
+            "1.0099504938362078)");
+  EXPECT_EQ(edited([](Model& e) { e.geom_body[0] = 1; }),
+            "model: geom 0 is a plane on a moving body");
+  EXPECT_EQ(edited([](Model& e) { e.pair_geom2[0] = 0; }), "model: pair 0 is a geom with itself");
+  EXPECT_EQ(edited([](Model& e) { e.geom_condim[1] = 2; }), "model: geom 1 has condim 2");
+}
+
 TEST(Builder, ActuatorErrorsNameTheActuator) {
   EXPECT_EQ(error_of([] { with_body().add_actuator({.name = "m", .joint = "nope"}); }),
             "actuator 'm': unknown joint 'nope'");

@@ -1,7 +1,8 @@
 // The constrained step against MuJoCo 2.2.2: equality, limit and friction-loss rows, contacts
-// off on both sides.  MuJoCo's problem is strictly convex (R > 0), so both converged solvers
-// must reach the same minimiser; MuJoCo's Newton runs to tolerance 1e-15 here, zwang's to
-// 1e-13, so the remaining differences are rounding in the rows (R, aref) and in the solves.
+// off on both sides; cfrc_ext (applied, connect and weld forces) as mj_rnePostConstraint.  MuJoCo's
+// problem is strictly convex (R > 0), so both converged solvers must reach the same minimiser;
+// MuJoCo's Newton runs to tolerance 1e-15 here, zwang's to 1e-13, so the remaining differences are
+// rounding in the rows (R, aref) and in the solves.
 //
 // Tolerance (max |zwang − MuJoCo| / max(1, max |MuJoCo|)): 1e-10 on qacc, qfrc_constraint,
 // the active rows' efc_force and one Euler step (measured: below 1e-13).  A limit row at the edge
@@ -109,8 +110,10 @@ void compare(const std::string& label, Model model, mjModel* m, const std::vecto
   for (std::size_t s = 0; s < states.size(); ++s) {
     set_state(m, d.get(), states[s]);
     mj_forward(m, d.get());
+    mj_rnePostConstraint(m, d.get());
     const int i = static_cast<int>(s);
     cmp.check("qacc", i, batch.qacc().get(s), view(d->qacc, nv), kTol);
+    cmp.check("cfrc_ext", i, batch.cfrc_ext().get(s), view(d->cfrc_ext, 6 * m->nbody), kTol);
     cmp.check("qfrc_constraint", i, batch.qfrc_constraint().get(s), view(d->qfrc_constraint, nv),
               kTol);
     const std::vector<int> slots = active_slots(model, states[s].qpos);
