@@ -149,6 +149,11 @@ struct EllipticCone {
 
   ZW_HD T scale(int j) const { return j == 0 ? mu : fr[j - 1]; }
 
+  // u[k] by selects: a runtime index into u would put it in local memory on a GPU
+  ZW_HD T uat(int k) const {
+    return k == 0 ? u[0] : k == 1 ? u[1] : k == 2 ? u[2] : k == 3 ? u[3] : k == 4 ? u[4] : u[5];
+  }
+
   ZW_HD EllipticCone(int dim_, T mu_, const T* fr_, Row<T> jar, Row<T> jv, T alpha, int r0)
       : dim(dim_), mu(mu_), fr(fr_) {
     T t2 = T(0);
@@ -168,11 +173,11 @@ struct EllipticCone {
 
   // −∂s/∂z_j
   ZW_HD T force(int j, Row<T> D, int r0) const {
-    const T z = dim == 1 ? u[0] : u[j] / scale(j);
+    const T z = dim == 1 ? u[0] : uat(j) / scale(j);
     if (zone == 0) return T(0);
     if (zone == 1) return -D[r0 + j] * z;
     const T dm = middle_d(D, r0), g = n - mu * t;
-    return j == 0 ? -dm * g * mu : dm * g * mu / t * u[j] * scale(j);
+    return j == 0 ? -dm * g * mu : dm * g * mu / t * uat(j) * scale(j);
   }
 
   // ∂²s/∂z_a∂z_b
@@ -185,9 +190,9 @@ struct EllipticCone {
     if (a == 0 && b == 0) {
       h = T(1);
     } else if (a == 0 || b == 0) {
-      h = -mu * u[a + b] / t;
+      h = -mu * uat(a + b) / t;
     } else {
-      h = mu * n * u[a] * u[b] / (t * t * t) + (a == b ? mu * mu - mu * n / t : T(0));
+      h = mu * n * uat(a) * uat(b) / (t * t * t) + (a == b ? mu * mu - mu * n / t : T(0));
     }
     return dm * h * scale(a) * scale(b);
   }
@@ -198,7 +203,7 @@ struct EllipticCone {
     if (zone == 0) return;
     if (zone == 1) {
       for (int j = 0; j < dim; ++j) {
-        const T z = dim == 1 ? u[0] : u[j] / scale(j);
+        const T z = dim == 1 ? u[0] : uat(j) / scale(j);
         g += D[r0 + j] * z * jv[r0 + j];
         h += D[r0 + j] * jv[r0 + j] * jv[r0 + j];
       }
@@ -209,7 +214,7 @@ struct EllipticCone {
     T tp = T(0), upup = T(0);
     for (int j = 1; j < dim; ++j) {
       const T up = scale(j) * jv[r0 + j];
-      tp += u[j] * up;
+      tp += uat(j) * up;
       upup += up * up;
     }
     tp /= t;
