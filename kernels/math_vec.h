@@ -85,6 +85,12 @@ ZW_HD ZW_INLINE Vec3<T> mul(const Mat3<T>& r, const Vec3<T>& v) {
   return {r.m[0] * v.x + r.m[1] * v.y + r.m[2] * v.z, r.m[3] * v.x + r.m[4] * v.y + r.m[5] * v.z,
           r.m[6] * v.x + r.m[7] * v.y + r.m[8] * v.z};
 }
+// Rᵀ v
+template <class T>
+ZW_HD ZW_INLINE Vec3<T> mul_transposed(const Mat3<T>& r, const Vec3<T>& v) {
+  return {r.m[0] * v.x + r.m[3] * v.y + r.m[6] * v.z, r.m[1] * v.x + r.m[4] * v.y + r.m[7] * v.z,
+          r.m[2] * v.x + r.m[5] * v.y + r.m[8] * v.z};
+}
 // column c of R: the body axis c in world coordinates
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> column(const Mat3<T>& r, int c) {

@@ -35,12 +35,6 @@
 namespace zwang {
 namespace box_pairs {
 
-// MuJoCo's mjMINVAL
-template <class T>
-ZW_HD ZW_INLINE T min_val() {
-  return T(1e-15);
-}
-
 template <class T>
 ZW_HD ZW_INLINE T abs_of(T x) {
   return x < T(0) ? -x : x;
@@ -62,13 +56,6 @@ ZW_HD ZW_INLINE void put(Vec3<T>& v, int k, T s) {
   v.x = k == 0 ? s : v.x;
   v.y = k == 1 ? s : v.y;
   v.z = k == 2 ? s : v.z;
-}
-
-// Rᵀ v: a world direction in the frame of R
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> mul_t(const Mat3<T>& r, const Vec3<T>& v) {
-  return {r.m[0] * v.x + r.m[3] * v.y + r.m[6] * v.z, r.m[1] * v.x + r.m[4] * v.y + r.m[7] * v.z,
-          r.m[2] * v.x + r.m[5] * v.y + r.m[8] * v.z};
 }
 
 // v / |v|, or e_x when |v| < mjMINVAL (mju_normalize3); len ← |v|
@@ -101,7 +88,7 @@ struct Hit {
 template <class T>
 ZW_HD Hit<T> sphere_box(const Vec3<T>& c_world, T rad, const GeomPose<T>& box, T margin) {
   const Vec3<T> s = box.size;
-  const Vec3<T> c = mul_t(box.mat, c_world - box.pos);
+  const Vec3<T> c = mul_transposed(box.mat, c_world - box.pos);
   // the box's nearest point; like MuJoCo's clamp, a size ≤ 0 leaves its axis free
   auto clamp = [](T v, T lim) { return lim > T(0) ? (v < -lim ? -lim : (v > lim ? lim : v)) : v; };
   const Vec3<T> q{clamp(c.x, s.x), clamp(c.y, s.y), clamp(c.z, s.z)};
@@ -111,7 +98,7 @@ ZW_HD Hit<T> sphere_box(const Vec3<T>& c_world, T rad, const GeomPose<T>& box, T
   if (len - rad > margin) return hit;
   hit.found = true;
 
-  if (len <= min_val<T>()) {
+  if (len <= primitive::min_length<T>()) {
     // the face with the least depth d = |±sᵢ − cᵢ|, the first on a tie, in the order −x, +x, −y…
     T closest = (s.x + s.y + s.z) * T(2);
     int face = 0;
@@ -155,8 +142,8 @@ template <class T, class Emit>
 ZW_HD int capsule_box(const GeomPose<T>& cap, const GeomPose<T>& box, T margin, Emit& emit) {
   const Vec3<T> s = box.size;
   const T rad = cap.size.x, half = cap.size.y;
-  const Vec3<T> c = mul_t(box.mat, cap.pos - box.pos);
-  const Vec3<T> axis = mul_t(box.mat, column(cap.mat, 2));
+  const Vec3<T> c = mul_transposed(box.mat, cap.pos - box.pos);
+  const Vec3<T> axis = mul_transposed(box.mat, column(cap.mat, 2));
   const Vec3<T> ha = half * axis;
   // bit i: A points to +i; the corner with these bits is where the segment points
   const int axisdir = (ha.x > T(0) ? 1 : 0) | (ha.y > T(0) ? 2 : 0) | (ha.z > T(0) ? 4 : 0);
@@ -205,7 +192,7 @@ ZW_HD int capsule_box(const GeomPose<T>& cap, const GeomPose<T>& box, T margin, 
       const T ma = sj * sj, mb = -sj * at(ha, j), mc = half * half;
       const T u = -sj * at(dif, j), v = dot(ha, dif);
       const T det = ma * mc - mb * mb;
-      if (abs_of(det) < min_val<T>()) continue;
+      if (abs_of(det) < primitive::min_length<T>()) continue;
       const T idet = T(1) / det;
       T y = (mc * u - mb * v) * idet, x = (ma * v - mb * u) * idet;
       int sy = 1, sx = 1;
@@ -226,7 +213,7 @@ ZW_HD int capsule_box(const GeomPose<T>& cap, const GeomPose<T>& box, T margin, 
       Vec3<T> d = dif + (-x) * ha;
       put(d, j, at(d, j) + sj * y);
       const T dist2 = dot(d, d);
-      if (dist2 < best - min_val<T>()) {
+      if (dist2 < best - primitive::min_length<T>()) {
         best = dist2;
         best_x = x;
         best_y = y;

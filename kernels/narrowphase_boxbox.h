@@ -90,7 +90,7 @@ ZW_HD ZW_INLINE void clip_segment(const Vec3<T>& o, const Vec3<T>& e, T hx, T hy
   for (int q = 0; q < 2; ++q) {
     const T a = q ? o.y : o.x, b = q ? e.y : e.x, c = q ? o.x : o.y, d = q ? e.x : e.y;
     const T h = q ? hy : hx, h_other = q ? hx : hy;
-    if (!(abs_of(b) > min_val<T>())) continue;
+    if (!(abs_of(b) > primitive::min_length<T>())) continue;
     for (int j = -1; j <= 1; j += 2) {
       const T l = h * T(j);
       const T t = (l - a) * (T(1) / b);
@@ -221,7 +221,7 @@ ZW_HD bool box_edge(const GeomPose<T>& b1, const GeomPose<T>& b2, const Mat3<T>&
   const Vec3<T> c2 = base1 + at(s2, q2) * aq, c3 = base1 + (-at(s2, q2)) * aq;
   const Vec3<T> u1 = c1 - c0, u2 = c2 - c0;  // unprojected edges from c0
 
-  if (abs_of(rn.z) < min_val<T>()) return false;
+  if (abs_of(rn.z) < primitive::min_length<T>()) return false;
   const T inv_nz = T(1) / rn.z;
   const T innorm = inv_nz * sign_of<T>(!in);
   const T margin2 = margin * margin;
@@ -299,8 +299,8 @@ ZW_HD bool box_edge(const GeomPose<T>& b1, const GeomPose<T>& b2, const Mat3<T>&
 template <class T, class Emit>
 ZW_HD int box_box(const GeomPose<T>& b1, const GeomPose<T>& b2, T margin, Emit& emit) {
   const Vec3<T> s1 = b1.size, s2 = b2.size;
-  const Vec3<T> pos21 = mul_t(b1.mat, b2.pos - b1.pos);
-  const Vec3<T> pos12 = mul_t(b2.mat, b1.pos - b2.pos);
+  const Vec3<T> pos21 = mul_transposed(b1.mat, b2.pos - b1.pos);
+  const Vec3<T> pos12 = mul_transposed(b2.mat, b1.pos - b2.pos);
   // rot = R₁ᵀ R₂: column j is box 2's axis j in box 1's frame
   Mat3<T> rot, rott, rotabs;
   for (int a = 0; a < 3; ++a) {
@@ -313,7 +313,7 @@ ZW_HD int box_box(const GeomPose<T>& b1, const GeomPose<T>& b2, T margin, Emit& 
     for (int b = 0; b < 3; ++b) rott.m[3 * a + b] = rot.m[3 * b + a];
   }
   for (int k = 0; k < 9; ++k) rotabs.m[k] = abs_of(rot.m[k]);
-  const Vec3<T> plen2 = mul(rotabs, s2), plen1 = mul_t(rotabs, s1);
+  const Vec3<T> plen2 = mul(rotabs, s2), plen1 = mul_transposed(rotabs, s1);
 
   T penetration = margin;
   for (int i = 0; i < 3; ++i) penetration += at(s1, i) * T(3) + at(s2, i) * T(3);
@@ -344,7 +344,7 @@ ZW_HD int box_box(const GeomPose<T>& b1, const GeomPose<T>& b2, T margin, Emit& 
                              : (i == 1 ? Vec3<T>{bj.z, T(0), -bj.x} : Vec3<T>{-bj.y, bj.x, T(0)});
       T len;
       const Vec3<T> n = unit_or_x(ax, len);
-      if (len < min_val<T>()) continue;
+      if (len < primitive::min_length<T>()) continue;
       const T proj = dot(pos21, n);
       // radii of the two boxes along n, minus the centres' distance along it
       T overlap = T(0);

@@ -54,12 +54,6 @@ constexpr int kMprIterations = 50;
 // bound on libccd's unbounded portal discovery and refinement loops
 constexpr int kMaxPortalSteps = 1000;
 
-// MuJoCo's mjMINVAL
-template <class T>
-ZW_HD ZW_INLINE T min_val() {
-  return T(1e-15);
-}
-
 // libccd's CCD_EPS: the machine epsilon of its real type
 template <class T>
 ZW_HD ZW_INLINE T ccd_eps() {
@@ -93,13 +87,6 @@ ZW_HD ZW_INLINE Vec3<T> unit(const Vec3<T>& v) {
   return k * v;
 }
 
-// Rᵀ v (mju_rotVecMatT)
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> mul_t(const Mat3<T>& r, const Vec3<T>& v) {
-  return {r.m[0] * v.x + r.m[3] * v.y + r.m[6] * v.z, r.m[1] * v.x + r.m[4] * v.y + r.m[7] * v.z,
-          r.m[2] * v.x + r.m[5] * v.y + r.m[8] * v.z};
-}
-
 template <class T>
 ZW_HD ZW_INLINE T sign(T x) {
   return x < T(0) ? T(-1) : (x > T(0) ? T(1) : T(0));
@@ -107,10 +94,9 @@ ZW_HD ZW_INLINE T sign(T x) {
 
 // v / |v|, or e_x when |v| < mjMINVAL (mju_normalize3)
 template <class T>
-ZW_HD ZW_INLINE Vec3<T> normalized(const Vec3<T>& v) {
-  const T len = std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z);
-  if (len < min_val<T>()) return {T(1), T(0), T(0)};
-  return (T(1) / len) * v;
+ZW_HD ZW_INLINE Vec3<T> normalized(Vec3<T> v) {
+  primitive::normalize(v);
+  return v;
 }
 
 // a geom as the support function sees it
@@ -124,7 +110,7 @@ struct Shape {
 // mjccd_support: the point of the geom farthest along the world direction d
 template <class T>
 ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d) {
-  const Vec3<T> dir = mul_t(s.g.mat, d);
+  const Vec3<T> dir = mul_transposed(s.g.mat, d);
   const Vec3<T>& size = s.g.size;
   Vec3<T> res{T(0), T(0), T(0)};
   switch (s.type) {
@@ -142,7 +128,7 @@ ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d) {
       break;
     case kGeomCylinder: {
       const T len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
-      if (len > min_val<T>()) {
+      if (len > primitive::min_length<T>()) {
         res.x = dir.x / len * size.x;
         res.y = dir.y / len * size.x;
       }
@@ -423,7 +409,7 @@ ZW_HD bool ellipsoid_inside(Vec3<T>& nrm, const Vec3<T>& pos, const Vec3<T>& s) 
     const T qa = nrm.x * nrm.x * s2inv.x + nrm.y * nrm.y * s2inv.y + nrm.z * nrm.z * s2inv.z;
     const T qb = pos.x * nrm.x * s2inv.x + pos.y * nrm.y * s2inv.y + pos.z * nrm.z * s2inv.z;
     const T det = qb * qb - qa * c;
-    if (det < min_val<T>() || qa < min_val<T>()) return iter > 0;
+    if (det < primitive::min_length<T>() || qa < primitive::min_length<T>()) return iter > 0;
     const T x = (-qb + std::sqrt(det)) / qa;
     if (x < T(0)) return iter > 0;
     const Vec3<T> pnt = pos + x * nrm;
@@ -449,7 +435,7 @@ ZW_HD bool ellipsoid_outside(Vec3<T>& nrm, const Vec3<T>& pos, const Vec3<T>& s)
     if (val < T(1e-6)) break;
     const T deriv =
         T(-2) * (ps2.x * r.x * r.x * r.x + ps2.y * r.y * r.y * r.y + ps2.z * r.z * r.z * r.z);
-    if (deriv > -min_val<T>()) break;
+    if (deriv > -primitive::min_length<T>()) break;
     const T delta = -val / deriv;
     if (delta < T(1e-6)) break;
     la += delta;
@@ -462,8 +448,8 @@ ZW_HD bool ellipsoid_outside(Vec3<T>& nrm, const Vec3<T>& pos, const Vec3<T>& s)
 // `normal` (world) where the geom's type gives one; false where it does not
 template <class T>
 ZW_HD bool surface_normal(int type, const GeomPose<T>& g, const Vec3<T>& at, Vec3<T>& normal) {
-  const Vec3<T> pos = mul_t(g.mat, at - g.pos);
-  Vec3<T> nrm = mul_t(g.mat, normal);
+  const Vec3<T> pos = mul_transposed(g.mat, at - g.pos);
+  Vec3<T> nrm = mul_transposed(g.mat, normal);
   const Vec3<T>& size = g.size;
   bool done = false;
   switch (type) {
@@ -479,7 +465,9 @@ ZW_HD bool surface_normal(int type, const GeomPose<T>& g, const Vec3<T>& at, Vec
       done = true;
       break;
     case kGeomEllipsoid: {
-      if (size.x < min_val<T>() || size.y < min_val<T>() || size.z < min_val<T>()) break;
+      if (size.x < primitive::min_length<T>() || size.y < primitive::min_length<T>() ||
+          size.z < primitive::min_length<T>())
+        break;
       const T inside = pos.x * pos.x / (size.x * size.x) + pos.y * pos.y / (size.y * size.y) +
                        pos.z * pos.z / (size.z * size.z);
       done = inside <= T(1) ? ellipsoid_inside(nrm, pos, size) : ellipsoid_outside(nrm, pos, size);
