@@ -1,10 +1,10 @@
 // The CUDA backend against the CPU backend, instance by instance, for every example model, in
-// float64 (1e-12 relative) and float32 (1e-4), forward() and step() under Euler and RK4, for
-// the in-kernel and cuSOLVER factorisations, fused and staged kernels; graph replay, transfers,
-// host edits, uploads without a synchronisation, batch size checks, the Thrust utilities, two
-// simulators at once, 2²⁰ instances.  Each test needs a GPU and is skipped, with
-// cuda_status()'s reason, where there is none.  Host-side logic is tested on the CPU in
-// test_cuda_host.cc.
+// float64 and float32 (relative: 1e-12 and 1e-4, or 2 ε κ₂(H) where H is worse conditioned),
+// forward() and step() under Euler and RK4, for the in-kernel and cuSOLVER factorisations, fused
+// and staged kernels; graph replay, transfers, host edits, uploads without a synchronisation,
+// batch size checks, the Thrust utilities, two simulators at once, 2²⁰ instances.  Each test
+// needs a GPU and is skipped, with cuda_status()'s reason, where there is none.  Host-side logic
+// is tested on the CPU in test_cuda_host.cc.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -52,13 +52,23 @@ void break_two(Batch<T>& b, const Model& model) {
   b.body_mass().set(6, mass);
 }
 
+// Relative tolerance of instance i.  Two backward-stable solves of H q̈ = τ − h that round
+// differently (the GPU fuses multiply-adds, the CPU build does not) differ by up to about
+// ε κ₂(H) each, so the bound is 2 ε κ₂(H) with κ₂ from the CPU's H, and never below the
+// precision's floor (1e-12, 1e-4).  On rod_chain in float32 κ₂ reaches 8·10³ and the GPU's q̈
+// differs by 1.6·10⁻⁴ (H100, nvcc 13.0), within 2 ε κ₂ = 9.5·10⁻⁴.
 template <class T>
-double tolerance() {
-  return std::is_same_v<T, double> ? 1e-12 : 1e-4;
+double tolerance(Batch<T>& cpu, std::int64_t i) {
+  const double floor = std::is_same_v<T, double> ? 1e-12 : 1e-4;
+  const int nv = cpu.sizes().nv;
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(unpack(get(cpu.qM(), i), nv),
+                                                           Eigen::EigenvaluesOnly);
+  const double kappa = eig.eigenvalues().maxCoeff() / eig.eigenvalues().minCoeff();
+  return std::max(floor, 2 * std::numeric_limits<T>::epsilon() * kappa);
 }
 
-// every state and output of every instance within the precision's relative tolerance;
-// status bits equal; a stopped instance's values are not compared
+// every state and output of every instance within its relative tolerance; status bits equal;
+// a stopped instance's values are not compared
 template <class T>
 void expect_close(Batch<T>& gpu, Batch<T>& cpu, const std::string& what) {
   ASSERT_EQ(gpu.size(), cpu.size());
@@ -78,8 +88,9 @@ void expect_close(Batch<T>& gpu, Batch<T>& cpu, const std::string& what) {
     ASSERT_EQ(gpu.status()[i], cpu.status()[i]) << what << ", instance " << i;
     EXPECT_NEAR(gpu.time()[i], cpu.time()[i], 1e-9) << what << ", instance " << i;
     if (cpu.status()[i]) continue;
+    const double tol = tolerance(cpu, i);
     for (const auto& [name, field] : fields) {
-      ASSERT_LT(relative_error(get((gpu.*field)(), i), get((cpu.*field)(), i)), tolerance<T>())
+      ASSERT_LT(relative_error(get((gpu.*field)(), i), get((cpu.*field)(), i)), tol)
           << what << ", instance " << i << ", " << name;
     }
   }
