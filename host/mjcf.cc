@@ -85,6 +85,7 @@ class Loader {
     bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
     add_bodies(mass_properties(ctx_, bodies_, compiler_));
     add_geoms();
+    add_sites();
     add_contacts(ctx_, section_children(ctx_, sections("contact")), defaults, bodies_, body_names_,
                  geoms_, builder_);
     actuators(section_children(ctx_, sections("actuator")), defaults);
@@ -279,6 +280,29 @@ class Loader {
           ctx_.fail(g.node, e.what());
         }
         model_geoms_.push_back(&g);
+      }
+    }
+  }
+
+  // the sites of every body in MuJoCo's order (bodies as numbered, a body's sites in document
+  // order), names unique among sites
+  void add_sites() {
+    std::map<std::string, pugi::xml_node, std::less<>> named;
+    for (std::size_t b = 0; b < bodies_.size(); ++b) {
+      for (const Site& s : bodies_[b].sites) {
+        if (!s.name.empty()) {
+          const auto [it, added] = named.emplace(s.name, s.node);
+          if (!added) {
+            ctx_.fail(s.node, fmt::format("site name '{}' is already used by the site at {}",
+                                          s.name, ctx_.where(it->second)));
+          }
+        }
+        try {
+          builder_.add_site(
+              {.name = s.name, .body = body_names_[b], .pos = s.def.pos, .quat = s.def.quat});
+        } catch (const ModelError& e) {
+          ctx_.fail(s.node, e.what());
+        }
       }
     }
   }

@@ -24,22 +24,31 @@ constexpr double kPi = std::numbers::pi;
 // fromto: the geom is centred on the segment with its z axis along from − to (MuJoCo 2.2.2's
 // sign); the segment is 2 size[1] long for a capsule or cylinder, 2 size[2] for a box or
 // ellipsoid, which take size[0] across both other axes
-void apply_fromto(Attrs& a, GeomDef& g) {
+// the frame fromto gives a geom or a site (`element`): centred on the segment, z along
+// from − to; returns the segment's length.  MuJoCo refuses it for other shapes and beside a pos,
+// its class's included.
+template <class Def>
+double fromto_frame(Attrs& a, const char* element, Def& g) {
   const std::array<double, 6>& f = *g.fromto;
   if (g.type != GeomType::kCapsule && g.type != GeomType::kCylinder && g.type != GeomType::kBox &&
       g.type != GeomType::kEllipsoid) {
-    a.fail(fmt::format("<geom> fromto needs a capsule, cylinder, box or ellipsoid, not a {}",
+    a.fail(fmt::format("{} fromto needs a capsule, cylinder, box or ellipsoid, not a {}", element,
                        geom_type_name(g.type)));
   }
-  // MuJoCo refuses a pos beside fromto, its class's included
   if (g.pos[0] != 0 || g.pos[1] != 0 || g.pos[2] != 0) {
-    a.fail(fmt::format("<geom> has both fromto and pos ({} {} {})", g.pos[0], g.pos[1], g.pos[2]));
+    a.fail(fmt::format("{} has both fromto and pos ({} {} {})", element, g.pos[0], g.pos[1],
+                       g.pos[2]));
   }
   const Vec3d d{f[0] - f[3], f[1] - f[4], f[2] - f[5]};
   const double length = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  if (length < 1e-14) a.fail("<geom> fromto: the two points coincide");
+  if (length < 1e-14) a.fail(fmt::format("{} fromto: the two points coincide", element));
   g.pos = {(f[0] + f[3]) / 2, (f[1] + f[4]) / 2, (f[2] + f[5]) / 2};
   g.quat = z_to(d);
+  return length;
+}
+
+void apply_fromto(Attrs& a, GeomDef& g) {
+  const double length = fromto_frame(a, "<geom>", g);
   if (g.type == GeomType::kCapsule || g.type == GeomType::kCylinder) {
     g.size[1] = length / 2;
   } else {
@@ -134,8 +143,10 @@ class TreeReader {
         geom(node, b, level.active);
       } else if (tag == "inertial") {
         inertial(node, b);
-      } else if (tag == "site" || tag == "camera" || tag == "light") {
-        // markers and rendering: no effect on the dynamics
+      } else if (tag == "site") {
+        site(node, b, level.active);
+      } else if (tag == "camera" || tag == "light") {
+        // rendering: no effect on the dynamics
         continue;
       } else {
         ctx_.unsupported(node);
@@ -189,6 +200,19 @@ class TreeReader {
     }
     a.finish();
     bodies_[b].joints.push_back(std::move(j));
+  }
+
+  // a site's frame; fromto centres it on the segment with its z axis along from − to, as a geom
+  void site(pugi::xml_node node, int b, const std::string& active) {
+    Attrs a(ctx_, node);
+    Site s;
+    s.node = node;
+    s.name = a.text("name").value_or("");
+    s.def = defaults_.of(a, active).site;
+    read_site(a, s.def, c_);
+    a.finish();
+    if (s.def.fromto) fromto_frame(a, "<site>", s.def);
+    bodies_[b].sites.push_back(std::move(s));
   }
 
   void geom(pugi::xml_node node, int b, const std::string& active) {

@@ -77,6 +77,19 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
   a.ignore({"material", "rgba", "user", "mesh", "hfield"});
 }
 
+void read_site(Attrs& a, SiteDef& d, const Compiler& c) {
+  if (const auto type = a.keyword("type", {"plane", "hfield", "sphere", "capsule", "ellipsoid",
+                                           "cylinder", "box", "mesh"})) {
+    d.type = static_cast<GeomType>(*type);
+  }
+  a.exact("pos", d.pos);
+  if (const auto q = read_orientation(a, c)) d.quat = *q;
+  std::array<double, 6> fromto{};
+  if (a.exact("fromto", fromto)) d.fromto = fromto;
+  // rendering and user data
+  a.ignore({"size", "material", "rgba", "group", "user"});
+}
+
 bool is_actuator_kind(std::string_view tag) {
   return is_supported_actuator_kind(tag) || tag == "cylinder" || tag == "muscle" ||
          tag == "adhesion" || tag == "damper" || tag == "intvelocity";
@@ -212,8 +225,9 @@ std::vector<pugi::xml_node> Defaults::define(pugi::xml_node node, const std::str
       read_equality(a, cls.equality);
     } else if (tag == "pair") {
       read_pair(a, cls.pair);
-    } else if (tag == "site" || tag == "camera" || tag == "light" || tag == "mesh" ||
-               tag == "material") {
+    } else if (tag == "site") {
+      read_site(a, cls.site, compiler_);
+    } else if (tag == "camera" || tag == "light" || tag == "mesh" || tag == "material") {
       // defaults of elements that are ignored or warned about where they are used
       continue;
     } else {

@@ -175,6 +175,14 @@ struct GeomDef {
   SolImp solimp = kDefaultSolImp;
 };
 
+// a site's frame in its body; fromto (capsule, cylinder, box, ellipsoid) sets both, as a geom's
+struct SiteDef {
+  GeomType type = GeomType::kSphere;
+  Vec3d pos{0, 0, 0};
+  Quatd quat{1, 0, 0, 0};
+  std::optional<std::array<double, 6>> fromto;
+};
+
 // what <default><pair> sets: MuJoCo 2.2.2's mjCPair starts from these values, never from its
 // geoms (the compiler's mixing of unset pair parameters cannot be reached from MJCF)
 struct PairDef {
@@ -217,6 +225,7 @@ struct DefaultClass {
   TendonDef tendon;
   EqualityDef equality;
   PairDef pair;
+  SiteDef site;
 };
 
 class Defaults {
@@ -246,6 +255,7 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d);
 void read_tendon(Attrs& a, TendonDef& d);
 void read_equality(Attrs& a, EqualityDef& d);
 void read_pair(Attrs& a, PairDef& d);
+void read_site(Attrs& a, SiteDef& d, const Compiler& c);
 bool is_actuator_kind(std::string_view tag);
 bool is_supported_actuator_kind(std::string_view tag);
 
@@ -264,6 +274,12 @@ struct Geom {
   GeomDef def;
 };
 
+struct Site {
+  pugi::xml_node node;
+  std::string name;
+  SiteDef def;
+};
+
 struct Inertial {
   pugi::xml_node node;
   double mass = 0;
@@ -280,6 +296,7 @@ struct Body {
   Quatd quat{1, 0, 0, 0};
   std::vector<Joint> joints;
   std::vector<Geom> geoms;
+  std::vector<Site> sites;
   std::optional<Inertial> inertial;
 };
 

@@ -444,6 +444,39 @@ void ModelBuilder::add_nonholonomic(const NonholonomicSpec& spec) {
   nonholonomic_.push_back(spec);
 }
 
+void ModelBuilder::add_site(const SiteSpec& in) {
+  SiteSpec s = in;
+  const int id = static_cast<int>(sites_.size());
+  const std::string who = fmt::format("site '{}'", s.name.empty() ? fmt::format("{}", id) : s.name);
+  if (!body_index_.contains(s.body)) {
+    throw ModelError(fmt::format("{}: body '{}' has not been added", who, s.body));
+  }
+  if (!s.name.empty()) {
+    for (const SiteSpec& other : sites_) {
+      if (other.name == s.name) throw ModelError(who + ": the name is used by another site");
+    }
+  }
+  if (!finite({s.pos[0], s.pos[1], s.pos[2]})) throw ModelError(who + ": pos is not finite");
+  s.quat = normalized_or_throw(s.quat, who);
+  sites_.push_back(std::move(s));
+}
+
+// the sites body by body (MuJoCo's order), each body's in the order they were added
+void ModelBuilder::add_sites(Model& m) const {
+  std::vector<const SiteSpec*> order;
+  for (const SiteSpec& s : sites_) order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(), [&](const SiteSpec* a, const SiteSpec* b) {
+    return m.body_id(a->body) < m.body_id(b->body);
+  });
+  for (const SiteSpec* s : order) {
+    m.site_name.push_back(s->name);
+    m.site_bodyid.push_back(m.body_id(s->body));
+    append(m.site_pos, s->pos);
+    append(m.site_quat, s->quat);
+  }
+  m.nsite = static_cast<int>(sites_.size());
+}
+
 void ModelBuilder::add_geom(const GeomSpec& in) {
   GeomSpec g = in;
   const int id = static_cast<int>(geoms_.size());
@@ -780,6 +813,7 @@ Model ModelBuilder::build() const {
   }
   m.nnhc = static_cast<int>(nonholonomic_.size());
   add_contacts(m);
+  add_sites(m);
   m.disableflags = disableflags_;
   {
     const RowPlan plan = plan_rows(m);
@@ -799,6 +833,12 @@ int Model::equality_id(std::string_view name) const {
 int Model::geom_id(std::string_view name) const {
   for (int i = 0; i < ngeom; ++i)
     if (geom_name[i] == name) return i;
+  return -1;
+}
+
+int Model::site_id(std::string_view name) const {
+  for (int i = 0; i < nsite; ++i)
+    if (site_name[i] == name) return i;
   return -1;
 }
 

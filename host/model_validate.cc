@@ -355,6 +355,23 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: geom {} has condim {}", i, dim));
     }
   }
+  if (nsite < 0) throw ModelError("model: negative site count");
+  const std::size_t ns = nsite;
+  size_is("site_name", site_name, ns);
+  size_is("site_bodyid", site_bodyid, ns);
+  size_is("site_pos", site_pos, 3 * ns);
+  size_is("site_quat", site_quat, 4 * ns);
+  finite("site_pos", site_pos);
+  finite("site_quat", site_quat);
+  for (int i = 0; i < nsite; ++i) {
+    index_in("site_bodyid", site_bodyid[i], 0, nbody, i);
+    const double* q = site_quat.data() + 4 * i;
+    const double q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (std::abs(q2 - 1) > 1e-9) {
+      throw ModelError(
+          fmt::format("model: site {} has a quaternion of norm {}, not 1", i, std::sqrt(q2)));
+    }
+  }
   for (int i = 0; i < npair; ++i) {
     index_in("pair_geom1", pair_geom1[i], 0, ngeom, i);
     index_in("pair_geom2", pair_geom2[i], 0, ngeom, i);

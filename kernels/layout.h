@@ -58,7 +58,8 @@ struct Sizes {
   X(geom_xpos, 3 * s.ngeom)       /* geom centres, world (ngeom x 3) */                            \
   X(geom_xmat, 9 * s.ngeom)       /* geom orientations, row-major (ngeom x 9) */                   \
   X(subtree_com, 3 * s.nbody)     /* centre of mass of each body's subtree, world */               \
-  X(cfrc_ext, 6 * s.nbody) /* external torque, force on each body about its tree's subtree_com */
+  X(cfrc_ext, 6 * s.nbody) /* external torque, force on each body about its tree's subtree_com */  \
+  X(cvel, 6 * s.nbody) /* body velocities, Plücker at the world origin: [v_O; ω] (nbody x 6) */
 
 #define ZW_PARAM_FIELDS(X)                                                                 \
   X(body_mass, s.nbody)         /* mass (nbody) */                                         \
@@ -77,7 +78,6 @@ struct Sizes {
 #define ZW_WORK_FIELDS(X)                                                                        \
   X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                    \
   X(cdof, 6 * s.nv)            /* dof motion axes, Plücker at the world origin (nv x 6) */      \
-  X(cvel, 6 * s.nbody)         /* body velocities, Plücker at the world origin */               \
   X(cacc, 6 * s.nbody)         /* body bias accelerations (q̈ = 0), same frame */               \
   X(body_J, 6 * s.njac)        /* COM Jacobian columns of the ancestor dofs, linear first */     \
   X(body_biasacc, 6 * s.nbody) /* J̇_k q̇ at the COM, world, linear first */                   \

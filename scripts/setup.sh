@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
 # tests with (for the sanitizer build clang with its sanitizer and fuzzer runtimes, LLVM's
-# OpenMP and llvm-symbolizer), the Gymnasium package whose MuJoCo models the tests read, and
-# MuJoCo 4.0 for the benchmarks.  The CUDA toolkit is not installed here: CMake builds the CUDA
-# backend when nvcc is on the PATH.
+# OpenMP and llvm-symbolizer), the Gymnasium package whose MuJoCo models the tests read,
+# MuJoCo 4.0 for the benchmarks and the Python tests, and what the Python package builds with
+# (scikit-build-core, nanobind) and is tested with (pytest and the packages its tests compare
+# with).  The CUDA toolkit is not installed here: CMake builds the CUDA backend when nvcc is on
+# the PATH.
 set -euo pipefail
 
 packages=(
@@ -26,10 +28,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-if ! python3 -m pip --version >/dev/null 2>&1; then
+python_packages=()
+python3 -m pip --version >/dev/null 2>&1 || python_packages+=(python3-pip)
+python3 -m venv --help >/dev/null 2>&1 || python_packages+=(python3-venv)
+if [ ${#python_packages[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip >/dev/null
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${python_packages[@]}" >/dev/null
 fi
 # gymnasium's models for the loader and contact tests; MuJoCo 4.0 (its wheel ships libmujoco and
 # its headers) for bench_contacts, which compares zwang with the MuJoCo release users run
@@ -43,4 +49,16 @@ fi
 if ! python3 -c "import mujoco; assert mujoco.__version__ == '4.0.0'" 2>/dev/null; then
   echo "installing: mujoco 4.0.0 (PyPI)"
   pip_install mujoco==4.0.0
+fi
+# the Python package: built by scikit-build-core with nanobind (scripts/test.sh installs it into a
+# virtual environment that sees these), tested with pytest
+if ! python3 -c "import scikit_build_core, nanobind, pytest" 2>/dev/null; then
+  echo "installing: scikit-build-core, nanobind, pytest (PyPI)"
+  pip_install "scikit-build-core>=0.10" "nanobind>=2.0" pytest
+fi
+# what Gymnasium's own MuJoCo environments import (the reference of zwang.gym's tests), and the
+# optional companions of zwang.sweep and the examples, so that no Python test is skipped
+if ! python3 -c "import imageio, tqdm, xarray, pandas, scipy, matplotlib" 2>/dev/null; then
+  echo "installing: imageio, tqdm, xarray, pandas, scipy, matplotlib (PyPI)"
+  pip_install imageio tqdm xarray pandas scipy matplotlib
 fi

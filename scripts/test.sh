@@ -2,13 +2,21 @@
 # Sets up the machine, builds zwang with warnings as errors (the CUDA backend too when nvcc is
 # present, for sm_90 only) and runs every test; then builds the host code again with clang under
 # AddressSanitizer and UndefinedBehaviorSanitizer, with the fuzz targets, and runs every test
-# there too: the whole suite, the fuzzers' regression inputs and a 60 s run of each fuzzer.
+# there too: the whole suite, the fuzzers' regression inputs and a 60 s run of each fuzzer.  In
+# between, the Python package is installed with `pip install .` into a virtual environment
+# (build/venv) and its tests run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cmake -S . -B build/ci -DCMAKE_BUILD_TYPE=Release -DZWANG_WERROR=ON -DZWANG_CUDA_ARCHITECTURES=90
 cmake --build build/ci -j"$(nproc)"
 ctest --test-dir build/ci --output-on-failure -j"$(nproc)"
+
+# the Python package as a user installs it (the CPU backend; build/py keeps the build between
+# runs), in a virtual environment that sees the packages setup.sh installed
+python3 -m venv --system-site-packages build/venv
+build/venv/bin/python -m pip install -q --no-build-isolation .
+ZWANG_CLI="$PWD/build/ci/zwang" build/venv/bin/python -m pytest -q python_shim/tests
 
 # -O1 and line tables only: a third less compile time than -O2 -g, and stacks with lines
 CC=clang CXX=clang++ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \

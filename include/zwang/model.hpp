@@ -213,6 +213,15 @@ struct ActuatorSpec {
   std::array<double, 3> bias{0, 0, 0};
 };
 
+// \brief A site (MuJoCo's <site>): a frame fixed to a body, where positions and orientations
+// are observed.  It has no effect on the dynamics.
+struct SiteSpec {
+  std::string name;  // unique among sites; may be empty
+  std::string body = "world";
+  Vec3d pos{0, 0, 0};      // in the body frame (m)
+  Quatd quat{1, 0, 0, 0};  // in the body frame, normalised
+};
+
 // \brief A fixed tendon: a linear combination of hinge and slide coordinates,
 // length = Σ_i coef_i q_i (m or rad, as the joints).
 struct TendonSpec {
@@ -364,6 +373,14 @@ struct Model {
   double impratio = 1;  // frictional-to-normal impedance ratio (MuJoCo's impratio)
   int nconmax = 0;      // contacts per instance at most; 0: the bound the model implies
 
+  // sites: frames fixed to bodies (MuJoCo's <site>), in MuJoCo's order: bodies as numbered, a
+  // body's sites in the order they were added
+  int nsite = 0;
+  std::vector<std::string> site_name;
+  std::vector<int> site_bodyid;   // (nsite)
+  std::vector<double> site_pos;   // body frame (nsite x 3)
+  std::vector<double> site_quat;  // body frame, unit (nsite x 4)
+
   // \brief Index of a named element, -1 if there is none.
   int body_id(std::string_view name) const;
   int joint_id(std::string_view name) const;
@@ -371,6 +388,7 @@ struct Model {
   int tendon_id(std::string_view name) const;
   int equality_id(std::string_view name) const;
   int geom_id(std::string_view name) const;
+  int site_id(std::string_view name) const;
 
   Sizes sizes() const;
   // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
@@ -400,6 +418,8 @@ class ModelBuilder {
   void add_nonholonomic(const NonholonomicSpec& spec);
   // \brief Adds a collision geom to a body added before it.
   void add_geom(const GeomSpec& spec);
+  // \brief Adds a site to a body added before it.
+  void add_site(const SiteSpec& spec);
   // \brief Adds a geom pair that always collides (geoms added before it).
   void add_contact_pair(const ContactPairSpec& spec);
   // \brief Excludes the contacts between two bodies added before it.
@@ -439,6 +459,8 @@ class ModelBuilder {
   void add_contacts(Model& m) const;
 
   std::vector<GeomSpec> geoms_;
+  std::vector<SiteSpec> sites_;
+  void add_sites(Model& m) const;
   std::vector<ContactPairSpec> pairs_;
   std::vector<std::array<std::string, 2>> excludes_;
   Cone cone_ = Cone::kPyramidal;

@@ -1,0 +1,164 @@
+// MuJoCo's ximat, cinert, cvel, site_xpos and site_xmat from a batch's kinematics.
+#include "zwang/derived.hpp"
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/instance.h"
+#include "kernels/math_vec.h"
+
+namespace zwang {
+namespace {
+
+// the body each body hangs from just below the world (MuJoCo's body_rootid); the world's is 0
+std::vector<int> root_ids(const Model& m) {
+  std::vector<int> root(m.nbody, 0);
+  for (int b = 1; b < m.nbody; ++b) root[b] = m.body_parent[b] == 0 ? b : root[m.body_parent[b]];
+  return root;
+}
+
+// principal axes of a body-frame inertia tensor (xx yy zz xy xz yz) as the columns of a
+// rotation, in decreasing moment; each of the first two columns has its largest component
+// positive, the third completes a right-handed frame
+Eigen::Matrix3d principal_axes(const Eigen::Matrix<double, 6, 1>& i) {
+  Eigen::Matrix3d a;
+  a << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
+  // already diagonal in decreasing order (the common case): the body frame itself, exactly
+  if (i[3] == 0 && i[4] == 0 && i[5] == 0 && i[0] >= i[1] && i[1] >= i[2]) {
+    return Eigen::Matrix3d::Identity();
+  }
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(a);
+  Eigen::Matrix3d p;
+  for (int c = 0; c < 2; ++c) {
+    Eigen::Vector3d v = eig.eigenvectors().col(2 - c);
+    Eigen::Index k = 0;
+    v.cwiseAbs().maxCoeff(&k);
+    p.col(c) = v[k] < 0 ? -v : v;
+  }
+  p.col(2) = p.col(0).cross(p.col(1));
+  return p;
+}
+
+}  // namespace
+
+int derived_size(const Model& model, Derived what) {
+  switch (what) {
+    case Derived::kXimat:
+      return 9 * model.nbody;
+    case Derived::kCinert:
+      return 10 * model.nbody;
+    case Derived::kCvel:
+      return 6 * model.nbody;
+    case Derived::kSiteXpos:
+      return 3 * model.nsite;
+    case Derived::kSiteXmat:
+      return 9 * model.nsite;
+  }
+  throw std::invalid_argument("unknown derived quantity");
+}
+
+template <class T>
+void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads) {
+  const int width = derived_size(model, what);
+  const std::int64_t n = batch.size(), ld = batch.padded_size();
+  if (out.size() != static_cast<std::size_t>(n) * width) {
+    throw std::invalid_argument(fmt::format(
+        "derive: the output has {} values, {} instances need {}", out.size(), n, n * width));
+  }
+  if (threads < 0)
+    throw std::invalid_argument(fmt::format("threads must be non-negative (got {})", threads));
+  const std::vector<int> root = root_ids(model);
+  const Layout& l = batch.layout();
+  const T* data = batch.data_arena();
+  const T* param = batch.param_arena();
+  const int nbody = model.nbody;
+  // one instance's rows as accessors: element j of a field at base[j * ld]
+  const auto row = [&](const T* arena, int offset, std::int64_t i) {
+    return Row<T>{const_cast<T*>(arena) + offset * ld + i, ld};
+  };
+
+#pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads()) schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    T* o = out.data() + i * width;
+    const Row<T> xpos = row(data, l.xpos, i), xquat = row(data, l.xquat, i);
+    const Row<T> xipos = row(data, l.xipos, i), com = row(data, l.subtree_com, i);
+    const Row<T> cvel = row(data, l.cvel, i);
+    const Row<T> mass = row(param, l.body_mass, i), inertia = row(param, l.body_inertia, i);
+    const auto body_rotation = [&](int b) { return to_mat(normalized(load_quat(xquat, 4 * b))); };
+    switch (what) {
+      case Derived::kXimat:
+        for (int b = 0; b < nbody; ++b) {
+          Eigen::Matrix<double, 6, 1> tensor;
+          for (int k = 0; k < 6; ++k) tensor[k] = static_cast<double>(inertia[6 * b + k]);
+          const Eigen::Matrix3d p = principal_axes(tensor);
+          const Mat3<T> r = body_rotation(b);
+          // ximat = R_b P_b
+          for (int rr = 0; rr < 3; ++rr) {
+            for (int c = 0; c < 3; ++c) {
+              double v = 0;
+              for (int k = 0; k < 3; ++k) v += static_cast<double>(r.m[3 * rr + k]) * p(k, c);
+              o[9 * b + 3 * rr + c] = static_cast<T>(v);
+            }
+          }
+        }
+        break;
+      case Derived::kCinert:
+        for (int b = 0; b < nbody; ++b) {
+          // I_c = R I Rᵀ + m (|d|² E − d dᵀ), d = xipos − subtree_com[root]
+          const T m = mass[b];
+          const Sym3<T> iw = rotate(body_rotation(b), load_sym(inertia, 6 * b));
+          const Vec3<T> d = load3(xipos, 3 * b) - load3(com, 3 * root[b]);
+          T* c = o + 10 * b;
+          c[0] = iw.xx + m * (d.y * d.y + d.z * d.z);
+          c[1] = iw.yy + m * (d.x * d.x + d.z * d.z);
+          c[2] = iw.zz + m * (d.x * d.x + d.y * d.y);
+          c[3] = iw.xy - m * d.x * d.y;
+          c[4] = iw.xz - m * d.x * d.z;
+          c[5] = iw.yz - m * d.y * d.z;
+          c[6] = m * d.x;
+          c[7] = m * d.y;
+          c[8] = m * d.z;
+          c[9] = m;
+        }
+        break;
+      case Derived::kCvel:
+        for (int b = 0; b < nbody; ++b) {
+          // [ω; v_O + ω × c]: the Plücker vector at the world origin moved to c
+          const Vec3<T> v0 = load3(cvel, 6 * b), w = load3(cvel, 6 * b + 3);
+          const Vec3<T> v = v0 + cross(w, load3(com, 3 * root[b]));
+          store3(o, 6 * b, w);
+          store3(o, 6 * b + 3, v);
+        }
+        break;
+      case Derived::kSiteXpos:
+      case Derived::kSiteXmat:
+        for (int s = 0; s < model.nsite; ++s) {
+          const int b = model.site_bodyid[s];
+          const Mat3<T> r = body_rotation(b);
+          const double* sp = model.site_pos.data() + 3 * s;
+          const double* sq = model.site_quat.data() + 4 * s;
+          if (what == Derived::kSiteXpos) {
+            // x_b + R_b p_s
+            const Vec3<T> p{T(sp[0]), T(sp[1]), T(sp[2])};
+            store3(o, 3 * s, load3(xpos, 3 * b) + mul(r, p));
+          } else {
+            // R_b R(q_s)
+            const Quat<T> q = mul(normalized(load_quat(xquat, 4 * b)),
+                                  Quat<T>{T(sq[0]), T(sq[1]), T(sq[2]), T(sq[3])});
+            store_mat(o, 9 * s, to_mat(normalized(q)));
+          }
+        }
+        break;
+    }
+  }
+}
+
+template void derive(const Model&, Batch<float>&, Derived, std::span<float>, int);
+template void derive(const Model&, Batch<double>&, Derived, std::span<double>, int);
+
+}  // namespace zwang

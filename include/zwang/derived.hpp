@@ -1,0 +1,49 @@
+// \brief Quantities of MuJoCo's mjData that zwang does not keep in a batch, derived from what it
+// does keep: the kinematics (xpos, xquat, xipos, subtree_com, cvel) of the state the pipeline
+// last evaluated and the per-instance parameters.  They hold MuJoCo's meaning and layout, so an
+// observation written for MuJoCo reads the same numbers:
+//   after forward():  the current state;
+//   after step():     the state of the last evaluation, as MuJoCo's mj_step leaves its mjData:
+//                     Euler, the state before the step; RK4, its last stage, x₀ ⊕ h k₃.
+// Each output is instance-major and row-major, value (i, k, c) at out[(i·count + k)·width + c],
+// for every instance of the batch.
+#pragma once
+
+#include <span>
+
+#include "zwang/batch.hpp"
+#include "zwang/model.hpp"
+
+namespace zwang {
+
+enum class Derived {
+  // orientation of each body's principal axes of inertia, row-major (nbody x 9): columns in
+  // decreasing principal moment, right-handed; MuJoCo's ximat up to the sign of two columns,
+  // and up to a rotation about the axis where two moments are equal
+  kXimat,
+  // MuJoCo's cinert: inertia about the subtree centre of mass of the body's root (the body below
+  // the world that it hangs from), world axes: Ixx Iyy Izz Ixy Ixz Iyz, m (xipos − c), m
+  // (nbody x 10)
+  kCinert,
+  // MuJoCo's cvel: [ω; v] of each body, v the velocity of the body point at the subtree centre
+  // of mass of its root, world axes (nbody x 6)
+  kCvel,
+  // site positions, world (nsite x 3)
+  kSiteXpos,
+  // site orientations, row-major (nsite x 9)
+  kSiteXmat,
+};
+
+// \brief Values per instance of a derived quantity: count x width.
+int derived_size(const Model& model, Derived what);
+
+// \brief Computes `what` for every instance into `out` (batch.size() x derived_size values),
+// an OpenMP loop over instances with `threads` threads (0: every core).  std::invalid_argument
+// if `out` has the wrong size.
+template <class T>
+void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads = 0);
+
+extern template void derive(const Model&, Batch<float>&, Derived, std::span<float>, int);
+extern template void derive(const Model&, Batch<double>&, Derived, std::span<double>, int);
+
+}  // namespace zwang

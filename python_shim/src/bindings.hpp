@@ -1,0 +1,25 @@
+// The pieces of the zwang Python module: a loaded model with its warnings, and the binding of
+// each class.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <string>
+#include <vector>
+
+#include "zwang/model.hpp"
+
+namespace zwang::python {
+
+namespace nb = nanobind;
+
+// a model and what its loader ignored
+struct PyModel {
+  Model model;
+  std::vector<std::string> warnings;
+};
+
+void bind_model(nb::module_& m);
+void bind_simulator(nb::module_& m);
+
+}  // namespace zwang::python

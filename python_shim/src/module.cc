@@ -1,0 +1,245 @@
+// The zwang Python module: load() and Model.  Model arrays are read-only copies; a model's
+// numbers are fixed once built, and every number a user may change per instance is a parameter
+// of the Simulator (Simulator.params).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "bindings.hpp"
+#include "zwang/loaders.hpp"
+
+namespace zwang::python {
+namespace {
+
+// a read-only NumPy copy of a model array with the given shape
+template <class T, class U>
+nb::object copy_array(const std::vector<U>& values, std::vector<std::size_t> shape) {
+  T* p = new T[std::max<std::size_t>(values.size(), 1)];
+  std::transform(values.begin(), values.end(), p, [](const U& v) { return static_cast<T>(v); });
+  nb::capsule owner(p, [](void* q) noexcept { delete[] static_cast<T*>(q); });
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ro>(p, shape.size(), shape.data(), owner),
+                  nb::rv_policy::automatic);
+}
+
+std::size_t sz(int n) {
+  return static_cast<std::size_t>(n);
+}
+
+// the index of a named element, KeyError naming it when there is none
+int id_of(int id, const char* kind, const std::string& name) {
+  if (id < 0) throw nb::key_error(("no " + std::string(kind) + " named '" + name + "'").c_str());
+  return id;
+}
+
+PyModel load(const std::filesystem::path& path, bool floating_base) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    nb::object error = nb::module_::import_("builtins").attr("FileNotFoundError");
+    // errno 2 (ENOENT): FileNotFoundError(errno, strerror, filename)
+    PyErr_SetObject(error.ptr(),
+                    nb::make_tuple(2, "No such file or directory", path.string()).ptr());
+    throw nb::python_error();
+  }
+  LoadResult r = load_model(path, {.floating_base = floating_base});
+  return PyModel{std::move(r.model), std::move(r.warnings)};
+}
+
+}  // namespace
+
+void bind_model(nb::module_& m) {
+  nb::exception<ModelError>(m, "ModelError", PyExc_RuntimeError);
+
+  m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
+        "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"
+        "``floating_base`` (URDF only) puts a free joint between the world and the root link.\n"
+        "Raises FileNotFoundError for a missing file and zwang.ModelError (a RuntimeError) with\n"
+        "the file, line and reason for a file zwang cannot read; ``Model.warnings`` lists what\n"
+        "the loader ignored.");
+
+  // model attributes: sizes and names as plain Python values, arrays as read-only copies
+  nb::class_<PyModel> model(
+      m, "Model",
+      "A validated rigid multibody model, shared by every instance of a Simulator. Arrays "
+      "follow MuJoCo's names and layout; body 0 is the world.");
+  model
+      .def_prop_ro(
+          "nq", [](const PyModel& p) { return p.model.nq; }, "generalized coordinates")
+      .def_prop_ro(
+          "nv", [](const PyModel& p) { return p.model.nv; }, "degrees of freedom")
+      .def_prop_ro(
+          "nu", [](const PyModel& p) { return p.model.nu; }, "actuators")
+      .def_prop_ro(
+          "nbody", [](const PyModel& p) { return p.model.nbody; },
+          "bodies, the world (body 0) included")
+      .def_prop_ro(
+          "njnt", [](const PyModel& p) { return p.model.njnt; }, "joints")
+      .def_prop_ro(
+          "ngeom", [](const PyModel& p) { return p.model.ngeom; }, "collision geoms")
+      .def_prop_ro(
+          "nsite", [](const PyModel& p) { return p.model.nsite; }, "sites")
+      .def_prop_ro(
+          "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
+      .def_prop_ro(
+          "integrator", [](const PyModel& p) { return std::string(to_string(p.model.integrator)); },
+          "'Euler' (semi-implicit, damping implicit, as MuJoCo's) or 'RK4'")
+      .def_prop_ro(
+          "gravity",
+          [](const PyModel& p) {
+            return copy_array<double>(
+                std::vector<double>(p.model.gravity.begin(), p.model.gravity.end()), {3});
+          },
+          "gravitational acceleration, world (3,) (m/s²)")
+      .def_prop_ro(
+          "warnings", [](const PyModel& p) { return p.warnings; },
+          "what the loader ignored or approximated, one 'file:line: ...' string each")
+      .def_prop_ro(
+          "body_names", [](const PyModel& p) { return p.model.body_name; },
+          "body names (nbody); body 0 is 'world'")
+      .def_prop_ro(
+          "joint_names", [](const PyModel& p) { return p.model.jnt_name; }, "joint names (njnt)")
+      .def_prop_ro(
+          "actuator_names", [](const PyModel& p) { return p.model.actuator_name; },
+          "actuator names (nu)")
+      .def_prop_ro(
+          "geom_names", [](const PyModel& p) { return p.model.geom_name; },
+          "geom names (ngeom), '' for an unnamed geom")
+      .def_prop_ro(
+          "site_names", [](const PyModel& p) { return p.model.site_name; },
+          "site names (nsite), '' for an unnamed site")
+      .def_prop_ro(
+          "qpos0",
+          [](const PyModel& p) { return copy_array<double>(p.model.qpos0, {sz(p.model.nq)}); },
+          "default configuration (nq,)")
+      .def_prop_ro(
+          "actuator_ctrlrange",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.actuator_ctrlrange, {sz(p.model.nu), 2});
+          },
+          "control range of each actuator (nu, 2); meaningful where actuator_ctrllimited")
+      .def_prop_ro(
+          "actuator_ctrllimited",
+          [](const PyModel& p) {
+            return copy_array<bool>(p.model.actuator_ctrllimited, {sz(p.model.nu)});
+          },
+          "whether each actuator's control is clamped to its ctrlrange (nu,)")
+      .def_prop_ro(
+          "actuator_gear",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.actuator_gear, {sz(p.model.nu)});
+          },
+          "default transmission ratio of each actuator (nu,)")
+      .def_prop_ro(
+          "jnt_qposadr",
+          [](const PyModel& p) { return copy_array<int>(p.model.jnt_qposadr, {sz(p.model.njnt)}); },
+          "first qpos index of each joint (njnt,)")
+      .def_prop_ro(
+          "jnt_dofadr",
+          [](const PyModel& p) { return copy_array<int>(p.model.jnt_dofadr, {sz(p.model.njnt)}); },
+          "first qvel index of each joint (njnt,)")
+      .def_prop_ro(
+          "jnt_type",
+          [](const PyModel& p) {
+            std::vector<int> t(p.model.jnt_type.size());
+            std::transform(p.model.jnt_type.begin(), p.model.jnt_type.end(), t.begin(),
+                           [](JointType j) { return static_cast<int>(j); });
+            return copy_array<int>(t, {sz(p.model.njnt)});
+          },
+          "type of each joint (njnt,), MuJoCo's mjtJoint numbers: zwang.JNT_FREE (0), JNT_BALL "
+          "(1), JNT_SLIDE (2), JNT_HINGE (3)")
+      .def_prop_ro(
+          "jnt_bodyid",
+          [](const PyModel& p) { return copy_array<int>(p.model.jnt_body, {sz(p.model.njnt)}); },
+          "body of each joint (njnt,)")
+      .def_prop_ro(
+          "body_parentid",
+          [](const PyModel& p) {
+            std::vector<int> parent = p.model.body_parent;
+            parent[0] = 0;
+            return copy_array<int>(parent, {sz(p.model.nbody)});
+          },
+          "parent of each body (nbody,); the world's is 0, as in MuJoCo")
+      .def_prop_ro(
+          "body_mass",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.body_mass, {sz(p.model.nbody)});
+          },
+          "default mass of each body (nbody,) (kg)")
+      .def_prop_ro(
+          "geom_bodyid",
+          [](const PyModel& p) { return copy_array<int>(p.model.geom_body, {sz(p.model.ngeom)}); },
+          "body of each geom (ngeom,)")
+      .def_prop_ro(
+          "site_bodyid",
+          [](const PyModel& p) {
+            return copy_array<int>(p.model.site_bodyid, {sz(p.model.nsite)});
+          },
+          "body of each site (nsite,)")
+      .def_prop_ro(
+          "site_pos",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.site_pos, {sz(p.model.nsite), 3});
+          },
+          "position of each site in its body's frame (nsite, 3)")
+      .def_prop_ro(
+          "site_quat",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.site_quat, {sz(p.model.nsite), 4});
+          },
+          "orientation of each site in its body's frame, w x y z (nsite, 4)")
+      .def(
+          "body_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.body_id(name), "body", name);
+          },
+          nb::arg("name"), "Index of the body named ``name``; KeyError if there is none.")
+      .def(
+          "joint_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.joint_id(name), "joint", name);
+          },
+          nb::arg("name"), "Index of the joint named ``name``; KeyError if there is none.")
+      .def(
+          "actuator_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.actuator_id(name), "actuator", name);
+          },
+          nb::arg("name"), "Index of the actuator named ``name``; KeyError if there is none.")
+      .def(
+          "geom_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.geom_id(name), "geom", name);
+          },
+          nb::arg("name"), "Index of the geom named ``name``; KeyError if there is none.")
+      .def(
+          "site_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.site_id(name), "site", name);
+          },
+          nb::arg("name"), "Index of the site named ``name``; KeyError if there is none.")
+      .def("__repr__", [](const PyModel& p) {
+        const Model& z = p.model;
+        return "<zwang.Model nq=" + std::to_string(z.nq) + " nv=" + std::to_string(z.nv) +
+               " nu=" + std::to_string(z.nu) + " nbody=" + std::to_string(z.nbody) + " " +
+               std::string(to_string(z.integrator)) + ">";
+      });
+
+  m.attr("JNT_FREE") = static_cast<int>(JointType::kFree);
+  m.attr("JNT_BALL") = static_cast<int>(JointType::kBall);
+  m.attr("JNT_SLIDE") = static_cast<int>(JointType::kSlide);
+  m.attr("JNT_HINGE") = static_cast<int>(JointType::kHinge);
+}
+
+}  // namespace zwang::python
+
+NB_MODULE(_zwang, m) {
+  m.doc() =
+      "zwang: thousands of instances of one rigid multibody system stepped at once, on every CPU "
+      "core or a GPU.";
+  zwang::python::bind_model(m);
+  zwang::python::bind_simulator(m);
+}

@@ -1,0 +1,552 @@
+// Simulator: the batch's fields as writable NumPy views without copies, the derived quantities
+// of MuJoCo's mjData as copies, and the calls that step, evaluate and reset instances.
+//
+// A field with `width` values per instance keeps element j of instance i at
+// base[j * ld + i] (ld = the padded instance count), so its view of shape (N, width) has
+// strides (1, ld) elements, and a field of `count` entities of `k` values, (N, count, k) with
+// strides (1, k ld, ld).  Every view holds a reference to the Simulator, which outlives it.
+#include "zwang/simulator.hpp"
+
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "bindings.hpp"
+#include "field_docs.h"
+#include "kernels/layout.h"
+#include "kernels/math_chol.h"
+#include "kernels/status.h"
+#include "zwang/derived.hpp"
+
+namespace zwang::python {
+namespace {
+
+using Array = nb::ndarray<nb::numpy>;
+using namespace nb::literals;
+
+// the scalar of a Simulator<T>
+template <class S>
+struct ScalarOf;
+template <class T>
+struct ScalarOf<Simulator<T>> {
+  using type = T;
+};
+#define ZW_SCALAR(sim) typename ScalarOf<std::remove_reference_t<decltype(sim)>>::type
+
+// ---------------------------------------------------------------------------------------------
+// fields of a batch, listed from kernels/layout.h
+
+struct FieldInfo {
+  const char* name;
+  const char* count;  // the count expression of the X-macro, e.g. "6 * s.nbody"
+  int (*offset)(const Layout&);
+  int (*width)(const Sizes&);  // values per instance
+};
+
+#define ZW_X(name, count)                                 \
+  {#name, #count, [](const Layout& l) { return l.name; }, \
+   []([[maybe_unused]] const Sizes& s) { return static_cast<int>(count); }},
+constexpr FieldInfo kDataFields[] = {ZW_DATA_FIELDS(ZW_X)};
+constexpr FieldInfo kParamFields[] = {ZW_PARAM_FIELDS(ZW_X)};
+#undef ZW_X
+
+// Data fields left out of the views: the packed mass matrix (mass_matrix() gives it dense) and
+// the body velocities at the world origin (cvel gives MuJoCo's).
+bool hidden(std::string_view name) {
+  return name == "qM" || name == "cvel";
+}
+
+const FieldInfo& data_field(std::string_view name) {
+  for (const FieldInfo& f : kDataFields) {
+    if (name == f.name) return f;
+  }
+  throw std::logic_error("no data field " + std::string(name));
+}
+
+int size_named(const Sizes& s, std::string_view name) {
+  const std::pair<std::string_view, int> sizes[] = {{"nq", s.nq},
+                                                    {"nv", s.nv},
+                                                    {"nu", s.nu},
+                                                    {"nbody", s.nbody},
+                                                    {"njnt", s.njnt},
+                                                    {"nM", s.nM},
+                                                    {"njac", s.njac},
+                                                    {"nefc", s.nefc},
+                                                    {"nhard", s.nhard},
+                                                    {"ndrive", s.ndrive},
+                                                    {"ngeom", s.ngeom},
+                                                    {"nconmax", s.nconmax},
+                                                    {"ncon_rows", s.ncon_rows}};
+  for (const auto& [n, v] : sizes) {
+    if (n == name) return v;
+  }
+  return -1;
+}
+
+// the per-instance shape of a field from its count: "1" is a scalar, "s.nv" (nv,),
+// "6 * s.nbody" (nbody, 6), "3" (3,)
+std::vector<std::size_t> field_shape(const Sizes& s, std::string_view count, int width) {
+  std::string e;
+  for (char c : count) {
+    if (c != ' ') e += c;
+  }
+  if (e == "1") return {};
+  if (e.rfind("s.", 0) == 0 && size_named(s, e.substr(2)) >= 0)
+    return {static_cast<std::size_t>(width)};
+  const std::size_t star = e.find('*');
+  if (star != std::string::npos) {
+    const std::string a = e.substr(0, star), b = e.substr(star + 1);
+    if (b.rfind("s.", 0) == 0 && a.find_first_not_of("0123456789") == std::string::npos) {
+      const int n = size_named(s, b.substr(2));
+      if (n >= 0) return {static_cast<std::size_t>(n), static_cast<std::size_t>(std::stoi(a))};
+    }
+  }
+  return {static_cast<std::size_t>(width)};
+}
+
+// a view of `per_instance` values per instance whose element j of instance i is at
+// base[j * ld + i]
+nb::object strided_view(nb::handle owner, void* base, nb::dlpack::dtype dtype, std::int64_t n,
+                        std::int64_t ld, const std::vector<std::size_t>& per_instance) {
+  std::vector<std::size_t> shape{static_cast<std::size_t>(n)};
+  std::vector<std::int64_t> strides{1};
+  shape.insert(shape.end(), per_instance.begin(), per_instance.end());
+  // row-major over the per-instance axes, in units of ld
+  std::vector<std::int64_t> tail(per_instance.size());
+  std::int64_t step = ld;
+  for (std::size_t k = per_instance.size(); k-- > 0;) {
+    tail[k] = step;
+    step *= static_cast<std::int64_t>(per_instance[k]);
+  }
+  strides.insert(strides.end(), tail.begin(), tail.end());
+  return nb::cast(Array(base, shape.size(), shape.data(), owner, strides.data(), dtype),
+                  nb::rv_policy::automatic);
+}
+
+// an owned NumPy array of shape `shape` over a heap buffer
+template <class T>
+nb::object owned(std::vector<T>&& values, std::vector<std::size_t> shape) {
+  auto* p = new std::vector<T>(std::move(values));
+  nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<T>*>(q); });
+  return nb::cast(Array(p->data(), shape.size(), shape.data(), owner, nullptr, nb::dtype<T>()),
+                  nb::rv_policy::automatic);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the simulator, in either precision
+
+class PySimulator {
+ public:
+  PySimulator(const PyModel& model, std::int64_t instances, const std::string& backend,
+              const std::string& precision, int threads)
+      : model_(model), precision_(precision), threads_(threads) {
+    SimulatorOptions options;
+    if (backend == "cpu") {
+      options.backend = Backend::kCpu;
+    } else if (backend == "cuda") {
+      options.backend = Backend::kCuda;
+    } else if (backend == "auto") {
+      options.backend = Backend::kAuto;
+    } else {
+      throw std::invalid_argument("backend must be 'cpu', 'cuda' or 'auto' (got '" + backend +
+                                  "')");
+    }
+    options.threads = threads;
+    if (precision == "f64") {
+      sim_ = std::make_unique<Simulator<double>>(model_.model, instances, options);
+    } else if (precision == "f32") {
+      sim_ = std::make_unique<Simulator<float>>(model_.model, instances, options);
+    } else {
+      throw std::invalid_argument("precision must be 'f64' or 'f32' (got '" + precision + "')");
+    }
+  }
+
+  template <class F>
+  decltype(auto) visit(F&& f) {
+    return std::visit([&](auto& s) -> decltype(auto) { return f(*s); }, sim_);
+  }
+
+  const PyModel& model() const { return model_; }
+  const std::string& precision() const { return precision_; }
+  std::int64_t instances() {
+    return visit([](auto& s) { return s.size(); });
+  }
+  std::mutex& mutex() { return mutex_; }
+  int threads() const { return threads_; }
+
+ private:
+  PyModel model_;
+  std::string precision_;
+  int threads_;
+  std::variant<std::unique_ptr<Simulator<double>>, std::unique_ptr<Simulator<float>>> sim_;
+  std::mutex mutex_;  // one call into the simulator at a time
+};
+
+PySimulator& sim_of(nb::handle self) {
+  return nb::cast<PySimulator&>(self);
+}
+
+nb::object field_view(nb::handle owner, PySimulator& s, const FieldInfo& f, bool param) {
+  return s.visit([&](auto& sim) {
+    using T = ZW_SCALAR(sim);
+    auto& b = sim.batch();
+    const int offset = f.offset(b.layout());
+    T* arena = param ? b.param_arena() : b.data_arena();
+    const std::vector<std::size_t> shape = field_shape(b.sizes(), f.count, f.width(b.sizes()));
+    return strided_view(owner, arena + static_cast<std::int64_t>(offset) * b.padded_size(),
+                        nb::dtype<T>(), b.size(), b.padded_size(), shape);
+  });
+}
+
+// a (k,) or (n, k) float64 array from a Python value, one row per listed instance; ValueError
+// naming the argument and the shape otherwise, or the instance of a non-finite row
+std::vector<double> rows_for(nb::handle value, const char* name, int k,
+                             const std::vector<std::int64_t>& instances) {
+  nb::module_ np = nb::module_::import_("numpy");
+  nb::object a = np.attr("ascontiguousarray")(value, "dtype"_a = np.attr("float64"));
+  const nb::tuple shape = nb::cast<nb::tuple>(a.attr("shape"));
+  const std::size_t n = instances.size();
+  const std::string got = nb::cast<std::string>(nb::str(shape));
+  const bool one = shape.size() == 1 && nb::cast<std::size_t>(shape[0]) == std::size_t(k);
+  const bool each = shape.size() == 2 && nb::cast<std::size_t>(shape[0]) == n &&
+                    nb::cast<std::size_t>(shape[1]) == std::size_t(k);
+  if (!one && !each) {
+    throw std::invalid_argument("reset: " + std::string(name) + " has shape " + got +
+                                ", expected (" + std::to_string(k) + ",) or (" + std::to_string(n) +
+                                ", " + std::to_string(k) + ")");
+  }
+  const auto flat =
+      nb::cast<nb::ndarray<const double, nb::c_contig, nb::device::cpu>>(a.attr("reshape")(-1));
+  std::vector<double> out(n * k);
+  for (std::size_t r = 0; r < n; ++r) {
+    for (int j = 0; j < k; ++j) {
+      const double v = flat.data()[(one ? 0 : r) * k + j];
+      if (!std::isfinite(v)) {
+        throw std::invalid_argument("reset: " + std::string(name) + " of instance " +
+                                    std::to_string(instances[r]) + " is not finite");
+      }
+      out[r * k + j] = v;
+    }
+  }
+  return out;
+}
+
+std::vector<std::int64_t> instance_list(PySimulator& s, nb::handle instances) {
+  const std::int64_t n = s.instances();
+  std::vector<std::int64_t> out;
+  if (instances.is_none()) {
+    for (std::int64_t i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  nb::module_ np = nb::module_::import_("numpy");
+  nb::object a = np.attr("asarray")(instances);
+  const std::string kind = nb::cast<std::string>(a.attr("dtype").attr("kind"));
+  if (kind != "i" && kind != "u" && nb::cast<std::size_t>(a.attr("size")) > 0) {
+    throw std::invalid_argument("reset: instances must be integers (got dtype " +
+                                nb::cast<std::string>(a.attr("dtype").attr("name")) + ")");
+  }
+  nb::object flat = np.attr("ravel")(a).attr("astype")(np.attr("int64"));
+  for (nb::handle v : flat) {
+    const std::int64_t i = nb::cast<std::int64_t>(v);
+    if (i < 0 || i >= n) {
+      throw std::out_of_range("reset: instance " + std::to_string(i) + " is not in [0, " +
+                              std::to_string(n) + ")");
+    }
+    out.push_back(i);
+  }
+  return out;
+}
+
+void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qvel) {
+  const std::vector<std::int64_t> list = instance_list(s, instances);
+  const Model& m = s.model().model;
+  const std::vector<double> q =
+      qpos.is_none() ? std::vector<double>{} : rows_for(qpos, "qpos", m.nq, list);
+  const std::vector<double> v =
+      qvel.is_none() ? std::vector<double>{} : rows_for(qvel, "qvel", m.nv, list);
+  std::lock_guard<std::mutex> lock(s.mutex());
+  s.visit([&](auto& sim) {
+    using T = ZW_SCALAR(sim);
+    sim.reset(list);
+    auto& b = sim.batch();
+    const auto write = [&](auto field, const std::vector<double>& values, int k) {
+      if (values.empty() || k == 0) return;
+      const bool one = values.size() == static_cast<std::size_t>(k);
+      for (std::size_t r = 0; r < list.size(); ++r) {
+        for (int j = 0; j < k; ++j)
+          field(list[r], j) = static_cast<T>(values[(one ? 0 : r) * k + j]);
+      }
+    };
+    write(b.qpos(), q, m.nq);
+    write(b.qvel(), v, m.nv);
+  });
+}
+
+nb::object derived_array(PySimulator& s, Derived what) {
+  const Model& m = s.model().model;
+  const int width = derived_size(m, what);
+  const std::size_t count = what == Derived::kSiteXpos || what == Derived::kSiteXmat
+                                ? static_cast<std::size_t>(m.nsite)
+                                : static_cast<std::size_t>(m.nbody);
+  std::lock_guard<std::mutex> lock(s.mutex());
+  return s.visit([&](auto& sim) {
+    using T = ZW_SCALAR(sim);
+    std::vector<T> out(static_cast<std::size_t>(sim.size()) * width);
+    derive<T>(m, sim.batch(), what, out, s.threads());
+    const std::size_t per_entity = what == Derived::kXimat || what == Derived::kSiteXmat ? 9
+                                   : what == Derived::kCinert                            ? 10
+                                   : what == Derived::kCvel                              ? 6
+                                                                                         : 3;
+    return owned(std::move(out), {static_cast<std::size_t>(sim.size()), count, per_entity});
+  });
+}
+
+nb::object mass_matrix(PySimulator& s) {
+  std::lock_guard<std::mutex> lock(s.mutex());
+  return s.visit([&](auto& sim) {
+    using T = ZW_SCALAR(sim);
+    auto& b = sim.batch();
+    const std::int64_t n = b.size();
+    const int nv = s.model().model.nv;
+    const auto qm = b.qM();
+    std::vector<T> out(static_cast<std::size_t>(n) * nv * nv);
+    // H_rc = H_cr = qM[r (r + 1) / 2 + c], c <= r
+    for (std::int64_t i = 0; i < n; ++i) {
+      T* h = out.data() + i * nv * nv;
+      for (int r = 0; r < nv; ++r) {
+        for (int c = 0; c <= r; ++c) h[r * nv + c] = h[c * nv + r] = qm(i, packed_index(r, c));
+      }
+    }
+    return owned(std::move(out), {static_cast<std::size_t>(n), static_cast<std::size_t>(nv),
+                                  static_cast<std::size_t>(nv)});
+  });
+}
+
+// the per-instance parameters of a simulator, as attributes
+struct Params {
+  nb::object sim;
+};
+
+// a docstring that lives as long as the module
+const char* keep(std::string doc) {
+  static std::deque<std::string> docs;
+  return docs.emplace_back(std::move(doc)).c_str();
+}
+
+std::string field_doc(const char* name, bool param) {
+  std::string doc = "(";
+  doc += param ? "parameter" : "batch field";
+  doc += ", writable view, no copy) ";
+  for (const auto& [n, d] : kFieldDocs) {
+    if (std::string_view(n) == name) doc += d;
+  }
+  return doc;
+}
+
+}  // namespace
+
+void bind_simulator(nb::module_& m) {
+  nb::class_<InstanceFailure>(m, "InstanceFailure", "An instance that stopped, and why.")
+      .def_ro("instance", &InstanceFailure::instance, "index of the instance")
+      .def_ro("status", &InstanceFailure::status, "StatusBit flags (zwang.STATUS_*)")
+      .def_prop_ro("message", &InstanceFailure::message, "what the flags mean, in words")
+      .def("__repr__",
+           [](const InstanceFailure& f) { return "<zwang.InstanceFailure " + f.message() + ">"; });
+
+  m.attr("STATUS_BAD_STATE") = static_cast<int>(kStatusBadState);
+  m.attr("STATUS_FACTORIZATION") = static_cast<int>(kStatusFactorization);
+  m.attr("STATUS_DIVERGED") = static_cast<int>(kStatusDiverged);
+  m.attr("STATUS_BAD_PARAMETERS") = static_cast<int>(kStatusBadParameters);
+  m.attr("STATUS_NOT_CONVERGED") = static_cast<int>(kStatusNotConverged);
+  m.attr("STATUS_CONTACT_OVERFLOW") = static_cast<int>(kStatusContactOverflow);
+
+  nb::list data_fields, param_fields;
+  for (const FieldInfo& f : kDataFields) {
+    if (!hidden(f.name)) data_fields.append(f.name);
+  }
+  for (const FieldInfo& f : kParamFields) param_fields.append(f.name);
+  m.attr("DATA_FIELDS") = nb::tuple(data_fields);
+  m.attr("PARAM_FIELDS") = nb::tuple(param_fields);
+
+  nb::class_<Params> params(
+      m, "Params",
+      "The per-instance parameters of a Simulator as writable NumPy views without copies, "
+      "shape (instances, ...) as the fields of the Simulator. A write changes the next step.");
+  for (const FieldInfo& f : kParamFields) {
+    params.def_prop_rw(
+        f.name,
+        [&f](nb::handle self) {
+          const Params& p = nb::cast<const Params&>(self);
+          return field_view(p.sim, sim_of(p.sim), f, true);
+        },
+        [&f](nb::handle self, nb::handle value) {
+          const Params& p = nb::cast<const Params&>(self);
+          nb::object view = field_view(p.sim, sim_of(p.sim), f, true);
+          view[nb::ellipsis()] = value;
+        },
+        keep(field_doc(f.name, true)));
+  }
+
+  nb::class_<PySimulator> sim(
+      m, "Simulator", nb::is_weak_referenceable(),
+      "N instances of one model, stepped together on the CPU (OpenMP) or a GPU.\n\n"
+      "State, outputs and parameters are NumPy views of the batch without copies, shape\n"
+      "(instances, ...): a write through a view changes what the next step() or forward()\n"
+      "reads. Each view keeps the Simulator alive. With the CUDA backend the host batch is the\n"
+      "state of record and each call copies it to the device and back (the CUDA path copies\n"
+      "through the host batch until device-resident state lands).\n\n"
+      "After step(), the outputs (qacc, xpos, cfrc_ext, ...) and the derived quantities\n"
+      "(cinert, cvel, ximat, site_xpos, site_xmat) hold the state of the step's last\n"
+      "evaluation, as MuJoCo's mj_step leaves its mjData: under Euler, the state before the\n"
+      "step; under RK4, its last stage x0 + h k3. forward() recomputes all of them at the\n"
+      "current state.");
+  sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int>(),
+          nb::arg("model"), nb::arg("instances") = 1, nb::arg("backend") = "cpu",
+          nb::arg("precision") = "f64", nb::arg("threads") = 0,
+          "``instances`` copies of ``model`` at its default state. ``backend``: 'cpu', 'cuda' or "
+          "'auto' (CUDA when a device exists); ``precision``: 'f64' or 'f32'; ``threads``: CPU "
+          "threads, 0 for every core. ValueError for a bad argument, RuntimeError when CUDA "
+          "is asked for and cannot be used.")
+      .def_prop_ro(
+          "model", [](nb::handle self) -> const PyModel& { return sim_of(self).model(); },
+          nb::rv_policy::reference_internal, "the model (read-only)")
+      .def_prop_ro("instances", &PySimulator::instances, "number of instances N")
+      .def_prop_ro("precision", &PySimulator::precision, "'f64' or 'f32'")
+      .def_prop_ro(
+          "dtype",
+          [](nb::handle self) {
+            return nb::module_::import_("numpy").attr(
+                sim_of(self).precision() == "f64" ? "float64" : "float32");
+          },
+          "NumPy dtype of the views")
+      .def_prop_ro(
+          "backend", [](PySimulator& s) { return s.visit([](auto& x) { return x.backend(); }); },
+          "the backend in words, e.g. 'cpu (2 threads)'")
+      .def_prop_ro(
+          "nq", [](PySimulator& s) { return s.model().model.nq; }, "model.nq")
+      .def_prop_ro(
+          "nv", [](PySimulator& s) { return s.model().model.nv; }, "model.nv")
+      .def_prop_ro(
+          "nu", [](PySimulator& s) { return s.model().model.nu; }, "model.nu")
+      .def_prop_ro(
+          "nbody", [](PySimulator& s) { return s.model().model.nbody; }, "model.nbody")
+      .def_prop_ro(
+          "nsite", [](PySimulator& s) { return s.model().model.nsite; }, "model.nsite")
+      .def(
+          "step",
+          [](PySimulator& s, int n) {
+            std::lock_guard<std::mutex> lock(s.mutex());
+            s.visit([&](auto& x) { x.step(n); });
+          },
+          nb::arg("n") = 1, nb::call_guard<nb::gil_scoped_release>(),
+          "n steps of the model's integrator for every instance whose status is clear. The GIL "
+          "is released meanwhile. An instance that fails gets a status bit and keeps its state "
+          "from before the failing step (see failures()).")
+      .def(
+          "forward",
+          [](PySimulator& s) {
+            std::lock_guard<std::mutex> lock(s.mutex());
+            s.visit([](auto& x) { x.forward(); });
+          },
+          nb::call_guard<nb::gil_scoped_release>(),
+          "Recomputes every output (mass matrix, forces, contacts, qacc, kinematics, cfrc_ext) at "
+          "the current state and time of every instance, without advancing it. The GIL is "
+          "released meanwhile.")
+      .def("reset", &reset, nb::arg("instances") = nb::none(), nb::arg("qpos") = nb::none(),
+           nb::arg("qvel") = nb::none(),
+           "Puts instances (None: all; an int or a sequence of ints) back to the model's default "
+           "state: qpos0, zero qvel and ctrl, outputs cleared, time 0, status cleared "
+           "(parameters are kept); then sets qpos and qvel where given, each (nq,) for every "
+           "listed instance or (k, nq) one row per listed instance (nv for qvel). ValueError "
+           "for a wrong shape or a non-finite value (naming the instance), IndexError for an "
+           "instance out of range; nothing changes then.")
+      .def(
+          "failures", [](PySimulator& s) { return s.visit([](auto& x) { return x.failures(); }); },
+          "Every instance with a status bit set, in increasing order, as InstanceFailure "
+          "(instance, status, message).")
+      .def("mass_matrix", &mass_matrix,
+           "The joint-space mass matrix H (armature included) of every instance, dense and "
+           "symmetric, (N, nv, nv): a copy, from the packed lower triangle the last forward() or "
+           "step() computed.")
+      .def(
+          "bias",
+          [](nb::handle self) {
+            nb::object view = field_view(self, sim_of(self), data_field("qfrc_bias"), false);
+            return view.attr("copy")();
+          },
+          "qfrc_bias (Coriolis, centrifugal and gravity forces, MuJoCo's), (N, nv): a copy.")
+      .def_prop_ro(
+          "params", [](nb::handle self) { return Params{nb::borrow(self)}; },
+          "the per-instance parameters (Params): body_mass, body_inertia, dof_damping, ...")
+      .def_prop_rw(
+          "time",
+          [](nb::handle self) {
+            PySimulator& s = sim_of(self);
+            return s.visit([&](auto& x) {
+              return strided_view(self, x.batch().time_data(), nb::dtype<double>(), x.size(), 1,
+                                  {});
+            });
+          },
+          [](nb::handle self, nb::handle value) {
+            nb::object view = self.attr("time");
+            view[nb::ellipsis()] = value;
+          },
+          "simulated time of each instance (N,), float64 (s); writable view")
+      .def_prop_ro(
+          "status",
+          [](nb::handle self) {
+            PySimulator& s = sim_of(self);
+            return s.visit([&](auto& x) {
+              return strided_view(self, x.batch().status_data(), nb::dtype<int>(), x.size(), 1, {});
+            });
+          },
+          "StatusBit flags of each instance (N,), int32 (zwang.STATUS_*); writable view: 0 "
+          "lets a stopped instance go on");
+
+  for (const FieldInfo& f : kDataFields) {
+    if (hidden(f.name)) continue;
+    sim.def_prop_rw(
+        f.name, [&f](nb::handle self) { return field_view(self, sim_of(self), f, false); },
+        [&f](nb::handle self, nb::handle value) {
+          nb::object view = field_view(self, sim_of(self), f, false);
+          view[nb::ellipsis()] = value;
+        },
+        keep(field_doc(f.name, false)));
+  }
+
+  const std::pair<const char*, Derived> derived[] = {{"ximat", Derived::kXimat},
+                                                     {"cinert", Derived::kCinert},
+                                                     {"cvel", Derived::kCvel},
+                                                     {"site_xpos", Derived::kSiteXpos},
+                                                     {"site_xmat", Derived::kSiteXmat}};
+  const char* derived_docs[] = {
+      "(copy) orientation of each body's principal axes of inertia, row-major (N, nbody, 9): "
+      "columns in decreasing principal moment, right-handed; MuJoCo's ximat up to the signs of "
+      "two columns, and up to a rotation about an axis where two moments are equal",
+      "(copy) MuJoCo's cinert (N, nbody, 10): inertia about the subtree centre of mass of the "
+      "body's root, world axes, Ixx Iyy Izz Ixy Ixz Iyz, then m (xipos - c) and m",
+      "(copy) MuJoCo's cvel (N, nbody, 6): angular velocity, then the linear velocity of the "
+      "body point at the subtree centre of mass of the body's root, world axes",
+      "(copy) site positions, world (N, nsite, 3)",
+      "(copy) site orientations, row-major (N, nsite, 9)"};
+  for (int k = 0; k < 5; ++k) {
+    const Derived what = derived[k].second;
+    sim.def_prop_ro(
+        derived[k].first, [what](PySimulator& s) { return derived_array(s, what); },
+        keep(std::string(derived_docs[k]) +
+             ". Computed from the kinematics of the last evaluation (see the class docstring)."));
+  }
+}
+
+}  // namespace zwang::python

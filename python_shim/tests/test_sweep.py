@@ -1,0 +1,150 @@
+"""zwang.sweep: parameter selection and distributions, reproducibility from the seed, records,
+and the xarray and pandas views."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zwang
+from zwang.sweep import SweepResult, draw, parse_name, rng_for, sweep
+
+PENDULUM = """<mujoco>
+  <option timestep="0.002" integrator="RK4"/>
+  <worldbody>
+    <body name="bob">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.05"/>
+      <inertial pos="0 0 -1" mass="1" diaginertia="1e-4 1e-4 1e-4"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="hinge" ctrlrange="-1 1" ctrllimited="true"/></actuator>
+</mujoco>
+"""
+
+
+@pytest.fixture()
+def model(tmp_path):
+    path = tmp_path / "pendulum.xml"
+    path.write_text(PENDULUM)
+    return zwang.load(str(path))
+
+
+def test_parse_name():
+    assert parse_name("body_mass") == ("body_mass", ())
+    assert parse_name("body_mass[2]") == ("body_mass", (2,))
+    assert parse_name(" body_ipos[1, 2] ") == ("body_ipos", (1, 2))
+    with pytest.raises(ValueError):
+        parse_name("body_mass[x]")
+
+
+def test_distribution_forms():
+    rng = np.random.default_rng(0)
+    assert draw(("uniform", 1.0, 2.0), rng, 1000, ()).shape == (1000,)
+    u = draw(("uniform", 1.0, 2.0), np.random.default_rng(1), 1000, (3,))
+    assert u.shape == (1000, 3) and u.min() >= 1 and u.max() < 2
+    # the tuple draws what numpy's generator draws from the same stream
+    np.testing.assert_array_equal(u, np.random.default_rng(1).uniform(1.0, 2.0, (1000, 3)))
+    n = draw(("normal", 5.0, 0.1), rng, 20000, ())
+    assert abs(n.mean() - 5) < 0.01 and abs(n.std() - 0.1) < 0.01
+    c = draw(("choice", [1, 2]), rng, 100, ())
+    assert set(np.unique(c)) <= {1.0, 2.0}
+    np.testing.assert_array_equal(draw(np.arange(4.0), rng, 4, (2,)),
+                                  np.repeat(np.arange(4.0)[:, None], 2, axis=1))
+    np.testing.assert_array_equal(draw(7.0, rng, 3, ()), [7.0, 7.0, 7.0])
+    assert draw(lambda r, k: r.uniform(size=k), rng, 5, (2,)).shape == (5, 2)
+    scaled = draw(("scale", ("uniform", 2.0, 2.0)), rng, 3, (2,), np.ones((3, 2)) * 3)
+    np.testing.assert_array_equal(scaled, np.full((3, 2), 6.0))
+    with pytest.raises(ValueError):
+        draw(np.arange(3.0), rng, 4, ())
+    with pytest.raises(ValueError):
+        draw(("beta", 1, 2), rng, 4, ())
+
+
+def test_scipy_distribution():
+    stats = pytest.importorskip("scipy.stats")
+    a = draw(stats.norm(3, 0.5), rng_for(1, "x"), 10, ())
+    b = stats.norm(3, 0.5).rvs(size=(10,), random_state=rng_for(1, "x"))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_sweep_sets_parameters_and_is_reproducible(model):
+    params = {"dof_damping[0]": ("uniform", 0.0, 0.2), "body_mass[1]": ("normal", 1.0, 0.05)}
+    a = sweep(model, params, instances=8, steps=20, record=["qpos", "qvel"], every=5, seed=3,
+              qpos=np.array([0.3]))
+    b = sweep(model, dict(reversed(list(params.items()))), instances=8, steps=20,
+              record=["qpos", "qvel"], every=5, seed=3, qpos=np.array([0.3]))
+    for name in params:
+        np.testing.assert_array_equal(a.params[name], b.params[name])
+    np.testing.assert_array_equal(a.records["qpos"], b.records["qpos"])
+    # each parameter's draws depend on the seed and its name only
+    np.testing.assert_array_equal(a.params["dof_damping[0]"],
+                                  rng_for(3, "dof_damping[0]").uniform(0.0, 0.2, 8))
+    c = sweep(model, params, instances=8, steps=20, every=5, seed=4, qpos=np.array([0.3]))
+    assert not np.array_equal(a.params["dof_damping[0]"], c.params["dof_damping[0]"])
+    assert a.records["qpos"].shape == (5, 8, 1) and a.steps.tolist() == [0, 5, 10, 15, 20]
+    np.testing.assert_allclose(a.time, a.steps * model.timestep)
+    assert (a.status == 0).all()
+    # the run matches a simulator given the same parameters by hand
+    sim = zwang.Simulator(model, instances=8)
+    sim.params.dof_damping[:, 0] = a.params["dof_damping[0]"]
+    sim.params.body_mass[:, 1] = a.params["body_mass[1]"]
+    sim.reset(qpos=np.full((8, 1), 0.3))
+    sim.step(20)
+    np.testing.assert_array_equal(a.records["qpos"][-1], sim.qpos)
+
+
+def test_sweep_records_derived_fields_at_the_recorded_state(model):
+    r = sweep(model, None, instances=2, steps=7, record=["qpos", "xpos"], every=3,
+              qpos=np.array([0.5]))
+    assert r.steps.tolist() == [0, 3, 6, 7]
+    # the bob's body frame sits on the hinge; its centre of mass follows qpos
+    sim = zwang.Simulator(model, instances=2)
+    for k, q in enumerate(r.records["qpos"]):
+        sim.reset(qpos=q)
+        sim.forward()
+        np.testing.assert_allclose(r.records["xpos"][k], sim.xpos, atol=1e-14)
+
+
+def test_whole_parameter_and_scale(model):
+    r = sweep(model, {"body_inertia": ("scale", ("uniform", 0.5, 2.0))}, instances=4, steps=1,
+              seed=1)
+    nominal = np.array(zwang.Simulator(model, instances=1).params.body_inertia[0])
+    values = r.params["body_inertia"]
+    assert values.shape == (4, *nominal.shape)
+    nonzero = nominal != 0
+    ratio = values[:, nonzero] / nominal[nonzero]
+    assert ((ratio >= 0.5) & (ratio <= 2.0)).all() and np.unique(ratio).size == ratio.size
+    assert (values[:, ~nonzero] == 0).all()
+
+
+def test_controls_constant_and_callable(model):
+    r1 = sweep(model, None, instances=3, steps=10, every=10, ctrl=np.array([0.5]))
+    r2 = sweep(model, None, instances=3, steps=10, every=10, ctrl=lambda sim, k: np.full((3, 1), 0.5))
+    np.testing.assert_allclose(r1.records["qpos"], r2.records["qpos"], rtol=0, atol=1e-14)
+    assert r1.records["qpos"][-1, 0, 0] > 0
+
+
+def test_errors(model):
+    with pytest.raises(ValueError, match="unknown parameter"):
+        sweep(model, {"mass": 1.0}, instances=2, steps=1)
+    with pytest.raises(ValueError, match="index"):
+        sweep(model, {"body_mass[9]": 1.0}, instances=2, steps=1)
+    with pytest.raises(ValueError):
+        sweep(model, None, instances=2, steps=1, record=["nothing"])
+
+
+def test_xarray_and_pandas_views(model):
+    pytest.importorskip("xarray")
+    pytest.importorskip("pandas")
+    r = sweep(model, {"dof_damping[0]": ("uniform", 0, 0.1), "body_ipos[1]": ("uniform", -1, 1)},
+              instances=3, steps=4, every=2, record=["qpos", "xpos"])
+    ds = r.to_xarray()
+    assert ds["qpos"].dims == ("time", "instance", "coordinate")
+    assert ds["xpos"].dims[:3] == ("time", "instance", "body")
+    assert list(ds["body"].values) == list(model.body_names)
+    np.testing.assert_array_equal(ds["dof_damping[0]"].values, r.params["dof_damping[0]"])
+    df = r.to_dataframe()
+    assert len(df) == 3 * 3
+    np.testing.assert_array_equal(df["qpos[0]"].to_numpy(), r.records["qpos"].reshape(-1))
+    np.testing.assert_array_equal(df["dof_damping[0]"].to_numpy()[:3], r.params["dof_damping[0]"])
+    assert isinstance(r, SweepResult)

@@ -1,0 +1,662 @@
+"""Gymnasium's v5 MuJoCo tasks over a zwang batch: observations, rewards, terminations and reset
+distributions as Gymnasium's ``gymnasium/envs/mujoco/*_v5.py`` define them, over all envs at once.
+
+Where a v5 task reads MuJoCo's derived quantities (body and site positions, ``cinert``, ``cvel``,
+``cfrc_ext``, ``qfrc_constraint``, ``qfrc_actuator``) after ``mj_step``, MuJoCo holds them at the
+state its last evaluation used: the state before the last step under Euler, the last RK4 stage
+under RK4.  zwang's batch holds them at the same state, so the numbers are the same.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+import xml.etree.ElementTree as ElementTree
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode
+
+import zwang
+from ._vector import VectorEnv, load_model
+
+
+def gymnasium_assets() -> str:
+    """The folder of the MuJoCo models that the installed Gymnasium ships."""
+    import gymnasium
+
+    # found by path: importing gymnasium.envs.mujoco would import MuJoCo and its renderer
+    return os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets")
+
+
+def expand_model_path(xml_file: str) -> str:
+    """Gymnasium's rule: a path starting with '.', '/' or '~' is a file path, any other a file
+    in Gymnasium's assets folder."""
+    if xml_file.startswith((".", "/")):
+        path = xml_file
+    elif xml_file.startswith("~"):
+        path = os.path.expanduser(xml_file)
+    else:
+        path = os.path.join(gymnasium_assets(), xml_file)
+    if not os.path.exists(path):
+        raise OSError(f"model file {path} does not exist")
+    return path
+
+
+def _sum_squares(x: np.ndarray) -> np.ndarray:
+    return np.square(x).sum(axis=1)
+
+
+class MujocoTaskEnv(VectorEnv):
+    """Base of the v5 tasks: model file, frame skip and time limit defaults of the task."""
+
+    default_xml: str = ""
+    default_frame_skip: int = 1
+    default_max_episode_steps: int | None = None
+    reward_threshold: float | None = None
+    _reads_derived = False
+
+    def __init__(self, num_envs: int, *, xml_file: str | None = None,
+                 frame_skip: int | None = None, reset_noise_scale: float = 0.0,
+                 max_episode_steps: int | None | str = "default",
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                 seeding: str = "batch", backend: str = "cpu", precision: str = "f64",
+                 threads: int = 0, render_mode: str | None = None, **unused_render: Any) -> None:
+        if render_mode is not None:
+            raise ValueError("zwang environments do not render (render_mode must be None)")
+        unknown = set(unused_render) - {"width", "height", "camera_id", "camera_name",
+                                        "default_camera_config", "max_geom", "visual_options"}
+        if unknown:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments "
+                            f"{sorted(unknown)}")
+        self.xml_path = expand_model_path(xml_file or self.default_xml)
+        model = load_model(self.xml_path)
+        self._warn_missing_dynamics(model)
+        self._bind(model)
+        if max_episode_steps == "default":
+            max_episode_steps = self.default_max_episode_steps
+        super().__init__(
+            model, num_envs,
+            frame_skip=self.default_frame_skip if frame_skip is None else frame_skip,
+            max_episode_steps=max_episode_steps, reset_noise_scale=reset_noise_scale,
+            autoreset_mode=autoreset_mode, seeding=seeding, backend=backend,
+            precision=precision, threads=threads)
+
+    def _bind(self, model: "zwang.Model") -> None:
+        """Looks up the bodies and sites the task reads."""
+
+    def _warn_missing_dynamics(self, model: "zwang.Model") -> None:
+        fluid = [w for w in model.warnings
+                 if any(k in w.lower() for k in ("viscosity", "density", "fluid"))]
+        if fluid:
+            warnings.warn(
+                f"{type(self).__name__}: {os.path.basename(self.xml_path)} asks for fluid forces "
+                "(MuJoCo's <option viscosity/density>), which zwang does not simulate: the "
+                "dynamics lack the viscous drag of Gymnasium's environment. Loader: "
+                + "; ".join(fluid), stacklevel=4)
+
+    def _sample_uniform(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """``qpos0 + U(-s, s)`` and ``U(-s, s)`` (Hopper, Walker2d, Swimmer, Humanoid...)."""
+        s = self.reset_noise_scale
+        qpos = self.init_qpos + rng.uniform(low=-s, high=s, size=(n, self.model.nq))
+        qvel = self.init_qvel + rng.uniform(low=-s, high=s, size=(n, self.model.nv))
+        return qpos, qvel
+
+    def _sample_uniform_normal(self, rng: np.random.Generator, n: int
+                               ) -> tuple[np.ndarray, np.ndarray]:
+        """``qpos0 + U(-s, s)`` and ``s N(0, 1)`` (HalfCheetah, Ant, InvertedDoublePendulum)."""
+        s = self.reset_noise_scale
+        qpos = self.init_qpos + rng.uniform(low=-s, high=s, size=(n, self.model.nq))
+        qvel = self.init_qvel + s * rng.standard_normal(size=(n, self.model.nv))
+        return qpos, qvel
+
+    def _body(self, model: "zwang.Model", name: str | int) -> int:
+        if isinstance(name, (int, np.integer)):
+            return int(name)
+        return list(model.body_names).index(name)
+
+    def _qpos(self) -> np.ndarray:
+        return np.asarray(self.sim.qpos, dtype=np.float64)
+
+    def _qvel(self) -> np.ndarray:
+        return np.asarray(self.sim.qvel, dtype=np.float64)
+
+
+class _ForwardMixin:
+    """Velocity of a coordinate-based position, forward reward and control cost."""
+
+    def _velocity(self, before: np.ndarray) -> np.ndarray:
+        return (self._progress - before) / self.dt
+
+
+class InvertedPendulum(MujocoTaskEnv):
+    """InvertedPendulum-v5: obs (qpos, qvel); reward 1 while |hinge| <= 0.2."""
+
+    default_xml, default_frame_skip = "inverted_pendulum.xml", 2
+    default_max_episode_steps, reward_threshold = 1000, 950.0
+
+    def __init__(self, num_envs: int, *, reset_noise_scale: float = 0.01, **kwargs: Any) -> None:
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform(rng, n)
+
+    def _observe(self):
+        return np.concatenate([self._qpos(), self._qvel()], axis=1)
+
+    def _evaluate(self, action, before):
+        obs = self._obs
+        terminated = ~np.isfinite(obs).all(axis=1) | (np.abs(obs[:, 1]) > 0.2)
+        reward = (~terminated).astype(np.float64)
+        return reward, terminated, {"reward_survive": reward.copy()}
+
+
+class InvertedDoublePendulum(MujocoTaskEnv):
+    """InvertedDoublePendulum-v5: tip site height and distance penalties, ends when tip y <= 1."""
+
+    default_xml, default_frame_skip = "inverted_double_pendulum.xml", 5
+    default_max_episode_steps, reward_threshold = 1000, 9100.0
+    _reads_derived = True
+
+    def __init__(self, num_envs: int, *, healthy_reward: float = 10.0,
+                 reset_noise_scale: float = 0.1, **kwargs: Any) -> None:
+        self._healthy_reward = healthy_reward
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform_normal(rng, n)
+
+    def _observe(self):
+        qpos, qvel = self._qpos(), self._qvel()
+        qfrc = np.asarray(self.sim.qfrc_constraint, dtype=np.float64)
+        return np.concatenate([qpos[:, :1], np.sin(qpos[:, 1:]), np.cos(qpos[:, 1:]),
+                               np.clip(qvel, -10, 10), np.clip(qfrc, -10, 10)[:, :1]], axis=1)
+
+    def _evaluate(self, action, before):
+        # the first site, at the tip of the second pole
+        tip = np.asarray(self.sim.site_xpos, dtype=np.float64)[:, 0]
+        x, y = tip[:, 0], tip[:, 2]
+        terminated = y <= 1
+        v1, v2 = self._qvel()[:, 1], self._qvel()[:, 2]
+        dist_penalty = 0.01 * x**2 + (y - 2) ** 2
+        vel_penalty = 1e-3 * v1**2 + 5e-3 * v2**2
+        alive_bonus = self._healthy_reward * (~terminated)
+        reward = alive_bonus - dist_penalty - vel_penalty
+        return reward, terminated, {"reward_survive": alive_bonus,
+                                    "distance_penalty": -dist_penalty,
+                                    "velocity_penalty": -vel_penalty}
+
+
+class Reacher(MujocoTaskEnv):
+    """Reacher-v5: fingertip-to-target distance and control cost; never terminates."""
+
+    default_xml, default_frame_skip = "reacher.xml", 2
+    default_max_episode_steps, reward_threshold = 50, -3.75
+    _reads_derived = True
+
+    def __init__(self, num_envs: int, *, reward_dist_weight: float = 1,
+                 reward_control_weight: float = 1, **kwargs: Any) -> None:
+        self._reward_dist_weight = reward_dist_weight
+        self._reward_control_weight = reward_control_weight
+        super().__init__(num_envs, **kwargs)
+
+    def _bind(self, model):
+        self._fingertip, self._target = self._body(model, "fingertip"), self._body(model, "target")
+
+    def _sample_reset(self, rng, n):
+        qpos = rng.uniform(low=-0.1, high=0.1, size=(n, self.model.nq)) + self.init_qpos
+        # goals uniform in the square, redrawn until inside the disc of radius 0.2
+        goal = rng.uniform(low=-0.2, high=0.2, size=(n, 2))
+        redraw = np.flatnonzero(np.linalg.norm(goal, axis=1) >= 0.2)
+        while redraw.size:
+            goal[redraw] = rng.uniform(low=-0.2, high=0.2, size=(redraw.size, 2))
+            redraw = redraw[np.linalg.norm(goal[redraw], axis=1) >= 0.2]
+        qpos[:, -2:] = goal
+        qvel = self.init_qvel + rng.uniform(low=-0.005, high=0.005, size=(n, self.model.nv))
+        qvel[:, -2:] = 0
+        return qpos, qvel
+
+    def _vec(self):
+        xpos = np.asarray(self.sim.xpos, dtype=np.float64)
+        return xpos[:, self._fingertip] - xpos[:, self._target]
+
+    def _observe(self):
+        qpos, qvel = self._qpos(), self._qvel()
+        theta = qpos[:, :2]
+        return np.concatenate([np.cos(theta), np.sin(theta), qpos[:, 2:], qvel[:, :2],
+                               self._vec()[:, :2]], axis=1)
+
+    def _evaluate(self, action, before):
+        reward_dist = -np.linalg.norm(self._vec(), axis=1) * self._reward_dist_weight
+        reward_ctrl = -_sum_squares(action) * self._reward_control_weight
+        never = np.zeros(self.num_envs, dtype=bool)
+        return reward_dist + reward_ctrl, never, {"reward_dist": reward_dist,
+                                                  "reward_ctrl": reward_ctrl}
+
+
+class Pusher(MujocoTaskEnv):
+    """Pusher-v5: arm tip near the object, object near the goal, control cost."""
+
+    default_xml, default_frame_skip = "pusher_v5.xml", 5
+    default_max_episode_steps, reward_threshold = 100, 0.0
+    _reads_derived = True
+
+    def __init__(self, num_envs: int, *, reward_near_weight: float = 0.5,
+                 reward_dist_weight: float = 1, reward_control_weight: float = 0.1,
+                 **kwargs: Any) -> None:
+        self._reward_near_weight = reward_near_weight
+        self._reward_dist_weight = reward_dist_weight
+        self._reward_control_weight = reward_control_weight
+        super().__init__(num_envs, **kwargs)
+
+    def _bind(self, model):
+        self._bodies = [self._body(model, b) for b in ("tips_arm", "object", "goal")]
+
+    def _sample_reset(self, rng, n):
+        qpos = np.tile(self.init_qpos, (n, 1))
+        goal = np.zeros(2)
+
+        def draw(k: int) -> np.ndarray:
+            # x then y of each env, as two draws of one number
+            return np.stack([rng.uniform(low=-0.3, high=0, size=k),
+                             rng.uniform(low=-0.2, high=0.2, size=k)], axis=1)
+
+        cylinder = draw(n)
+        redraw = np.flatnonzero(np.linalg.norm(cylinder - goal, axis=1) <= 0.17)
+        while redraw.size:
+            cylinder[redraw] = draw(redraw.size)
+            redraw = redraw[np.linalg.norm(cylinder[redraw] - goal, axis=1) <= 0.17]
+        qpos[:, -4:-2] = cylinder
+        qpos[:, -2:] = goal
+        qvel = self.init_qvel + rng.uniform(low=-0.005, high=0.005, size=(n, self.model.nv))
+        qvel[:, -4:] = 0
+        return qpos, qvel
+
+    def _positions(self):
+        xpos = np.asarray(self.sim.xpos, dtype=np.float64)
+        return [xpos[:, b] for b in self._bodies]
+
+    def _observe(self):
+        tips, obj, goal = self._positions()
+        return np.concatenate([self._qpos()[:, :7], self._qvel()[:, :7], tips, obj, goal], axis=1)
+
+    def _evaluate(self, action, before):
+        tips, obj, goal = self._positions()
+        reward_near = -np.linalg.norm(obj - tips, axis=1) * self._reward_near_weight
+        reward_dist = -np.linalg.norm(obj - goal, axis=1) * self._reward_dist_weight
+        reward_ctrl = -_sum_squares(action) * self._reward_control_weight
+        never = np.zeros(self.num_envs, dtype=bool)
+        return reward_dist + reward_ctrl + reward_near, never, {
+            "reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "reward_near": reward_near}
+
+
+class Swimmer(MujocoTaskEnv, _ForwardMixin):
+    """Swimmer-v5, without its fluid drag (zwang has no fluid forces: see the warning)."""
+
+    default_xml, default_frame_skip = "swimmer.xml", 4
+    default_max_episode_steps, reward_threshold = 1000, 360.0
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
+                 ctrl_cost_weight: float = 1e-4, reset_noise_scale: float = 0.1,
+                 exclude_current_positions_from_observation: bool = True,
+                 **kwargs: Any) -> None:
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._exclude = bool(exclude_current_positions_from_observation)
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform(rng, n)
+
+    def _progress_position(self):
+        return self._qpos()[:, 0:2].copy()
+
+    def _observe(self):
+        return np.concatenate([self._qpos()[:, 2 * self._exclude:], self._qvel()], axis=1)
+
+    def _position_info(self):
+        xy = self._qpos()[:, 0:2]
+        return {"x_position": xy[:, 0].copy(), "y_position": xy[:, 1].copy(),
+                "distance_from_origin": np.linalg.norm(xy, axis=1)}
+
+    def _evaluate(self, action, before):
+        v = self._velocity(before)
+        forward = self._forward_reward_weight * v[:, 0]
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
+        never = np.zeros(self.num_envs, dtype=bool)
+        return forward - ctrl_cost, never, {
+            **self._position_info(), "x_velocity": v[:, 0], "y_velocity": v[:, 1],
+            "reward_forward": forward, "reward_ctrl": -ctrl_cost}
+
+    def _reset_info(self):
+        return self._position_info()
+
+
+class HalfCheetah(MujocoTaskEnv, _ForwardMixin):
+    """HalfCheetah-v5: forward velocity minus control cost; never terminates."""
+
+    default_xml, default_frame_skip = "half_cheetah.xml", 5
+    default_max_episode_steps, reward_threshold = 1000, 4800.0
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
+                 ctrl_cost_weight: float = 0.1, reset_noise_scale: float = 0.1,
+                 exclude_current_positions_from_observation: bool = True,
+                 **kwargs: Any) -> None:
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._exclude = bool(exclude_current_positions_from_observation)
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform_normal(rng, n)
+
+    def _progress_position(self):
+        return self._qpos()[:, 0:1].copy()
+
+    def _observe(self):
+        return np.concatenate([self._qpos()[:, int(self._exclude):], self._qvel()], axis=1)
+
+    def _evaluate(self, action, before):
+        v = self._velocity(before)[:, 0]
+        forward = self._forward_reward_weight * v
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
+        never = np.zeros(self.num_envs, dtype=bool)
+        return forward - ctrl_cost, never, {
+            "x_position": self._qpos()[:, 0].copy(), "x_velocity": v,
+            "reward_forward": forward, "reward_ctrl": -ctrl_cost}
+
+    def _reset_info(self):
+        return {"x_position": self._qpos()[:, 0].copy()}
+
+
+class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
+    """Hopper-v5 and Walker2d-v5: forward velocity, health bonus, control cost, termination."""
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float, ctrl_cost_weight: float,
+                 healthy_reward: float, terminate_when_unhealthy: bool,
+                 healthy_z_range: tuple[float, float], healthy_angle_range: tuple[float, float],
+                 reset_noise_scale: float, exclude_current_positions_from_observation: bool,
+                 **kwargs: Any) -> None:
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._healthy_reward = healthy_reward
+        self._terminate_when_unhealthy = terminate_when_unhealthy
+        self._healthy_z_range = healthy_z_range
+        self._healthy_angle_range = healthy_angle_range
+        self._exclude = bool(exclude_current_positions_from_observation)
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform(rng, n)
+
+    def _progress_position(self):
+        return self._qpos()[:, 0:1].copy()
+
+    def _observe(self):
+        return np.concatenate([self._qpos()[:, int(self._exclude):],
+                               np.clip(self._qvel(), -10, 10)], axis=1)
+
+    def _is_healthy(self) -> np.ndarray:
+        qpos = self._qpos()
+        z, angle = qpos[:, 1], qpos[:, 2]
+        (zmin, zmax), (amin, amax) = self._healthy_z_range, self._healthy_angle_range
+        return (zmin < z) & (z < zmax) & (amin < angle) & (angle < amax)
+
+    def _position_info(self):
+        qpos = self._qpos()
+        return {"x_position": qpos[:, 0].copy(),
+                "z_distance_from_origin": qpos[:, 1] - self.init_qpos[1]}
+
+    def _evaluate(self, action, before):
+        v = self._velocity(before)[:, 0]
+        healthy = self._is_healthy()
+        forward = self._forward_reward_weight * v
+        survive = healthy * float(self._healthy_reward)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
+        terminated = ~healthy & bool(self._terminate_when_unhealthy)
+        return forward + survive - ctrl_cost, terminated, {
+            **self._position_info(), "x_velocity": v, "reward_forward": forward,
+            "reward_ctrl": -ctrl_cost, "reward_survive": survive}
+
+    def _reset_info(self):
+        return self._position_info()
+
+
+class Hopper(_PlanarWalker):
+    """Hopper-v5."""
+
+    default_xml, default_frame_skip = "hopper.xml", 4
+    default_max_episode_steps, reward_threshold = 1000, 3800.0
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
+                 ctrl_cost_weight: float = 1e-3, healthy_reward: float = 1.0,
+                 terminate_when_unhealthy: bool = True,
+                 healthy_state_range: tuple[float, float] = (-100.0, 100.0),
+                 healthy_z_range: tuple[float, float] = (0.7, float("inf")),
+                 healthy_angle_range: tuple[float, float] = (-0.2, 0.2),
+                 reset_noise_scale: float = 5e-3,
+                 exclude_current_positions_from_observation: bool = True,
+                 **kwargs: Any) -> None:
+        self._healthy_state_range = healthy_state_range
+        super().__init__(
+            num_envs, forward_reward_weight=forward_reward_weight,
+            ctrl_cost_weight=ctrl_cost_weight, healthy_reward=healthy_reward,
+            terminate_when_unhealthy=terminate_when_unhealthy, healthy_z_range=healthy_z_range,
+            healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+            exclude_current_positions_from_observation=exclude_current_positions_from_observation,
+            **kwargs)
+
+    def _is_healthy(self):
+        # every coordinate and velocity past the root's x and z inside the open state range
+        state = np.concatenate([self._qpos(), self._qvel()], axis=1)[:, 2:]
+        lo, hi = self._healthy_state_range
+        return super()._is_healthy() & ((lo < state) & (state < hi)).all(axis=1)
+
+
+class Walker2d(_PlanarWalker):
+    """Walker2d-v5."""
+
+    default_xml, default_frame_skip = "walker2d_v5.xml", 4
+    default_max_episode_steps = 1000
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
+                 ctrl_cost_weight: float = 1e-3, healthy_reward: float = 1.0,
+                 terminate_when_unhealthy: bool = True,
+                 healthy_z_range: tuple[float, float] = (0.8, 2.0),
+                 healthy_angle_range: tuple[float, float] = (-1.0, 1.0),
+                 reset_noise_scale: float = 5e-3,
+                 exclude_current_positions_from_observation: bool = True,
+                 **kwargs: Any) -> None:
+        super().__init__(
+            num_envs, forward_reward_weight=forward_reward_weight,
+            ctrl_cost_weight=ctrl_cost_weight, healthy_reward=healthy_reward,
+            terminate_when_unhealthy=terminate_when_unhealthy, healthy_z_range=healthy_z_range,
+            healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+            exclude_current_positions_from_observation=exclude_current_positions_from_observation,
+            **kwargs)
+
+
+def _xy_info(qpos: np.ndarray) -> dict[str, np.ndarray]:
+    return {"x_position": qpos[:, 0].copy(), "y_position": qpos[:, 1].copy(),
+            "distance_from_origin": np.linalg.norm(qpos[:, 0:2], axis=1)}
+
+
+class Ant(MujocoTaskEnv, _ForwardMixin):
+    """Ant-v5: torso velocity, health bonus, control and contact costs."""
+
+    default_xml, default_frame_skip = "ant.xml", 5
+    default_max_episode_steps, reward_threshold = 1000, 6000.0
+    _reads_derived = True
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1,
+                 ctrl_cost_weight: float = 0.5, contact_cost_weight: float = 5e-4,
+                 healthy_reward: float = 1.0, main_body: int | str = 1,
+                 terminate_when_unhealthy: bool = True,
+                 healthy_z_range: tuple[float, float] = (0.2, 1.0),
+                 contact_force_range: tuple[float, float] = (-1.0, 1.0),
+                 reset_noise_scale: float = 0.1,
+                 exclude_current_positions_from_observation: bool = True,
+                 include_cfrc_ext_in_observation: bool = True, **kwargs: Any) -> None:
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._contact_cost_weight = contact_cost_weight
+        self._healthy_reward = healthy_reward
+        self._main_body_name = main_body
+        self._terminate_when_unhealthy = terminate_when_unhealthy
+        self._healthy_z_range = healthy_z_range
+        self._contact_force_range = contact_force_range
+        self._exclude = bool(exclude_current_positions_from_observation)
+        self._include_cfrc_ext = bool(include_cfrc_ext_in_observation)
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _bind(self, model):
+        self._main_body = self._body(model, self._main_body_name)
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform_normal(rng, n)
+
+    def _progress_position(self):
+        return np.asarray(self.sim.xpos, dtype=np.float64)[:, self._main_body, :2].copy()
+
+    def _contact_forces(self) -> np.ndarray:
+        lo, hi = self._contact_force_range
+        return np.clip(np.asarray(self.sim.cfrc_ext, dtype=np.float64), lo, hi)
+
+    def _observe(self):
+        parts = [self._qpos()[:, 2 * self._exclude:], self._qvel()]
+        if self._include_cfrc_ext:
+            parts.append(self._contact_forces()[:, 1:].reshape(self.num_envs, -1))
+        return np.concatenate(parts, axis=1)
+
+    def _evaluate(self, action, before):
+        v = self._velocity(before)
+        qpos = self._qpos()
+        state = np.concatenate([qpos, self._qvel()], axis=1)
+        zmin, zmax = self._healthy_z_range
+        healthy = np.isfinite(state).all(axis=1) & (zmin <= qpos[:, 2]) & (qpos[:, 2] <= zmax)
+        forward = v[:, 0] * self._forward_reward_weight
+        survive = healthy * float(self._healthy_reward)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
+        contact_cost = self._contact_cost_weight * np.square(
+            self._contact_forces()).reshape(self.num_envs, -1).sum(axis=1)
+        terminated = ~healthy & bool(self._terminate_when_unhealthy)
+        return forward + survive - ctrl_cost - contact_cost, terminated, {
+            **_xy_info(qpos), "x_velocity": v[:, 0], "y_velocity": v[:, 1],
+            "reward_forward": forward, "reward_ctrl": -ctrl_cost,
+            "reward_contact": -contact_cost, "reward_survive": survive}
+
+    def _reset_info(self):
+        return _xy_info(self._qpos())
+
+
+def fixed_tendons(path: str, joint_names: list[str]) -> list[list[tuple[int, float]]]:
+    """The fixed tendons of an MJCF file: for each, its (joint index, coefficient) pairs."""
+    tendons = []
+    for fixed in ElementTree.parse(path).getroot().iter("fixed"):
+        tendons.append([(joint_names.index(j.get("joint")), float(j.get("coef", "1")))
+                        for j in fixed.iter("joint")])
+    return tendons
+
+
+class Humanoid(MujocoTaskEnv, _ForwardMixin):
+    """Humanoid-v5: centre-of-mass velocity, health bonus, control and contact costs."""
+
+    default_xml, default_frame_skip = "humanoid.xml", 5
+    default_max_episode_steps = 1000
+    _reads_derived = True
+
+    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.25,
+                 ctrl_cost_weight: float = 0.1, contact_cost_weight: float = 5e-7,
+                 contact_cost_range: tuple[float, float] = (-np.inf, 10.0),
+                 healthy_reward: float = 5.0, terminate_when_unhealthy: bool = True,
+                 healthy_z_range: tuple[float, float] = (1.0, 2.0),
+                 reset_noise_scale: float = 1e-2,
+                 exclude_current_positions_from_observation: bool = True,
+                 include_cinert_in_observation: bool = True,
+                 include_cvel_in_observation: bool = True,
+                 include_qfrc_actuator_in_observation: bool = True,
+                 include_cfrc_ext_in_observation: bool = True, **kwargs: Any) -> None:
+        self._forward_reward_weight = forward_reward_weight
+        self._ctrl_cost_weight = ctrl_cost_weight
+        self._contact_cost_weight = contact_cost_weight
+        self._contact_cost_range = contact_cost_range
+        self._healthy_reward = healthy_reward
+        self._terminate_when_unhealthy = terminate_when_unhealthy
+        self._healthy_z_range = healthy_z_range
+        self._exclude = bool(exclude_current_positions_from_observation)
+        self._include = (bool(include_cinert_in_observation), bool(include_cvel_in_observation),
+                         bool(include_qfrc_actuator_in_observation),
+                         bool(include_cfrc_ext_in_observation))
+        super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
+
+    def _bind(self, model):
+        names = list(model.joint_names)
+        tendons = fixed_tendons(self.xml_path, names)
+        # tendon length Σ coef q and velocity Σ coef q̇ as matrices over qpos and qvel
+        self._ten_q = np.zeros((model.nq, len(tendons)))
+        self._ten_v = np.zeros((model.nv, len(tendons)))
+        for t, pairs in enumerate(tendons):
+            for j, coef in pairs:
+                self._ten_q[int(model.jnt_qposadr[j]), t] += coef
+                self._ten_v[int(model.jnt_dofadr[j]), t] += coef
+
+    def _sample_reset(self, rng, n):
+        return self._sample_uniform(rng, n)
+
+    def _progress_position(self):
+        # the centre of mass of the bodies, Σ m_k xipos_k / Σ m_k, in x and y
+        mass = np.asarray(self.sim.params.body_mass, dtype=np.float64)
+        xipos = np.asarray(self.sim.xipos, dtype=np.float64)
+        return (np.einsum("nb,nbj->nj", mass, xipos) / mass.sum(axis=1, keepdims=True))[:, :2]
+
+    def _observe(self):
+        n = self.num_envs
+        parts = [self._qpos()[:, 2 * self._exclude:], self._qvel()]
+        cinert, cvel, qfrc_actuator, cfrc_ext = self._include
+        if cinert:
+            parts.append(np.asarray(self.sim.cinert, dtype=np.float64)[:, 1:].reshape(n, -1))
+        if cvel:
+            parts.append(np.asarray(self.sim.cvel, dtype=np.float64)[:, 1:].reshape(n, -1))
+        if qfrc_actuator:
+            parts.append(np.asarray(self.sim.qfrc_actuator, dtype=np.float64)[:, 6:])
+        if cfrc_ext:
+            parts.append(np.asarray(self.sim.cfrc_ext, dtype=np.float64)[:, 1:].reshape(n, -1))
+        return np.concatenate(parts, axis=1)
+
+    def _tendon_info(self):
+        return {"tendon_length": self._qpos() @ self._ten_q,
+                "tendon_velocity": self._qvel() @ self._ten_v}
+
+    def _evaluate(self, action, before):
+        v = self._velocity(before)
+        qpos = self._qpos()
+        zmin, zmax = self._healthy_z_range
+        healthy = (zmin < qpos[:, 2]) & (qpos[:, 2] < zmax)
+        forward = self._forward_reward_weight * v[:, 0]
+        survive = healthy * float(self._healthy_reward)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
+        cfrc = np.asarray(self.sim.cfrc_ext, dtype=np.float64).reshape(self.num_envs, -1)
+        contact_cost = np.clip(self._contact_cost_weight * np.square(cfrc).sum(axis=1),
+                               *self._contact_cost_range)
+        terminated = ~healthy & bool(self._terminate_when_unhealthy)
+        return forward + survive - ctrl_cost - contact_cost, terminated, {
+            **_xy_info(qpos), **self._tendon_info(), "x_velocity": v[:, 0],
+            "y_velocity": v[:, 1], "reward_survive": survive, "reward_forward": forward,
+            "reward_ctrl": -ctrl_cost, "reward_contact": -contact_cost}
+
+    def _reset_info(self):
+        return {**_xy_info(self._qpos()), **self._tendon_info()}
+
+
+TASKS: dict[str, type[MujocoTaskEnv]] = {
+    "InvertedPendulum-v5": InvertedPendulum,
+    "InvertedDoublePendulum-v5": InvertedDoublePendulum,
+    "Reacher-v5": Reacher,
+    "Swimmer-v5": Swimmer,
+    "Pusher-v5": Pusher,
+    "Hopper-v5": Hopper,
+    "Walker2d-v5": Walker2d,
+    "HalfCheetah-v5": HalfCheetah,
+    "Ant-v5": Ant,
+    "Humanoid-v5": Humanoid,
+}

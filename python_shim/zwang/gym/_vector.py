@@ -1,0 +1,386 @@
+"""A Gymnasium vector environment over one zwang simulator: every env is an instance.
+
+The environment owns a ``zwang.Simulator`` with ``num_envs`` instances.  ``step`` writes the
+actions into ``sim.ctrl``, advances every instance ``frame_skip`` steps in one call and computes
+observations, rewards, terminations and truncations as arrays over the instances; nothing loops
+over envs in Python except the optional per-env seeding mode.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import gymnasium
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+import zwang
+
+# status bits that only warn: the instance keeps stepping (the constraint solver stopped at its
+# iteration cap); any other bit means the instance stopped
+_STATUS_WARNING_BITS = int(getattr(zwang, "STATUS_NOT_CONVERGED", 0))
+
+ObsFn = Callable[["zwang.Simulator"], np.ndarray]
+RewardFn = Callable[["zwang.Simulator", np.ndarray], np.ndarray]
+TerminatedFn = Callable[["zwang.Simulator"], np.ndarray]
+InfoFn = Callable[["zwang.Simulator"], dict]
+ResetFn = Callable[[np.random.Generator, int], tuple]
+
+
+def load_model(model_or_path: Any) -> "zwang.Model":
+    """Returns ``model_or_path`` itself when it is a model, else the model loaded from the file."""
+    if isinstance(model_or_path, (str, os.PathLike)):
+        return zwang.load(os.fspath(model_or_path))
+    return model_or_path
+
+
+def stopped(status: np.ndarray) -> np.ndarray:
+    """True for every instance whose status word has a bit that stops it (not a warning)."""
+    return (np.asarray(status).astype(np.int64) & ~_STATUS_WARNING_BITS) != 0
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` instances of one model, observed and rewarded by numpy functions.
+
+    Args:
+        model_or_path: a ``zwang.Model`` or the path of a model file (MJCF or URDF).
+        num_envs: instances stepped together.
+        obs_fn: ``obs_fn(sim) -> (num_envs, ...)`` array, read after each step and reset.
+        reward_fn: ``reward_fn(sim, action) -> (num_envs,)``, read after each step; ``action``
+            is the ``(num_envs, nu)`` float64 array the step applied.
+        terminated_fn: ``terminated_fn(sim) -> (num_envs,)`` booleans; never terminate if None.
+        info_fn: ``info_fn(sim) -> {key: (num_envs, ...) array}`` added to each step's info.
+        reset_fn: ``reset_fn(rng, n) -> (qpos (n, nq), qvel (n, nv))`` draws reset states; by
+            default ``qpos0 + U(-s, s)`` and ``U(-s, s)`` with ``s = reset_noise_scale``, each
+            quaternion normalised.
+        frame_skip: simulator steps per env step (``dt = timestep * frame_skip``).
+        max_episode_steps: env steps after which an episode is truncated; None: never.
+        reset_noise_scale: ``s`` of the default ``reset_fn``.
+        autoreset_mode: Gymnasium's ``AutoresetMode`` (or its value); NEXT_STEP by default.
+        seeding: ``"batch"``, one ``numpy.random.Generator`` for all envs (vectorised draws), or
+            ``"per_env"``, one generator per env seeded ``seed + i`` as Gymnasium's
+            ``SyncVectorEnv`` seeds its envs, so reset states equal those of
+            ``gymnasium.make_vec(..., vectorization_mode="sync")`` (draws loop over the envs).
+        backend, precision, threads: passed to ``zwang.Simulator``.
+
+    In ``obs_fn``, ``reward_fn`` and ``terminated_fn`` the simulator's ``qpos``, ``qvel`` and
+    ``time`` are those after the step; its derived quantities (``xpos``, ``cfrc_ext``, ``cvel``,
+    ``site_xpos``...) are those of the state the last step evaluated, as in MuJoCo after
+    ``mj_step``: the state before the last step under Euler, the last stage under RK4.  After a
+    reset they are those of the reset state.  An instance that stopped (a non-finite state or a
+    failed factorisation, see ``sim.failures()``) is reported as terminated.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        model_or_path: Any,
+        num_envs: int,
+        obs_fn: ObsFn | None = None,
+        reward_fn: RewardFn | None = None,
+        terminated_fn: TerminatedFn | None = None,
+        info_fn: InfoFn | None = None,
+        *,
+        reset_fn: ResetFn | None = None,
+        frame_skip: int = 1,
+        max_episode_steps: int | None = None,
+        reset_noise_scale: float = 0.0,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        seeding: str = "batch",
+        backend: str = "cpu",
+        precision: str = "f64",
+        threads: int = 0,
+    ) -> None:
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if int(frame_skip) < 1:
+            raise ValueError(f"frame_skip must be at least 1, got {frame_skip}")
+        if max_episode_steps is not None and int(max_episode_steps) < 1:
+            raise ValueError(
+                f"max_episode_steps must be at least 1 or None, got {max_episode_steps}")
+        if seeding not in ("batch", "per_env"):
+            raise ValueError(f"seeding must be 'batch' or 'per_env', got {seeding!r}")
+        self._obs_fn, self._reward_fn = obs_fn, reward_fn
+        self._terminated_fn, self._info_fn, self._reset_fn = terminated_fn, info_fn, reset_fn
+        if type(self)._observe is VectorEnv._observe and obs_fn is None:
+            raise TypeError("VectorEnv needs obs_fn")
+        if type(self)._evaluate is VectorEnv._evaluate and reward_fn is None:
+            raise TypeError("VectorEnv needs reward_fn")
+
+        self.model = load_model(model_or_path)
+        self.num_envs = int(num_envs)
+        self.frame_skip = int(frame_skip)
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
+        self.reset_noise_scale = float(reset_noise_scale)
+        self.autoreset_mode = AutoresetMode(autoreset_mode)
+        self.seeding = seeding
+        self.sim = zwang.Simulator(
+            self.model, instances=self.num_envs, backend=backend, precision=precision,
+            threads=threads)
+        self.dt = float(self.model.timestep) * self.frame_skip
+        self.metadata = dict(type(self).metadata)
+        self.metadata["autoreset_mode"] = self.autoreset_mode
+        self.metadata["render_fps"] = int(np.round(1.0 / self.dt))
+        self.render_mode = None
+
+        # the model's default state, as MuJoCo's mj_resetData leaves it
+        self.init_qpos = np.asarray(self.model.qpos0, dtype=np.float64).copy()
+        self.init_qvel = np.zeros(self.model.nv)
+        self._env_rngs: list[np.random.Generator] | None = None
+        self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+
+        self.single_action_space = self._make_action_space()
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # the observation's shape is that of obs_fn at the default state
+        self._set_state(np.arange(self.num_envs), np.tile(self.init_qpos, (self.num_envs, 1)),
+                        np.zeros((self.num_envs, self.model.nv)))
+        self._obs = np.asarray(self._observe(), dtype=np.float64)
+        self._progress = self._progress_position()
+        self.single_observation_space = spaces.Box(
+            -np.inf, np.inf, shape=self._obs.shape[1:], dtype=np.float64)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+    # ------------------------------------------------------------------ hooks of a task
+    def _make_action_space(self) -> spaces.Box:
+        """Box of the actuators' control ranges (unbounded where a control is not limited)."""
+        nu = int(self.model.nu)
+        rng = np.asarray(self.model.actuator_ctrlrange, dtype=np.float64).reshape(nu, 2)
+        limited = np.asarray(self.model.actuator_ctrllimited, dtype=bool).reshape(nu)
+        low = np.where(limited, rng[:, 0], -np.inf).astype(np.float32)
+        high = np.where(limited, rng[:, 1], np.inf).astype(np.float32)
+        return spaces.Box(low=low, high=high, dtype=np.float32)
+
+    def _sample_reset(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Reset states of n envs from ``rng``: (qpos (n, nq), qvel (n, nv))."""
+        if self._reset_fn is not None:
+            qpos, qvel = self._reset_fn(rng, n)
+            return (np.asarray(qpos, dtype=np.float64).reshape(n, self.model.nq),
+                    np.asarray(qvel, dtype=np.float64).reshape(n, self.model.nv))
+        s = self.reset_noise_scale
+        qpos = self.init_qpos + rng.uniform(-s, s, size=(n, self.model.nq))
+        qvel = self.init_qvel + rng.uniform(-s, s, size=(n, self.model.nv))
+        normalize_quaternions(self.model, qpos)
+        return qpos, qvel
+
+    def _observe(self) -> np.ndarray:
+        """Observations of every env: (num_envs, ...)."""
+        return self._obs_fn(self.sim)
+
+    def _evaluate(self, action: np.ndarray, progress_before: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        """(reward, terminated, info) of every env after a step."""
+        reward = np.asarray(self._reward_fn(self.sim, action), dtype=np.float64)
+        if self._terminated_fn is None:
+            terminated = np.zeros(self.num_envs, dtype=bool)
+        else:
+            terminated = np.asarray(self._terminated_fn(self.sim), dtype=bool)
+        info = {} if self._info_fn is None else dict(self._info_fn(self.sim))
+        return reward, terminated, info
+
+    def _reset_info(self) -> dict[str, np.ndarray]:
+        """Info of every env at its reset state (only the reset rows are reported)."""
+        return {}
+
+    def _progress_position(self) -> np.ndarray:
+        """The position a task differentiates for its velocity reward, (num_envs, k)."""
+        return np.zeros((self.num_envs, 0))
+
+    # whether observations read derived quantities, so a reset needs the kinematics of its state
+    _reads_derived = True
+
+    # ------------------------------------------------------------------ state
+    def _set_state(self, rows: np.ndarray, qpos: np.ndarray, qvel: np.ndarray) -> None:
+        """Puts rows of the batch at (qpos, qvel), time 0, and evaluates them when needed."""
+        if rows.size == 0:
+            return
+        self.sim.reset(instances=rows, qpos=qpos, qvel=qvel)
+        if self._reads_derived:
+            self.sim.forward()
+
+    def set_state(self, qpos: np.ndarray, qvel: np.ndarray) -> np.ndarray:
+        """Puts every env at (qpos (num_envs, nq), qvel (num_envs, nv)), as MuJoCo's
+        ``MujocoEnv.set_state``, and returns the observations there.  Episodes go on: the step
+        counters are kept."""
+        rows = np.arange(self.num_envs)
+        self._set_state(rows, np.asarray(qpos, dtype=np.float64).reshape(self.num_envs, -1),
+                        np.asarray(qvel, dtype=np.float64).reshape(self.num_envs, -1))
+        self.sim.forward()
+        self._obs = np.asarray(self._observe(), dtype=np.float64)
+        self._progress = self._progress_position()
+        return self._obs.copy()
+
+    def _draw_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Reset states for ``rows`` from the batch generator or from each env's own."""
+        if self._env_rngs is None:
+            return self._sample_reset(self.np_random, rows.size)
+        pairs = [self._sample_reset(self._env_rngs[i], 1) for i in rows]
+        return (np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs]))
+
+    def _reset_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """Resets ``rows`` and returns their reset info as full-width arrays."""
+        qpos, qvel = self._draw_rows(rows)
+        self._set_state(rows, qpos, qvel)
+        self._elapsed[rows] = 0
+        self._autoreset[rows] = False
+        if rows.size:
+            self._obs[rows] = np.asarray(self._observe(), dtype=np.float64)[rows]
+            self._progress[rows] = self._progress_position()[rows]
+        return self._reset_info()
+
+    def _seed(self, seed: int | Sequence[int] | None, rows: np.ndarray) -> None:
+        if self.seeding == "batch":
+            if seed is not None:
+                if not isinstance(seed, (int, np.integer)):
+                    raise TypeError("seeding='batch' takes one integer seed; use seeding='per_env' "
+                                    "for a seed per env")
+                self._np_random, self._np_random_seed = seeding.np_random(int(seed))
+            return
+        if self._env_rngs is None:
+            self._env_rngs = [seeding.np_random(None)[0] for _ in range(self.num_envs)]
+        if seed is None:
+            return
+        if isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"{len(seeds)} seeds for {self.num_envs} envs")
+        for i in rows:
+            if seeds[i] is not None:
+                self._env_rngs[i] = seeding.np_random(int(seeds[i]))[0]
+
+    # ------------------------------------------------------------------ Gymnasium API
+    def reset(self, *, seed: int | Sequence[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Resets every env, or those of ``options["reset_mask"]`` (a (num_envs,) bool array).
+
+        ``seed``: an integer seeds the batch generator (``seeding="batch"``) or env i with
+        ``seed + i`` (``seeding="per_env"``, which also takes a list of per-env seeds); None
+        continues the current streams.
+        """
+        mask = np.ones(self.num_envs, dtype=bool)
+        if options is not None and "reset_mask" in options:
+            mask = options["reset_mask"]
+            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
+                raise TypeError("options['reset_mask'] must be a numpy bool array")
+            if mask.shape != (self.num_envs,):
+                raise ValueError(f"options['reset_mask'] must have shape ({self.num_envs},), "
+                                 f"got {mask.shape}")
+            if not mask.any():
+                raise ValueError("options['reset_mask'] resets no env")
+        rows = np.flatnonzero(mask)
+        self._seed(seed, rows)
+        info = self._reset_info_rows(self._reset_rows(rows), mask)
+        return self._obs.copy(), info
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        """Steps every env by ``frame_skip`` simulator steps; see the class for the autoreset."""
+        action = np.asarray(actions, dtype=np.float64)
+        if action.shape != (self.num_envs, self.model.nu):
+            raise ValueError(f"actions must have shape ({self.num_envs}, {self.model.nu}), "
+                             f"got {action.shape}")
+        pending = self._autoreset.copy()
+        if self.autoreset_mode == AutoresetMode.DISABLED and pending.any():
+            raise RuntimeError(
+                "autoreset is disabled and envs "
+                f"{np.flatnonzero(pending).tolist()} ended: reset them with "
+                "reset(options={'reset_mask': mask}) before stepping")
+
+        progress_before = self._progress
+        self.sim.ctrl[...] = action
+        self.sim.step(self.frame_skip)
+        self._obs = obs = np.asarray(self._observe(), dtype=np.float64)
+        self._progress = self._progress_position()
+        reward, terminated, info = self._evaluate(action, progress_before)
+        terminated = terminated | stopped(self.sim.status)
+        self._elapsed += 1
+        if self.max_episode_steps is None:
+            truncated = np.zeros(self.num_envs, dtype=bool)
+        else:
+            truncated = self._elapsed >= self.max_episode_steps
+        info = {key: np.asarray(value) for key, value in info.items()}
+        stepped = np.ones(self.num_envs, dtype=bool)
+        info = {**info, **{"_" + key: stepped.copy() for key in info}}
+
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP and pending.any():
+            # envs that ended last step start over; their action is not applied
+            rows = np.flatnonzero(pending)
+            reward[rows] = 0.0
+            terminated[rows] = False
+            truncated[rows] = False
+            info = merge_reset_info(info, self._reset_rows(rows), pending)
+        elif self.autoreset_mode == AutoresetMode.SAME_STEP:
+            done = terminated | truncated
+            if done.any():
+                rows = np.flatnonzero(done)
+                final_obs = np.full(self.num_envs, None, dtype=object)
+                for i in rows:
+                    final_obs[i] = obs[i].copy()
+                final_info = {key: value for key, value in info.items()}
+                for key in list(final_info):
+                    if not key.startswith("_"):
+                        final_info["_" + key] = final_info["_" + key] & done
+                info = merge_reset_info(info, self._reset_rows(rows), done)
+                info["final_obs"], info["_final_obs"] = final_obs, done.copy()
+                info["final_info"], info["_final_info"] = final_info, done.copy()
+        self._autoreset = terminated | truncated
+        return self._obs.copy(), reward, terminated, truncated, info
+
+    def _reset_info_rows(self, reset_info: dict[str, np.ndarray], rows: np.ndarray
+                         ) -> dict[str, Any]:
+        return merge_reset_info({}, reset_info, rows)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Releases the simulator."""
+        self.sim = None
+
+
+def merge_reset_info(info: dict[str, Any], reset_info: dict[str, np.ndarray],
+                     rows: np.ndarray) -> dict[str, Any]:
+    """Gymnasium's vector info where ``rows`` (bool mask) report their reset info instead of
+    their step info: each key keeps a ``_key`` mask of the envs that report it."""
+    out = dict(info)
+    for key in [k for k in info if not k.startswith("_")]:
+        if key not in reset_info:
+            value = np.array(out[key], copy=True)
+            value[rows] = 0
+            out[key], out["_" + key] = value, out["_" + key] & ~rows
+    for key, value in reset_info.items():
+        value = np.asarray(value)
+        if key in out:
+            merged = np.array(out[key], copy=True)
+            merged[rows] = value[rows]
+            out[key], out["_" + key] = merged, out["_" + key] | rows
+        else:
+            merged = np.zeros_like(value)
+            merged[rows] = value[rows]
+            out[key], out["_" + key] = merged, rows.copy()
+    return out
+
+
+def normalize_quaternions(model: "zwang.Model", qpos: np.ndarray) -> None:
+    """Normalises, in place, the quaternion of every ball and free joint in ``qpos`` (n, nq)."""
+    for j, jtype in enumerate(np.asarray(model.jnt_type).tolist()):
+        kind = joint_kind(jtype)
+        if kind in ("free", "ball"):
+            a = int(model.jnt_qposadr[j]) + (3 if kind == "free" else 0)
+            q = qpos[:, a:a + 4]
+            q /= np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def joint_kind(jtype: Any) -> str:
+    """'free', 'ball', 'slide' or 'hinge' for a joint type (MuJoCo's numbering 0-3 or a name)."""
+    if isinstance(jtype, (int, np.integer)):
+        return ("free", "ball", "slide", "hinge")[int(jtype)]
+    name = str(getattr(jtype, "name", jtype)).lower()
+    for kind in ("free", "ball", "slide", "hinge"):
+        if kind in name:
+            return kind
+    raise ValueError(f"unknown joint type {jtype!r}")

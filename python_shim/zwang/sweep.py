@@ -1,0 +1,331 @@
+"""Monte Carlo sweeps: one simulator, a parameter draw per instance, recorded trajectories.
+
+    result = zwang.sweep("pendulum.xml",
+                         params={"dof_damping[0]": ("uniform", 0.0, 0.2),
+                                 "body_mass": ("scale", ("normal", 1.0, 0.05))},
+                         instances=4096, steps=2000, record=["qpos", "qvel"], every=10, seed=7)
+    result.params["dof_damping[0]"]     # (4096,) the damping each instance ran with
+    result.records["qpos"]              # (201, 4096, nq): records at steps 0, 10, ..., 2000
+    result.to_xarray()                  # xarray.Dataset (when xarray is installed)
+
+Parameter names are those of ``sim.params`` (``zwang.PARAM_FIELDS``).  A bare name selects every
+element of the parameter; ``name[i]`` or ``name[i, j]`` one row or one element of its per-instance
+shape (``body_mass[2]``: body 2's mass; ``body_ipos[2]``: its centre of mass, 3 values;
+``body_ipos[2, 0]``: x only).  A value is one of
+
+- an array: one value per instance, shape ``(N,)`` (the same value for every selected element)
+  or ``(N, *selection)``; a scalar sets every instance alike;
+- ``("uniform", lo, hi)``, ``("normal", mean, std)``, ``("lognormal", mean, std)`` (of the
+  logarithm) or ``("choice", values)``: an independent draw for every selected element of every
+  instance (``lo``, ``hi``... may be arrays of the selection's shape);
+- a frozen ``scipy.stats`` distribution (anything with ``rvs(size=, random_state=)``), drawn
+  like the tuples;
+- a callable ``f(rng, n)`` returning ``(n,)`` or ``(n, *selection)`` values;
+- ``("scale", value)``: the model's own values multiplied by ``value``'s draw
+  (``("scale", ("uniform", 0.8, 1.2))`` scales each selected element by its own factor).
+
+Draws are reproducible: parameter ``name`` draws from ``numpy.random.Generator(PCG64(
+SeedSequence([seed, crc32(name)])))``, so its values depend on the seed and its name only, not on
+the order of ``params`` or on the other parameters.  Initial states given as callables draw from
+the generators named ``"qpos"`` and ``"qvel"`` likewise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+
+# instance-steps from which a progress bar is shown by default
+_PROGRESS_MIN_WORK = 10_000_000
+# fields that are part of the state: recording them needs no evaluation of the pipeline
+_STATE_FIELDS = frozenset({"qpos", "qvel", "ctrl", "time", "status", "xfrc_applied"})
+# the element a field's first per-instance axis runs over, by the field's name prefix
+_FIRST_AXIS = (("qpos", "coordinate"), ("ctrl", "actuator"), ("actuator_", "actuator"),
+               ("site_", "site"), ("jnt_", "joint"), ("contact_", "contact"), ("q", "dof"),
+               ("dof_", "dof"), ("body_", "body"), ("x", "body"), ("c", "body"),
+               ("subtree_com", "body"))
+_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([-0-9,\s]+)\s*\])?\s*$")
+
+
+def parse_name(name: str) -> tuple[str, tuple[int, ...]]:
+    """``"body_ipos[2, 0]"`` -> ``("body_ipos", (2, 0))``; ``"body_mass"`` -> ``("body_mass", ())``.
+    """
+    match = _NAME.match(name)
+    if not match:
+        raise ValueError(f"parameter name {name!r}: expected 'name' or 'name[i]' or 'name[i, j]'")
+    index = tuple(int(k) for k in match.group(2).split(",")) if match.group(2) else ()
+    return match.group(1), index
+
+
+def rng_for(seed: int, name: str) -> np.random.Generator:
+    """The generator of ``name`` under ``seed``: independent of every other name."""
+    return np.random.Generator(np.random.PCG64(
+        np.random.SeedSequence([int(seed), zlib.crc32(name.encode())])))
+
+
+def draw(spec: Any, rng: np.random.Generator, n: int, shape: tuple[int, ...],
+         nominal: np.ndarray | None = None) -> np.ndarray:
+    """Values of one parameter selection for ``n`` instances: an array ``(n, *shape)``.
+
+    ``spec`` is any of the forms the module documents; ``nominal`` (``(n, *shape)``) is what
+    ``("scale", ...)`` multiplies.
+    """
+    full = (n, *shape)
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
+        kind, args = spec[0].lower(), spec[1:]
+        if kind == "scale":
+            if len(args) != 1 or nominal is None:
+                raise ValueError("('scale', value) takes one value and a parameter to scale")
+            return nominal * draw(args[0], rng, n, shape)
+        if kind == "uniform" and len(args) == 2:
+            return rng.uniform(args[0], args[1], size=full)
+        if kind == "normal" and len(args) == 2:
+            return rng.normal(args[0], args[1], size=full)
+        if kind == "lognormal" and len(args) == 2:
+            return rng.lognormal(args[0], args[1], size=full)
+        if kind == "choice" and len(args) == 1:
+            return rng.choice(np.asarray(args[0], dtype=np.float64), size=full)
+        raise ValueError(f"distribution {spec!r}: expected ('uniform', lo, hi), ('normal', mean, "
+                         "std), ('lognormal', mean, std), ('choice', values) or ('scale', value)")
+    if hasattr(spec, "rvs"):
+        return np.asarray(spec.rvs(size=full, random_state=rng), dtype=np.float64)
+    values = spec(rng, n) if callable(spec) else spec
+    return _broadcast(np.asarray(values, dtype=np.float64), n, shape)
+
+
+def _broadcast(values: np.ndarray, n: int, shape: tuple[int, ...]) -> np.ndarray:
+    if values.ndim == 0:
+        return np.full((n, *shape), float(values))
+    if values.shape == (n, *shape):
+        return values
+    if values.shape == (n,):
+        return np.broadcast_to(values.reshape((n,) + (1,) * len(shape)), (n, *shape)).copy()
+    raise ValueError(f"values of shape {values.shape}: expected ({n},) or {(n, *shape)}")
+
+
+@dataclass
+class SweepResult:
+    """What a sweep ran with and what it recorded.
+
+    Attributes:
+        params: name -> values each instance ran with, ``(N,)`` or ``(N, *selection)``.
+        records: field -> ``(R, N, ...)``, record r taken after ``steps[r]`` steps.
+        steps: ``(R,)`` steps taken at each record (0 is the initial state).
+        time: ``(R,)`` simulated time of each record, ``steps * timestep``.
+        status: ``(N,)`` final status word of each instance (0: ran to the end).
+        failures: the simulator's ``failures()`` at the end.
+        seed: the seed of the draws.
+        names: labels of the elements a field runs over (``body``, ``joint``, ``actuator``,
+            ``site`` names; ``coordinate`` (of qpos) and ``dof`` indices), for ``to_xarray``.
+    """
+
+    params: dict[str, np.ndarray]
+    records: dict[str, np.ndarray]
+    steps: np.ndarray
+    time: np.ndarray
+    status: np.ndarray
+    failures: list = field(default_factory=list)
+    seed: int = 0
+    names: dict[str, list[str]] = field(default_factory=dict)
+
+    def _dims(self, name: str, shape: tuple[int, ...]) -> tuple[list[str], dict[str, Any]]:
+        """Dimension names of the trailing axes of a field, and the coordinates of those that
+        index named elements (bodies, joints, actuators, sites)."""
+        dims, coords = [], {}
+        for axis, size in enumerate(shape):
+            label = f"{name}_{axis}"
+            if axis == 0:
+                kind = next((k for p, k in _FIRST_AXIS if name.startswith(p)), None)
+                names = self.names.get(kind) if kind else None
+                if names is not None and len(names) == size:
+                    label, coords[kind] = kind, list(names)
+            dims.append(label)
+        return dims, coords
+
+    def to_xarray(self) -> "Any":
+        """An ``xarray.Dataset``: records over (time, instance, ...), parameters over
+        (instance, ...), ``status`` over instance."""
+        import xarray as xr
+
+        variables, coords = {}, {"time": ("time", self.time), "step": ("time", self.steps),
+                                  "instance": np.arange(self.status.shape[0])}
+        for name, values in self.records.items():
+            dims, extra = self._dims(name, values.shape[2:])
+            variables[name] = (["time", "instance", *dims], values)
+            coords.update(extra)
+        for name, values in self.params.items():
+            dims, extra = self._dims(name, values.shape[1:])
+            variables[name] = (["instance", *dims], values)
+            coords.update(extra)
+        variables["status"] = (["instance"], self.status)
+        return xr.Dataset(variables, coords=coords, attrs={"seed": self.seed})
+
+    def to_dataframe(self) -> "Any":
+        """A ``pandas.DataFrame`` with one row per (record, instance): columns ``time``, the
+        parameters and every recorded component (``qpos[0]``, ``xpos[2,1]``...)."""
+        import pandas as pd
+
+        nrec, n = self.time.shape[0], self.status.shape[0]
+        columns: dict[str, np.ndarray] = {
+            "step": np.repeat(self.steps, n), "time": np.repeat(self.time, n),
+            "instance": np.tile(np.arange(n), nrec)}
+        for name, values in self.params.items():
+            for suffix, column in _components(values.reshape(n, -1), values.shape[1:]):
+                columns[name + suffix] = np.tile(column, nrec)
+        for name, values in self.records.items():
+            flat = values.reshape(nrec * n, -1)
+            for suffix, column in _components(flat, values.shape[2:]):
+                columns[name + suffix] = column
+        return pd.DataFrame(columns)
+
+
+def _components(flat: np.ndarray, shape: tuple[int, ...]) -> Iterable[tuple[str, np.ndarray]]:
+    if not shape:
+        yield "", flat[:, 0]
+        return
+    for k, index in enumerate(np.ndindex(*shape)):
+        yield "[" + ",".join(str(i) for i in index) + "]", flat[:, k]
+
+
+def _rows(values: Any, n: int, width: int, what: str) -> np.ndarray:
+    """``(width,)`` for every instance alike, or ``(n, width)``, as an ``(n, width)`` array."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape == (width,):
+        return np.tile(values, (n, 1))
+    if values.shape == (n, width):
+        return values
+    raise ValueError(f"{what} of shape {values.shape}: expected ({width},) or ({n}, {width})")
+
+
+def _initial(spec: Any, width: int, n: int, seed: int, name: str) -> np.ndarray | None:
+    if spec is None:
+        return None
+    values = spec(rng_for(seed, name), n) if callable(spec) else spec
+    return _rows(values, n, width, name)
+
+
+def _progress_bar(progress: bool | None, total: int, work: int) -> Any:
+    if progress is False or (progress is None and work < _PROGRESS_MIN_WORK):
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        if progress:
+            print("zwang.sweep: install tqdm for a progress bar", file=sys.stderr)
+        return None
+    return tqdm(total=total, unit="step", desc="zwang.sweep")
+
+
+def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int, steps: int,
+          record: Iterable[str] = ("qpos", "qvel"), every: int = 1, seed: int = 0,
+          backend: str = "cpu", precision: str = "f64", threads: int = 0,
+          qpos: Any = None, qvel: Any = None,
+          ctrl: np.ndarray | Callable[[Any, int], np.ndarray] | None = None,
+          progress: bool | None = None) -> SweepResult:
+    """Runs ``instances`` instances of ``model`` for ``steps`` steps with drawn parameters.
+
+    Args:
+        model: a ``zwang.Model`` or the path of a model file.
+        params: parameter name -> distribution or values (see the module).
+        instances: N, the instances stepped together.
+        steps: steps of every instance.
+        record: simulator fields recorded (``qpos``, ``qvel``, ``xpos``, ``qacc``, ``cfrc_ext``,
+            ``cvel``, ``site_xpos``, ``time``...), each as ``(R, N, ...)``.
+        every: steps between records; records are taken at steps 0, every, 2 every... and at
+            ``steps``.  Fields beyond the state are evaluated at the recorded state (the sweep
+            calls ``forward()`` first, which leaves the trajectory unchanged).
+        seed: seed of every draw.
+        backend, precision, threads: those of ``zwang.Simulator``.
+        qpos, qvel: initial state: ``(nq,)``/``(nv,)``, ``(N, nq)``/``(N, nv)`` or a callable
+            ``f(rng, n)``; the model's default state when None.
+        ctrl: controls: ``(nu,)`` or ``(N, nu)`` held throughout, or ``f(sim, step)`` returning
+            ``(N, nu)`` before every step (then the simulator advances one step per call).
+        progress: a tqdm bar: True, False, or None for runs of at least 10⁷ instance-steps.
+
+    Returns:
+        a ``SweepResult``.
+    """
+    import zwang
+
+    if isinstance(model, (str, os.PathLike)):
+        model = zwang.load(os.fspath(model))
+    n, steps, every = int(instances), int(steps), int(every)
+    if n < 1 or steps < 0 or every < 1:
+        raise ValueError("instances must be >= 1, steps >= 0 and every >= 1")
+    sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision,
+                          threads=threads)
+    record = list(record)
+    for name in record:
+        if not hasattr(sim, name):
+            raise ValueError(f"the simulator has no field {name!r} to record")
+
+    drawn: dict[str, np.ndarray] = {}
+    for name, spec in (params or {}).items():
+        base, index = parse_name(name)
+        if not hasattr(sim.params, base):
+            raise ValueError(f"unknown parameter {base!r}; parameters: "
+                             + ", ".join(getattr(zwang, "PARAM_FIELDS", [])))
+        target = getattr(sim.params, base)
+        try:
+            nominal = np.array(target[(slice(None), *index)], dtype=np.float64)
+        except IndexError as err:
+            raise ValueError(f"parameter {name!r}: index out of range for per-instance shape "
+                             f"{target.shape[1:]}") from err
+        values = draw(spec, rng_for(seed, name), n, nominal.shape[1:], nominal)
+        target[(slice(None), *index)] = values
+        drawn[name] = np.array(values, dtype=np.float64)
+
+    qpos0 = _initial(qpos, model.nq, n, seed, "qpos")
+    qvel0 = _initial(qvel, model.nv, n, seed, "qvel")
+    if qpos0 is not None or qvel0 is not None:
+        sim.reset(qpos=qpos0, qvel=qvel0)
+    ctrl_fn = ctrl if callable(ctrl) else None
+    if ctrl is not None and ctrl_fn is None:
+        sim.ctrl[...] = _rows(ctrl, n, model.nu, "ctrl")
+
+    marks = list(range(0, steps + 1, every))
+    if marks[-1] != steps:
+        marks.append(steps)
+    derived = any(name not in _STATE_FIELDS for name in record)
+    records: dict[str, list[np.ndarray]] = {name: [] for name in record}
+
+    def take() -> None:
+        if derived:
+            sim.forward()
+        for name in record:
+            records[name].append(np.array(getattr(sim, name)))
+
+    bar = _progress_bar(progress, steps, n * steps)
+    try:
+        take()
+        done = 0
+        for mark in marks[1:]:
+            while done < mark:
+                if ctrl_fn is not None:
+                    sim.ctrl[...] = ctrl_fn(sim, done)
+                    chunk = 1
+                else:
+                    chunk = mark - done
+                sim.step(chunk)
+                done += chunk
+                if bar is not None:
+                    bar.update(chunk)
+            take()
+    finally:
+        if bar is not None:
+            bar.close()
+
+    names = {"body": list(model.body_names), "joint": list(model.joint_names),
+             "actuator": list(model.actuator_names), "site": list(getattr(model, "site_names", [])),
+             "coordinate": list(range(model.nq)), "dof": list(range(model.nv))}
+    marks_arr = np.asarray(marks, dtype=np.int64)
+    return SweepResult(
+        params=drawn, records={k: np.stack(v) for k, v in records.items()}, steps=marks_arr,
+        time=marks_arr * float(model.timestep), status=np.array(sim.status),
+        failures=list(sim.failures()), seed=int(seed), names=names)
