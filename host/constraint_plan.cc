@@ -38,8 +38,13 @@ double geom_bounding_radius(GeomType type, const Vec3d& s) {
 
 ContactMix mix_contact(const Model& m, int g1, int g2) {
   ContactMix c{};
-  c.margin = std::max(m.geom_margin[g1], m.geom_margin[g2]);
-  c.gap = std::max(m.geom_gap[g1], m.geom_gap[g2]);
+  if (m.contact_margin == ContactMargin::kSum) {
+    c.margin = m.geom_margin[g1] + m.geom_margin[g2];
+    c.gap = m.geom_gap[g1] + m.geom_gap[g2];
+  } else {
+    c.margin = std::max(m.geom_margin[g1], m.geom_margin[g2]);
+    c.gap = std::max(m.geom_gap[g1], m.geom_gap[g2]);
+  }
   std::array<double, 3> fr{};
   if (m.geom_priority[g1] != m.geom_priority[g2]) {
     const int g = m.geom_priority[g1] > m.geom_priority[g2] ? g1 : g2;

@@ -5,12 +5,14 @@
 namespace zwang {
 
 LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options) {
-  if (file.extension() == ".urdf") return load_urdf(file, options);
-  if (options.floating_base) {
+  if (file.extension() != ".urdf" && options.floating_base) {
     throw ModelError(
         fmt::format("{}: the floating-base option applies to URDF files only", file.string()));
   }
-  return load_mjcf(file);
+  LoadResult r = file.extension() == ".urdf" ? load_urdf(file, options) : load_mjcf(file);
+  // explicit pairs of a file carry their own margin and gap: only the geom pairs mix them
+  r.model.contact_margin = options.contact_margin;
+  return r;
 }
 
 }  // namespace zwang

@@ -95,6 +95,7 @@ void ModelBuilder::add_contacts(Model& m) const {
     append(m.geom_solimp, g.solimp);
   }
   m.ngeom = static_cast<int>(geoms_.size());
+  m.contact_margin = contact_margin_;  // before the pairs' unset values are mixed
   for (const ContactPairSpec& p : pairs_) {
     const int g1 = m.geom_id(p.geom1), g2 = m.geom_id(p.geom2);
     const ContactMix mix = mix_contact(m, g1, g2);
@@ -585,6 +586,14 @@ ModelBuilder& ModelBuilder::set_max_contacts(int nconmax) {
     throw ModelError(fmt::format("set_max_contacts: {} is negative", nconmax));
   }
   nconmax_ = nconmax;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::set_contact_margin(ContactMargin rule) {
+  if (rule != ContactMargin::kMax && rule != ContactMargin::kSum) {
+    throw ModelError("set_contact_margin: the rule is neither the larger margin nor the sum");
+  }
+  contact_margin_ = rule;
   return *this;
 }
 

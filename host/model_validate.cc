@@ -390,6 +390,12 @@ void Model::validate() const {
   if (cone != Cone::kPyramidal && cone != Cone::kElliptic) {
     throw ModelError("model: cone is neither pyramidal nor elliptic");
   }
+  if (contact_margin != ContactMargin::kMax && contact_margin != ContactMargin::kSum) {
+    throw ModelError(
+        fmt::format("model: contact_margin {} is neither the larger margin (0) nor "
+                    "the sum (1)",
+                    static_cast<int>(contact_margin)));
+  }
   if (!(impratio > 0) || !std::isfinite(impratio)) {
     throw ModelError(fmt::format("model: impratio {} must be positive", impratio));
   }

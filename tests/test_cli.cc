@@ -140,7 +140,7 @@ TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
   o.randomize = "mass=0.9:1.1";
   o.out = out.string();
   o.no_progress = true;
-  ASSERT_EQ(cli::run_rollout("cart_pole", false, o), 0);
+  ASSERT_EQ(cli::run_rollout("cart_pole", {}, o), 0);
 
   // the same instances stepped here
   const Model m = examples::cart_pole();

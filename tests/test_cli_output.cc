@@ -195,7 +195,7 @@ TEST(CliOutput, FinishedTrajectoryIsMarkedComplete) {
   o.seed = 0x8000000000000005u;
   o.out = dir / "traj.h5";
   o.no_progress = true;
-  ASSERT_EQ(cli::run_rollout("chain", false, o), 0);
+  ASSERT_EQ(cli::run_rollout("chain", {}, o), 0);
   const hid_t file = H5Fopen(o.out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   EXPECT_EQ(string_attribute(file, "status"), "complete");

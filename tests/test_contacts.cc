@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <utility>
@@ -236,6 +237,48 @@ TEST(Contact, DroppedSphereFollowsItsSolref) {
   ASSERT_TRUE(sim.failures().empty());
   EXPECT_NEAR(sim_deepest, deepest, 1e-3 * std::abs(deepest));
   EXPECT_NEAR(sim_apex, apex, 2e-3 * apex);
+}
+
+// MuJoCo 3.5 and later add the two geoms' margins and gaps, earlier releases take the larger:
+// a ball 25 mm above a floor, margins 10 and 20 mm, gaps 1 and 2 mm.  Under the larger margin
+// (20 mm) there is no contact; under the sum (30 mm, gap 3 mm) there is one, which pushes
+// exactly as the contact of a floor whose own margin and gap are 30 and 3 mm under either rule.
+TEST(Contact, MarginsAndGapsCombineByTheModelsRule) {
+  const double r = 0.1, h = 0.025;
+  auto ball_over_floor = [&](ContactMargin rule, double floor_margin, double floor_gap,
+                             double ball_margin, double ball_gap) {
+    ModelBuilder b;
+    b.set_contact_margin(rule);
+    b.add_geom({.name = "floor",
+                .type = GeomType::kPlane,
+                .size = {1, 1, 0.1},
+                .condim = 1,
+                .margin = floor_margin,
+                .gap = floor_gap});
+    b.add_body({.name = "ball", .pos = {0, 0, r + h}, .mass = 1, .inertia = {4e-3, 4e-3, 4e-3}});
+    b.add_joint("ball", {.name = "free", .type = JointType::kFree});
+    b.add_geom({.name = "ball",
+                .body = "ball",
+                .type = GeomType::kSphere,
+                .size = {r, 0, 0},
+                .condim = 1,
+                .margin = ball_margin,
+                .gap = ball_gap});
+    auto sim = std::make_unique<Simulator<double>>(b.build(), 1, SimulatorOptions{.threads = 1});
+    sim->forward();
+    return sim;
+  };
+  const auto larger = ball_over_floor(ContactMargin::kMax, 0.02, 0.002, 0.01, 0.001);
+  const auto sum = ball_over_floor(ContactMargin::kSum, 0.02, 0.002, 0.01, 0.001);
+  const auto one_sided = ball_over_floor(ContactMargin::kMax, 0.03, 0.003, 0, 0);
+  EXPECT_EQ(larger->batch().ncon()(0, 0), 0);
+  EXPECT_NEAR(larger->batch().qacc()(0, 2), -kG, 1e-12);
+  ASSERT_EQ(sum->batch().ncon()(0, 0), 1);
+  EXPECT_NEAR(sum->batch().contact_dist()(0, 0), h, 1e-15);
+  EXPECT_GT(sum->batch().qacc()(0, 2), -kG) << "the contact pushes up";
+  ASSERT_EQ(one_sided->batch().ncon()(0, 0), 1);
+  EXPECT_EQ(sum->batch().qacc()(0, 2), one_sided->batch().qacc()(0, 2));
+  EXPECT_EQ(sum->batch().qfrc_constraint()(0, 2), one_sided->batch().qfrc_constraint()(0, 2));
 }
 
 }  // namespace

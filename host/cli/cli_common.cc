@@ -22,17 +22,19 @@
 
 namespace zwang::cli {
 
-OpenedModel open_model(const std::string& spec, bool floating_base) {
+OpenedModel open_model(const std::string& spec, const LoadOptions& load) {
   const std::vector<std::string> names = examples::names();
   if (std::find(names.begin(), names.end(), spec) != names.end()) {
-    if (floating_base) throw ModelError("--floating-base applies to URDF files only");
-    return {examples::by_name(spec), "built-in example " + spec, {}};
+    if (load.floating_base) throw ModelError("--floating-base applies to URDF files only");
+    Model m = examples::by_name(spec);
+    m.contact_margin = load.contact_margin;
+    return {std::move(m), "built-in example " + spec, {}};
   }
   if (!std::filesystem::exists(spec)) {
     throw ModelError(fmt::format("{}: no such file, and not a built-in example ({})", spec,
                                  fmt::join(names, ", ")));
   }
-  LoadResult r = load_model(spec, {.floating_base = floating_base});
+  LoadResult r = load_model(spec, load);
   return {std::move(r.model), spec, std::move(r.warnings)};
 }
 

@@ -24,7 +24,7 @@ struct OpenedModel {
 
 // \brief `spec` is a path to an MJCF (.xml) or URDF (.urdf) file or the name of a built-in
 // example (zwang::examples::names()); the default built-in is the 8-link chain.
-OpenedModel open_model(const std::string& spec, bool floating_base = false);
+OpenedModel open_model(const std::string& spec, const LoadOptions& load = {});
 inline constexpr const char* kDefaultModel = "chain";
 
 // \brief MuJoCo's names of the flags --disable takes, in DisableBit order: constraint,

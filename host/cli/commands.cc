@@ -278,8 +278,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
 
 }  // namespace
 
-int run_info(const std::string& spec, bool floating_base) {
-  const OpenedModel opened = open_model(spec, floating_base);
+int run_info(const std::string& spec, const LoadOptions& load) {
+  const OpenedModel opened = open_model(spec, load);
   const Model& m = opened.model;
   std::printf("model       %s\n", opened.source.c_str());
   std::printf("sizes       nbody %d (world included), njnt %d, nq %d, nv %d, nu %d\n", m.nbody,
@@ -289,12 +289,14 @@ int run_info(const std::string& spec, bool floating_base) {
               std::string(to_string(m.integrator)).c_str(), m.gravity[0], m.gravity[1],
               m.gravity[2]);
   const int nconmax = m.sizes().nconmax;
-  std::printf("contacts    %d geoms, %s\n", m.ngeom,
-              nconmax == 0
-                  ? "none possible (no geom pair passes the filters, or disabled)"
-                  : fmt::format("at most {} per instance, {} cone, impratio {:g}", nconmax,
-                                m.cone == Cone::kElliptic ? "elliptic" : "pyramidal", m.impratio)
-                        .c_str());
+  std::printf(
+      "contacts    %d geoms, %s\n", m.ngeom,
+      nconmax == 0
+          ? "none possible (no geom pair passes the filters, or disabled)"
+          : fmt::format("at most {} per instance, {} cone, impratio {:g}, margins {}", nconmax,
+                        m.cone == Cone::kElliptic ? "elliptic" : "pyramidal", m.impratio,
+                        m.contact_margin == ContactMargin::kSum ? "summed" : "the larger")
+                .c_str());
   std::printf("\nbodies\n  %-4s %-24s %-24s %10s  %s\n", "id", "name", "parent", "mass", "joints");
   for (int b = 1; b < m.nbody; ++b) {
     std::vector<std::string> joints(m.jnt_name.begin() + m.body_jntadr[b],
@@ -326,8 +328,8 @@ int run_info(const std::string& spec, bool floating_base) {
   return 0;
 }
 
-int run_rollout(const std::string& spec, bool floating_base, const RunOptions& options) {
-  OpenedModel opened = open_model(spec, floating_base);
+int run_rollout(const std::string& spec, const LoadOptions& load, const RunOptions& options) {
+  OpenedModel opened = open_model(spec, load);
   apply_model_edits(opened.model, {options.disable, options.drive});
   for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   return options.precision == "f32" ? rollout<float>(opened, options)

@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "zwang/loaders.hpp"
+
 namespace zwang::cli {
 
-int run_info(const std::string& spec, bool floating_base);
+int run_info(const std::string& spec, const LoadOptions& load);
 
 // the largest --init-noise: half a turn covers every hinge angle, and slides share the bound (m)
 inline constexpr double kMaxInitNoise = 3.14159265358979323846;
@@ -29,6 +31,6 @@ struct RunOptions {
   std::vector<std::string> drive;    // --drive JOINT=q0,v0,amplitude,omega,phase
 };
 
-int run_rollout(const std::string& spec, bool floating_base, const RunOptions& options);
+int run_rollout(const std::string& spec, const LoadOptions& load, const RunOptions& options);
 
 }  // namespace zwang::cli

@@ -25,9 +25,9 @@ void print_warnings(const OpenedModel& opened) {
   for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
-int dynamics(const std::string& spec, bool floating_base, const std::string& input,
+int dynamics(const std::string& spec, const LoadOptions& load, const std::string& input,
              const std::string& output, const std::string& precision, const ModelEdits& edits) {
-  OpenedModel opened = open_model(spec, floating_base);
+  OpenedModel opened = open_model(spec, load);
   apply_model_edits(opened.model, edits);
   print_warnings(opened);
   const States states = parse_states(read_file(input), opened.model);
@@ -101,11 +101,17 @@ int main(int argc, char** argv) {
                   fmt::join(zwang::examples::names(), ", "));
 
   std::string spec = kDefaultModel;
-  bool floating_base = false;
+  zwang::LoadOptions load;
+  std::string contact_margin = "max";
   auto add_model = [&](CLI::App* cmd) {
     cmd->add_option("model", spec, models)->capture_default_str();
-    cmd->add_flag("--floating-base", floating_base,
+    cmd->add_flag("--floating-base", load.floating_base,
                   "URDF: a free joint between the world and the root link");
+    cmd->add_option("--contact-margin", contact_margin,
+                    "max: a geom pair's contact takes the larger margin and gap (MuJoCo 2.2.2 to "
+                    "3.4); sum: their sum (MuJoCo 3.5 and later)")
+        ->check(CLI::IsMember({"max", "sum"}))
+        ->capture_default_str();
   };
   // --disable and --drive, on `dynamics` and `run`
   ModelEdits edits;
@@ -203,11 +209,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    if (*info) return run_info(spec, floating_base);
-    if (*dyn) return dynamics(spec, floating_base, input, output, precision, edits);
+    load.contact_margin =
+        contact_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
+    if (*info) return run_info(spec, load);
+    if (*dyn) return dynamics(spec, load, input, output, precision, edits);
     ro.disable = edits.disable;
     ro.drive = edits.drive;
-    return run_rollout(spec, floating_base, ro);
+    return run_rollout(spec, load, ro);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zwang: %s\n", e.what());
     return 1;

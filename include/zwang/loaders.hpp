@@ -13,6 +13,9 @@ namespace zwang {
 
 struct LoadOptions {
   bool floating_base = false;  // URDF: put a free joint between the world and the root link
+  // how two geoms' margins and gaps combine: MuJoCo 2.2.2's larger one, or the sum of MuJoCo
+  // 3.5 and later (what Gymnasium's environments get on MuJoCo 4.0)
+  ContactMargin contact_margin = ContactMargin::kMax;
 };
 
 struct LoadResult {
@@ -29,7 +32,7 @@ LoadResult load_mjcf_string(std::string_view xml, std::string_view name = "<stri
 LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options = {});
 LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options = {},
                             std::string_view name = "<string>");
-// \brief By extension: .urdf is URDF, anything else MJCF.
+// \brief By extension: .urdf is URDF, anything else MJCF; options.contact_margin applies to both.
 LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options = {});
 
 }  // namespace zwang

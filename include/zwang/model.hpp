@@ -70,6 +70,13 @@ enum class GeomType : int {
 // friction cone of contacts (MuJoCo's <option cone>)
 enum class Cone : int { kPyramidal = 0, kElliptic = 1 };
 
+// \brief How the margins and gaps of two geoms combine into their contact's: a rule MuJoCo
+// changed in its release 3.5.
+enum class ContactMargin : int {
+  kMax = 0,  // the larger of the two: MuJoCo up to 3.4, and 2.2.2, the reference of the tests
+  kSum = 1,  // their sum, a margin inflating each geom: MuJoCo from 3.5 on (4.0)
+};
+
 // \brief Inertia tensor about the centre of mass in the body frame: xx yy zz xy xz yz (kg m²).
 using Inertia6 = std::array<double, 6>;
 
@@ -371,7 +378,8 @@ struct Model {
   std::vector<int> exclude_body2;  // (nexclude)
   Cone cone = Cone::kPyramidal;
   double impratio = 1;  // frictional-to-normal impedance ratio (MuJoCo's impratio)
-  int nconmax = 0;      // contacts per instance at most; 0: the bound the model implies
+  ContactMargin contact_margin = ContactMargin::kMax;  // margin and gap of a geom pair's contact
+  int nconmax = 0;  // contacts per instance at most; 0: the bound the model implies
 
   // sites: frames fixed to bodies (MuJoCo's <site>), in MuJoCo's order: bodies as numbered, a
   // body's sites in the order they were added
@@ -428,6 +436,8 @@ class ModelBuilder {
   ModelBuilder& set_cone(Cone cone, double impratio = 1);
   // \brief Contacts per instance at most; 0 takes the bound the model implies.
   ModelBuilder& set_max_contacts(int nconmax);
+  // \brief How two geoms' margins and gaps combine (the larger by default, as MuJoCo 2.2.2).
+  ModelBuilder& set_contact_margin(ContactMargin rule);
   // \brief Disables constraint types (DisableBit).
   ModelBuilder& set_disableflags(int flags);
   // \brief Solver iterations and tolerance of the constraint solver.
@@ -465,6 +475,7 @@ class ModelBuilder {
   std::vector<std::array<std::string, 2>> excludes_;
   Cone cone_ = Cone::kPyramidal;
   double impratio_ = 1;
+  ContactMargin contact_margin_ = ContactMargin::kMax;
   int nconmax_ = 0;
   int disableflags_ = 0;
   int iterations_ = 100;
@@ -472,8 +483,9 @@ class ModelBuilder {
 };
 
 // \brief The parameters of a contact between two geoms by MuJoCo's rules: with different
-// priorities the higher one's; else condim and friction the larger, margin and gap the larger,
-// solref and solimp mixed by solmix (solref of the direct form: the smaller).
+// priorities the higher one's; else condim and friction the larger, solref and solimp mixed by
+// solmix (solref of the direct form: the smaller); margin and gap, whatever the priorities, the
+// larger or the sum as Model::contact_margin says.
 struct ContactMix {
   int condim;
   std::array<double, 5> friction;  // tangent 1, tangent 2, torsion, roll 1, roll 2

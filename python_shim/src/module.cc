@@ -36,7 +36,12 @@ int id_of(int id, const char* kind, const std::string& name) {
   return id;
 }
 
-PyModel load(const std::filesystem::path& path, bool floating_base) {
+PyModel load(const std::filesystem::path& path, bool floating_base,
+             const std::string& contact_margin) {
+  if (contact_margin != "max" && contact_margin != "sum") {
+    throw nb::value_error(
+        ("contact_margin must be 'max' or 'sum', not '" + contact_margin + "'").c_str());
+  }
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     nb::object error = nb::module_::import_("builtins").attr("FileNotFoundError");
@@ -45,7 +50,10 @@ PyModel load(const std::filesystem::path& path, bool floating_base) {
                     nb::make_tuple(2, "No such file or directory", path.string()).ptr());
     throw nb::python_error();
   }
-  LoadResult r = load_model(path, {.floating_base = floating_base});
+  LoadResult r = load_model(
+      path,
+      {.floating_base = floating_base,
+       .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax});
   return PyModel{std::move(r.model), std::move(r.warnings)};
 }
 
@@ -55,8 +63,12 @@ void bind_model(nb::module_& m) {
   nb::exception<ModelError>(m, "ModelError", PyExc_RuntimeError);
 
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
+        nb::arg("contact_margin") = "max",
         "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"
         "``floating_base`` (URDF only) puts a free joint between the world and the root link.\n"
+        "``contact_margin``: how the margins and gaps of two geoms combine into their contact's:\n"
+        "``'max'`` the larger (MuJoCo 2.2.2 to 3.4), ``'sum'`` their sum (MuJoCo 3.5 and later,\n"
+        "so MuJoCo 4.0 and Gymnasium's environments on it).\n"
         "Raises FileNotFoundError for a missing file and zwang.ModelError (a RuntimeError) with\n"
         "the file, line and reason for a file zwang cannot read; ``Model.warnings`` lists what\n"
         "the loader ignored.");
@@ -87,6 +99,12 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "integrator", [](const PyModel& p) { return std::string(to_string(p.model.integrator)); },
           "'Euler' (semi-implicit, damping implicit, as MuJoCo's) or 'RK4'")
+      .def_prop_ro(
+          "contact_margin",
+          [](const PyModel& p) {
+            return std::string(p.model.contact_margin == ContactMargin::kSum ? "sum" : "max");
+          },
+          "how two geoms' margins and gaps combine: 'max' (MuJoCo to 3.4) or 'sum' (from 3.5)")
       .def_prop_ro(
           "gravity",
           [](const PyModel& p) {

@@ -46,6 +46,8 @@ def test_load_errors(tmp_path):
                     "<parent link='a'/><child link='b'/></joint><link name='b'/></robot>")
     with pytest.raises(zwang.ModelError, match="robot.urdf"):
         zwang.load(str(urdf))
+    with pytest.raises(ValueError, match="contact_margin must be 'max' or 'sum'"):
+        zwang.load(str(bad), contact_margin="mean")
 
 
 def test_loader_warnings(tmp_path):

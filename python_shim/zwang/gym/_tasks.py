@@ -48,7 +48,12 @@ def _sum_squares(x: np.ndarray) -> np.ndarray:
 
 
 class MujocoTaskEnv(VectorEnv):
-    """Base of the v5 tasks: model file, frame skip and time limit defaults of the task."""
+    """Base of the v5 tasks: model file, frame skip and time limit defaults of the task.
+
+    ``contact_margin`` is ``"sum"`` by default: MuJoCo 3.5 and later (so 4.0, on which
+    Gymnasium's own environments run today) add the margins and gaps of two geoms; ``"max"``
+    takes the larger, as MuJoCo up to 3.4 does.
+    """
 
     default_xml: str = ""
     default_frame_skip: int = 1
@@ -61,7 +66,8 @@ class MujocoTaskEnv(VectorEnv):
                  max_episode_steps: int | None | str = "default",
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  seeding: str = "batch", backend: str = "cpu", precision: str = "f64",
-                 threads: int = 0, render_mode: str | None = None, **unused_render: Any) -> None:
+                 threads: int = 0, contact_margin: str = "sum", render_mode: str | None = None,
+                 **unused_render: Any) -> None:
         if render_mode is not None:
             raise ValueError("zwang environments do not render (render_mode must be None)")
         unknown = set(unused_render) - {"width", "height", "camera_id", "camera_name",
@@ -70,7 +76,9 @@ class MujocoTaskEnv(VectorEnv):
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments "
                             f"{sorted(unknown)}")
         self.xml_path = expand_model_path(xml_file or self.default_xml)
-        model = load_model(self.xml_path)
+        # "sum": a contact's margin and gap as MuJoCo 3.5 and later combine them, so that the
+        # tasks behave as Gymnasium's on the MuJoCo users install today
+        model = load_model(self.xml_path, contact_margin)
         self._warn_missing_dynamics(model)
         self._bind(model)
         if max_episode_steps == "default":

@@ -31,10 +31,11 @@ InfoFn = Callable[["zwang.Simulator"], dict]
 ResetFn = Callable[[np.random.Generator, int], tuple]
 
 
-def load_model(model_or_path: Any) -> "zwang.Model":
-    """Returns ``model_or_path`` itself when it is a model, else the model loaded from the file."""
+def load_model(model_or_path: Any, contact_margin: str = "max") -> "zwang.Model":
+    """Returns ``model_or_path`` itself when it is a model, else the model loaded from the file
+    with ``contact_margin`` (see ``zwang.load``)."""
     if isinstance(model_or_path, (str, os.PathLike)):
-        return zwang.load(os.fspath(model_or_path))
+        return zwang.load(os.fspath(model_or_path), contact_margin=contact_margin)
     return model_or_path
 
 
