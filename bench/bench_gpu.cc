@@ -9,16 +9,20 @@
 // instances for both Cholesky paths: the crossover is SimulatorOptions::cusolver_min_nv
 // (bench/README.md).
 //
-//   build/bench/bench_gpu --benchmark_counters_tabular=true --benchmark_out=bench_gpu.json
+//   build/bench/bench_gpu [--model=FILE ...] --benchmark_counters_tabular=true
+//       --benchmark_out=bench_gpu.json
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cuda/cuda_backend.hpp"
 #include "zwang/examples.hpp"
+#include "zwang/loaders.hpp"
 #include "zwang/simulator.hpp"
 
 namespace {
@@ -96,18 +100,30 @@ void simulator_steps(benchmark::State& state, const Model& model, SimulatorOptio
   Simulator<T> sim(model, n, options);
   scatter(sim.batch(), model, 1);
   sim.step(kStepsPerIteration);
-  for (auto _ : state) sim.step(kStepsPerIteration);
+  sim.synchronize();
+  // step() returns once the work is enqueued: each iteration waits for its steps
+  for (auto _ : state) {
+    sim.step(kStepsPerIteration);
+    sim.synchronize();
+  }
   state.SetItemsProcessed(state.iterations() * n * kStepsPerIteration);
   state.counters["nv"] = model.nv;
   state.counters["failed"] = static_cast<double>(sim.failures().size());
   state.SetLabel(sim.backend());
 }
 
+// a model to time: a built-in example or a file given with --model
+struct Timed {
+  std::string name;
+  Model model;
+};
+
 template <class T>
-void register_precision(const char* precision) {
+void register_precision(const char* precision, const std::vector<Timed>& models) {
   const std::vector<std::int64_t> sizes = {1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20};
-  for (const char* name : {"chain", "floating_base", "ball_chain"}) {
-    const Model model = examples::by_name(name);
+  for (const Timed& timed : models) {
+    const std::string& name = timed.name;
+    const Model& model = timed.model;
     for (const Variant& v : kVariants) {
       const SimulatorOptions options{.cholesky = v.cholesky, .kernels = v.kernels};
       auto* b = benchmark::RegisterBenchmark(
@@ -145,8 +161,24 @@ void register_precision(const char* precision) {
 int main(int argc, char** argv) {
   const CudaStatus cuda = cuda_status();
   benchmark::AddCustomContext("cuda", cuda.devices > 0 ? "available" : cuda.reason);
-  register_precision<float>("f32");
-  register_precision<double>("f64");
+  // --model=FILE (MJCF or URDF, repeatable) adds a model file to the built-in examples, named
+  // by its file name without extension; the argument is taken out before Google Benchmark's
+  std::vector<Timed> models;
+  for (const char* name : {"chain", "floating_base", "ball_chain"})
+    models.push_back({name, examples::by_name(name)});
+  int kept = 1;
+  for (int a = 1; a < argc; ++a) {
+    const std::string_view arg = argv[a];
+    if (arg.starts_with("--model=")) {
+      const std::filesystem::path file(arg.substr(8));
+      models.push_back({file.stem().string(), load_model(file).model});
+    } else {
+      argv[kept++] = argv[a];
+    }
+  }
+  argc = kept;
+  register_precision<float>("f32", models);
+  register_precision<double>("f64", models);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

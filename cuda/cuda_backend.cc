@@ -6,16 +6,18 @@
 #include <functional>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "cuda/check.hpp"
 #include "cuda/cusolver_chol.hpp"
 #include "cuda/device_memory.hpp"
 #include "cuda/launch.hpp"
-#include "cuda/mirror.hpp"
 #include "cuda/plan.hpp"
 #include "cuda/tools.hpp"
 #include "kernels/pipeline.h"
 #include "model_arrays.hpp"
+#include "residency.hpp"
 
 namespace zwang {
 
@@ -62,92 +64,158 @@ namespace {
 constexpr int kGraphSteps = 32;
 // graphs kept per backend; a new step count beyond this drops the cache
 constexpr std::size_t kMaxGraphs = 8;
-// device memory for one chunk of the cuSOLVER path
-constexpr std::size_t kCusolverBudget = std::size_t{256} << 20;
 
 }  // namespace
 
+// the copies of one field between the host batch and the device arenas, on the stream
+template <class T>
+class DeviceCopier final : public FieldCopier {
+ public:
+  DeviceCopier(Batch<T>& batch, const DeviceArenas<T>& device, cudaStream_t stream)
+      : batch_(batch), device_(device), stream_(stream) {}
+
+  void to_host(FieldId f) override {
+    copy(f, cudaMemcpyDeviceToHost);
+    ZW_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+  void to_device(FieldId f) override {
+    copy(f, cudaMemcpyHostToDevice);
+    uploaded_.record(stream_);
+  }
+  void wait_to_device() override { uploaded_.synchronize(); }
+
+ private:
+  // f's rows are contiguous in both copies: rows × ld values from row × ld on
+  void copy(FieldId f, cudaMemcpyKind kind) {
+    const FieldRows r = field_rows(f, batch_.layout(), batch_.sizes());
+    const typename Batch<T>::HostArenas host = batch_.unsynchronized();
+    const std::size_t offset = static_cast<std::size_t>(r.row) * device_.ld;
+    const std::size_t count = static_cast<std::size_t>(r.rows) * device_.ld;
+    switch (r.arena) {
+      case ArenaId::kData:
+        return copy(host.data + offset, device_.data + offset, count, kind);
+      case ArenaId::kParam:
+        return copy(host.param + offset, device_.param + offset, count, kind);
+      case ArenaId::kTime:
+        return copy(host.time, device_.time, count, kind);
+      case ArenaId::kStatus:
+        return copy(host.status, device_.status, count, kind);
+    }
+  }
+  template <class E>
+  void copy(E* host, E* device, std::size_t count, cudaMemcpyKind kind) {
+    if (count == 0) return;
+    const bool down = kind == cudaMemcpyDeviceToHost;
+    ZW_CUDA_CHECK(cudaMemcpyAsync(down ? host : device, down ? device : host, count * sizeof(E),
+                                  kind, stream_));
+  }
+
+  Batch<T>& batch_;
+  DeviceArenas<T> device_;
+  cudaStream_t stream_;
+  Event uploaded_;  // recorded after the last upload
+};
+
+// host memory page-locked for the lifetime of the owner, so that the field copies run at full
+// bus speed; where the runtime refuses (already registered, no memory), copies stay pageable
+class HostRegistration {
+ public:
+  HostRegistration() = default;
+  HostRegistration(const HostRegistration&) = delete;
+  HostRegistration& operator=(const HostRegistration&) = delete;
+  ~HostRegistration() {
+    for (void* p : registered_) cudaHostUnregister(p);
+  }
+  void add(void* p, std::size_t bytes) {
+    if (bytes == 0) return;
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) {
+      registered_.push_back(p);
+    } else {
+      cudaGetLastError();
+    }
+  }
+
+ private:
+  std::vector<void*> registered_;
+};
+
 template <class T>
 struct CudaBackend<T>::Impl {
-  Impl(const Model& m, const Batch<T>& batch, const SimulatorOptions& o)
+  Impl(const Model& m, Batch<T>& b, const SimulatorOptions& o)
       : model(m),
         options(o),
-        n(batch.size()),
-        ld(batch.padded_size()),
-        lay(batch.layout()),
+        batch(b),
+        n(b.size()),
+        ld(b.padded_size()),
+        lay(b.layout()),
         path(choose_cholesky(o.cholesky, m.nv, o.cusolver_min_nv)),
         arrays(m),
         model_ints(arrays.ints().size()),
         model_reals(arrays.reals().size()),
-        data(lay.data_rows, ld),
-        param(lay.param_rows, ld),
-        time(1, ld),
-        status(1, ld),
+        data(static_cast<std::size_t>(lay.data_rows) * ld),
+        param(static_cast<std::size_t>(lay.param_rows) * ld),
+        time(static_cast<std::size_t>(ld)),
+        status(static_cast<std::size_t>(ld)),
         work(static_cast<std::size_t>(lay.work_rows) * ld),
         phase(static_cast<std::size_t>(ld)),
-        config(launch_config<T>()) {
+        config(launch_config<T>()),
+        copier(b, arenas(), stream.get()),
+        residency(lay, b.sizes(), ld, sizeof(T), copier) {
     cudaDeviceProp p{};
     ZW_CUDA_CHECK(cudaGetDeviceProperties(&p, o.device));
     device_name = fmt::format("{}, sm_{}{}", p.name, p.major, p.minor);
+    const cudaStream_t s = stream.get();
     ZW_CUDA_CHECK(cudaMemcpyAsync(model_ints.get(), arrays.ints().data(), model_ints.bytes(),
-                                  cudaMemcpyHostToDevice, stream.get()));
+                                  cudaMemcpyHostToDevice, s));
     ZW_CUDA_CHECK(cudaMemcpyAsync(model_reals.get(), arrays.reals().data(), model_reals.bytes(),
-                                  cudaMemcpyHostToDevice, stream.get()));
-    ZW_CUDA_CHECK(cudaMemsetAsync(work.get(), 0, work.bytes(), stream.get()));
-    ZW_CUDA_CHECK(cudaMemsetAsync(phase.get(), 0, phase.bytes(), stream.get()));
+                                  cudaMemcpyHostToDevice, s));
+    ZW_CUDA_CHECK(cudaMemsetAsync(work.get(), 0, work.bytes(), s));
+    ZW_CUDA_CHECK(cudaMemsetAsync(phase.get(), 0, phase.bytes(), s));
     view = arrays.view(model_ints.get(), model_reals.get());
     if (path == CholeskyPath::kCusolver) {
-      cusolver = std::make_unique<CusolverCholesky<T>>(m.nv, ld, stream.get(), kCusolverBudget);
+      cusolver = std::make_unique<CusolverCholesky<T>>(m.nv, ld, s, kCusolverBudget);
     }
+    // the device copy starts as the batch, every byte of it, padding included: nothing the
+    // host later reads can be uninitialised device memory
+    const typename Batch<T>::HostArenas host = b.unsynchronized();
+    pinned.add(host.data, data.bytes());
+    pinned.add(host.param, param.bytes());
+    pinned.add(host.time, time.bytes());
+    pinned.add(host.status, status.bytes());
+    const auto up = [&](auto* device, const auto* from, std::size_t bytes) {
+      if (bytes > 0) ZW_CUDA_CHECK(cudaMemcpyAsync(device, from, bytes, cudaMemcpyHostToDevice, s));
+    };
+    up(data.get(), host.data, data.bytes());
+    up(param.get(), host.param, param.bytes());
+    up(time.get(), host.time, time.bytes());
+    up(status.get(), host.status, status.bytes());
     stream.synchronize();
+    b.set_sync(&residency);
   }
 
-  DeviceRun<T> run() const {
-    const DeviceArenas<T> b{data.device(),   param.device(), work.get(), time.device(),
-                            status.device(), phase.get(),    ld};
-    return {view, b, n, stream.get(), &config};
+  ~Impl() {
+    if (batch.sync() == &residency) batch.set_sync(nullptr);
   }
 
-  void check_batch(const Batch<T>& batch) const {
-    if (batch.size() != n || batch.padded_size() != ld ||
-        batch.layout().data_rows != lay.data_rows || batch.layout().param_rows != lay.param_rows) {
-      throw std::invalid_argument(
-          fmt::format("the CUDA backend was made for {} instances of a model with {} data rows; "
-                      "got {} instances with {}",
-                      n, lay.data_rows, batch.size(), batch.layout().data_rows));
+  DeviceArenas<T> arenas() const {
+    return {data.get(), param.get(), work.get(), time.get(), status.get(), phase.get(), ld};
+  }
+
+  DeviceRun<T> run() const { return {view, arenas(), n, stream.get(), &config}; }
+
+  void check_batch(const Batch<T>& b) const {
+    if (&b != &batch) {
+      throw std::invalid_argument(fmt::format(
+          "the CUDA backend holds the state of the batch it was made with ({} instances); got "
+          "another batch ({} instances)",
+          n, b.size()));
     }
   }
 
-  // what the user may have changed since the last call.  The copies are asynchronous and read
-  // the pinned mirrors; each arena waits for its previous upload's copies before the row diff
-  // rewrites its mirror (cuda/mirror.hpp), so that upload() twice without a synchronisation is
-  // safe and never waits for the kernels enqueued in between.
-  void upload(Batch<T>& batch) {
-    check_batch(batch);
-    transfers = {};
-    const cudaStream_t s = stream.get();
-    transfers.data_up = data.upload_changed(batch.data_arena(), s);
-    transfers.param_up = param.upload_changed(batch.param_arena(), s);
-    transfers.time_status_up =
-        time.upload_changed(batch.time_data(), s) + status.upload_changed(batch.status_data(), s);
-  }
-
-  // what a call may have written: outputs and status, and for step() qpos, qvel and time.
-  // Every data row from qacc on is an output (kernels/layout.h lists the inputs first).
-  void download(Batch<T>& batch, bool state) {
-    check_batch(batch);  // finish_download() copies rows x ld values into the batch's arenas
-    const cudaStream_t s = stream.get();
-    if (state) {
-      transfers.down += data.download({lay.qpos, lay.qpos + model.nq}, s);
-      transfers.down += data.download({lay.qvel, lay.qvel + model.nv}, s);
-      transfers.down += time.download({0, 1}, s);
-    }
-    transfers.down += data.download({lay.qacc, lay.data_rows}, s);
-    transfers.down += status.download({0, 1}, s);
-    stream.synchronize();
-    data.finish_download(batch.data_arena());
-    time.finish_download(batch.time_data());
-    status.finish_download(batch.status_data());
+  // before a device call: the host's edits to the device
+  void upload(Batch<T>& b) {
+    check_batch(b);
+    residency.push();
   }
 
   bool fused_in_kernel() const {
@@ -256,8 +324,20 @@ struct CudaBackend<T>::Impl {
     GraphExec exec;
   };
 
+  // the device buffers for reset(): instance indices and a state, grown as needed
+  template <class E>
+  E* staged(DeviceBuffer<E>& buffer, const E* values, std::size_t count) {
+    if (buffer.size() < count) buffer = DeviceBuffer<E>(count);
+    if (count > 0) {
+      ZW_CUDA_CHECK(cudaMemcpyAsync(buffer.get(), values, count * sizeof(E), cudaMemcpyHostToDevice,
+                                    stream.get()));
+    }
+    return buffer.get();
+  }
+
   Model model;
   SimulatorOptions options;
+  Batch<T>& batch;
   std::int64_t n, ld;
   Layout lay;
   CholeskyPath path;
@@ -267,20 +347,23 @@ struct CudaBackend<T>::Impl {
   DeviceBuffer<int> model_ints;
   DeviceBuffer<T> model_reals;
   ModelView<T> view{};
-  MirroredArena<T> data, param;
-  MirroredArena<double> time;
-  MirroredArena<int> status;
+  DeviceBuffer<T> data, param;
+  DeviceBuffer<double> time;
+  DeviceBuffer<int> status;
   DeviceBuffer<T> work;
   DeviceBuffer<int> phase;
   LaunchConfig config;
   std::unique_ptr<CusolverCholesky<T>> cusolver;
   std::map<int, CachedGraph> graphs;
-  Transfers transfers;
+  HostRegistration pinned;
+  DeviceCopier<T> copier;
+  Residency residency;
+  DeviceBuffer<std::int64_t> reset_instances;
+  DeviceBuffer<T> reset_state;
 };
 
 template <class T>
-CudaBackend<T>::CudaBackend(const Model& model, const Batch<T>& batch,
-                            const SimulatorOptions& options) {
+CudaBackend<T>::CudaBackend(const Model& model, Batch<T>& batch, const SimulatorOptions& options) {
   check_cuda_options(options);
   const CudaStatus cuda = cuda_status();
   if (cuda.devices == 0) throw std::runtime_error(cuda.reason);
@@ -310,7 +393,7 @@ void CudaBackend<T>::forward(Batch<T>& batch) {
   DeviceGuard guard(impl_->options.device);
   impl_->upload(batch);
   impl_->enqueue_forward();
-  impl_->download(batch, false);
+  impl_->residency.device_wrote(DeviceCall::kForward);
 }
 
 template <class T>
@@ -319,7 +402,7 @@ void CudaBackend<T>::step(Batch<T>& batch, int steps) {
   DeviceGuard guard(impl_->options.device);
   impl_->upload(batch);
   impl_->run_steps(steps);
-  impl_->download(batch, true);
+  impl_->residency.device_wrote(DeviceCall::kStep);
 }
 
 template <class T>
@@ -343,7 +426,37 @@ int CudaBackend<T>::graphs() const {
 
 template <class T>
 Transfers CudaBackend<T>::last_transfers() const {
-  return impl_->transfers;
+  const Residency& r = impl_->residency;
+  Transfers t;
+  for (int k = 0; k < kFieldCount; ++k) {
+    const FieldId f = static_cast<FieldId>(k);
+    t.field_up[k] = r.bytes_up(f);
+    t.field_down[k] = r.bytes_down(f);
+    t.down += r.bytes_down(f);
+    switch (field_rows(f, impl_->lay, impl_->batch.sizes()).arena) {
+      case ArenaId::kData:
+        t.data_up += r.bytes_up(f);
+        break;
+      case ArenaId::kParam:
+        t.param_up += r.bytes_up(f);
+        break;
+      case ArenaId::kTime:
+      case ArenaId::kStatus:
+        t.time_status_up += r.bytes_up(f);
+        break;
+    }
+  }
+  return t;
+}
+
+template <class T>
+bool CudaBackend<T>::host_current(FieldId f) const {
+  return impl_->residency.host_current(f);
+}
+
+template <class T>
+bool CudaBackend<T>::host_dirty(FieldId f) const {
+  return impl_->residency.host_dirty(f);
 }
 
 template <class T>
@@ -354,14 +467,17 @@ void CudaBackend<T>::upload(Batch<T>& batch) {
 
 template <class T>
 void CudaBackend<T>::run_steps(int steps) {
+  if (steps <= 0) return;
   DeviceGuard guard(impl_->options.device);
   impl_->run_steps(steps);
+  impl_->residency.device_wrote(DeviceCall::kStep);
 }
 
 template <class T>
 void CudaBackend<T>::download(Batch<T>& batch) {
   DeviceGuard guard(impl_->options.device);
-  impl_->download(batch, true);
+  impl_->check_batch(batch);
+  impl_->residency.pull_all();
 }
 
 template <class T>
@@ -371,7 +487,8 @@ void CudaBackend<T>::synchronize() {
 }
 
 template <class T>
-void CudaBackend<T>::reset(Batch<T>& batch, std::span<const std::int64_t> instances) {
+void CudaBackend<T>::reset(const Model&, Batch<T>& batch, std::span<const std::int64_t> instances,
+                           const T* qpos, const T* qvel, const T* ctrl) {
   DeviceGuard guard(impl_->options.device);
   impl_->check_batch(batch);
   for (std::int64_t i : instances) {
@@ -379,13 +496,82 @@ void CudaBackend<T>::reset(Batch<T>& batch, std::span<const std::int64_t> instan
       throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, impl_->n));
     }
   }
-  for (std::int64_t i : instances) batch.reset_state(i, impl_->model);
-  for (std::int64_t i : instances) {
-    impl_->data.mirror_instance(batch.data_arena(), i);
-    impl_->time.mirror_instance(batch.time_data(), i);
-    impl_->status.mirror_instance(batch.status_data(), i);
+  if (instances.empty()) return;
+  impl_->upload(batch);
+  const std::int64_t* list =
+      impl_->staged(impl_->reset_instances, instances.data(), instances.size());
+  const T* state = nullptr;
+  if (qpos && qvel) {
+    // one copy of nq + nv + nu values; a missing ctrl is zero
+    const Sizes& s = batch.sizes();
+    std::vector<T> values(static_cast<std::size_t>(s.nq + s.nv + s.nu), T(0));
+    std::copy(qpos, qpos + s.nq, values.begin());
+    std::copy(qvel, qvel + s.nv, values.begin() + s.nq);
+    if (ctrl) std::copy(ctrl, ctrl + s.nu, values.begin() + s.nq + s.nv);
+    state = impl_->staged(impl_->reset_state, values.data(), values.size());
   }
-  device_reset(impl_->run(), std::vector<std::int64_t>(instances.begin(), instances.end()));
+  device_reset(impl_->run(), list, static_cast<std::int64_t>(instances.size()), state);
+  impl_->residency.device_wrote(DeviceCall::kReset);
+}
+
+template <class T>
+void CudaBackend<T>::reset(Batch<T>& batch, std::span<const std::int64_t> instances) {
+  reset(impl_->model, batch, instances, nullptr, nullptr, nullptr);
+}
+
+template <class T>
+std::vector<DeviceField> CudaBackend<T>::device_fields() {
+  const Impl& m = *impl_;
+  const DeviceArenas<T> d = m.arenas();
+  constexpr DeviceField::DType scalar =
+      std::is_same_v<T, double> ? DeviceField::DType::kFloat64 : DeviceField::DType::kFloat32;
+  std::vector<DeviceField> out;
+  for (int k = 0; k < kFieldCount; ++k) {
+    const FieldId f = static_cast<FieldId>(k);
+    const FieldRows r = field_rows(f, m.lay, m.batch.sizes());
+    const std::size_t offset = static_cast<std::size_t>(r.row) * m.ld;
+    DeviceField field{f,         field_name(f),   nullptr, scalar, {m.n, r.rows},
+                      {1, m.ld}, m.options.device};
+    switch (r.arena) {
+      case ArenaId::kData:
+        field.data = d.data + offset;
+        break;
+      case ArenaId::kParam:
+        field.data = d.param + offset;
+        break;
+      case ArenaId::kTime:
+        field = {f,     field_name(f), d.time,          DeviceField::DType::kFloat64,
+                 {m.n}, {1},           m.options.device};
+        break;
+      case ArenaId::kStatus:
+        field = {f,     field_name(f), d.status,        DeviceField::DType::kInt32,
+                 {m.n}, {1},           m.options.device};
+        break;
+    }
+    out.push_back(std::move(field));
+  }
+  return out;
+}
+
+template <class T>
+void* CudaBackend<T>::stream() const {
+  return impl_->stream.get();
+}
+
+template <class T>
+void CudaBackend<T>::upload_host_edits() {
+  DeviceGuard guard(impl_->options.device);
+  impl_->residency.push();
+}
+
+template <class T>
+void CudaBackend<T>::mark_device_written(FieldId f) {
+  impl_->residency.device_wrote(f);
+}
+
+template <class T>
+void CudaBackend<T>::invalidate_host() {
+  for (int k = 0; k < kFieldCount; ++k) impl_->residency.device_wrote(static_cast<FieldId>(k));
 }
 
 template <class T>
@@ -418,14 +604,14 @@ template class CudaBackend<double>;
 }  // namespace gpu
 
 template <class T>
-std::unique_ptr<BackendImpl<T>> make_cuda_backend(const Model& model, const Batch<T>& batch,
+std::unique_ptr<BackendImpl<T>> make_cuda_backend(const Model& model, Batch<T>& batch,
                                                   const SimulatorOptions& options) {
   return std::make_unique<gpu::CudaBackend<T>>(model, batch, options);
 }
 
-template std::unique_ptr<BackendImpl<float>> make_cuda_backend(const Model&, const Batch<float>&,
+template std::unique_ptr<BackendImpl<float>> make_cuda_backend(const Model&, Batch<float>&,
                                                                const SimulatorOptions&);
-template std::unique_ptr<BackendImpl<double>> make_cuda_backend(const Model&, const Batch<double>&,
+template std::unique_ptr<BackendImpl<double>> make_cuda_backend(const Model&, Batch<double>&,
                                                                 const SimulatorOptions&);
 
 }  // namespace zwang

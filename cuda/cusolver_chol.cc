@@ -49,6 +49,12 @@ CusolverCholesky<T>::CusolverCholesky(int nv, std::int64_t padded_n, cudaStream_
   solve_info_ = DeviceBuffer<int>(1);
   matrices_ = DeviceBuffer<T*>(c);
   vectors_ = DeviceBuffer<T*>(c);
+  // the transposes read only what the pack kernel wrote, and geam with β = 0 does not read B
+  // (here C itself); zeroed all the same, so that no implementation of geam that touches B can
+  // read memory never written (compute-sanitizer's initcheck checks it)
+  for (DeviceBuffer<T>* buffer : {&dense_, &strided_, &rhs_, &rhs_strided_}) {
+    ZW_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0, buffer->size() * sizeof(T), stream_));
+  }
   std::vector<T*> matrices(c), vectors(c);
   for (std::size_t k = 0; k < c; ++k) {
     matrices[k] = strided_.get() + k * v * v;

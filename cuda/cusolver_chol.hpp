@@ -19,6 +19,9 @@
 
 namespace zwang::gpu {
 
+// device memory the CUDA backend gives one chunk of the cuSOLVER path
+constexpr std::size_t kCusolverBudget = std::size_t{256} << 20;
+
 template <class T>
 class CusolverCholesky {
  public:

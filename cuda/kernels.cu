@@ -157,7 +157,7 @@ int occupancy_block(Kernel kernel) {
 template <class T, class Kernel, class... Args>
 void launch(Kernel kernel, KernelId id, const DeviceRun<T>& run, std::int64_t begin,
             std::int64_t end, Args... args) {
-  const int block = run.config->block[id];
+  const int block = spread_block(end - begin, run.config->block[id], run.config->sms);
   for (const LaunchRange& r : split_launches(end - begin, block, run.config->max_blocks)) {
     const auto grid = static_cast<unsigned>(blocks_for(r.count, block));
     kernel<<<grid, block, 0, run.stream>>>(run.m, run.b, begin + r.begin, begin + r.begin + r.count,
@@ -186,10 +186,12 @@ LaunchConfig launch_config() {
   c.block[kKernelStepEnd] = occupancy_block(step_end_kernel<T>);
   c.block[kKernelPack] = occupancy_block(pack_kernel<T>);
   c.block[kKernelUnpack] = occupancy_block(unpack_kernel<T>);
-  int device = 0, max_grid = 0;
+  int device = 0, max_grid = 0, sms = 0;
   ZW_CUDA_CHECK(cudaGetDevice(&device));
   ZW_CUDA_CHECK(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device));
+  ZW_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   c.max_blocks = max_grid;
+  c.sms = sms;
   return c;
 }
 

@@ -23,6 +23,13 @@ struct LaunchRange {
 // blocks of `block` threads for `count` instances: ⌈count / block⌉
 std::int64_t blocks_for(std::int64_t count, int block);
 
+// The block size for `count` instances of a kernel whose occupancy block is `block`, on a device
+// of `sms` multiprocessors: `block` when the grid fills every SM with it, else fewer threads per
+// block (whole warps, one at least) so that the grid spreads over the SMs.  One thread per
+// instance in blocks of 512 would run 4096 instances, a typical RL batch, on 8 of an H100's 132
+// SMs; in blocks of 32 on 128, each with one warp instead of sixteen.
+int spread_block(std::int64_t count, int block, int sms);
+
 // [0, n) cut into launches of at most block × max_blocks instances (max_blocks: the device's
 // grid limit in x, 2³¹ − 1), so that 64-bit instance counts never overflow a grid
 std::vector<LaunchRange> split_launches(std::int64_t n, int block, std::int64_t max_blocks);
@@ -46,10 +53,12 @@ enum KernelId : int {
   kKernelCount
 };
 
-// block size of each kernel (from cudaOccupancyMaxPotentialBlockSize) and the grid limit
+// block size of each kernel (from cudaOccupancyMaxPotentialBlockSize), the grid limit and the
+// device's multiprocessors
 struct LaunchConfig {
   int block[kKernelCount];
   std::int64_t max_blocks;
+  int sms;
 };
 
 // the configuration on the current device

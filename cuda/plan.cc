@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstring>
 #include <stdexcept>
 
 #include "cuda/launch.hpp"
@@ -13,6 +12,17 @@ namespace zwang::gpu {
 
 std::int64_t blocks_for(std::int64_t count, int block) {
   return (count + block - 1) / block;
+}
+
+int spread_block(std::int64_t count, int block, int sms) {
+  constexpr int kWarp = 32;
+  if (block < 1 || sms < 1) {
+    throw std::invalid_argument(
+        fmt::format("spread_block needs block >= 1 and sms >= 1 (got {}, {})", block, sms));
+  }
+  if (count >= static_cast<std::int64_t>(block) * sms || block <= kWarp) return block;
+  const std::int64_t per_sm = count / sms / kWarp * kWarp;
+  return static_cast<int>(std::clamp<std::int64_t>(per_sm, kWarp, block));
 }
 
 std::vector<LaunchRange> split_launches(std::int64_t n, int block, std::int64_t max_blocks) {
@@ -57,48 +67,6 @@ std::int64_t cusolver_chunk(int nv, std::size_t scalar_bytes, std::int64_t padde
   const std::int64_t chunk = std::max<std::int64_t>(32, fit / 32 * 32);
   return std::min(chunk, padded_n);
 }
-
-template <class E>
-std::vector<RowRange> sync_changed_rows(const E* host, E* mirror, int rows, std::int64_t ld) {
-  std::vector<char> changed(static_cast<std::size_t>(std::max(rows, 0)), 0);
-  const std::size_t bytes = static_cast<std::size_t>(ld) * sizeof(E);
-#pragma omp parallel for schedule(static)
-  for (int r = 0; r < rows; ++r) {
-    const E* h = host + r * ld;
-    E* m = mirror + r * ld;
-    if (std::memcmp(h, m, bytes) != 0) {
-      std::memcpy(m, h, bytes);
-      changed[r] = 1;
-    }
-  }
-  std::vector<RowRange> out;
-  for (int r = 0; r < rows; ++r) {
-    if (!changed[r]) continue;
-    if (!out.empty() && out.back().end == r) {
-      out.back().end = r + 1;
-    } else {
-      out.push_back({r, r + 1});
-    }
-  }
-  return out;
-}
-
-template <class E>
-void copy_rows(const E* from, E* to, std::span<const RowRange> ranges, std::int64_t ld) {
-  for (const RowRange& range : ranges) {
-#pragma omp parallel for schedule(static)
-    for (int r = range.begin; r < range.end; ++r) {
-      std::memcpy(to + r * ld, from + r * ld, static_cast<std::size_t>(ld) * sizeof(E));
-    }
-  }
-}
-
-template std::vector<RowRange> sync_changed_rows(const float*, float*, int, std::int64_t);
-template std::vector<RowRange> sync_changed_rows(const double*, double*, int, std::int64_t);
-template std::vector<RowRange> sync_changed_rows(const int*, int*, int, std::int64_t);
-template void copy_rows(const float*, float*, std::span<const RowRange>, std::int64_t);
-template void copy_rows(const double*, double*, std::span<const RowRange>, std::int64_t);
-template void copy_rows(const int*, int*, std::span<const RowRange>, std::int64_t);
 
 namespace {
 

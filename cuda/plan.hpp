@@ -1,12 +1,10 @@
 // Host-side decisions of the CUDA backend that need no device, so that the CPU tests run
 // them (launch chunking is declared in cuda/launch.hpp): the Cholesky path, the cuSOLVER chunk
-// size, which rows of an arena to copy, and whether a device is covered by the compiled
-// architectures.
+// size, and whether a device is covered by the compiled architectures.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,22 +27,6 @@ std::size_t cusolver_values_per_instance(int nv);
 // info) stays within budget_bytes; a multiple of 32, at least 32, at most padded_n
 std::int64_t cusolver_chunk(int nv, std::size_t scalar_bytes, std::int64_t padded_n,
                             std::size_t budget_bytes);
-
-// rows [begin, end) of an arena
-struct RowRange {
-  int begin;
-  int end;
-};
-
-// Compares each row (ld values) of `host` with `mirror`, copies the rows that differ into
-// `mirror` and returns them, consecutive rows merged.  Byte comparison: a NaN that did not
-// change is unchanged, −0 and +0 differ.
-template <class E>
-std::vector<RowRange> sync_changed_rows(const E* host, E* mirror, int rows, std::int64_t ld);
-
-// rows of `from` copied into `to`
-template <class E>
-void copy_rows(const E* from, E* to, std::span<const RowRange> ranges, std::int64_t ld);
 
 // Whether code built for `architectures` (CMake's CUDA_ARCHITECTURES list: "90", "80-real",
 // "90-virtual", "90a"; ";" or "," separated) runs on a device of compute capability

@@ -21,9 +21,16 @@ template <class T>
 struct ResetOp {
   ModelView<T> m;
   DeviceArenas<T> b;
+  const T* state;  // qpos, qvel, ctrl, or null for qpos0 and zeros
   ZW_HD void operator()(std::int64_t i) const {
     for (int r = 0; r < m.lay.data_rows; ++r) b.data[r * b.ld + i] = T(0);
     for (int j = 0; j < m.s.nq; ++j) b.data[(m.lay.qpos + j) * b.ld + i] = m.qpos0[j];
+    if (state) {
+      const int nq = m.s.nq, nv = m.s.nv, nu = m.s.nu;
+      for (int j = 0; j < nq; ++j) b.data[(m.lay.qpos + j) * b.ld + i] = state[j];
+      for (int j = 0; j < nv; ++j) b.data[(m.lay.qvel + j) * b.ld + i] = state[nq + j];
+      for (int j = 0; j < nu; ++j) b.data[(m.lay.ctrl + j) * b.ld + i] = state[nq + nv + j];
+    }
     b.time[i] = 0;
     b.status[i] = 0;
     b.phase[i] = 0;
@@ -56,15 +63,12 @@ struct NonZero {
 }  // namespace
 
 template <class T>
-void device_reset(const DeviceRun<T>& run, const std::vector<std::int64_t>& instances) {
-  if (instances.empty()) return;
-  DeviceBuffer<std::int64_t> list(instances.size());
-  ZW_CUDA_CHECK(cudaMemcpyAsync(list.get(), instances.data(), list.bytes(), cudaMemcpyHostToDevice,
-                                run.stream));
-  thrust::for_each(thrust::cuda::par.on(run.stream), list.get(), list.get() + list.size(),
-                   ResetOp<T>{run.m, run.b});
+void device_reset(const DeviceRun<T>& run, const std::int64_t* instances, std::int64_t count,
+                  const T* state) {
+  if (count <= 0) return;
+  thrust::for_each(thrust::cuda::par_nosync.on(run.stream), instances, instances + count,
+                   ResetOp<T>{run.m, run.b, state});
   ZW_CUDA_CHECK(cudaGetLastError());
-  ZW_CUDA_CHECK(cudaStreamSynchronize(run.stream));
 }
 
 template <class T>
@@ -107,10 +111,10 @@ std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>& run) {
   return host;
 }
 
-#define ZW_INSTANTIATE(T)                                                            \
-  template void device_reset(const DeviceRun<T>&, const std::vector<std::int64_t>&); \
-  template std::vector<Energy<T>> device_energy(const DeviceRun<T>&);                \
-  template std::int64_t device_count_nonfinite(const DeviceRun<T>&);                 \
+#define ZW_INSTANTIATE(T)                                                                       \
+  template void device_reset(const DeviceRun<T>&, const std::int64_t*, std::int64_t, const T*); \
+  template std::vector<Energy<T>> device_energy(const DeviceRun<T>&);                           \
+  template std::int64_t device_count_nonfinite(const DeviceRun<T>&);                            \
   template std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>&);
 ZW_INSTANTIATE(float)
 ZW_INSTANTIATE(double)

@@ -1,7 +1,7 @@
 // Batch-wide utilities on the device, written with Thrust over instance indices: reset
 // selected instances, per-instance energy, a count of non-finite instances, and the indices
-// of the instances with a status bit.  Each call is ordered on run.stream and returns after
-// the stream has finished with it.
+// of the instances with a status bit.  Each call is ordered on run.stream; the reset returns
+// once enqueued, the others after the stream has finished with them.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +13,12 @@
 namespace zwang::gpu {
 
 // data rows of each listed instance to the model's default state (qpos = qpos0, the rest 0),
-// time 0, status 0: what Batch::reset_state() does on the host
+// time 0, status 0: what Batch::reset_state() does on the host; then, with `state` (device
+// memory, nq + nv + nu values), qpos, qvel and ctrl to those values.  `instances` is device
+// memory, `count` indices in [0, run.n); both are read by the enqueued work.
 template <class T>
-void device_reset(const DeviceRun<T>& run, const std::vector<std::int64_t>& instances);
+void device_reset(const DeviceRun<T>& run, const std::int64_t* instances, std::int64_t count,
+                  const T* state);
 
 // instance_energy() of instances [0, n)
 template <class T>

@@ -1,15 +1,25 @@
-// A backend runs the kernels/ pipeline over every instance of a batch.  The host Batch is the
-// state of record: a backend reads it at the start of each call and leaves it up to date.
+// A backend runs the kernels/ pipeline over every instance of a batch.  The CPU backend works
+// on the host Batch itself; the CUDA backend holds the state of record on the device and keeps
+// the host Batch as a mirror through a BatchSync hook (host/residency.hpp).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "zwang/batch.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 
 namespace zwang {
+
+// Simulator::reset() on the host batch: instances to the default state, then, where given
+// (nq, nv and nu values), to qpos, qvel and ctrl
+template <class T>
+void reset_on_host(const Model& model, Batch<T>& batch, std::span<const std::int64_t> instances,
+                   const T* qpos, const T* qvel, const T* ctrl);
 
 template <class T>
 class BackendImpl {
@@ -21,15 +31,31 @@ class BackendImpl {
   virtual void step(Batch<T>& batch, int steps) = 0;
   // e.g. "cpu (2 threads)" or "cuda (NVIDIA H100, sm_90)"
   virtual std::string describe() const = 0;
+
+  // what Simulator::reset() does; the instances are checked
+  virtual void reset(const Model& model, Batch<T>& batch, std::span<const std::int64_t> instances,
+                     const T* qpos, const T* qvel, const T* ctrl) {
+    reset_on_host(model, batch, instances, qpos, qvel, ctrl);
+  }
+
+  // the device copy (Simulator's device-resident API); a backend without one has no fields,
+  // no stream and nothing to synchronise
+  virtual std::vector<DeviceField> device_fields() { return {}; }
+  virtual void* stream() const { return nullptr; }
+  virtual void synchronize() {}
+  virtual void upload_host_edits() {}
+  virtual void mark_device_written(FieldId) {}
+  virtual void invalidate_host() {}
 };
 
 template <class T>
 std::unique_ptr<BackendImpl<T>> make_cpu_backend(const Model& model, const Batch<T>& batch,
                                                  int threads);
 
-// throws std::runtime_error naming the reason when no CUDA device can be used
+// throws std::runtime_error naming the reason when no CUDA device can be used; installs the
+// batch's sync hook, which it removes when destroyed (the batch must outlive it)
 template <class T>
-std::unique_ptr<BackendImpl<T>> make_cuda_backend(const Model& model, const Batch<T>& batch,
+std::unique_ptr<BackendImpl<T>> make_cuda_backend(const Model& model, Batch<T>& batch,
                                                   const SimulatorOptions& options);
 
 }  // namespace zwang

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -24,6 +25,49 @@ void FieldRef<T>::check_size(std::size_t size) const {
   }
 }
 
+namespace {
+
+constexpr const char* kFieldNames[] = {
+#define ZW_X(name, count) #name,
+    ZW_DATA_FIELDS(ZW_X) ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+        "time",
+    "status"};
+static_assert(std::size(kFieldNames) == kFieldCount);
+
+}  // namespace
+
+const char* field_name(FieldId f) {
+  return kFieldNames[static_cast<int>(f)];
+}
+
+FieldId field_id(std::string_view name) {
+  for (int k = 0; k < kFieldCount; ++k) {
+    if (name == kFieldNames[k]) return static_cast<FieldId>(k);
+  }
+  throw std::invalid_argument(fmt::format("no field is named '{}'", name));
+}
+
+FieldRows field_rows(FieldId f, const Layout& l, [[maybe_unused]] const Sizes& s) {
+  switch (f) {
+#define ZW_X(name, count) \
+  case FieldId::name:     \
+    return {ArenaId::kData, l.name, static_cast<int>(count)};
+    ZW_DATA_FIELDS(ZW_X)
+#undef ZW_X
+#define ZW_X(name, count) \
+  case FieldId::name:     \
+    return {ArenaId::kParam, l.name, static_cast<int>(count)};
+    ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+    case FieldId::time:
+      return {ArenaId::kTime, 0, 1};
+    case FieldId::status:
+      return {ArenaId::kStatus, 0, 1};
+  }
+  throw std::invalid_argument(fmt::format("no field has id {}", static_cast<int>(f)));
+}
+
 template <class T>
 T& FieldRef<T>::at(std::int64_t i, int j) const {
   check_instance(i);
@@ -40,22 +84,23 @@ std::span<T> FieldRef<T>::column(int j) const {
 }
 
 template <class T>
-std::vector<T> FieldRef<T>::get(std::int64_t i) const {
+std::vector<typename FieldRef<T>::Value> FieldRef<T>::get(std::int64_t i) const {
   check_instance(i);
-  std::vector<T> v(width_);
+  std::vector<Value> v(width_);
   for (int j = 0; j < width_; ++j) v[j] = (*this)(i, j);
   return v;
 }
 
 template <class T>
-void FieldRef<T>::set(std::int64_t i, std::span<const T> values) const {
+void FieldRef<T>::set(std::int64_t i, std::span<const Value> values) const
+    requires(!std::is_const_v<T>) {
   check_instance(i);
   check_size(values.size());
   for (int j = 0; j < width_; ++j) (*this)(i, j) = values[j];
 }
 
 template <class T>
-void FieldRef<T>::fill(std::span<const T> values) const {
+void FieldRef<T>::fill(std::span<const Value> values) const requires(!std::is_const_v<T>) {
   check_size(values.size());
   for (int j = 0; j < width_; ++j) {
     for (std::int64_t i = 0; i < n_; ++i) (*this)(i, j) = values[j];
@@ -99,6 +144,91 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
   };
   rows(data_, layout_.qpos, model.qpos0);
   for (const auto& [offset, values] : parameter_defaults(model)) rows(param_, offset, values);
+}
+
+template <class T>
+FieldRef<T> Batch<T>::field(FieldId f) {
+  const FieldRows r = field_rows(f, layout_, sizes_);
+  if (r.arena != ArenaId::kData && r.arena != ArenaId::kParam) {
+    throw std::invalid_argument(fmt::format(
+        "{} is not a data or parameter field: time() and status() give it", field_name(f)));
+  }
+  if (sync_) sync_->host_write(f);
+  return field_ref(r.arena == ArenaId::kData ? data_.data() : param_.data(), r.row, r.rows);
+}
+
+template <class T>
+FieldRef<const T> Batch<T>::field(FieldId f) const {
+  const FieldRows r = field_rows(f, layout_, sizes_);
+  if (r.arena != ArenaId::kData && r.arena != ArenaId::kParam) {
+    throw std::invalid_argument(fmt::format(
+        "{} is not a data or parameter field: time() and status() give it", field_name(f)));
+  }
+  if (sync_) sync_->host_read(f);
+  return field_ref(const_cast<T*>(r.arena == ArenaId::kData ? data_.data() : param_.data()), r.row,
+                   r.rows);
+}
+
+template <class T>
+void Batch<T>::sync_arena(ArenaId arena, bool write) const {
+  if (!sync_) return;
+  for (int k = 0; k < kFieldCount; ++k) {
+    const FieldId f = static_cast<FieldId>(k);
+    if (field_rows(f, layout_, sizes_).arena != arena) continue;
+    if (write) {
+      sync_->host_write(f);
+    } else {
+      sync_->host_read(f);
+    }
+  }
+}
+
+template <class T>
+T* Batch<T>::data_arena() {
+  sync_arena(ArenaId::kData, true);
+  return data_.data();
+}
+
+template <class T>
+T* Batch<T>::param_arena() {
+  sync_arena(ArenaId::kParam, true);
+  return param_.data();
+}
+
+template <class T>
+double* Batch<T>::time_data() {
+  sync_arena(ArenaId::kTime, true);
+  return time_.data();
+}
+
+template <class T>
+int* Batch<T>::status_data() {
+  sync_arena(ArenaId::kStatus, true);
+  return status_.data();
+}
+
+template <class T>
+const T* Batch<T>::data_arena() const {
+  sync_arena(ArenaId::kData, false);
+  return data_.data();
+}
+
+template <class T>
+const T* Batch<T>::param_arena() const {
+  sync_arena(ArenaId::kParam, false);
+  return param_.data();
+}
+
+template <class T>
+const double* Batch<T>::time_data() const {
+  sync_arena(ArenaId::kTime, false);
+  return time_.data();
+}
+
+template <class T>
+const int* Batch<T>::status_data() const {
+  sync_arena(ArenaId::kStatus, false);
+  return status_.data();
 }
 
 template <class T>
@@ -147,20 +277,25 @@ void Batch<T>::fill_parameters(std::int64_t i, const Model& model) {
   for (const auto& [offset, values] : parameter_defaults(model)) put(param_, i, offset, values);
 }
 
+// a reset writes every row of its arenas: through the hook, all of their fields
 template <class T>
 void Batch<T>::reset_state(std::int64_t i, const Model& model) {
   check_instance(i);
+  for (ArenaId a : {ArenaId::kData, ArenaId::kTime, ArenaId::kStatus}) sync_arena(a, true);
   fill_state(i, model);
 }
 
 template <class T>
 void Batch<T>::reset_parameters(std::int64_t i, const Model& model) {
   check_instance(i);
+  sync_arena(ArenaId::kParam, true);
   fill_parameters(i, model);
 }
 
 template class FieldRef<float>;
 template class FieldRef<double>;
+template class FieldRef<const float>;
+template class FieldRef<const double>;
 template class Batch<float>;
 template class Batch<double>;
 

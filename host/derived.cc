@@ -7,6 +7,7 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "kernels/instance.h"
@@ -74,8 +75,9 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
     throw std::invalid_argument(fmt::format("threads must be non-negative (got {})", threads));
   const std::vector<int> root = root_ids(model);
   const Layout& l = batch.layout();
-  const T* data = batch.data_arena();
-  const T* param = batch.param_arena();
+  // read only: through the const arenas, which a sync hook does not mark changed
+  const T* data = std::as_const(batch).data_arena();
+  const T* param = std::as_const(batch).param_arena();
   const int nbody = model.nbody;
   // one instance's rows as accessors: element j of a field at base[j * ld]
   const auto row = [&](const T* arena, int offset, std::int64_t i) {

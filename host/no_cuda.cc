@@ -10,14 +10,14 @@ CudaStatus cuda_status() {
 }
 
 template <class T>
-std::unique_ptr<BackendImpl<T>> make_cuda_backend(const Model&, const Batch<T>&,
+std::unique_ptr<BackendImpl<T>> make_cuda_backend(const Model&, Batch<T>&,
                                                   const SimulatorOptions&) {
   throw std::runtime_error(cuda_status().reason);
 }
 
-template std::unique_ptr<BackendImpl<float>> make_cuda_backend(const Model&, const Batch<float>&,
+template std::unique_ptr<BackendImpl<float>> make_cuda_backend(const Model&, Batch<float>&,
                                                                const SimulatorOptions&);
-template std::unique_ptr<BackendImpl<double>> make_cuda_backend(const Model&, const Batch<double>&,
+template std::unique_ptr<BackendImpl<double>> make_cuda_backend(const Model&, Batch<double>&,
                                                                 const SimulatorOptions&);
 
 }  // namespace zwang

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "backend.hpp"
 #include "kernels/status.h"
@@ -90,8 +91,24 @@ void Simulator<T>::step(int steps) {
 }
 
 template <class T>
+void reset_on_host(const Model& model, Batch<T>& batch, std::span<const std::int64_t> instances,
+                   const T* qpos, const T* qvel, const T* ctrl) {
+  for (std::int64_t i : instances) {
+    batch.reset_state(i, model);
+    if (qpos) batch.qpos().set(i, {qpos, static_cast<std::size_t>(model.nq)});
+    if (qvel) batch.qvel().set(i, {qvel, static_cast<std::size_t>(model.nv)});
+    if (ctrl) batch.ctrl().set(i, {ctrl, static_cast<std::size_t>(model.nu)});
+  }
+}
+
+template <class T>
 void Simulator<T>::reset(std::span<const std::int64_t> instances) {
-  for (std::int64_t i : instances) batch_.reset_state(i, model_);
+  for (std::int64_t i : instances) {
+    if (i < 0 || i >= batch_.size()) {
+      throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, batch_.size()));
+    }
+  }
+  impl_->reset(model_, batch_, instances, nullptr, nullptr, nullptr);
 }
 
 template <class T>
@@ -105,16 +122,55 @@ void Simulator<T>::reset(std::span<const std::int64_t> instances, const State& s
   check("qpos", state.qpos.size(), model_.nq, false);
   check("qvel", state.qvel.size(), model_.nv, false);
   check("ctrl", state.ctrl.size(), model_.nu, true);
+  for (std::int64_t i : instances) {
+    if (i < 0 || i >= batch_.size()) {
+      throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, batch_.size()));
+    }
+  }
   std::vector<T> qpos(state.qpos.begin(), state.qpos.end()),
       qvel(state.qvel.begin(), state.qvel.end());
   std::vector<T> ctrl(model_.nu, T(0));
   std::copy(state.ctrl.begin(), state.ctrl.end(), ctrl.begin());
-  for (std::int64_t i : instances) {
-    batch_.reset_state(i, model_);
-    batch_.qpos().set(i, qpos);
-    batch_.qvel().set(i, qvel);
-    batch_.ctrl().set(i, ctrl);
+  impl_->reset(model_, batch_, instances, qpos.data(), qvel.data(), ctrl.data());
+}
+
+template <class T>
+std::vector<DeviceField> Simulator<T>::device_fields() {
+  return impl_->device_fields();
+}
+
+template <class T>
+DeviceField Simulator<T>::device_field(FieldId f) {
+  const std::vector<DeviceField> all = impl_->device_fields();
+  if (all.empty()) {
+    throw std::logic_error(fmt::format("the {} backend has no device copy", backend()));
   }
+  return all[static_cast<std::size_t>(f)];
+}
+
+template <class T>
+void* Simulator<T>::cuda_stream() const {
+  return impl_->stream();
+}
+
+template <class T>
+void Simulator<T>::synchronize() {
+  impl_->synchronize();
+}
+
+template <class T>
+void Simulator<T>::upload_host_edits() {
+  impl_->upload_host_edits();
+}
+
+template <class T>
+void Simulator<T>::mark_device_written(FieldId f) {
+  impl_->mark_device_written(f);
+}
+
+template <class T>
+void Simulator<T>::invalidate_host() {
+  impl_->invalidate_host();
 }
 
 template <class T>
@@ -127,6 +183,10 @@ std::vector<InstanceFailure> Simulator<T>::failures() const {
   return out;
 }
 
+template void reset_on_host(const Model&, Batch<float>&, std::span<const std::int64_t>,
+                            const float*, const float*, const float*);
+template void reset_on_host(const Model&, Batch<double>&, std::span<const std::int64_t>,
+                            const double*, const double*, const double*);
 template class Simulator<float>;
 template class Simulator<double>;
 

@@ -6,6 +6,11 @@
 #
 #   scripts/gpu_bundle.sh [BUILD_DIR=build/ci] [BUNDLE_DIR=gpu_bundle]
 #   then, on the GPU machine:  BUNDLE_DIR/run.sh RESULTS_DIR
+# run.sh's steps, chosen by environment variables: the CUDA tests (TEST_FILTER), the contact
+# comparison with the CPU (SKIP_CONTACTS=1 leaves it out), compute-sanitizer (SANITIZE=1,
+# SANITIZE_FILTER), Nsight Compute on one fused step (NCU=1, NCU_MODEL, NCU_INSTANCES), and
+# bench_gpu (SKIP_BENCH=1 leaves it out; BENCH_FILTER, BENCH_MIN_TIME, BENCH_MODELS: model
+# files of the bundle, e.g. "mj_humanoid").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
@@ -29,6 +34,9 @@ if [[ -n $gym ]]; then
     cp "$gym/envs/mujoco/assets/$m.xml" "$out/models/"
   done
 fi
+# MuJoCo's humanoid (27 dofs, contacts), the model of the GPU benchmarks beside the examples
+[[ -f /usr/share/mujoco/model/humanoid/humanoid.xml ]] &&
+  cp /usr/share/mujoco/model/humanoid/humanoid.xml "$out/models/mj_humanoid.xml"
 cp scripts/gpu_check.py "$out/"
 cat >"$out/run.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -48,8 +56,35 @@ echo "test_cuda exit ${PIPESTATUS[0]}"
 if [[ -z ${SKIP_CONTACTS:-} ]]; then
   timeout "${CONTACT_TIMEOUT:-120}" python3 "$here/gpu_check.py" "$here" 2>&1 | tee "$res/contacts.log"
 fi
+# compute-sanitizer's four tools on the CUDA tests (SANITIZE_FILTER: a gtest filter; the whole
+# suite under memcheck takes long), one log each
+if [[ -n ${SANITIZE:-} ]]; then
+  for tool in memcheck initcheck racecheck synccheck; do
+    timeout "${SANITIZE_TIMEOUT:-120}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
+      "$here/bin/test_cuda" --gtest_filter="${SANITIZE_FILTER:-Examples/CudaVsCpu.*/chain_f32*:Cuda.*}" \
+      >"$res/sanitize_$tool.log" 2>&1
+    echo "compute-sanitizer $tool exit $? ($(grep -c "========= " "$res/sanitize_$tool.log") report lines)"
+    grep -m 5 "=========   \|ERROR SUMMARY" "$res/sanitize_$tool.log"
+  done
+fi
+# Nsight Compute on one launch of the fused step (NCU_MODEL, NCU_INSTANCES): DRAM bytes,
+# achieved occupancy, warp stall reasons
+if [[ -n ${NCU:-} ]]; then
+  model=${NCU_MODEL:-chain}
+  extra=()
+  [[ -f $here/models/$model.xml ]] && extra=(--model="$here/models/$model.xml")
+  timeout "${NCU_TIMEOUT:-180}" ncu --kernel-name regex:step_fused --launch-skip 2 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --csv --page details \
+    "$here/bin/bench_gpu" "${extra[@]}" --benchmark_min_time=0.01 \
+    --benchmark_filter="^device/$model/${NCU_PRECISION:-f32}/inkernel/fused/instances:${NCU_INSTANCES:-65536}" \
+    >"$res/ncu_$model.csv" 2>"$res/ncu_$model.err"
+  echo "ncu exit $?"
+fi
 if [[ -z ${SKIP_BENCH:-} ]]; then
-  timeout "${BENCH_TIMEOUT:-300}" "$here/bin/bench_gpu" --benchmark_counters_tabular=true \
+  models=()
+  for m in ${BENCH_MODELS:-}; do models+=(--model="$here/models/$m.xml"); done
+  timeout "${BENCH_TIMEOUT:-300}" "$here/bin/bench_gpu" "${models[@]}" --benchmark_counters_tabular=true \
     --benchmark_min_time="${BENCH_MIN_TIME:-0.2}" ${BENCH_FILTER:+--benchmark_filter=$BENCH_FILTER} \
     --benchmark_out="$res/bench_gpu.json" --benchmark_out_format=json 2>&1 | tee "$res/bench_gpu.log"
 fi

@@ -1,5 +1,5 @@
 // The CUDA backend's host-side logic, run on the CPU in every CUDA build, GPU or not: launch
-// chunking, the Cholesky path, row diffs, the pipeline cut at its solves against
+// chunking and launch shapes, the Cholesky path, the pipeline cut at its solves against
 // kernels/pipeline.h, the cuSOLVER path's packing, energies, and the no-device case.
 // The comparisons with the CPU backend, which need a GPU, are in test_cuda.cc.
 #include <gtest/gtest.h>
@@ -50,6 +50,32 @@ TEST(CudaHost, LaunchesAreCutAtTheGridLimit) {
   EXPECT_THROW(gpu::split_launches(5, 0, 1), std::invalid_argument);
 }
 
+TEST(CudaHost, SmallBatchesSpreadOverEveryMultiprocessor) {
+  constexpr int kSms = 132;
+  for (const int block : {32, 96, 128, 256, 384, 512, 1024}) {
+    for (const std::int64_t n :
+         {std::int64_t{1}, std::int64_t{31}, std::int64_t{1000}, std::int64_t{4096},
+          std::int64_t{4224}, std::int64_t{16384}, std::int64_t{65535}, std::int64_t{1} << 20}) {
+      const int b = gpu::spread_block(n, block, kSms);
+      const std::int64_t grid = gpu::blocks_for(n, b);
+      EXPECT_LE(b, block) << n;
+      EXPECT_TRUE(b == block || b % 32 == 0) << n << " " << block;
+      // enough blocks for every SM where there are warps enough; the occupancy block where
+      // the grid already fills the device
+      if (n >= std::int64_t{32} * kSms && block >= 32) {
+        EXPECT_GE(grid, kSms) << n << " " << block;
+      }
+      if (n >= std::int64_t{block} * kSms) {
+        EXPECT_EQ(b, block) << n;
+      }
+    }
+  }
+  EXPECT_EQ(gpu::spread_block(4096, 512, kSms), 32);
+  EXPECT_EQ(gpu::spread_block(16384, 512, kSms), 96);
+  EXPECT_EQ(gpu::spread_block(1, 512, kSms), 32);
+  EXPECT_THROW(gpu::spread_block(10, 0, kSms), std::invalid_argument);
+}
+
 TEST(CudaHost, CholeskyPathFollowsTheThreshold) {
   using enum CholeskyPath;
   EXPECT_EQ(gpu::choose_cholesky(kAuto, 8, 32), kInKernel);
@@ -75,40 +101,6 @@ TEST(CudaHost, CusolverChunkFitsItsBudget) {
   }
   EXPECT_EQ(gpu::cusolver_chunk(8, 8, 64, std::size_t{1} << 30), 64);  // never past the batch
   EXPECT_EQ(gpu::cusolver_chunk(4000, 8, 1024, 1), 32);                // at least one warp
-}
-
-TEST(CudaHost, ChangedRowsAreFoundCopiedAndMerged) {
-  constexpr int kRows = 10;
-  constexpr std::int64_t kLd = 64;
-  std::vector<double> host(kRows * kLd), mirror;
-  for (std::size_t k = 0; k < host.size(); ++k) host[k] = 0.25 * k;
-  host[5] = std::numeric_limits<double>::quiet_NaN();
-  mirror = host;
-  EXPECT_TRUE(gpu::sync_changed_rows(host.data(), mirror.data(), kRows, kLd).empty());
-
-  host[2 * kLd + 63] += 1;
-  host[3 * kLd] = -1;
-  host[7 * kLd + 5] = -0.0;  // was +0.0 nowhere, but -0 and the old value differ anyway
-  host[9 * kLd] = -0.0;      // +0.0 before: a different bit pattern
-  const std::vector<gpu::RowRange> ranges =
-      gpu::sync_changed_rows(host.data(), mirror.data(), kRows, kLd);
-  ASSERT_EQ(ranges.size(), 3u);
-  EXPECT_EQ(ranges[0].begin, 2);
-  EXPECT_EQ(ranges[0].end, 4);
-  EXPECT_EQ(ranges[1].begin, 7);
-  EXPECT_EQ(ranges[1].end, 8);
-  EXPECT_EQ(ranges[2].begin, 9);
-  EXPECT_EQ(ranges[2].end, 10);
-  EXPECT_EQ(std::memcmp(host.data(), mirror.data(), host.size() * sizeof(double)), 0);
-  EXPECT_TRUE(gpu::sync_changed_rows(host.data(), mirror.data(), kRows, kLd).empty());
-
-  std::vector<int> from(4 * 32, 7), to(4 * 32, 0);
-  const gpu::RowRange rows[] = {{1, 3}};
-  gpu::copy_rows<int>(from.data(), to.data(), rows, 32);
-  EXPECT_EQ(to[0], 0);
-  EXPECT_EQ(to[32], 7);
-  EXPECT_EQ(to[3 * 32 - 1], 7);
-  EXPECT_EQ(to[3 * 32], 0);
 }
 
 TEST(CudaHost, ArchitecturesCoverDevices) {

@@ -228,6 +228,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     const int k = std::min(o.record_every, o.steps - done);
     const auto t0 = std::chrono::steady_clock::now();
     sim.step(k);
+    sim.synchronize();  // the CUDA backend returns once the steps are enqueued
     stepping += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     done += k;
     if (o.ctrl == "random") draw_ctrl();

@@ -1,10 +1,20 @@
 // \brief N instances of one model: state, parameters and outputs stored structure-of-arrays.
 // Element j of a field of instance i is at arena[(offset + j) * padded_size + i], so one
 // element of all instances is contiguous (DESIGN.md §2, kernels/layout.h).
+//
+// With the CUDA backend the device holds the state of record and the Batch is a host mirror
+// kept by a BatchSync hook: each field accessor first brings that field's host copy up to date
+// (a download of that field alone when the device is newer), and the non-const accessors also
+// mark the field changed, so that the next device call uploads it.  A FieldRef or span taken
+// from such a batch is valid until the next step(), forward() or reset(): take it again after
+// one.  Without a hook (the CPU backend) an accessor costs one null test and references stay
+// valid for the batch's lifetime.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -13,15 +23,62 @@
 
 namespace zwang {
 
-// \brief One field of every instance of a batch.
+// \brief Every field a user reads or writes: the data fields and the parameter fields of
+// kernels/layout.h, in its order, then time and status.
+enum class FieldId : int {
+#define ZW_X(name, count) name,
+  ZW_DATA_FIELDS(ZW_X) ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+      time,
+  status,
+};
+inline constexpr int kFieldCount = static_cast<int>(FieldId::status) + 1;
+
+// \brief The field's name as in kernels/layout.h: "qpos", "body_mass", ..., "time", "status".
+const char* field_name(FieldId f);
+// \brief The field of that name; std::invalid_argument for an unknown name.
+FieldId field_id(std::string_view name);
+
+enum class ArenaId { kData, kParam, kTime, kStatus };
+
+// \brief Where a field lives: rows [row, row + rows) of an arena, each padded_size values long
+// (time and status are the one row of their own arena).
+struct FieldRows {
+  ArenaId arena;
+  int row;
+  int rows;
+};
+FieldRows field_rows(FieldId f, const Layout& layout, const Sizes& sizes);
+
+// \brief Keeps the host copy of a batch coherent with another copy of it (the CUDA backend's
+// device arenas).  Installed by that backend; null for the CPU backend.
+class BatchSync {
+ public:
+  virtual ~BatchSync() = default;
+  // before a host read of f: the host copy of f made current
+  virtual void host_read(FieldId f) = 0;
+  // before a host write of f: the host copy of f made current and marked changed
+  virtual void host_write(FieldId f) = 0;
+};
+
+// \brief One field of every instance of a batch; FieldRef<const T> only reads.
 template <class T>
 class FieldRef {
  public:
+  using Value = std::remove_const_t<T>;
+
   FieldRef(T* base, int width, std::int64_t instances, std::int64_t ld)
       : base_(base), width_(width), n_(instances), ld_(ld) {}
+  // a writable reference, read through (a template, so that the copy constructor stays)
+  template <class U>
+  requires(std::is_const_v<T>&& std::is_same_v<U, Value>) FieldRef(const FieldRef<U>& other)
+      : FieldRef(other.data(), other.width(), other.instances(), other.ld()) {}
 
   int width() const { return width_; }  // values per instance
   std::int64_t instances() const { return n_; }
+  // \brief Element 0 of instance 0: element j of instance i is at data()[j * ld() + i].
+  T* data() const { return base_; }
+  std::int64_t ld() const { return ld_; }
 
   // \brief Element j of instance i, unchecked.
   T& operator()(std::int64_t i, int j) const { return base_[j * ld_ + i]; }
@@ -32,11 +89,11 @@ class FieldRef {
   std::span<T> column(int j) const;
 
   // \brief The values of instance i.
-  std::vector<T> get(std::int64_t i) const;
+  std::vector<Value> get(std::int64_t i) const;
   // \brief Sets the values of instance i; std::invalid_argument if the size is not width().
-  void set(std::int64_t i, std::span<const T> values) const;
+  void set(std::int64_t i, std::span<const Value> values) const requires(!std::is_const_v<T>);
   // \brief Sets the same values on every instance.
-  void fill(std::span<const T> values) const;
+  void fill(std::span<const Value> values) const requires(!std::is_const_v<T>);
 
  private:
   void check_instance(std::int64_t i) const;
@@ -62,32 +119,54 @@ class Batch {
   const Sizes& sizes() const { return sizes_; }
   const Layout& layout() const { return layout_; }
 
-#define ZW_X(name, count)                                     \
-  FieldRef<T> name() {                                        \
-    return field(data_.data(), layout_.name, count_##name()); \
+  // \brief A field of every instance.  With a sync hook the non-const accessors make the
+  // field's host copy current and mark it changed; the const ones only make it current
+  // (std::as_const(batch).qpos() reads without causing an upload).
+#define ZW_X(name, count)                                                         \
+  FieldRef<T> name() {                                                            \
+    if (sync_) sync_->host_write(FieldId::name);                                  \
+    return field_ref(data_.data(), layout_.name, count_##name());                 \
+  }                                                                               \
+  FieldRef<const T> name() const {                                                \
+    if (sync_) sync_->host_read(FieldId::name);                                   \
+    return field_ref(const_cast<T*>(data_.data()), layout_.name, count_##name()); \
   }
   ZW_DATA_FIELDS(ZW_X)
 #undef ZW_X
-#define ZW_X(name, count)                                      \
-  FieldRef<T> name() {                                         \
-    return field(param_.data(), layout_.name, count_##name()); \
+#define ZW_X(name, count)                                                          \
+  FieldRef<T> name() {                                                             \
+    if (sync_) sync_->host_write(FieldId::name);                                   \
+    return field_ref(param_.data(), layout_.name, count_##name());                 \
+  }                                                                                \
+  FieldRef<const T> name() const {                                                 \
+    if (sync_) sync_->host_read(FieldId::name);                                    \
+    return field_ref(const_cast<T*>(param_.data()), layout_.name, count_##name()); \
   }
   ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
 
+  // \brief The data or parameter field f, as its named accessor gives it; std::invalid_argument
+  // for time and status (time() and status() give them).
+  FieldRef<T> field(FieldId f);
+  FieldRef<const T> field(FieldId f) const;
+
   // \brief Simulated time of each instance (s).
   std::span<double> time() {
+    if (sync_) sync_->host_write(FieldId::time);
     return {time_.data(), static_cast<std::size_t>(n_)};
   }
   // \brief StatusBit flags of each instance; an instance with a bit set does not advance, except
   // for kStatusNotConverged alone (a warning: the constraint solver reached its cap).
   std::span<int> status() {
+    if (sync_) sync_->host_write(FieldId::status);
     return {status_.data(), static_cast<std::size_t>(n_)};
   }
   std::span<const double> time() const {
+    if (sync_) sync_->host_read(FieldId::time);
     return {time_.data(), static_cast<std::size_t>(n_)};
   }
   std::span<const int> status() const {
+    if (sync_) sync_->host_read(FieldId::status);
     return {status_.data(), static_cast<std::size_t>(n_)};
   }
 
@@ -96,24 +175,41 @@ class Batch {
   // \brief Every parameter of instance i back to the model's value.
   void reset_parameters(std::int64_t i, const Model& model);
 
-  // arenas, for the backends
-  T* data_arena() {
-    return data_.data();
-  }
-  T* param_arena() {
-    return param_.data();
-  }
-  double* time_data() {
-    return time_.data();
-  }
-  int* status_data() {
-    return status_.data();
-  }
+  // \brief Whole arenas, for the backends and for tools that sweep every field.  With a sync
+  // hook every field of the arena is first made current, and the non-const ones also mark
+  // every field of it changed (the next device call uploads the whole arena).
+  T* data_arena();
+  T* param_arena();
+  double* time_data();
+  int* status_data();
+  const T* data_arena() const;
+  const T* param_arena() const;
+  const double* time_data() const;
+  const int* status_data() const;
   std::span<T> data_span() {
-    return data_;
+    return {data_arena(), data_.size()};
   }
   std::span<T> param_span() {
-    return param_;
+    return {param_arena(), param_.size()};
+  }
+
+  // \brief The host arenas as they are, without synchronisation: for a sync hook's copies.
+  struct HostArenas {
+    T* data;
+    T* param;
+    double* time;
+    int* status;
+  };
+  HostArenas unsynchronized() {
+    return {data_.data(), param_.data(), time_.data(), status_.data()};
+  }
+
+  // \brief Installs the hook that keeps the host copy coherent; null (the default) for none.
+  void set_sync(BatchSync* sync) {
+    sync_ = sync;
+  }
+  BatchSync* sync() const {
+    return sync_;
   }
 
  private:
@@ -125,9 +221,12 @@ class Batch {
   ZW_DATA_FIELDS(ZW_X)
   ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
-  FieldRef<T> field(T* arena, int offset, int width) {
-    return FieldRef<T>(arena + offset * padded_, width, n_, padded_);
+  template <class R>
+  FieldRef<R> field_ref(R* arena, int offset, int width) const {
+    return FieldRef<R>(arena + offset * padded_, width, n_, padded_);
   }
+  // every field of one arena through the hook
+  void sync_arena(ArenaId arena, bool write) const;
   void check_instance(std::int64_t i) const;
   void put(std::vector<T>& arena, std::int64_t i, int offset, std::span<const double> values);
   void fill_state(std::int64_t i, const Model& model);
@@ -142,10 +241,13 @@ class Batch {
   std::vector<T> param_;
   std::vector<double> time_;
   std::vector<int> status_;
+  BatchSync* sync_ = nullptr;
 };
 
 extern template class FieldRef<float>;
 extern template class FieldRef<double>;
+extern template class FieldRef<const float>;
+extern template class FieldRef<const double>;
 extern template class Batch<float>;
 extern template class Batch<double>;
 

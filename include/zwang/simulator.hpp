@@ -71,6 +71,22 @@ struct InstanceFailure {
 // \brief What a set of StatusBit flags means, stage by stage.
 std::string describe_status(int status);
 
+// \brief One field of the CUDA backend's device copy, in place: element j of instance i is at
+// data + i * strides[0] + j * strides[1] (strides in elements, the interleaved layout of
+// kernels/layout.h: 1 along instances, padded_size along elements).  shape is (N, width), or
+// (N,) with strides (1) for time and status.  The pointer stays valid for the simulator's
+// lifetime.
+struct DeviceField {
+  enum class DType { kFloat32, kFloat64, kInt32 };
+  FieldId id;
+  const char* name;
+  void* data;
+  DType dtype;
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> strides;
+  int device;  // CUDA device ordinal
+};
+
 template <class T>
 class BackendImpl;
 
@@ -83,7 +99,10 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   const Model& model() const { return model_; }
+  // \brief The host batch.  With the CUDA backend it is a mirror of the device copy, brought
+  // up to date field by field as it is read (README.md, "Device-resident state").
   Batch<T>& batch() { return batch_; }
+  const Batch<T>& batch() const { return batch_; }
   std::int64_t size() const { return batch_.size(); }
   // \brief The backend in words, e.g. "cpu (2 threads)".
   std::string backend() const;
@@ -102,6 +121,33 @@ class Simulator {
 
   // \brief Every instance with a status bit set, in increasing order.
   std::vector<InstanceFailure> failures() const;
+
+  // Device-resident state (CUDA backend; README.md, "Device-resident state").  forward(),
+  // step(), reset() and upload_host_edits() enqueue their work on cuda_stream() and return
+  // without waiting; a host read of a batch field waits and downloads that field.  Work of
+  // other code on the device fields must be ordered with cuda_stream(): enqueue it there, or
+  // synchronize() before it and finish it before the next call.  After writing device fields
+  // directly, mark_device_written() (or invalidate_host()) so that the host mirror downloads
+  // them when read.  With the CPU backend there is no device copy: device_fields() is empty,
+  // cuda_stream() is null, and the rest do nothing.
+
+  // \brief Every data and parameter field, time and status of the device copy, in FieldId
+  // order.
+  std::vector<DeviceField> device_fields();
+  // \brief One of them; std::logic_error without a device copy.
+  DeviceField device_field(FieldId f);
+  // \brief The cudaStream_t the backend enqueues on, as a void*; null for the CPU.
+  void* cuda_stream() const;
+  // \brief Waits for the work enqueued on cuda_stream().
+  void synchronize();
+  // \brief Enqueues the upload of the fields changed on the host since the last call, so that
+  // the device copy is current for other code reading it.
+  void upload_host_edits();
+  // \brief The device copy of f was written by other code: the host mirror of f is stale,
+  // and host edits of f not yet uploaded are dropped.
+  void mark_device_written(FieldId f);
+  // \brief mark_device_written() for every field.
+  void invalidate_host();
 
  private:
   Model model_;

@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -197,15 +198,15 @@ PySimulator& sim_of(nb::handle self) {
   return nb::cast<PySimulator&>(self);
 }
 
-nb::object field_view(nb::handle owner, PySimulator& s, const FieldInfo& f, bool param) {
+nb::object field_view(nb::handle owner, PySimulator& s, const FieldInfo& f) {
   return s.visit([&](auto& sim) {
     using T = ZW_SCALAR(sim);
     auto& b = sim.batch();
-    const int offset = f.offset(b.layout());
-    T* arena = param ? b.param_arena() : b.data_arena();
+    // through the batch's accessor: with the CUDA backend it downloads the field if the device
+    // is newer and marks it changed, since the view may be written
+    const FieldRef<T> field = b.field(field_id(f.name));
     const std::vector<std::size_t> shape = field_shape(b.sizes(), f.count, f.width(b.sizes()));
-    return strided_view(owner, arena + static_cast<std::int64_t>(offset) * b.padded_size(),
-                        nb::dtype<T>(), b.size(), b.padded_size(), shape);
+    return strided_view(owner, field.data(), nb::dtype<T>(), b.size(), b.padded_size(), shape);
   });
 }
 
@@ -319,7 +320,7 @@ nb::object mass_matrix(PySimulator& s) {
     auto& b = sim.batch();
     const std::int64_t n = b.size();
     const int nv = s.model().model.nv;
-    const auto qm = b.qM();
+    const auto qm = std::as_const(b).qM();
     std::vector<T> out(static_cast<std::size_t>(n) * nv * nv);
     // H_rc = H_cr = qM[r (r + 1) / 2 + c], c <= r
     for (std::int64_t i = 0; i < n; ++i) {
@@ -388,11 +389,11 @@ void bind_simulator(nb::module_& m) {
         f.name,
         [&f](nb::handle self) {
           const Params& p = nb::cast<const Params&>(self);
-          return field_view(p.sim, sim_of(p.sim), f, true);
+          return field_view(p.sim, sim_of(p.sim), f);
         },
         [&f](nb::handle self, nb::handle value) {
           const Params& p = nb::cast<const Params&>(self);
-          nb::object view = field_view(p.sim, sim_of(p.sim), f, true);
+          nb::object view = field_view(p.sim, sim_of(p.sim), f);
           view[nb::ellipsis()] = value;
         },
         keep(field_doc(f.name, true)));
@@ -403,9 +404,11 @@ void bind_simulator(nb::module_& m) {
       "N instances of one model, stepped together on the CPU (OpenMP) or a GPU.\n\n"
       "State, outputs and parameters are NumPy views of the batch without copies, shape\n"
       "(instances, ...): a write through a view changes what the next step() or forward()\n"
-      "reads. Each view keeps the Simulator alive. With the CUDA backend the host batch is the\n"
-      "state of record and each call copies it to the device and back (the CUDA path copies\n"
-      "through the host batch until device-resident state lands).\n\n"
+      "reads. Each view keeps the Simulator alive. With the CUDA backend the device holds the\n"
+      "state: reading an attribute downloads that field (if a call changed it) into the host\n"
+      "mirror and returns a view of it, and the next call uploads it (it may have been\n"
+      "written). Such a view is valid until the next step(), forward() or reset(): read the\n"
+      "attribute again after one.\n\n"
       "After step(), the outputs (qacc, xpos, cfrc_ext, ...) and the derived quantities\n"
       "(cinert, cvel, ximat, site_xpos, site_xmat) hold the state of the step's last\n"
       "evaluation, as MuJoCo's mj_step leaves its mjData: under Euler, the state before the\n"
@@ -482,7 +485,7 @@ void bind_simulator(nb::module_& m) {
       .def(
           "bias",
           [](nb::handle self) {
-            nb::object view = field_view(self, sim_of(self), data_field("qfrc_bias"), false);
+            nb::object view = field_view(self, sim_of(self), data_field("qfrc_bias"));
             return view.attr("copy")();
           },
           "qfrc_bias (Coriolis, centrifugal and gravity forces, MuJoCo's), (N, nv): a copy.")
@@ -494,7 +497,7 @@ void bind_simulator(nb::module_& m) {
           [](nb::handle self) {
             PySimulator& s = sim_of(self);
             return s.visit([&](auto& x) {
-              return strided_view(self, x.batch().time_data(), nb::dtype<double>(), x.size(), 1,
+              return strided_view(self, x.batch().time().data(), nb::dtype<double>(), x.size(), 1,
                                   {});
             });
           },
@@ -508,7 +511,8 @@ void bind_simulator(nb::module_& m) {
           [](nb::handle self) {
             PySimulator& s = sim_of(self);
             return s.visit([&](auto& x) {
-              return strided_view(self, x.batch().status_data(), nb::dtype<int>(), x.size(), 1, {});
+              return strided_view(self, x.batch().status().data(), nb::dtype<int>(), x.size(), 1,
+                                  {});
             });
           },
           "StatusBit flags of each instance (N,), int32 (zwang.STATUS_*); writable view: 0 "
@@ -517,9 +521,9 @@ void bind_simulator(nb::module_& m) {
   for (const FieldInfo& f : kDataFields) {
     if (hidden(f.name)) continue;
     sim.def_prop_rw(
-        f.name, [&f](nb::handle self) { return field_view(self, sim_of(self), f, false); },
+        f.name, [&f](nb::handle self) { return field_view(self, sim_of(self), f); },
         [&f](nb::handle self, nb::handle value) {
-          nb::object view = field_view(self, sim_of(self), f, false);
+          nb::object view = field_view(self, sim_of(self), f);
           view[nb::ellipsis()] = value;
         },
         keep(field_doc(f.name, false)));
