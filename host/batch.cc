@@ -92,22 +92,6 @@ std::vector<typename FieldRef<T>::Value> FieldRef<T>::get(std::int64_t i) const 
 }
 
 template <class T>
-void FieldRef<T>::set(std::int64_t i, std::span<const Value> values) const
-    requires(!std::is_const_v<T>) {
-  check_instance(i);
-  check_size(values.size());
-  for (int j = 0; j < width_; ++j) (*this)(i, j) = values[j];
-}
-
-template <class T>
-void FieldRef<T>::fill(std::span<const Value> values) const requires(!std::is_const_v<T>) {
-  check_size(values.size());
-  for (int j = 0; j < width_; ++j) {
-    for (std::int64_t i = 0; i < n_; ++i) (*this)(i, j) = values[j];
-  }
-}
-
-template <class T>
 Batch<T>::Batch(const Model& model, std::int64_t n)
     : sizes_((model.validate(), model.sizes())), layout_(make_layout(sizes_)), n_(n) {
   if (n < 1)

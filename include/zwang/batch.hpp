@@ -91,9 +91,21 @@ class FieldRef {
   // \brief The values of instance i.
   std::vector<Value> get(std::int64_t i) const;
   // \brief Sets the values of instance i; std::invalid_argument if the size is not width().
-  void set(std::int64_t i, std::span<const Value> values) const requires(!std::is_const_v<T>);
+  // (member templates, so that an explicit instantiation of FieldRef<const T> leaves them out)
+  template <class U = T>
+  requires(!std::is_const_v<U>) void set(std::int64_t i, std::span<const Value> values) const {
+    check_instance(i);
+    check_size(values.size());
+    for (int j = 0; j < width_; ++j) (*this)(i, j) = values[j];
+  }
   // \brief Sets the same values on every instance.
-  void fill(std::span<const Value> values) const requires(!std::is_const_v<T>);
+  template <class U = T>
+  requires(!std::is_const_v<U>) void fill(std::span<const Value> values) const {
+    check_size(values.size());
+    for (int j = 0; j < width_; ++j) {
+      for (std::int64_t i = 0; i < n_; ++i) (*this)(i, j) = values[j];
+    }
+  }
 
  private:
   void check_instance(std::int64_t i) const;

@@ -12,6 +12,7 @@
 
 #include "bindings.hpp"
 #include "zwang/loaders.hpp"
+#include "zwang/simulator.hpp"
 
 namespace zwang::python {
 namespace {
@@ -62,6 +63,14 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
 void bind_model(nb::module_& m) {
   nb::exception<ModelError>(m, "ModelError", PyExc_RuntimeError);
 
+  m.def(
+      "cuda_status",
+      []() {
+        const CudaStatus c = cuda_status();
+        return nb::make_tuple(c.devices, c.reason);
+      },
+      "(devices, reason): the CUDA devices this build of zwang can use, and why there are none "
+      "when there are none (a build without CUDA, no device, no driver).");
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
         nb::arg("contact_margin") = "max",
         "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -313,6 +314,53 @@ nb::object derived_array(PySimulator& s, Derived what) {
   });
 }
 
+// the device copy of a field as an ndarray on the CUDA device, which Python sees through the
+// DLPack protocol; the owner keeps the simulator alive
+nb::object device_field(nb::handle self, const std::string& name) {
+  PySimulator& s = sim_of(self);
+  std::lock_guard<std::mutex> lock(s.mutex());
+  return s.visit([&](auto& sim) {
+    const FieldId id = field_id(name);
+    if (sim.device_fields().empty()) {
+      throw std::runtime_error("device_field('" + name + "'): the " + sim.backend() +
+                               " backend has no device copy (use backend='cuda')");
+    }
+    sim.upload_host_edits();
+    sim.synchronize();
+    const DeviceField f = sim.device_field(id);
+    std::vector<std::size_t> shape(f.shape.begin(), f.shape.end());
+    // the per-instance shape of the NumPy view, (N, nbody, 3) rather than (N, 3 nbody)
+    if (id != FieldId::time && id != FieldId::status) {
+      const auto& b = std::as_const(sim.batch());
+      const FieldInfo* info = nullptr;
+      for (const FieldInfo& x : kDataFields) {
+        if (name == x.name) info = &x;
+      }
+      for (const FieldInfo& x : kParamFields) {
+        if (name == x.name) info = &x;
+      }
+      const std::vector<std::size_t> per =
+          field_shape(b.sizes(), info->count, info->width(b.sizes()));
+      shape.assign(1, static_cast<std::size_t>(sim.size()));
+      shape.insert(shape.end(), per.begin(), per.end());
+    }
+    std::vector<std::int64_t> strides{1};
+    std::int64_t step = f.shape.size() > 1 ? f.strides[1] : 1;
+    std::vector<std::int64_t> tail(shape.size() - 1);
+    for (std::size_t k = tail.size(); k-- > 0;) {
+      tail[k] = step;
+      step *= static_cast<std::int64_t>(shape[k + 1]);
+    }
+    strides.insert(strides.end(), tail.begin(), tail.end());
+    const nb::dlpack::dtype dtype = f.dtype == DeviceField::DType::kFloat32   ? nb::dtype<float>()
+                                    : f.dtype == DeviceField::DType::kFloat64 ? nb::dtype<double>()
+                                                                              : nb::dtype<int>();
+    return nb::cast(nb::ndarray<>(f.data, shape.size(), shape.data(), self, strides.data(), dtype,
+                                  nb::device::cuda::value, f.device),
+                    nb::rv_policy::automatic);
+  });
+}
+
 nb::object mass_matrix(PySimulator& s) {
   std::lock_guard<std::mutex> lock(s.mutex());
   return s.visit([&](auto& sim) {
@@ -474,6 +522,41 @@ void bind_simulator(nb::module_& m) {
            "listed instance or (k, nq) one row per listed instance (nv for qvel). ValueError "
            "for a wrong shape or a non-finite value (naming the instance), IndexError for an "
            "instance out of range; nothing changes then.")
+      .def("device_field", &device_field, nb::arg("name"),
+           "The device copy of a field (CUDA backend): an array that implements __dlpack__ and\n"
+           "__dlpack_device__, so that torch.from_dlpack(sim.device_field('qpos')), cupy or\n"
+           "jax.dlpack share the device memory without a copy. Shape (N, ...) as the NumPy\n"
+           "view, strides (1, padded N) elements, dtype of the precision; 'time' is float64,\n"
+           "'status' int32. Pending host edits are uploaded and zwang's stream is synchronised\n"
+           "first, so the values are those of the last call; the memory stays valid for the\n"
+           "simulator's lifetime. After writing through it, call mark_device_written(name)\n"
+           "before the next host read, and finish the writes (e.g. torch.cuda.synchronize())\n"
+           "before the next step(). RuntimeError on the CPU backend.")
+      .def(
+          "mark_device_written",
+          [](PySimulator& s, const std::string& name) {
+            std::lock_guard<std::mutex> lock(s.mutex());
+            s.visit([&](auto& x) { x.mark_device_written(field_id(name)); });
+          },
+          nb::arg("name"),
+          "Tells the simulator that the device copy of a field was written by other code: the "
+          "host view then downloads it when read (CUDA backend; nothing on the CPU).")
+      .def(
+          "synchronize",
+          [](PySimulator& s) {
+            std::lock_guard<std::mutex> lock(s.mutex());
+            s.visit([](auto& x) { x.synchronize(); });
+          },
+          nb::call_guard<nb::gil_scoped_release>(),
+          "Waits for the work enqueued on the device (CUDA: step() and forward() return once "
+          "enqueued); nothing on the CPU.")
+      .def_prop_ro(
+          "cuda_stream",
+          [](PySimulator& s) {
+            return reinterpret_cast<std::uintptr_t>(
+                s.visit([](auto& x) { return x.cuda_stream(); }));
+          },
+          "the cudaStream_t of the CUDA backend's work, as an integer (0 on the CPU)")
       .def(
           "failures", [](PySimulator& s) { return s.visit([](auto& x) { return x.failures(); }); },
           "Every instance with a status bit set, in increasing order, as InstanceFailure "

@@ -35,7 +35,10 @@ except ImportError:
 
 
 def gym_assets():
-    """Gymnasium's MuJoCo model directory, or None when gymnasium is not installed."""
+    """Gymnasium's MuJoCo model directory (or $ZWANG_GYM_ASSETS, a copy of its files on a
+    machine without gymnasium), None when there is neither."""
+    if os.environ.get("ZWANG_GYM_ASSETS"):
+        return pathlib.Path(os.environ["ZWANG_GYM_ASSETS"])
     try:
         import gymnasium
     except ImportError:

@@ -31,6 +31,7 @@ from ._zwang import (
     ModelError,
     Params,
     Simulator,
+    cuda_status,
     load,
 )
 from .sweep import SweepResult, sweep
@@ -56,6 +57,7 @@ __all__ = [
     "Params",
     "Simulator",
     "SweepResult",
+    "cuda_status",
     "load",
     "sweep",
 ]
