@@ -194,6 +194,8 @@ struct CudaBackend<T>::Impl {
   }
 
   ~Impl() {
+    // uploads may still read the page-locked host batch that `pinned` unregisters
+    cudaStreamSynchronize(stream.get());
     if (batch.sync() == &residency) batch.set_sync(nullptr);
   }
 
@@ -392,8 +394,10 @@ template <class T>
 void CudaBackend<T>::forward(Batch<T>& batch) {
   DeviceGuard guard(impl_->options.device);
   impl_->upload(batch);
-  impl_->enqueue_forward();
+  // before enqueueing: a call that throws after some of its work was enqueued has changed the
+  // device copy all the same, and the host must not take its copy for current
   impl_->residency.device_wrote(DeviceCall::kForward);
+  impl_->enqueue_forward();
 }
 
 template <class T>
@@ -401,8 +405,8 @@ void CudaBackend<T>::step(Batch<T>& batch, int steps) {
   if (steps <= 0) return;
   DeviceGuard guard(impl_->options.device);
   impl_->upload(batch);
+  impl_->residency.device_wrote(DeviceCall::kStep);  // before enqueueing, as in forward()
   impl_->run_steps(steps);
-  impl_->residency.device_wrote(DeviceCall::kStep);
 }
 
 template <class T>
@@ -469,8 +473,8 @@ template <class T>
 void CudaBackend<T>::run_steps(int steps) {
   if (steps <= 0) return;
   DeviceGuard guard(impl_->options.device);
-  impl_->run_steps(steps);
   impl_->residency.device_wrote(DeviceCall::kStep);
+  impl_->run_steps(steps);
 }
 
 template <class T>
@@ -510,8 +514,8 @@ void CudaBackend<T>::reset(const Model&, Batch<T>& batch, std::span<const std::i
     if (ctrl) std::copy(ctrl, ctrl + s.nu, values.begin() + s.nq + s.nv);
     state = impl_->staged(impl_->reset_state, values.data(), values.size());
   }
+  impl_->residency.device_wrote(DeviceCall::kReset);  // before enqueueing, as in forward()
   device_reset(impl_->run(), list, static_cast<std::int64_t>(instances.size()), state);
-  impl_->residency.device_wrote(DeviceCall::kReset);
 }
 
 template <class T>

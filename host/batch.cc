@@ -91,6 +91,26 @@ std::vector<typename FieldRef<T>::Value> FieldRef<T>::get(std::int64_t i) const 
   return v;
 }
 
+// the host copy made current before the members are copied: read_all() runs in the first
+// member's initialiser
+template <class T>
+Batch<T>::Batch(const Batch& other)
+    : sizes_(other.read_all()),
+      layout_(other.layout_),
+      n_(other.n_),
+      padded_(other.padded_),
+      data_(other.data_),
+      param_(other.param_),
+      time_(other.time_),
+      status_(other.status_) {}
+
+template <class T>
+const Sizes& Batch<T>::read_all() const {
+  for (const ArenaId arena : {ArenaId::kData, ArenaId::kParam, ArenaId::kTime, ArenaId::kStatus})
+    sync_arena(arena, false);
+  return sizes_;
+}
+
 template <class T>
 Batch<T>::Batch(const Model& model, std::int64_t n)
     : sizes_((model.validate(), model.sizes())), layout_(make_layout(sizes_)), n_(n) {

@@ -168,6 +168,26 @@ TEST(Residency, AStepMovesNothingAndAReadDownloadsThatFieldAlone) {
   EXPECT_EQ(m.residency.bytes_down(FieldId::qpos), 0u);
 }
 
+// a copy of a mirrored batch holds the device's values and no hook: later reads and writes of
+// the copy move nothing and leave the original's flags alone
+TEST(Residency, ACopyIsCurrentAndIndependent) {
+  Mirrored m(examples::cart_pole());
+  m.device_step();
+  Batch<double> copy(std::as_const(m.host));
+  EXPECT_EQ(copy.sync(), nullptr);
+  EXPECT_EQ(copy.qpos()(7, 0), m.device.qpos()(7, 0));
+  EXPECT_EQ(copy.xpos()(2, 3), 3.0);
+  EXPECT_EQ(copy.time()[3], m.device.time()[3]);
+  EXPECT_EQ(copy.status()[5], 1);
+  const std::size_t downloads = m.fake.down.size();
+  copy.qvel()(0, 0) = -5;
+  EXPECT_EQ(m.fake.down.size(), downloads);
+  EXPECT_FALSE(m.residency.host_dirty(FieldId::qvel));
+  m.residency.push();
+  EXPECT_TRUE(m.fake.up.empty());
+  EXPECT_EQ(m.device.qvel()(0, 0), 2.0);
+}
+
 TEST(Residency, AHostEditUploadsThatFieldAlone) {
   Mirrored m(examples::cart_pole());
   m.device_step();

@@ -121,6 +121,11 @@ class Batch {
  public:
   // \brief n instances, every one at the model's default state and parameters.
   Batch(const Model& model, std::int64_t n);
+  // \brief A copy of every field as it is now (the fields a device holds newer values of are
+  // brought up to date first); the copy has no sync hook of its own.
+  Batch(const Batch& other);
+  // a backend's batch is replaced only through its accessors, which keep the device informed
+  Batch& operator=(const Batch&) = delete;
 
   std::int64_t size() const { return n_; }
   // \brief The stride between rows of an arena: the instance count rounded up to kPadding, or
@@ -239,6 +244,8 @@ class Batch {
   }
   // every field of one arena through the hook
   void sync_arena(ArenaId arena, bool write) const;
+  // every field made current on the host; returns the sizes, for the copy constructor
+  const Sizes& read_all() const;
   void check_instance(std::int64_t i) const;
   void put(std::vector<T>& arena, std::int64_t i, int offset, std::span<const double> values);
   void fill_state(std::int64_t i, const Model& model);

@@ -200,6 +200,9 @@ PySimulator& sim_of(nb::handle self) {
 }
 
 nb::object field_view(nb::handle owner, PySimulator& s, const FieldInfo& f) {
+  // under the simulator's lock: step() runs without the GIL, and on CUDA the accessor may
+  // download the field and changes the residency's flags
+  std::lock_guard<std::mutex> lock(s.mutex());
   return s.visit([&](auto& sim) {
     using T = ZW_SCALAR(sim);
     auto& b = sim.batch();
@@ -530,8 +533,10 @@ void bind_simulator(nb::module_& m) {
            "'status' int32. Pending host edits are uploaded and zwang's stream is synchronised\n"
            "first, so the values are those of the last call; the memory stays valid for the\n"
            "simulator's lifetime. After writing through it, call mark_device_written(name)\n"
-           "before the next host read, and finish the writes (e.g. torch.cuda.synchronize())\n"
-           "before the next step(). RuntimeError on the CPU backend.")
+           "before the next host read of it or the next step(), forward() or reset() (a host\n"
+           "read marks the field changed on the host, and the next call would upload the host\n"
+           "copy over the device's), and finish the writes (e.g. torch.cuda.synchronize())\n"
+           "before that call. RuntimeError on the CPU backend.")
       .def(
           "mark_device_written",
           [](PySimulator& s, const std::string& name) {
@@ -558,7 +563,11 @@ void bind_simulator(nb::module_& m) {
           },
           "the cudaStream_t of the CUDA backend's work, as an integer (0 on the CPU)")
       .def(
-          "failures", [](PySimulator& s) { return s.visit([](auto& x) { return x.failures(); }); },
+          "failures",
+          [](PySimulator& s) {
+            std::lock_guard<std::mutex> lock(s.mutex());
+            return s.visit([](auto& x) { return x.failures(); });
+          },
           "Every instance with a status bit set, in increasing order, as InstanceFailure "
           "(instance, status, message).")
       .def("mass_matrix", &mass_matrix,
@@ -579,6 +588,7 @@ void bind_simulator(nb::module_& m) {
           "time",
           [](nb::handle self) {
             PySimulator& s = sim_of(self);
+            std::lock_guard<std::mutex> lock(s.mutex());
             return s.visit([&](auto& x) {
               return strided_view(self, x.batch().time().data(), nb::dtype<double>(), x.size(), 1,
                                   {});
@@ -593,6 +603,7 @@ void bind_simulator(nb::module_& m) {
           "status",
           [](nb::handle self) {
             PySimulator& s = sim_of(self);
+            std::lock_guard<std::mutex> lock(s.mutex());
             return s.visit([&](auto& x) {
               return strided_view(self, x.batch().status().data(), nb::dtype<int>(), x.size(), 1,
                                   {});
