@@ -48,9 +48,12 @@ class BackendImpl {
   virtual void invalidate_host() {}
 };
 
+// the SIMD backend where `simd` asks for it and the model allows it (no constraint rows or
+// contacts yet), else the scalar one; throws std::invalid_argument when `simd` names an
+// instruction set this CPU lacks
 template <class T>
 std::unique_ptr<BackendImpl<T>> make_cpu_backend(const Model& model, const Batch<T>& batch,
-                                                 int threads);
+                                                 int threads, CpuSimd simd);
 
 // throws std::runtime_error naming the reason when no CUDA device can be used; installs the
 // batch's sync hook, which it removes when destroyed (the batch must outlive it)

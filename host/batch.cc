@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
@@ -10,6 +14,23 @@
 #include <stdexcept>
 
 namespace zwang {
+
+namespace {
+constexpr std::size_t kHugePage = std::size_t(2) << 20;
+}
+
+void* arena_allocate(std::size_t bytes) {
+  if (bytes < kHugePage) return ::operator new(bytes, std::align_val_t(64));
+  void* p = ::operator new(bytes, std::align_val_t(kHugePage));
+#if defined(__linux__)
+  madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without huge pages the arena works the same
+#endif
+  return p;
+}
+
+void arena_deallocate(void* p, std::size_t bytes) {
+  ::operator delete(p, std::align_val_t(bytes < kHugePage ? 64 : kHugePage));
+}
 
 template <class T>
 void FieldRef<T>::check_instance(std::int64_t i) const {
@@ -129,6 +150,10 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
   // fewer than kPadding instances are not padded: a batch of one instance of a large model
   // needs one instance's memory, not kPadding instances'
   padded_ = n < kPadding ? n : (n + kPadding - 1) / kPadding * kPadding;
+  // rows a multiple of 4 KiB apart all fall in the same sets of the CPU caches, and a pack of
+  // instances (one cache line of each of its rows) would then evict itself: one more block
+  // of kPadding moves each row to other sets
+  if (n >= kPadding && padded_ * sizeof(T) % 4096 == 0) padded_ += kPadding;
   try {
     data_.assign(static_cast<std::size_t>(layout_.data_rows) * padded_, T(0));
     param_.assign(static_cast<std::size_t>(layout_.param_rows) * padded_, T(0));
@@ -141,7 +166,7 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
   }
   // every instance, padding included (a backend may step it harmlessly), at the defaults:
   // qpos0 and the model's parameters, row by row
-  const auto rows = [&](std::vector<T>& arena, int offset, std::span<const double> values) {
+  const auto rows = [&](ArenaVector<T>& arena, int offset, std::span<const double> values) {
     for (std::size_t j = 0; j < values.size(); ++j) {
       std::fill_n(arena.begin() + (offset + j) * padded_, padded_, static_cast<T>(values[j]));
     }
@@ -242,7 +267,7 @@ void Batch<T>::check_instance(std::int64_t i) const {
 }
 
 template <class T>
-void Batch<T>::put(std::vector<T>& arena, std::int64_t i, int offset,
+void Batch<T>::put(ArenaVector<T>& arena, std::int64_t i, int offset,
                    std::span<const double> values) {
   for (std::size_t j = 0; j < values.size(); ++j) {
     arena[(offset + j) * padded_ + i] = static_cast<T>(values[j]);

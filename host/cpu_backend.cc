@@ -1,12 +1,15 @@
-// The CPU backend: the kernels/ stages in an OpenMP loop over instances, each thread with its
-// own contiguous scratch.
+// The CPU backends: the kernels/ stages in an OpenMP loop over instances, each thread with its
+// own contiguous scratch; one instance at a time (the reference), or packs of instances in the
+// lanes of SIMD registers (host/cpu_simd.inl) where the CPU and the model allow.
 #include <fmt/format.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "backend.hpp"
+#include "cpu_simd.hpp"
 #include "kernels/pipeline.h"
 #include "model_arrays.hpp"
 
@@ -100,17 +103,99 @@ class CpuBackend final : public BackendImpl<T> {
   std::vector<std::vector<T>> buffers_;
 };
 
+// The same stages on packs of `isa.width` instances: the work is in the instruction set's own
+// translation unit; this object keeps the model's arrays and the threads' scratch.
+template <class T>
+class SimdBackend final : public BackendImpl<T> {
+ public:
+  SimdBackend(const Model& model, const Batch<T>& batch, int threads, PackIsa<T> isa)
+      : arrays_(model),
+        view_(arrays_.view()),
+        threads_(threads),
+        isa_(isa),
+        stride_(isa.scratch_bytes(batch.layout())),
+        scratch_(stride_ * threads + 64) {}
+
+  void forward(Batch<T>& batch) override { run(batch, 0); }
+
+  void step(Batch<T>& batch, int steps) override {
+    if (steps > 0) run(batch, steps);
+  }
+
+  std::string describe() const override {
+    return fmt::format("cpu {} {}x{} ({} thread{})", isa_.name, isa_.width,
+                       sizeof(T) == 4 ? "f32" : "f64", threads_, threads_ == 1 ? "" : "s");
+  }
+
+ private:
+  void run(Batch<T>& batch, int steps) {
+    const auto address = reinterpret_cast<std::uintptr_t>(scratch_.data());
+    std::byte* aligned = scratch_.data() + (64 - address % 64) % 64;
+    isa_.run({&view_, batch.data_arena(), batch.param_arena(), batch.padded_size(), batch.size(),
+              batch.time_data(), batch.status_data(), threads_, steps, aligned});
+  }
+
+  ModelArrays<T> arrays_;
+  ModelView<T> view_;
+  int threads_;
+  PackIsa<T> isa_;
+  std::size_t stride_;
+  std::vector<std::byte> scratch_;
+};
+
+#if defined(ZWANG_SIMD_X86)
+bool cpu_has_avx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+bool cpu_has_avx512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("fma");
+}
+#else
+bool cpu_has_avx2() {
+  return false;
+}
+bool cpu_has_avx512() {
+  return false;
+}
+#endif
+
 }  // namespace
+
+CpuSimd cpu_simd_supported() {
+  return cpu_has_avx512() ? CpuSimd::kAvx512 : cpu_has_avx2() ? CpuSimd::kAvx2 : CpuSimd::kScalar;
+}
 
 template <class T>
 std::unique_ptr<BackendImpl<T>> make_cpu_backend(const Model& model, const Batch<T>& batch,
-                                                 int threads) {
+                                                 int threads, CpuSimd simd) {
+  if (simd == CpuSimd::kAvx512 && !cpu_has_avx512()) {
+    throw std::invalid_argument(
+        "the AVX-512 CPU backend needs AVX-512 F, DQ, VL and BW, which this CPU lacks");
+  }
+  if (simd == CpuSimd::kAvx2 && !cpu_has_avx2()) {
+    throw std::invalid_argument("the AVX2 CPU backend needs AVX2 and FMA, which this CPU lacks");
+  }
+  if (simd == CpuSimd::kAuto) simd = cpu_simd_supported();
+  // constraint rows and contacts run one instance at a time (their solver and narrow phase
+  // branch per instance)
+  const ModelArrays<T> arrays(model);
+  const bool smooth_only = arrays.view().s.nefc == 0 && arrays.view().ncollision == 0;
+  if (simd == CpuSimd::kScalar || !smooth_only) {
+    return std::make_unique<CpuBackend<T>>(model, batch, threads);
+  }
+#if defined(ZWANG_SIMD_X86)
+  const PackIsa<T> isa = simd == CpuSimd::kAvx512 ? pack_isa_avx512<T>() : pack_isa_avx2<T>();
+  return std::make_unique<SimdBackend<T>>(model, batch, threads, isa);
+#else
   return std::make_unique<CpuBackend<T>>(model, batch, threads);
+#endif
 }
 
 template std::unique_ptr<BackendImpl<float>> make_cpu_backend(const Model&, const Batch<float>&,
-                                                              int);
+                                                              int, CpuSimd);
 template std::unique_ptr<BackendImpl<double>> make_cpu_backend(const Model&, const Batch<double>&,
-                                                               int);
+                                                               int, CpuSimd);
 
 }  // namespace zwang

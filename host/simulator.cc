@@ -66,7 +66,8 @@ Simulator<T>::Simulator(const Model& model, std::int64_t n, SimulatorOptions opt
     impl_ = make_cuda_backend<T>(model_, batch_, options);
   } else {
     impl_ = make_cpu_backend<T>(model_, batch_,
-                                options.threads > 0 ? options.threads : omp_get_max_threads());
+                                options.threads > 0 ? options.threads : omp_get_max_threads(),
+                                options.cpu_simd);
   }
 }
 

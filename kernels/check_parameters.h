@@ -23,40 +23,41 @@
 namespace zwang {
 
 template <class T>
-ZW_HD ZW_INLINE bool all_finite(Row<T> r, int n) {
-  bool ok = true;
-  for (int i = 0; i < n; ++i) ok = ok && std::isfinite(r[i]);
+ZW_HD ZW_INLINE MaskOf<T> all_finite(Row<T> r, int n) {
+  MaskOf<T> ok(true);
+  for (int i = 0; i < n; ++i) ok = ok && visfinite(r[i]);
   return ok;
 }
 
 template <class T>
-ZW_HD ZW_INLINE bool nonnegative_row(Row<T> r, int n) {
-  bool ok = true;
+ZW_HD ZW_INLINE MaskOf<T> nonnegative_row(Row<T> r, int n) {
+  MaskOf<T> ok(true);
   for (int i = 0; i < n; ++i) ok = ok && r[i] >= T(0);
   return ok;
 }
 
 template <class T>
-ZW_HD bool parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
+ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
   const Sizes& s = m.s;
-  bool ok = true;
+  MaskOf<T> ok(true);
 #define ZW_X(name, count) ok = ok && all_finite(d.name(), (count));
   ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
   ok = ok && nonnegative_row(d.dof_damping(), s.nv) && nonnegative_row(d.dof_armature(), s.nv) &&
        nonnegative_row(d.jnt_stiffness(), s.njnt);
-  const T rel = T(1e-9) + T(64) * std::numeric_limits<T>::epsilon();
+  const T rel = T(1e-9) + T(64) * T(std::numeric_limits<ScalarOf<T>>::epsilon());
   const Row<T> mass = d.body_mass(), inertia = d.body_inertia();
   for (int b = 1; b < s.nbody; ++b) {
     const T mb = mass[b];
     const Sym3<T> ib = load_sym(inertia, 6 * b);
-    const T* i0p = m.body_inertia + 6 * b;
+    const auto i0p = m.body_inertia + 6 * b;
     const Sym3<T> i0{i0p[0], i0p[1], i0p[2], i0p[3], i0p[4], i0p[5]};
     const T half_trace = T(0.5) * (ib.xx + ib.yy + ib.zz);
     const Sym3<T> second{
         half_trace - ib.xx, half_trace - ib.yy, half_trace - ib.zz, -ib.xy, -ib.xz, -ib.yz};
     ok = ok && mb >= T(0) && (mb > T(0) || !(m.body_mass[b] > T(0)));
-    ok = ok && psd_within(second, rel * T(2) * half_trace + std::numeric_limits<T>::min());
+    ok = ok &&
+         psd_within(second, rel * T(2) * half_trace + T(std::numeric_limits<ScalarOf<T>>::min()));
     // positive definite where the model's is: Cholesky pivots of I_k with no margin
     ok = ok && (psd_within(ib, T(0)) || !psd_within(i0, T(0)));
   }

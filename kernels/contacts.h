@@ -236,39 +236,11 @@ ZW_HD void contact_forces(const ModelView<T>& m, const Instance<T>& d) {
   }
 }
 
-// subtree_com (the centre of mass of each body's subtree) and cfrc_ext, MuJoCo's
-// mj_rnePostConstraint: applied wrenches, connect and weld forces and contact forces on each
-// body, as (torque, force) about the subtree centre of mass of the body's tree root
+// the constraint forces' share of cfrc_ext, about the subtree centres of mass already in
+// subtree_com
 template <class T>
-ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
-  const int nb = m.s.nbody;
-  const Row<T> com = d.subtree_com(), cfrc = d.cfrc_ext(), xipos = d.xipos(), mass = d.body_mass();
-  // Σ m x and Σ m over each subtree; the masses held in cfrc_ext until it is computed
-  for (int b = 0; b < nb; ++b) {
-    store3(com, 3 * b, mass[b] * load3(xipos, 3 * b));
-    cfrc[6 * b] = mass[b];
-  }
-  for (int b = nb - 1; b > 0; --b) {
-    const int p = m.body_parent[b];
-    store3(com, 3 * p, load3(com, 3 * p) + load3(com, 3 * b));
-    cfrc[6 * p] += cfrc[6 * b];
-  }
-  for (int b = 0; b < nb; ++b) {
-    const T mb = cfrc[6 * b];
-    const T inv = mb > T(0) ? T(1) / mb : T(0);
-    const Vec3<T> c = mb > T(0) ? inv * load3(com, 3 * b) : load3(xipos, 3 * b);
-    store3(com, 3 * b, c);
-  }
-  const Row<T> xfrc = d.xfrc_applied();
-  for (int b = 0; b < nb; ++b) {
-    int root = b;
-    while (root > 0 && m.body_parent[root] > 0) root = m.body_parent[root];
-    const Vec3<T> f = load3(xfrc, 6 * b), tau = load3(xfrc, 6 * b + 3);
-    const Vec3<T> arm = load3(xipos, 3 * b) - load3(com, 3 * root);
-    const bool world = b == 0;
-    store3(cfrc, 6 * b, world ? Vec3<T>{T(0), T(0), T(0)} : tau + cross(arm, f));
-    store3(cfrc, 6 * b + 3, world ? Vec3<T>{T(0), T(0), T(0)} : f);
-  }
+ZW_HD void constraint_wrenches(const ModelView<T>& m, const Instance<T>& d) {
+  const Row<T> com = d.subtree_com(), cfrc = d.cfrc_ext();
   // connect and weld equalities (MuJoCo 2.2's rule): the rows' world force f (and, for a weld,
   // torque) on body1 at its anchor, −f on body2 at its anchor
   const Row<T> force = d.efc_force();
@@ -316,6 +288,43 @@ ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
       store3(cfrc, 6 * b + 3, load3(cfrc, 6 * b + 3) + sign * f);
     }
   }
+}
+
+// subtree_com (the centre of mass of each body's subtree) and cfrc_ext, MuJoCo's
+// mj_rnePostConstraint: applied wrenches, connect and weld forces and contact forces on each
+// body, as (torque, force) about the subtree centre of mass of the body's tree root
+template <class T>
+ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
+  const int nb = m.s.nbody;
+  const Row<T> com = d.subtree_com(), cfrc = d.cfrc_ext(), xipos = d.xipos(), mass = d.body_mass();
+  // Σ m x and Σ m over each subtree; the masses held in cfrc_ext until it is computed
+  for (int b = 0; b < nb; ++b) {
+    store3(com, 3 * b, mass[b] * load3(xipos, 3 * b));
+    cfrc[6 * b] = mass[b];
+  }
+  for (int b = nb - 1; b > 0; --b) {
+    const int p = m.body_parent[b];
+    store3(com, 3 * p, load3(com, 3 * p) + load3(com, 3 * b));
+    cfrc[6 * p] += cfrc[6 * b];
+  }
+  for (int b = 0; b < nb; ++b) {
+    const T mb = cfrc[6 * b];
+    const MaskOf<T> massive = mb > T(0);
+    const T inv = T(1) / vselect(massive, mb, T(1));
+    store3(com, 3 * b, vselect(massive, inv * load3(com, 3 * b), load3(xipos, 3 * b)));
+  }
+  const Row<T> xfrc = d.xfrc_applied();
+  for (int b = 0; b < nb; ++b) {
+    int root = b;
+    while (root > 0 && m.body_parent[root] > 0) root = m.body_parent[root];
+    const Vec3<T> f = load3(xfrc, 6 * b), tau = load3(xfrc, 6 * b + 3);
+    const Vec3<T> arm = load3(xipos, 3 * b) - load3(com, 3 * root);
+    const bool world = b == 0;
+    store3(cfrc, 6 * b, world ? Vec3<T>{T(0), T(0), T(0)} : tau + cross(arm, f));
+    store3(cfrc, 6 * b + 3, world ? Vec3<T>{T(0), T(0), T(0)} : f);
+  }
+  // packs have no constraint rows (kernels/pipeline.h)
+  if constexpr (kOneLane<T>) constraint_wrenches(m, d);
 }
 
 }  // namespace zwang

@@ -14,20 +14,24 @@
 
 namespace zwang {
 
+// true on the lanes whose factorisation succeeded; a pack's failed lanes go on with a
+// meaningless q̈ (kernels/lanes.h)
 template <class T>
-ZW_HD bool factor_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+ZW_HD MaskOf<T> factor_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
   const Row<T> qM = d.qM(), qLD = d.qLD(), qacc = d.qacc(), rhs = d.qfrc_smooth();
   const Row<T> damping = d.dof_damping();
   const int nv = m.s.nv;
   for (int i = 0; i < m.s.nM; ++i) qLD[i] = qM[i];
   for (int i = 0; i < nv; ++i) qLD[packed_index(i, i)] += damping_dt * damping[i];
-  if (cholesky_factor<T>(qLD, m.dof_parent, nv) < nv) {
+  MaskOf<T> failed(false);
+  if (cholesky_factor<T>(qLD, m.dof_parent, nv, &failed) < nv) {
     *d.status |= kStatusFactorization;
-    return false;
+    return MaskOf<T>(false);
   }
+  stop_lanes(d, failed, kStatusFactorization);
   for (int i = 0; i < nv; ++i) qacc[i] = rhs[i];
   cholesky_solve<T>(qLD, m.dof_parent, qacc, nv);
-  return true;
+  return !failed;
 }
 
 }  // namespace zwang

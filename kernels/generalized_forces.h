@@ -19,7 +19,7 @@ namespace zwang {
 
 template <class T>
 ZW_HD ZW_INLINE T clamp_range(T x, T lo, T hi) {
-  return x < lo ? lo : (x > hi ? hi : x);
+  return vselect(x < lo, lo, vselect(x > hi, hi, x));
 }
 
 template <class T>

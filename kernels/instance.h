@@ -8,8 +8,10 @@
 #include <utility>
 
 #include "kernels/hd.h"
+#include "kernels/lanes.h"
 #include "kernels/layout.h"
 #include "kernels/math_vec.h"
+#include "kernels/status.h"
 
 namespace zwang {
 
@@ -36,8 +38,8 @@ struct Instance {
   Arena<T> param;     // numeric parameters
   Arena<T> work;      // scratch
   const Layout* lay;  // field offsets
-  double* time;       // simulated time (s)
-  int* status;        // StatusBit flags
+  double* time;       // simulated time (s), one per lane
+  int* status;        // StatusBit flags, one per lane
 
 #define ZW_X(name, count)               \
   ZW_HD ZW_INLINE Row<T> name() const { \
@@ -58,6 +60,18 @@ struct Instance {
   ZW_WORK_FIELDS(ZW_X)
 #undef ZW_X
 };
+
+// the lanes that a stopping status bit holds
+template <class T>
+ZW_HD ZW_INLINE MaskOf<T> stopped(const Instance<T>& d) {
+  return Lanes<T>::flagged(d.status, kStatusStopping);
+}
+// status |= bit on the lanes of `where` that nothing has stopped yet: a lane keeps the first
+// reason it stopped for
+template <class T>
+ZW_HD ZW_INLINE void stop_lanes(const Instance<T>& d, MaskOf<T> where, int bit) {
+  Lanes<T>::set_bits(d.status, where && !stopped(d), bit);
+}
 
 // element type of an accessor (Row<T> or a plain pointer)
 template <class R>

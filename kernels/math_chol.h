@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "kernels/hd.h"
+#include "kernels/lanes.h"
 
 namespace zwang {
 
@@ -19,14 +20,22 @@ ZW_HD ZW_INLINE int packed_index(int i, int j) {
 }
 
 // A = Lᵀ L, L overwrites A.  Returns n on success; otherwise n − 1 − k for the first pivot k
-// (in elimination order, k = n − 1 first) that was not positive and finite.
+// (in elimination order, k = n − 1 first) that was not positive and finite.  For a pack, the
+// lanes with such a pivot go on with a pivot of 1 (their factor is meaningless) and are added to
+// *failed; the return value is then n.
 template <class T, class A>
-ZW_HD int cholesky_factor(A a, const int* parent, int n) {
+ZW_HD int cholesky_factor(A a, const int* parent, int n, MaskOf<T>* failed = nullptr) {
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
-    const T pivot = a[row_k + k];
-    if (!(pivot > T(0)) || !std::isfinite(pivot)) return n - 1 - k;
-    const T lkk = std::sqrt(pivot);
+    T pivot = a[row_k + k];
+    const MaskOf<T> bad = !(pivot > T(0)) || !visfinite(pivot);
+    if constexpr (kOneLane<T>) {
+      if (bad) return n - 1 - k;
+    } else {
+      *failed = *failed || bad;
+      pivot = vselect(bad, T(1), pivot);
+    }
+    const T lkk = vsqrt(pivot);
     a[row_k + k] = lkk;
     // L_ki = A_ki / L_kk for the ancestors i of k
     for (int i = parent[k]; i >= 0; i = parent[i]) a[row_k + i] /= lkk;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernels/hd.h"
+#include "kernels/lanes.h"
 
 namespace zwang {
 
@@ -34,7 +35,7 @@ struct Sym3 {
 // Cholesky pivots are positive.  Backward stable, so rounding (~eps ‖S‖) only matters when
 // margin is that small; no branch, so that every lane of a pack takes the same path.
 template <class T>
-ZW_HD ZW_INLINE bool psd_within(const Sym3<T>& s, T margin) {
+ZW_HD ZW_INLINE MaskOf<T> psd_within(const Sym3<T>& s, T margin) {
   const T d0 = s.xx + margin;
   const T l10 = s.xy / d0, l20 = s.xz / d0;
   const T d1 = s.yy + margin - l10 * s.xy;
@@ -76,7 +77,7 @@ ZW_HD ZW_INLINE Vec3<T> cross(const Vec3<T>& a, const Vec3<T>& b) {
 }
 template <class T>
 ZW_HD ZW_INLINE T norm(const Vec3<T>& a) {
-  return std::sqrt(dot(a, a));
+  return vsqrt(dot(a, a));
 }
 
 // R v
@@ -129,11 +130,24 @@ ZW_HD ZW_INLINE Quat<T> mul(const Quat<T>& a, const Quat<T>& b) {
       a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
 }
 
+// a per-lane choice between two vectors or quaternions
+template <class T>
+ZW_HD ZW_INLINE Vec3<T> vselect(MaskOf<T> m, const Vec3<T>& a, const Vec3<T>& b) {
+  return {vselect(m, a.x, b.x), vselect(m, a.y, b.y), vselect(m, a.z, b.z)};
+}
+template <class T>
+ZW_HD ZW_INLINE Quat<T> vselect(MaskOf<T> m, const Quat<T>& a, const Quat<T>& b) {
+  return {vselect(m, a.w, b.w), vselect(m, a.x, b.x), vselect(m, a.y, b.y), vselect(m, a.z, b.z)};
+}
+
+// q / |q|, the identity for q = 0
 template <class T>
 ZW_HD ZW_INLINE Quat<T> normalized(const Quat<T>& q) {
-  const T n = std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-  const T s = n > T(0) ? T(1) / n : T(0);
-  return n > T(0) ? Quat<T>{s * q.w, s * q.x, s * q.y, s * q.z} : Quat<T>{T(1), T(0), T(0), T(0)};
+  const T n = vsqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
+  const MaskOf<T> nonzero = n > T(0);
+  const T s = T(1) / vselect(nonzero, n, T(1));
+  return vselect(nonzero, Quat<T>{s * q.w, s * q.x, s * q.y, s * q.z},
+                 Quat<T>{T(1), T(0), T(0), T(0)});
 }
 
 template <class T>
@@ -149,17 +163,17 @@ ZW_HD ZW_INLINE Mat3<T> to_mat(const Quat<T>& q) {
 // rotation by angle about a unit axis
 template <class T>
 ZW_HD ZW_INLINE Quat<T> axis_angle(const Vec3<T>& axis, T angle) {
-  const T s = std::sin(T(0.5) * angle);
-  return {std::cos(T(0.5) * angle), s * axis.x, s * axis.y, s * axis.z};
+  const T s = vsin(T(0.5) * angle);
+  return {vcos(T(0.5) * angle), s * axis.x, s * axis.y, s * axis.z};
 }
 
 // q ⊗ exp(ω dt / 2): rotate q by the body-frame angular velocity ω over dt, unit length kept
 template <class T>
 ZW_HD ZW_INLINE Quat<T> integrate_quat(const Quat<T>& q, const Vec3<T>& omega, T dt) {
   const T speed = norm(omega);
-  if (!(speed > T(0))) return q;
-  const Quat<T> dq = axis_angle((T(1) / speed) * omega, speed * dt);
-  return normalized(mul(q, dq));
+  const MaskOf<T> moving = speed > T(0);
+  const Quat<T> dq = axis_angle((T(1) / vselect(moving, speed, T(1))) * omega, speed * dt);
+  return vselect(moving, normalized(mul(q, dq)), q);
 }
 
 // Ω̇ for R = R₀ exp(Ω) moving with body-frame angular velocity ω: the inverse right
@@ -168,10 +182,12 @@ ZW_HD ZW_INLINE Quat<T> integrate_quat(const Quat<T>& q, const Vec3<T>& omega, T
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> exp_coordinate_rate(const Vec3<T>& big_omega, const Vec3<T>& omega) {
   const T t2 = dot(big_omega, big_omega);
-  const T t = std::sqrt(t2);
+  const T t = vsqrt(t2);
   // the series 1/12 + θ²/720 + θ⁴/30240 where the closed form cancels
-  const T c = t < T(0.05) ? T(1) / T(12) + t2 * (T(1) / T(720) + t2 / T(30240))
-                          : T(1) / t2 - (T(1) + std::cos(t)) / (T(2) * t * std::sin(t));
+  const MaskOf<T> small = t < T(0.05);
+  const T tc = vselect(small, T(1), t), tc2 = vselect(small, T(1), t2);
+  const T c = vselect(small, T(1) / T(12) + t2 * (T(1) / T(720) + t2 / T(30240)),
+                      T(1) / tc2 - (T(1) + vcos(tc)) / (T(2) * tc * vsin(tc)));
   const Vec3<T> w1 = cross(big_omega, omega);
   return omega + T(0.5) * w1 + c * cross(big_omega, w1);
 }
@@ -180,12 +196,12 @@ ZW_HD ZW_INLINE Vec3<T> exp_coordinate_rate(const Vec3<T>& big_omega, const Vec3
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> quat_difference(const Quat<T>& a, const Quat<T>& b) {
   Quat<T> d = mul(Quat<T>{b.w, -b.x, -b.y, -b.z}, a);
-  if (d.w < T(0)) d = {-d.w, -d.x, -d.y, -d.z};
+  d = vselect(d.w < T(0), Quat<T>{-d.w, -d.x, -d.y, -d.z}, d);
   const Vec3<T> v{d.x, d.y, d.z};
   const T s = norm(v);
-  if (!(s > T(0))) return {T(0), T(0), T(0)};
-  const T angle = T(2) * std::atan2(s, d.w);
-  return (angle / s) * v;
+  const MaskOf<T> turned = s > T(0);
+  const T angle = T(2) * vatan2(s, d.w);
+  return vselect(turned, (angle / vselect(turned, s, T(1))) * v, Vec3<T>{T(0), T(0), T(0)});
 }
 
 }  // namespace zwang

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kernels/hd.h"
+#include "kernels/lanes.h"
 #include "kernels/layout.h"
 
 namespace zwang {
@@ -134,7 +135,8 @@ struct ModelView {
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
-#define ZW_X(name) const T* name;
+  // for a pack, a pointer that broadcasts each model real to every lane
+#define ZW_X(name) typename Lanes<T>::ConstPtr name;
   ZW_MODEL_REALS(ZW_X)
   ZW_PLAN_REALS(ZW_X)
 #undef ZW_X

@@ -77,18 +77,26 @@ ZW_HD ZW_INLINE int solve_in_place(const ModelView<T>& m, const Instance<T>& d, 
   return factor_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
 }
 
+// after the solve of a model without constraint rows: q̈_smooth = q̈, the geoms' poses and the
+// bodies' external wrenches
+template <class T>
+ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance<T>& d) {
+  if (m.s.ngeom > 0) geom_poses(m, d);
+  copy_row(d.qacc_smooth(), d.qacc(), m.s.nv);
+  external_wrenches(m, d);
+}
+
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
 // rows; replaces whatever a batched solve left in qacc
 template <class T>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
                               int phase) {
   if (phase != kPhaseSolve) return phase;
-  if (m.ncollision == 0 && m.s.ngeom > 0) geom_poses(m, d);
   if (m.s.nefc == 0) {
-    copy_row(d.qacc_smooth(), d.qacc(), m.s.nv);
-    external_wrenches(m, d);
+    unconstrained_outputs(m, d);
     return phase;
   }
+  if (m.ncollision == 0 && m.s.ngeom > 0) geom_poses(m, d);
   if (m.ncollision > 0 && !collision(m, d)) return kPhaseFailed;
   constraint_rows(m, d, t);
   contact_rows(m, d, RowSetup<T>{m, d});
@@ -98,14 +106,22 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   return kPhaseSolve;
 }
 
-// forward() up to smooth(): the state must be finite and the parameters valid
+// the state must be finite and the parameters valid: the lanes of `live` that pass; the others
+// of `live` get their status bits
+template <class T>
+ZW_HD MaskOf<T> check_lanes(const ModelView<T>& m, const Instance<T>& d, MaskOf<T> live) {
+  const MaskOf<T> state_ok =
+      all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) && all_finite(d.ctrl(), m.s.nu);
+  const MaskOf<T> parameters_ok = parameters_valid(m, d);
+  Lanes<T>::set_bits(d.status, live && !state_ok, kStatusBadState);
+  Lanes<T>::set_bits(d.status, live && !parameters_ok, kStatusBadParameters);
+  return live && state_ok && parameters_ok;
+}
+
+// forward() up to smooth()
 template <class T>
 ZW_HD int forward_begin(const ModelView<T>& m, const Instance<T>& d) {
-  const bool state_ok =
-      all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) && all_finite(d.ctrl(), m.s.nu);
-  const bool parameters_ok = parameters_valid(m, d);
-  *d.status |= (state_ok ? 0 : kStatusBadState) | (parameters_ok ? 0 : kStatusBadParameters);
-  return state_ok && parameters_ok ? kPhaseSolve : kPhaseIdle;
+  return check_lanes(m, d, true) ? kPhaseSolve : kPhaseIdle;
 }
 
 // forward() after the solve: q̈ must be finite; true when it is
@@ -131,30 +147,70 @@ ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d) {
 // had before the step; a good one advances the time
 template <class T>
 ZW_HD void step_finish(const ModelView<T>& m, const Instance<T>& d) {
-  const Row<T> qpos = d.qpos(), qvel = d.qvel();
-  if (!(*d.status & kStatusStopping) && (!all_finite(qpos, m.s.nq) || !all_finite(qvel, m.s.nv))) {
-    *d.status |= kStatusDiverged;
+  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
+  stop_lanes(d, !(all_finite(qpos, m.s.nq) && all_finite(qvel, m.s.nv)), kStatusDiverged);
+  const MaskOf<T> undo = stopped(d);
+  if (any_lane<T>(undo)) {
+    for (int i = 0; i < m.s.nq; ++i) qpos[i] = vselect(undo, qpos0[i], qpos[i]);
+    for (int i = 0; i < m.s.nv; ++i) qvel[i] = vselect(undo, qvel0[i], qvel[i]);
   }
-  if (*d.status & kStatusStopping) {
-    copy_row(qpos, d.step_qpos(), m.s.nq);
-    copy_row(qvel, d.step_qvel(), m.s.nv);
-    return;
-  }
-  *d.time += m.timestep;
+  Lanes<T>::advance(d.time, !undo, m.timestep);
 }
 
-// step() up to the first smooth(): skip stopped instances, check and keep the state
+// the state at the start of the step, kept to undo it, and the RK4 sums cleared
 template <class T>
-ZW_HD int step_begin(const ModelView<T>& m, const Instance<T>& d) {
-  if (*d.status & kStatusStopping) return kPhaseIdle;
-  if (forward_begin(m, d) != kPhaseSolve) return kPhaseIdle;
+ZW_HD void step_keep(const ModelView<T>& m, const Instance<T>& d) {
   copy_row(d.step_qpos(), d.qpos(), m.s.nq);
   copy_row(d.step_qvel(), d.qvel(), m.s.nv);
   if (m.integrator == kIntRK4) {
     const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
     for (int i = 0; i < m.s.nv; ++i) dpos[i] = dvel[i] = rate[i] = T(0);
   }
+}
+
+// step() up to the first smooth(): skip stopped instances, check and keep the state
+template <class T>
+ZW_HD int step_begin(const ModelView<T>& m, const Instance<T>& d) {
+  if (stopped(d)) return kPhaseIdle;
+  if (forward_begin(m, d) != kPhaseSolve) return kPhaseIdle;
+  step_keep(m, d);
   return kPhaseSolve;
+}
+
+// Euler (semi-implicit): q̇⁺ = q̇ + h q̈,  q⁺ = q ⊕ h q̇⁺
+template <class T>
+ZW_HD void euler_update(const ModelView<T>& m, const Instance<T>& d) {
+  const T h = T(m.timestep);
+  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
+  for (int i = 0; i < m.s.nv; ++i) qvel[i] += h * qacc[i];
+  integrate_pos(m, qpos, qvel, h);
+}
+
+// RK4 after the solve of `stage`: k_stage = (Ω̇, q̈) at x_stage = x ⊕ advance_stage h k_{stage−1}
+// joins the weighted sums; then x⁺ = x ⊕ h Σ w_i k_i after the last stage, else the next stage's
+// state x_{stage+1} = x ⊕ c k_stage, c = advance_{stage+1} h
+template <class T>
+ZW_HD void rk4_update(const ModelView<T>& m, const Instance<T>& d, int stage) {
+  const T h = T(m.timestep);
+  const int nq = m.s.nq, nv = m.s.nv;
+  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
+  const Row<T> qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
+  const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
+  local_rate(m, qvel, rk4_advance<T>(stage) * h, rate);
+  const T w = rk4_weight<T>(stage);
+  for (int i = 0; i < nv; ++i) {
+    dpos[i] += w * rate[i];
+    dvel[i] += w * qacc[i];
+  }
+  copy_row(qpos, qpos0, nq);
+  if (stage == 3) {
+    integrate_pos(m, qpos, dpos, h);
+    for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + h * dvel[i];
+    return;
+  }
+  const T c = rk4_advance<T>(stage + 1) * h;
+  integrate_pos(m, qpos, rate, c);
+  for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + c * qacc[i];
 }
 
 // step() after the solve of `stage`: Euler integrates; RK4 accumulates the stage and either
@@ -169,44 +225,22 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
     step_finish(m, d);
     return kPhaseIdle;
   }
-  const T h = T(m.timestep);
-  const int nq = m.s.nq, nv = m.s.nv;
-  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
   if (m.integrator != kIntRK4) {
-    // q̇⁺ = q̇ + h q̈,  q⁺ = q ⊕ h q̇⁺
-    for (int i = 0; i < nv; ++i) qvel[i] += h * qacc[i];
-    integrate_pos(m, qpos, qvel, h);
+    euler_update(m, d);
     step_finish(m, d);
     return kPhaseIdle;
   }
-  if (!all_finite(qacc, nv)) {
+  if (!all_finite(d.qacc(), m.s.nv)) {
     *d.status |= kStatusDiverged;
     step_finish(m, d);
     return kPhaseIdle;
   }
-  // k_stage = (Ω̇, q̈) at x_stage = x ⊕ advance_stage h k_{stage−1}
-  const Row<T> qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
-  const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
-  local_rate(m, qvel, rk4_advance<T>(stage) * h, rate);
-  const T w = rk4_weight<T>(stage);
-  for (int i = 0; i < nv; ++i) {
-    dpos[i] += w * rate[i];
-    dvel[i] += w * qacc[i];
-  }
+  rk4_update(m, d, stage);
   if (stage == 3) {
-    // x⁺ = x ⊕ h Σ w_i k_i
-    copy_row(qpos, qpos0, nq);
-    integrate_pos(m, qpos, dpos, h);
-    for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + h * dvel[i];
     step_finish(m, d);
     return kPhaseIdle;
   }
-  // x_{stage+1} = x ⊕ c k_stage, c = advance_{stage+1} h
-  const T c = rk4_advance<T>(stage + 1) * h;
-  copy_row(qpos, qpos0, nq);
-  integrate_pos(m, qpos, rate, c);
-  for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + c * qacc[i];
-  if (!all_finite(qpos, nq) || !all_finite(qvel, nv)) {
+  if (!all_finite(d.qpos(), m.s.nq) || !all_finite(d.qvel(), m.s.nv)) {
     *d.status |= kStatusDiverged;
     step_finish(m, d);
     return kPhaseIdle;
@@ -225,6 +259,55 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
     phase = solve_in_place(m, d, damping_dt, phase);
     phase = step_end(m, d, stage, phase);
   }
+}
+
+// A pack of instances (kernels/lanes.h), one per lane, without constraint rows: every lane runs
+// the same arithmetic, and a lane that stops goes on computing values that are thrown away.  Its
+// status keeps the first reason it stopped for, and step_lanes() gives it back the state it had
+// before the step, so status, qpos, qvel and time are those of the one-instance functions above;
+// the outputs of a stopped lane are not.
+
+// forward(): the status bits of this evaluation join those the lanes had
+template <class T>
+void forward_lanes(const ModelView<T>& m, const Instance<T>& d) {
+  int before[Lanes<T>::width];
+  for (int i = 0; i < Lanes<T>::width; ++i) {
+    before[i] = d.status[i];
+    d.status[i] = 0;
+  }
+  if (any_lane<T>(check_lanes(m, d, MaskOf<T>(true)))) {
+    smooth(m, d);
+    factor_solve(m, d, T(0));
+    unconstrained_outputs(m, d);
+    stop_lanes(d, !all_finite(d.qacc(), m.s.nv), kStatusDiverged);
+  }
+  for (int i = 0; i < Lanes<T>::width; ++i) d.status[i] |= before[i];
+}
+
+// step(): lanes already stopped do not move
+template <class T>
+void step_lanes(const ModelView<T>& m, const Instance<T>& d) {
+  const MaskOf<T> live = !stopped(d);
+  if (!any_lane<T>(live)) return;
+  check_lanes(m, d, live);
+  step_keep(m, d);
+  const T damping_dt = step_damping_dt(m);
+  for (int stage = 0; stage < solves_per_step(m) && !all_lanes<T>(stopped(d)); ++stage) {
+    smooth(m, d);
+    factor_solve(m, d, damping_dt);
+    unconstrained_outputs(m, d);
+    if (m.integrator != kIntRK4) {
+      euler_update(m, d);
+      break;
+    }
+    stop_lanes(d, !all_finite(d.qacc(), m.s.nv), kStatusDiverged);
+    rk4_update(m, d, stage);
+    if (stage < 3) {
+      stop_lanes(d, !(all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv)),
+                 kStatusDiverged);
+    }
+  }
+  step_finish(m, d);
 }
 
 }  // namespace zwang

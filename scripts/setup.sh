@@ -50,6 +50,17 @@ if ! python3 -c "import mujoco; assert mujoco.__version__ == '4.0.0'" 2>/dev/nul
   echo "installing: mujoco 4.0.0 (PyPI)"
   pip_install mujoco==4.0.0
 fi
+# Pinocchio (its wheel ships the C++ library, headers and CMake files under cmeel.prefix) and the
+# Panda arm's URDF, for the peers of `zwang bench`
+if ! python3 -c "import pinocchio; assert pinocchio.__version__ == '4.1.0'" 2>/dev/null; then
+  echo "installing: pin 4.1.0 (PyPI)"
+  pip_install pin==4.1.0
+fi
+cmeel_site="$(python3 -c 'import cmeel, os; print(os.path.dirname(os.path.dirname(cmeel.__file__)))' 2>/dev/null || true)"
+if [ ! -f "$cmeel_site/cmeel.prefix/share/example-robot-data/robots/panda_description/urdf/panda.urdf" ]; then
+  echo "installing: example-robot-data 6.0.0 (PyPI)"
+  pip_install example-robot-data==6.0.0
+fi
 # the Python package: built by scikit-build-core with nanobind (scripts/test.sh installs it into a
 # virtual environment that sees these), tested with pytest
 if ! python3 -c "import scikit_build_core, nanobind, pytest" 2>/dev/null; then

@@ -104,6 +104,13 @@ class StopOnSignals {
   struct sigaction previous_[2];
 };
 
+CpuSimd parse_cpu_simd(const std::string& name) {
+  if (name == "scalar") return CpuSimd::kScalar;
+  if (name == "avx2") return CpuSimd::kAvx2;
+  if (name == "avx512") return CpuSimd::kAvx512;
+  return CpuSimd::kAuto;
+}
+
 Backend parse_backend(const std::string& name) {
   if (name == "cuda") return Backend::kCuda;
   if (name == "auto") return Backend::kAuto;
@@ -118,7 +125,10 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
         fmt::format("--init-noise must be from 0 to {:g} (got {:g})", kMaxInitNoise, o.init_noise));
   }
   const std::vector<RandomizeTerm> terms = parse_randomize(o.randomize);
-  Simulator<T> sim(m, o.instances, {.backend = parse_backend(o.backend), .threads = o.threads});
+  Simulator<T> sim(m, o.instances,
+                   {.backend = parse_backend(o.backend),
+                    .threads = o.threads,
+                    .cpu_simd = parse_cpu_simd(o.cpu_simd)});
   std::string picked = sim.backend();
   if (o.backend == "auto") {
     const CudaStatus cuda = cuda_status();

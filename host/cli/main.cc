@@ -2,6 +2,7 @@
 //   zwang info [MODEL]                       what a model holds
 //   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈, constraint forces, contacts at states
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
+//   zwang bench [MODEL...] [--csv F] ...     throughput beside MuJoCo 4.0, 2.2.2 and Pinocchio
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
 #include <fmt/format.h>
 #include <hdf5.h>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "bench.hpp"
 #include "cli_common.hpp"
 #include "commands.hpp"
 #include "zwang/examples.hpp"
@@ -178,6 +180,11 @@ int main(int argc, char** argv) {
   run->add_option("--threads", ro.threads, "CPU threads, 0 for every core")
       ->check(integer_from(0))
       ->capture_default_str();
+  run->add_option("--cpu-simd", ro.cpu_simd,
+                  "CPU: instances per SIMD register: auto (the widest this CPU has), scalar (one "
+                  "at a time), avx2 or avx512")
+      ->check(CLI::IsMember({"auto", "scalar", "avx2", "avx512"}))
+      ->capture_default_str();
   run->add_option("--seed", ro.seed, "seed of initial states, parameters and random controls")
       ->check(integer_from<std::uint64_t>(0))
       ->capture_default_str();
@@ -203,6 +210,90 @@ int main(int argc, char** argv) {
   run->add_flag("--no-progress", ro.no_progress, "no progress bar even on a terminal");
   add_edits(run, "");
 
+  CLI::App* bench = app.add_subcommand(
+      "bench",
+      "Instance-steps per second of every zwang configuration beside MuJoCo 4.0, MuJoCo 2.2.2 "
+      "and Pinocchio: same models, states, options and threads, the engines alternating round "
+      "by round; a table, a CSV and a plot");
+  BenchOptions bo;
+  std::string bench_margin = "sum";
+  bench->add_option("models", bo.models,
+                    "MJCF files (stepped, beside MuJoCo) and URDF files (forward dynamics, beside "
+                    "Pinocchio's aba, constraints off); default: MuJoCo's humanoid.xml, "
+                    "Gymnasium's ant.xml and humanoid.xml, the Panda arm's panda.urdf, those "
+                    "found");
+  bench->add_flag("--floating-base", load.floating_base,
+                  "URDF: a free joint between the world and the root link");
+  bench
+      ->add_option("--contact-margin", bench_margin,
+                   "max or sum: how two geoms' margins combine in zwang (sum is MuJoCo 4.0's "
+                   "rule; 2.2.2 always takes the larger)")
+      ->check(CLI::IsMember({"max", "sum"}))
+      ->capture_default_str();
+  bench->add_option("-n,--instances", bo.instances, "instance counts, a comma list")
+      ->delimiter(',')
+      ->check(integer_from<std::int64_t>(1))
+      ->capture_default_str();
+  bench
+      ->add_option("--steps-per-call", bo.steps_per_call,
+                   "steps per call, a comma list: zwang's step(n), and MuJoCo's n mj_step "
+                   "of each instance within one OpenMP loop; forward dynamics runs one per call")
+      ->delimiter(',')
+      ->check(integer_from(1))
+      ->capture_default_str();
+  bench->add_option("--threads", bo.threads, "CPU thread counts, 0 for every core; a comma list")
+      ->delimiter(',')
+      ->check(integer_from(0))
+      ->capture_default_str();
+  bench->add_option("--precision", bo.precisions, "zwang's precisions: f64, f32")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"f64", "f32"}))
+      ->capture_default_str();
+  bench
+      ->add_option("--backends", bo.backends,
+                   "zwang's backends, those available run: cpu-scalar, cpu-simd (AVX2 or "
+                   "AVX-512), cuda (beside the peers' largest thread count)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu-scalar", "cpu-simd", "cuda"}))
+      ->capture_default_str();
+  bench
+      ->add_option("--peers", bo.peers,
+                   "peers to load, plugins zwang_peer_NAME.so beside the executable or in "
+                   "$ZWANG_PEER_DIR: mujoco4, mujoco2, pinocchio; none for zwang only")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"mujoco4", "mujoco2", "pinocchio", "none"}))
+      ->capture_default_str();
+  bench->add_option("--rounds", bo.rounds, "alternating rounds; the median is reported")
+      ->check(integer_from(1))
+      ->capture_default_str();
+  bench
+      ->add_option("--min-time", bo.min_time,
+                   "seconds the fastest engine takes per measurement; the calls per measurement "
+                   "follow, the same for every engine")
+      ->check(number_in(0, 3600))
+      ->capture_default_str();
+  bench
+      ->add_option("--init-noise", bo.init_noise,
+                   "initial hinge/slide offsets, uniform in ±noise (rad or m), at rest")
+      ->check(number_in(0, kMaxInitNoise))
+      ->capture_default_str();
+  bench->add_option("--seed", bo.seed, "seed of the initial states")
+      ->check(integer_from<std::uint64_t>(0))
+      ->capture_default_str();
+  bench
+      ->add_option("--disable", bo.disable,
+                   fmt::format("constraints to switch off on every side, MuJoCo's flag names as "
+                               "a comma list: {}; repeatable",
+                               fmt::join(disable_flag_names(), ", ")))
+      ->type_name("LIST")
+      ->allow_extra_args(false);
+  bench->add_option("--csv", bo.csv,
+                    "the table as CSV: model, nv, mode, instances, threads, steps_per_call, "
+                    "backend, precision, zwang, one column per peer, zwang_over_PEER");
+  bench->add_option("--plot", bo.plot,
+                    "PNG: steps/s against instances, log-log, one line per engine and "
+                    "configuration (python3 with matplotlib)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -213,6 +304,12 @@ int main(int argc, char** argv) {
         contact_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
     if (*info) return run_info(spec, load);
     if (*dyn) return dynamics(spec, load, input, output, precision, edits);
+    if (*bench) {
+      load.contact_margin =
+          bench_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
+      std::erase(bo.peers, "none");
+      return run_bench(bo, load);
+    }
     ro.disable = edits.disable;
     ro.drive = edits.drive;
     return run_rollout(spec, load, ro);

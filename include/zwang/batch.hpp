@@ -11,6 +11,7 @@
 // valid for the batch's lifetime.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -22,6 +23,27 @@
 #include "zwang/model.hpp"
 
 namespace zwang {
+
+// \brief Storage of the arenas, 64-byte aligned: with a padded size that is a multiple of the
+// SIMD width, each row of a pack of instances is then one aligned cache line, which the SIMD CPU
+// backend reads and writes in place.  Large arenas are also given 2 MiB pages where the system
+// offers them (Linux's transparent huge pages): a pack's rows lie one padded row apart, and with
+// 4 KiB pages each would need its own TLB entry.
+void* arena_allocate(std::size_t bytes);
+void arena_deallocate(void* p, std::size_t bytes);
+
+template <class T>
+struct ArenaAllocator {
+  using value_type = T;
+  ArenaAllocator() = default;
+  template <class U>
+  ArenaAllocator(const ArenaAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(arena_allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) { arena_deallocate(p, n * sizeof(T)); }
+  friend bool operator==(const ArenaAllocator&, const ArenaAllocator&) { return true; }
+};
+template <class T>
+using ArenaVector = std::vector<T, ArenaAllocator<T>>;
 
 // \brief Every field a user reads or writes: the data fields and the parameter fields of
 // kernels/layout.h, in its order, then time and status.
@@ -128,8 +150,9 @@ class Batch {
   Batch& operator=(const Batch&) = delete;
 
   std::int64_t size() const { return n_; }
-  // \brief The stride between rows of an arena: the instance count rounded up to kPadding, or
-  // the count itself below kPadding.
+  // \brief The stride between rows of an arena: the instance count rounded up to kPadding (one
+  // kPadding more where that would make a row a multiple of 4 KiB long), or the count itself
+  // below kPadding.
   std::int64_t padded_size() const { return padded_; }
   static constexpr std::int64_t kPadding = 32;
 
@@ -247,7 +270,7 @@ class Batch {
   // every field made current on the host; returns the sizes, for the copy constructor
   const Sizes& read_all() const;
   void check_instance(std::int64_t i) const;
-  void put(std::vector<T>& arena, std::int64_t i, int offset, std::span<const double> values);
+  void put(ArenaVector<T>& arena, std::int64_t i, int offset, std::span<const double> values);
   void fill_state(std::int64_t i, const Model& model);
   void fill_parameters(std::int64_t i, const Model& model);
   std::vector<std::pair<int, std::span<const double>>> parameter_defaults(const Model& model) const;
@@ -256,10 +279,10 @@ class Batch {
   Layout layout_;
   std::int64_t n_;
   std::int64_t padded_;
-  std::vector<T> data_;
-  std::vector<T> param_;
-  std::vector<double> time_;
-  std::vector<int> status_;
+  ArenaVector<T> data_;
+  ArenaVector<T> param_;
+  ArenaVector<double> time_;
+  ArenaVector<int> status_;
   BatchSync* sync_ = nullptr;
 };
 

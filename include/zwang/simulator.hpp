@@ -33,9 +33,19 @@ enum class CudaKernels {
   kStaged,  // one kernel per stage (kinematics, Jacobians, ..., solve, integrate)
 };
 
+// \brief The CPU backend's arithmetic: one instance at a time, or a pack of instances in the
+// lanes of one SIMD register.
+enum class CpuSimd {
+  kAuto,    // the widest the CPU supports (AVX-512, AVX2), else scalar
+  kScalar,  // one instance at a time: the reference
+  kAvx2,    // 4 float64 / 8 float32 instances per register; an error if the CPU lacks AVX2 and FMA
+  kAvx512,  // 8 float64 / 16 float32 instances per register; an error if the CPU lacks AVX-512
+};
+
 struct SimulatorOptions {
   Backend backend = Backend::kCpu;
   int threads = 0;                              // CPU: OpenMP threads; 0 uses every core
+  CpuSimd cpu_simd = CpuSimd::kAuto;            // CPU: instances per register (kAuto: the widest)
   int device = 0;                               // CUDA: device ordinal
   CholeskyPath cholesky = CholeskyPath::kAuto;  // CUDA: the factorisation of H
   // CUDA, kAuto: the smallest nv that goes to cuSOLVER; 32 is the crossover measured on an
@@ -52,6 +62,9 @@ struct CudaStatus {
   std::string reason;
 };
 CudaStatus cuda_status();
+
+// \brief The widest CpuSimd this CPU runs (kScalar when neither AVX2 nor AVX-512).
+CpuSimd cpu_simd_supported();
 
 // \brief One instance's state, in the model's qpos/qvel/ctrl layout.  An empty ctrl means
 // zero controls.

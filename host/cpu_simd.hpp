@@ -1,0 +1,43 @@
+// The SIMD CPU backend's entry points, one set per instruction set.  Each lives in its own
+// translation unit compiled for that instruction set (host/cpu_simd_avx2.cc,
+// host/cpu_simd_avx512.cc, both from host/cpu_simd.inl); everything they share with the rest of
+// zwang goes through this plain interface, so that no function compiled for AVX-512 can stand in
+// for one the rest of the program calls on a CPU without it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/model_view.h"
+
+namespace zwang {
+
+// a call over the instances [0, n) of a batch
+template <class T>
+struct PackRun {
+  const ModelView<T>* view;
+  T* data;  // the batch's arenas: row r of instance i at arena[r * ld + i]
+  T* param;
+  std::int64_t ld;
+  std::int64_t n;
+  double* time;  // per instance
+  int* status;   // per instance
+  int threads;
+  int steps;           // 0: forward()
+  std::byte* scratch;  // threads × PackIsa::scratch_bytes, 64-byte aligned
+};
+
+template <class T>
+struct PackIsa {
+  const char* name;
+  int width;  // instances per register
+  std::size_t (*scratch_bytes)(const Layout& lay);
+  void (*run)(const PackRun<T>& r);
+};
+
+template <class T>
+PackIsa<T> pack_isa_avx2();
+template <class T>
+PackIsa<T> pack_isa_avx512();
+
+}  // namespace zwang

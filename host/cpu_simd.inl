@@ -1,0 +1,185 @@
+// The SIMD CPU backend's work for the instruction set this file is compiled for: the kernels/
+// pipeline on packs of instances (host/simd_pack.hpp), one instance per lane of a native
+// register.  In the interleaved batch a row of a pack is `width` consecutive values, one aligned
+// load (kernels/layout.h, ArenaAllocator), so a full pack runs in place: a call copies nothing,
+// and step(1) costs what a step costs.  Only the scratch rows are the thread's own.
+//
+// Two kinds of pack go through a tile, a copy of their rows in the thread's scratch: the last
+// one when the instance count is not a multiple of the width (its missing lanes repeat its first
+// instance and are never copied back), and, in a step, a pack with an instance that was stopped
+// before the call (the pack's arithmetic runs on every lane, and that instance must come out
+// untouched, exactly as the scalar backend leaves it).
+//
+// Everything here is in an unnamed namespace or depends on the pack type, whose ABI tag names the
+// instruction set: nothing compiled here is shared with another translation unit.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "host/cpu_simd.hpp"
+#include "host/simd_pack.hpp"
+#include "kernels/pipeline.h"
+
+namespace zwang {
+namespace {
+
+template <class S>
+ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
+  ModelView<Pack<S>> p;
+  p.s = v.s;
+  p.lay = v.lay;
+  p.timestep = v.timestep;
+  p.integrator = v.integrator;
+  p.neq = v.neq;
+  p.nnhc = v.nnhc;
+  p.iterations = v.iterations;
+  p.tolerance = Pack<S>(v.tolerance);
+  p.cone = v.cone;
+  p.impratio = Pack<S>(v.impratio);
+  p.ncollision = v.ncollision;
+  p.contact_efcadr = v.contact_efcadr;
+#define ZW_X(name) p.name = v.name;
+  ZW_MODEL_INTS(ZW_X)
+  ZW_PLAN_INTS(ZW_X)
+#undef ZW_X
+#define ZW_X(name) p.name = {v.name};
+  ZW_MODEL_REALS(ZW_X)
+  ZW_PLAN_REALS(ZW_X)
+#undef ZW_X
+  return p;
+}
+
+template <class S>
+constexpr int kWidth = Pack<S>::width;
+
+// bytes of a thread's scratch: work rows, data and parameter tiles, then lanes' time and status
+template <class S>
+std::size_t scratch_bytes(const Layout& lay) {
+  const std::size_t rows = std::max(lay.work_rows, 1) + lay.data_rows + lay.param_rows;
+  const std::size_t bytes = rows * sizeof(Pack<S>) + kWidth<S> * (sizeof(double) + sizeof(int));
+  return (bytes + 63) / 64 * 64;
+}
+
+// rows [0, rows) of lanes [0, count) from an arena (stride ld) into a tile (stride width); the
+// lanes past count repeat lane 0
+template <class S>
+void gather(const S* arena, std::int64_t ld, int rows, int count, S* tile) {
+  constexpr int w = kWidth<S>;
+  for (int r = 0; r < rows; ++r) {
+    S* line = tile + std::size_t(r) * w;
+    std::memcpy(line, arena + r * ld, sizeof(S) * count);
+    for (int k = count; k < w; ++k) line[k] = line[0];
+  }
+}
+
+// the lanes of `keep` back into the arena
+template <class S>
+void scatter(const S* tile, int rows, int count, const bool* keep, S* arena, std::int64_t ld) {
+  constexpr int w = kWidth<S>;
+  const bool all = std::all_of(keep, keep + count, [](bool k) { return k; });
+  for (int r = 0; r < rows; ++r) {
+    const S* line = tile + std::size_t(r) * w;
+    S* out = arena + r * ld;
+    if (all) {
+      std::memcpy(out, line, sizeof(S) * count);
+    } else {
+      for (int k = 0; k < count; ++k) {
+        if (keep[k]) out[k] = line[k];
+      }
+    }
+  }
+}
+
+template <class S>
+void run_pack(const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d, int steps) {
+  if (steps == 0) {
+    forward_lanes(view, d);
+    return;
+  }
+  for (int s = 0; s < steps && !all_lanes<Pack<S>>(stopped(d)); ++s) step_lanes(view, d);
+}
+
+template <class S>
+void run(const PackRun<S>& job) {
+  using P = Pack<S>;
+  constexpr int w = kWidth<S>;
+  const ModelView<P> view = pack_view(*job.view);
+  const Layout& lay = view.lay;
+  const std::size_t stride = scratch_bytes<S>(lay);
+  const std::int64_t packs = (job.n + w - 1) / w;
+  const auto aligned = [](const void* p) {
+    return reinterpret_cast<std::uintptr_t>(p) % alignof(P) == 0;
+  };
+  const bool in_place = job.ld % w == 0 && aligned(job.data) && aligned(job.param);
+#pragma omp parallel for num_threads(job.threads) schedule(static)
+  for (std::int64_t k = 0; k < packs; ++k) {
+    const std::int64_t first = k * w;
+    const int count = static_cast<int>(std::min<std::int64_t>(w, job.n - first));
+    P* work = reinterpret_cast<P*>(job.scratch + stride * omp_get_thread_num());
+    bool stopped_before = false;
+    for (int i = 0; i < count; ++i) {
+      stopped_before = stopped_before || (job.status[first + i] & kStatusStopping) != 0;
+    }
+    // the next pack's rows, one cache line each, while this one computes: the hardware
+    // prefetchers do not follow a stride of a padded row
+    if (k + 1 < packs) {
+      for (int r = 0; r < lay.data_rows; ++r)
+        __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
+      for (int r = 0; r < lay.param_rows; ++r)
+        __builtin_prefetch(job.param + first + w + r * job.ld, 0, 2);
+    }
+    if (in_place && count == w && !(job.steps > 0 && stopped_before)) {
+      const Instance<P> d{{reinterpret_cast<P*>(job.data + first), job.ld / w},
+                          {reinterpret_cast<P*>(job.param + first), job.ld / w},
+                          {work, 1},
+                          &view.lay,
+                          job.time + first,
+                          job.status + first};
+      run_pack(view, d, job.steps);
+      continue;
+    }
+    S* data = reinterpret_cast<S*>(work + std::max(lay.work_rows, 1));
+    S* param = data + std::size_t(lay.data_rows) * w;
+    double* time = reinterpret_cast<double*>(param + std::size_t(lay.param_rows) * w);
+    int* status = reinterpret_cast<int*>(time + w);
+    gather(job.data + first, job.ld, lay.data_rows, count, data);
+    gather(job.param + first, job.ld, lay.param_rows, count, param);
+    bool keep[w];
+    for (int i = 0; i < w; ++i) {
+      const int src = i < count ? i : 0;
+      time[i] = job.time[first + src];
+      status[i] = job.status[first + src];
+      // a step leaves stopped instances alone; forward() recomputes every one
+      keep[i] = i < count && (job.steps == 0 || (status[i] & kStatusStopping) == 0);
+      if (i >= count) status[i] |= kStatusBadState;
+    }
+    run_pack(view,
+             Instance<P>{{reinterpret_cast<P*>(data), 1},
+                         {reinterpret_cast<P*>(param), 1},
+                         {work, 1},
+                         &view.lay,
+                         time,
+                         status},
+             job.steps);
+    scatter(data, lay.data_rows, count, keep, job.data + first, job.ld);
+    for (int i = 0; i < count; ++i) {
+      if (!keep[i]) continue;
+      job.time[first + i] = time[i];
+      job.status[first + i] = status[i];
+    }
+  }
+}
+
+}  // namespace
+
+template <class S>
+PackIsa<S> ZW_PACK_ISA_FUNCTION() {
+  return {ZW_PACK_ISA_NAME, kWidth<S>, &scratch_bytes<S>, &run<S>};
+}
+
+template PackIsa<float> ZW_PACK_ISA_FUNCTION();
+template PackIsa<double> ZW_PACK_ISA_FUNCTION();
+
+}  // namespace zwang

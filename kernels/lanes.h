@@ -1,0 +1,86 @@
+// The kernels' scalar T and its lanes.  T is float or double (the scalar CPU backend, one GPU
+// thread per instance) or a pack of instances, one per lane of a SIMD register (the SIMD CPU
+// backend, host/simd_pack.hpp, which specialises Lanes).  A comparison of two T gives a mask
+// (bool for a scalar); code that must run on packs never branches on a mask but selects, and
+// leaves a loop only when no lane needs it.
+//
+// Per-instance integers (status bits) and times stay arrays of int and double: an Instance's
+// `status` and `time` point at its first lane, and Lanes reads and writes `width` of them.
+#pragma once
+
+#include <cmath>
+
+#include "kernels/hd.h"
+
+namespace zwang {
+
+template <class T>
+struct Lanes {
+  using Mask = bool;
+  using Scalar = T;
+  // a model real as it enters the arithmetic: a pointer to it for a scalar
+  using ConstPtr = const T*;
+  static constexpr int width = 1;
+
+  ZW_HD ZW_INLINE static T select(bool m, T a, T b) { return m ? a : b; }
+  ZW_HD ZW_INLINE static bool any(bool m) { return m; }
+  ZW_HD ZW_INLINE static bool all(bool m) { return m; }
+  ZW_HD ZW_INLINE static T sqrt(T x) { return std::sqrt(x); }
+  ZW_HD ZW_INLINE static T sin(T x) { return std::sin(x); }
+  ZW_HD ZW_INLINE static T cos(T x) { return std::cos(x); }
+  ZW_HD ZW_INLINE static T atan2(T y, T x) { return std::atan2(y, x); }
+  ZW_HD ZW_INLINE static bool isfinite(T x) { return std::isfinite(x); }
+  // the lanes whose status has one of `bits`
+  ZW_HD ZW_INLINE static bool flagged(const int* status, int bits) { return (*status & bits) != 0; }
+  // status |= bit on the lanes of `where`
+  ZW_HD ZW_INLINE static void set_bits(int* status, bool where, int bit) {
+    if (where) *status |= bit;
+  }
+  // time += dt on the lanes of `where`
+  ZW_HD ZW_INLINE static void advance(double* time, bool where, double dt) {
+    if (where) *time += dt;
+  }
+};
+
+template <class T>
+using MaskOf = typename Lanes<T>::Mask;
+template <class T>
+using ScalarOf = typename Lanes<T>::Scalar;
+// true for float and double, false for a pack
+template <class T>
+inline constexpr bool kOneLane = Lanes<T>::width == 1;
+
+template <class T>
+ZW_HD ZW_INLINE T vselect(MaskOf<T> m, T a, T b) {
+  return Lanes<T>::select(m, a, b);
+}
+template <class T>
+ZW_HD ZW_INLINE bool any_lane(MaskOf<T> m) {
+  return Lanes<T>::any(m);
+}
+template <class T>
+ZW_HD ZW_INLINE bool all_lanes(MaskOf<T> m) {
+  return Lanes<T>::all(m);
+}
+template <class T>
+ZW_HD ZW_INLINE T vsqrt(T x) {
+  return Lanes<T>::sqrt(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vsin(T x) {
+  return Lanes<T>::sin(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vcos(T x) {
+  return Lanes<T>::cos(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vatan2(T y, T x) {
+  return Lanes<T>::atan2(y, x);
+}
+template <class T>
+ZW_HD ZW_INLINE MaskOf<T> visfinite(T x) {
+  return Lanes<T>::isfinite(x);
+}
+
+}  // namespace zwang

@@ -1,0 +1,221 @@
+// The SIMD CPU backend against the scalar one, instance by instance: the same kernels/ stages
+// on packs of instances must give what they give one instance at a time, bit for bit: the
+// operations are the same IEEE operations in the same order (no contraction into fused
+// multiply-adds in either unit, sin, cos and atan2 from the C library lane by lane).  Stopped
+// instances must match in their state, time and status (the SIMD backend leaves their outputs
+// unspecified).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/status.h"
+#include "test_util.h"
+#include "zwang/loaders.hpp"
+
+namespace zwang::test {
+namespace {
+
+const char* kHumanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+
+struct Case {
+  std::string name;
+  Model model;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (Example& e : all_examples()) out.push_back({e.name, std::move(e.model)});
+  out.push_back({"rod_chain_spatial", examples::rod_chain({.planar = false, .damping = 0.1})});
+  if (std::filesystem::exists(kHumanoid)) {
+    Model humanoid = load_mjcf(kHumanoid).model;
+    humanoid.disableflags |= kDisableConstraint | kDisableContact;
+    humanoid.validate();
+    out.push_back({"humanoid", humanoid});
+  }
+  // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
+  const std::size_t euler = out.size();
+  for (std::size_t i = 0; i < euler; ++i) {
+    Model m = out[i].model;
+    m.integrator = Integrator::kRK4;
+    m.validate();
+    out.push_back({out[i].name + "_rk4", std::move(m)});
+  }
+  return out;
+}
+
+std::vector<CpuSimd> isas() {
+  std::vector<CpuSimd> out;
+  const CpuSimd best = cpu_simd_supported();
+  if (best == CpuSimd::kAvx2 || best == CpuSimd::kAvx512) out.push_back(CpuSimd::kAvx2);
+  if (best == CpuSimd::kAvx512) out.push_back(CpuSimd::kAvx512);
+  return out;
+}
+
+const char* isa_name(CpuSimd s) {
+  return s == CpuSimd::kAvx512 ? "avx512" : "avx2";
+}
+
+// the same random states, controls and external wrenches in two simulators
+template <class T>
+void set_same_states(Simulator<T>& a, Simulator<T>& b, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  const Model& m = a.model();
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    const RandomState s = random_state(m, rng, 0.5);
+    Eigen::VectorXd xfrc(6 * m.nbody);
+    for (Eigen::Index k = 0; k < xfrc.size(); ++k) xfrc[k] = i % 3 == 0 ? 0.0 : normal(rng);
+    for (Simulator<T>* sim : {&a, &b}) {
+      set(sim->batch().qpos(), i, s.qpos);
+      set(sim->batch().qvel(), i, s.qvel);
+      set(sim->batch().ctrl(), i, s.ctrl);
+      set(sim->batch().xfrc_applied(), i, xfrc);
+    }
+  }
+}
+
+std::vector<FieldId> data_fields() {
+  return {
+#define ZW_X(name, count) FieldId::name,
+      ZW_DATA_FIELDS(ZW_X)
+#undef ZW_X
+  };
+}
+
+// every state and output field of instance i
+template <class T>
+void expect_same_instance(Simulator<T>& simd, Simulator<T>& scalar, std::int64_t i, double tol,
+                          const std::string& where) {
+  for (FieldId f : data_fields()) {
+    const Eigen::VectorXd a = get(simd.batch().field(f), i);
+    const Eigen::VectorXd b = get(scalar.batch().field(f), i);
+    EXPECT_LE(relative_error(a, b), tol) << where << ", instance " << i << ", " << field_name(f);
+  }
+  EXPECT_EQ(simd.batch().status()[i], scalar.batch().status()[i]) << where << ", instance " << i;
+  EXPECT_EQ(simd.batch().time()[i], scalar.batch().time()[i]) << where << ", instance " << i;
+}
+
+template <class T>
+void compare_runs(const Case& c, CpuSimd isa, double tol) {
+  // three packs and a partial one at the widest width (16 float32 lanes)
+  const std::int64_t n = 51;
+  Simulator<T> simd(c.model, n, {.threads = 2, .cpu_simd = isa});
+  Simulator<T> scalar(c.model, n, {.threads = 2, .cpu_simd = CpuSimd::kScalar});
+  ASSERT_NE(simd.backend().find(isa_name(isa)), std::string::npos) << simd.backend();
+  ASSERT_NE(scalar.backend().find("cpu ("), std::string::npos) << scalar.backend();
+  set_same_states(simd, scalar, 7);
+  const std::string where = c.name + " " + isa_name(isa);
+  simd.forward();
+  scalar.forward();
+  for (std::int64_t i = 0; i < n; ++i)
+    expect_same_instance(simd, scalar, i, tol, where + " forward");
+  for (int steps : {1, 5}) {
+    simd.step(steps);
+    scalar.step(steps);
+    for (std::int64_t i = 0; i < n; ++i) {
+      expect_same_instance(simd, scalar, i, tol, where + " step(" + std::to_string(steps) + ")");
+    }
+  }
+}
+
+TEST(Simd, EqualsTheScalarBackendInstanceByInstance) {
+  if (isas().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  for (const Case& c : cases()) {
+    for (CpuSimd isa : isas()) {
+      compare_runs<double>(c, isa, 0);
+      compare_runs<float>(c, isa, 0);
+    }
+  }
+}
+
+// lanes that fail or were stopped: the same status bits and state as the scalar backend, and
+// the other lanes of their packs unaffected
+template <class T>
+void compare_failures(const Model& model, CpuSimd isa) {
+  const std::int64_t n = 37;
+  Simulator<T> simd(model, n, {.threads = 1, .cpu_simd = isa});
+  Simulator<T> scalar(model, n, {.threads = 1, .cpu_simd = CpuSimd::kScalar});
+  set_same_states(simd, scalar, 11);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const T huge = std::numeric_limits<T>::max();
+  for (Simulator<T>* sim : {&simd, &scalar}) {
+    Batch<T>& b = sim->batch();
+    b.qvel()(2, 0) = nan;              // bad state
+    b.body_mass()(5, 1) = T(-1);       // bad parameters
+    b.qvel()(9, 0) = huge;             // diverges during the step
+    b.dof_damping()(12, 0) = -huge;    // H + h damping indefinite: factorisation
+    b.status()[20] = kStatusDiverged;  // stopped before the call
+    b.qvel()(33, 0) = nan;             // in the partial last pack
+  }
+  for (int call = 0; call < 3; ++call) {
+    simd.step(4);
+    scalar.step(4);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const int status = scalar.batch().status()[i];
+      const std::string where = std::string(isa_name(isa)) + " call " + std::to_string(call);
+      if ((status & kStatusStopping) == 0) {
+        expect_same_instance(simd, scalar, i, 0, where);
+        continue;
+      }
+      EXPECT_EQ(simd.batch().status()[i], status) << where << ", instance " << i;
+      EXPECT_EQ(simd.batch().time()[i], scalar.batch().time()[i]) << where << ", instance " << i;
+      for (FieldId f : {FieldId::qpos, FieldId::qvel}) {
+        const char* name = field_name(f);
+        const std::vector<T> a = simd.batch().field(f).get(i);
+        const std::vector<T> b = scalar.batch().field(f).get(i);
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          EXPECT_TRUE(a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k])))
+              << where << ", instance " << i << ", " << name << "[" << k << "]";
+        }
+      }
+    }
+  }
+  for (std::int64_t i : {2, 5, 9, 12, 20, 33}) {
+    EXPECT_NE(scalar.batch().status()[i] & kStatusStopping, 0) << "instance " << i;
+  }
+}
+
+TEST(Simd, StoppedLanesMatchTheScalarBackend) {
+  if (isas().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  Model rk4 = examples::floating_base();
+  rk4.integrator = Integrator::kRK4;
+  rk4.validate();
+  for (CpuSimd isa : isas()) {
+    for (const Model& m : {examples::chain(), rk4}) {
+      compare_failures<double>(m, isa);
+      compare_failures<float>(m, isa);
+    }
+  }
+}
+
+TEST(Simd, ModelsWithConstraintRowsRunOneInstanceAtATime) {
+  Model m = examples::chain();
+  m.jnt_limited[0] = 1;
+  m.jnt_range[0] = -0.5;
+  m.jnt_range[1] = 0.5;
+  m.validate();
+  Simulator<double> sim(m, 8, {.threads = 1});
+  EXPECT_NE(sim.backend().find("cpu ("), std::string::npos) << sim.backend();
+}
+
+TEST(Simd, AutoPicksTheWidestInstructionSet) {
+  Simulator<double> sim(examples::chain(), 8, {.threads = 1});
+  switch (cpu_simd_supported()) {
+    case CpuSimd::kAvx512:
+      EXPECT_NE(sim.backend().find("avx512 8xf64"), std::string::npos) << sim.backend();
+      break;
+    case CpuSimd::kAvx2:
+      EXPECT_NE(sim.backend().find("avx2 4xf64"), std::string::npos) << sim.backend();
+      break;
+    default:
+      EXPECT_NE(sim.backend().find("cpu ("), std::string::npos) << sim.backend();
+  }
+}
+
+}  // namespace
+}  // namespace zwang::test
