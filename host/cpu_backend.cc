@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "backend.hpp"
@@ -30,10 +32,12 @@ class CpuBackend final : public BackendImpl<T> {
  public:
   static constexpr int kTile = 64 / sizeof(T);
 
-  CpuBackend(const Model& model, const Batch<T>& batch, int threads)
+  // `note`: why this backend runs where a SIMD one was asked for, empty if it was not
+  CpuBackend(const Model& model, const Batch<T>& batch, int threads, std::string note = "")
       : arrays_(model),
         view_(arrays_.view()),
         threads_(threads),
+        note_(std::move(note)),
         lay_(batch.layout()),
         buffers_(threads, std::vector<T>(std::max(lay_.work_rows, 1) +
                                          kTile * (lay_.data_rows + lay_.param_rows))) {}
@@ -50,7 +54,8 @@ class CpuBackend final : public BackendImpl<T> {
   }
 
   std::string describe() const override {
-    return fmt::format("cpu ({} thread{})", threads_, threads_ == 1 ? "" : "s");
+    return fmt::format("cpu ({} thread{}{})", threads_, threads_ == 1 ? "" : "s",
+                       note_.empty() ? "" : "; " + note_);
   }
 
  private:
@@ -98,6 +103,7 @@ class CpuBackend final : public BackendImpl<T> {
   ModelArrays<T> arrays_;
   ModelView<T> view_;
   int threads_;
+  std::string note_;
   Layout lay_;
   // per thread: scratch, then the data and the parameters of a tile's instances
   std::vector<std::vector<T>> buffers_;
@@ -182,8 +188,10 @@ std::unique_ptr<BackendImpl<T>> make_cpu_backend(const Model& model, const Batch
   // branch per instance)
   const ModelArrays<T> arrays(model);
   const bool smooth_only = arrays.view().s.nefc == 0 && arrays.view().ncollision == 0;
-  if (simd == CpuSimd::kScalar || !smooth_only) {
-    return std::make_unique<CpuBackend<T>>(model, batch, threads);
+  if (simd == CpuSimd::kScalar) return std::make_unique<CpuBackend<T>>(model, batch, threads);
+  if (!smooth_only) {
+    return std::make_unique<CpuBackend<T>>(model, batch, threads,
+                                           "one instance at a time: constraint rows or contacts");
   }
 #if defined(ZWANG_SIMD_X86)
   const PackIsa<T> isa = simd == CpuSimd::kAvx512 ? pack_isa_avx512<T>() : pack_isa_avx2<T>();

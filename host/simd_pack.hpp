@@ -55,6 +55,8 @@ struct Pack {
     v /= b.v;
     return *this;
   }
+  friend Mask operator==(const Pack& a, const Pack& b) { return a.v == b.v; }
+  friend Mask operator!=(const Pack& a, const Pack& b) { return a.v != b.v; }
   friend Mask operator<(const Pack& a, const Pack& b) { return a.v < b.v; }
   friend Mask operator>(const Pack& a, const Pack& b) { return a.v > b.v; }
   friend Mask operator<=(const Pack& a, const Pack& b) { return a.v <= b.v; }

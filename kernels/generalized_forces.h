@@ -79,6 +79,10 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> xfrc = d.xfrc_applied(), body_J = d.body_J();
   for (int b = 1; b < m.s.nbody; ++b) {
     const Vec3<T> f = load3(xfrc, 6 * b), t = load3(xfrc, 6 * b + 3);
+    // most bodies of most instances carry no wrench: skip those (a pack, when no lane has one)
+    const MaskOf<T> loaded =
+        f.x != T(0) || f.y != T(0) || f.z != T(0) || t.x != T(0) || t.y != T(0) || t.z != T(0);
+    if (!any_lane<T>(loaded)) continue;
     const int adr = m.body_treeadr[b];
     for (int c = 0; c < m.body_treenum[b]; ++c) {
       applied[m.tree_dof[adr + c]] +=

@@ -151,7 +151,7 @@ nb::object owned(std::vector<T>&& values, std::vector<std::size_t> shape) {
 class PySimulator {
  public:
   PySimulator(const PyModel& model, std::int64_t instances, const std::string& backend,
-              const std::string& precision, int threads)
+              const std::string& precision, int threads, const std::string& cpu_simd)
       : model_(model), precision_(precision), threads_(threads) {
     SimulatorOptions options;
     if (backend == "cpu") {
@@ -165,6 +165,18 @@ class PySimulator {
                                   "')");
     }
     options.threads = threads;
+    if (cpu_simd == "auto") {
+      options.cpu_simd = CpuSimd::kAuto;
+    } else if (cpu_simd == "scalar") {
+      options.cpu_simd = CpuSimd::kScalar;
+    } else if (cpu_simd == "avx2") {
+      options.cpu_simd = CpuSimd::kAvx2;
+    } else if (cpu_simd == "avx512") {
+      options.cpu_simd = CpuSimd::kAvx512;
+    } else {
+      throw std::invalid_argument("cpu_simd must be 'auto', 'scalar', 'avx2' or 'avx512' (got '" +
+                                  cpu_simd + "')");
+    }
     if (precision == "f64") {
       sim_ = std::make_unique<Simulator<double>>(model_.model, instances, options);
     } else if (precision == "f32") {
@@ -465,13 +477,16 @@ void bind_simulator(nb::module_& m) {
       "evaluation, as MuJoCo's mj_step leaves its mjData: under Euler, the state before the\n"
       "step; under RK4, its last stage x0 + h k3. forward() recomputes all of them at the\n"
       "current state.");
-  sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int>(),
+  sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int,
+                   const std::string&>(),
           nb::arg("model"), nb::arg("instances") = 1, nb::arg("backend") = "cpu",
-          nb::arg("precision") = "f64", nb::arg("threads") = 0,
+          nb::arg("precision") = "f64", nb::arg("threads") = 0, nb::arg("cpu_simd") = "auto",
           "``instances`` copies of ``model`` at its default state. ``backend``: 'cpu', 'cuda' or "
           "'auto' (CUDA when a device exists); ``precision``: 'f64' or 'f32'; ``threads``: CPU "
-          "threads, 0 for every core. ValueError for a bad argument, RuntimeError when CUDA "
-          "is asked for and cannot be used.")
+          "threads, 0 for every core; ``cpu_simd``: 'auto' (packs of instances in the widest "
+          "SIMD registers this CPU has), 'scalar' (one instance at a time), 'avx2' or 'avx512' "
+          "(bit-identical results either way). ValueError for a bad argument or an instruction "
+          "set this CPU lacks, RuntimeError when CUDA is asked for and cannot be used.")
       .def_prop_ro(
           "model", [](nb::handle self) -> const PyModel& { return sim_of(self).model(); },
           nb::rv_policy::reference_internal, "the model (read-only)")

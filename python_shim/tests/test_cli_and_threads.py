@@ -84,3 +84,48 @@ def test_concurrent_calls_are_serialised(assets):
         t.join()
     b.step(60)
     np.testing.assert_array_equal(a.qpos, b.qpos)
+
+
+SMOOTH_MODEL = """
+<mujoco>
+  <option integrator="RK4"/>
+  <worldbody>
+    <body name="torso" pos="0 0 1">
+      <freejoint/>
+      <geom type="capsule" size="0.1" fromto="-0.3 0 0 0.3 0 0" contype="0" conaffinity="0"/>
+      <body name="leg" pos="0.3 0 0">
+        <joint name="hip" type="hinge" axis="0 1 0" damping="0.2"/>
+        <geom type="capsule" size="0.05" fromto="0 0 0 0 0 -0.4" contype="0" conaffinity="0"/>
+        <body name="foot" pos="0 0 -0.4">
+          <joint name="ankle" type="ball"/>
+          <geom type="sphere" size="0.06" contype="0" conaffinity="0"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor joint="hip" gear="20"/></actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_cpu_simd_equals_scalar(tmp_path, precision):
+    """The SIMD CPU backend gives the scalar backend's bits, instance by instance."""
+    path = tmp_path / "smooth.xml"
+    path.write_text(SMOOTH_MODEL)
+    model = zwang.load(str(path))
+    n = 21
+    qpos, qvel, ctrl = random_states(model, n, seed=5, spread=0.3)
+    sims = {}
+    for simd in ("scalar", "auto"):
+        sim = zwang.Simulator(model, instances=n, precision=precision, threads=2, cpu_simd=simd)
+        sim.reset(qpos=qpos, qvel=qvel)
+        sim.ctrl[:] = ctrl
+        sim.step(3)
+        sims[simd] = sim
+    if "avx" not in sims["auto"].backend:
+        pytest.skip(f"this CPU runs the scalar backend only ({sims['auto'].backend})")
+    for field in ("qpos", "qvel", "qacc", "xpos", "cfrc_ext", "time"):
+        np.testing.assert_array_equal(getattr(sims["auto"], field), getattr(sims["scalar"], field))
+    with pytest.raises(ValueError, match="cpu_simd"):
+        zwang.Simulator(model, cpu_simd="sse")
