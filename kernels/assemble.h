@@ -1,12 +1,23 @@
-// (body_J, body_biasacc, body_mass, body_Iw, body_n, dof_armature, gravity) => (qM, qfrc_bias)
-//                                                                          seed 000
+// (body_J, body_biasacc, body_mass, body_Iw, body_n, xipos, dof_armature, gravity)
+//     => (qM, qfrc_bias)                                                   seed 000
 //   H = Σ_k J_kᵀ M_k J_k + diag(armature)                (packed lower triangle)
 //   qfrc_bias = Σ_k J_kᵀ (M_k (J̇_k q̇ − [g; 0]) + n_k)  =  h − Σ_k J_kᵀ [m_k g; 0]
-// J_k is non-zero only on the ancestor dofs of k (tree_dof, increasing), so body k adds a
-// dense block on those rows and columns only.  Gravity enters as the wrench [m_k g; 0] through
-// the same Jacobians, which is what MuJoCo's qfrc_bias holds.
+// Gravity enters as the wrench [m_k g; 0] through the same Jacobians, which is what MuJoCo's
+// qfrc_bias holds.
+//
+// Both sums are gathered per subtree, leaves first: composite rigid bodies for H, the backward
+// pass of recursive Newton–Euler for h.  A dof i moves each body k of its subtree by one twist,
+// J_k e_i at c_k, which is J_b e_i moved from the COM c_b of any body b on the way, and a twist
+// and a wrench pair to the same number at any common point.  With every term of the subtree of
+// b moved to c_b (crb_inertia, crb_wrench),
+//   Ĩ_b = Σ_{k in subtree(b)} M_k,   F_b = Σ_{k in subtree(b)} M_k (J̇_k q̇ − [g; 0]) + n_k,
+//   H_ij = (J_b e_i)ᵀ Ĩ_b (J_b e_j),   qfrc_bias_j = (J_b e_j)ᵀ F_b
+// for each dof j of b and each ancestor dof i ≤ j: O(Σ_j depth_j) work instead of
+// O(Σ_k depth_k²).  The columns J_b e_i are stored already, and no lever arm is longer than a
+// link: an inertia about the world origin would lose digits as (distance / link)².
 #pragma once
 
+#include "kernels/body_jacobians.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_chol.h"
@@ -15,39 +26,136 @@
 
 namespace zwang {
 
+// a spatial inertia about a point o: mass, first moment h = Σ m (p − o), rotational inertia
+// about o
+template <class T>
+struct Inertia {
+  T m;
+  Vec3<T> h;
+  Sym3<T> i;
+};
+
+// a wrench about a point: force, then torque
+template <class T>
+struct Wrench {
+  Vec3<T> f, t;
+};
+
+// the momentum of the twist [v; ω] at o:  [m v + ω × h;  h × v + I ω]
+template <class T>
+ZW_HD ZW_INLINE Wrench<T> momentum(const Inertia<T>& a, const Motion<T>& s) {
+  return {a.m * s.lin + cross(s.ang, a.h), cross(a.h, s.lin) + mul(a.i, s.ang)};
+}
+
+// sᵀ w = v·f + ω·t
+template <class T>
+ZW_HD ZW_INLINE T power(const Motion<T>& s, const Wrench<T>& w) {
+  return dot(s.lin, w.f) + dot(s.ang, w.t);
+}
+
+// the inertia about o' = o − e:  h' = h + m e,  I' = I + 2 (e·u) 1 − (e uᵀ + u eᵀ),
+// u = h + m e / 2  (the parallel-axis theorem when h = 0)
+template <class T>
+ZW_HD ZW_INLINE Inertia<T> moved(const Inertia<T>& a, const Vec3<T>& e) {
+  const Vec3<T> u = a.h + (T(0.5) * a.m) * e;
+  const T yy = e.y * u.y, zz = e.z * u.z, xx = e.x * u.x;
+  return {a.m,
+          a.h + a.m * e,
+          {a.i.xx + T(2) * (yy + zz), a.i.yy + T(2) * (xx + zz), a.i.zz + T(2) * (xx + yy),
+           a.i.xy - (e.x * u.y + u.x * e.y), a.i.xz - (e.x * u.z + u.x * e.z),
+           a.i.yz - (e.y * u.z + u.y * e.z)}};
+}
+
+// the wrench about o' = o − e:  [f; t + e × f]
+template <class T>
+ZW_HD ZW_INLINE Wrench<T> moved(const Wrench<T>& w, const Vec3<T>& e) {
+  return {w.f, w.t + cross(e, w.f)};
+}
+
+template <class T>
+ZW_HD ZW_INLINE Inertia<T> operator+(const Inertia<T>& a, const Inertia<T>& b) {
+  return {a.m + b.m,
+          a.h + b.h,
+          {a.i.xx + b.i.xx, a.i.yy + b.i.yy, a.i.zz + b.i.zz, a.i.xy + b.i.xy, a.i.xz + b.i.xz,
+           a.i.yz + b.i.yz}};
+}
+
+template <class T>
+ZW_HD ZW_INLINE Wrench<T> operator+(const Wrench<T>& a, const Wrench<T>& b) {
+  return {a.f + b.f, a.t + b.t};
+}
+
+template <class T, class R>
+ZW_HD ZW_INLINE Inertia<T> load_inertia(R r, int j) {
+  return {r[j], load3(r, j + 1), load_sym(r, j + 4)};
+}
+
+template <class T, class R>
+ZW_HD ZW_INLINE void store_inertia(R r, int j, const Inertia<T>& a) {
+  r[j] = a.m;
+  store3(r, j + 1, a.h);
+  store_sym(r, j + 4, a.i);
+}
+
+template <class T, class R>
+ZW_HD ZW_INLINE Wrench<T> load_wrench(R r, int j) {
+  return {load3(r, j), load3(r, j + 3)};
+}
+
+template <class T, class R>
+ZW_HD ZW_INLINE void store_wrench(R r, int j, const Wrench<T>& w) {
+  store3(r, j, w.f);
+  store3(r, j + 3, w.t);
+}
+
 template <class T>
 ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
-  const Row<T> qM = d.qM(), bias = d.qfrc_bias(), body_J = d.body_J();
+  const Row<T> qM = d.qM(), bias = d.qfrc_bias(), body_J = d.body_J(), xipos = d.xipos();
   const Row<T> biasacc = d.body_biasacc(), mass = d.body_mass(), iw = d.body_Iw(), n = d.body_n();
-  const Row<T> armature = d.dof_armature();
+  const Row<T> crb = d.crb_inertia(), cfrc = d.crb_wrench(), armature = d.dof_armature();
   const Vec3<T> g = load3(d.gravity(), 0);
+  const Vec3<T> zero{T(0), T(0), T(0)};
 
-  for (int i = 0; i < m.s.nM; ++i) qM[i] = T(0);
-  for (int i = 0; i < m.s.nv; ++i) bias[i] = T(0);
-
+  // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k
   for (int b = 1; b < m.s.nbody; ++b) {
-    const T mk = mass[b];
-    const Sym3<T> ik = load_sym(iw, 6 * b);
-    // M_k (J̇_k q̇ − [g; 0]) + n_k
-    const Vec3<T> f = mk * (load3(biasacc, 6 * b) - g);
-    const Vec3<T> t = mul(ik, load3(biasacc, 6 * b + 3)) + load3(n, 3 * b);
+    const Sym3<T> ib = load_sym(iw, 6 * b);
+    store_inertia(crb, 10 * b, Inertia<T>{mass[b], zero, ib});
+    store_wrench(cfrc, 6 * b,
+                 Wrench<T>{mass[b] * (load3(biasacc, 6 * b) - g),
+                           mul(ib, load3(biasacc, 6 * b + 3)) + load3(n, 3 * b)});
+  }
 
+  // H is zero between dofs of which neither is an ancestor of the other
+  for (int i = 0; i < m.s.nM; ++i) qM[i] = T(0);
+
+  // children come after their parent, so a body's subtree is complete when the loop gets to it
+  for (int b = m.s.nbody - 1; b > 0; --b) {
+    const int p = m.body_parent[b];
+    const Inertia<T> ib = load_inertia<T>(crb, 10 * b);
+    const Wrench<T> fb = load_wrench<T>(cfrc, 6 * b);
+
+    // its own dofs j end its list of ancestor dofs i:
+    //   H_ij = (J_b e_i)ᵀ Ĩ_b (J_b e_j),  qfrc_bias_j = (J_b e_j)ᵀ F_b
     const int adr = m.body_treeadr[b], num = m.body_treenum[b];
-    for (int c = 0; c < num; ++c) {
-      const int dc = m.tree_dof[adr + c];
-      const Vec3<T> jl = load3(body_J, 6 * (adr + c)), ja = load3(body_J, 6 * (adr + c) + 3);
-      bias[dc] += dot(jl, f) + dot(ja, t);
-      // M_k J_k e_c, then H_rc += (J_k e_r)ᵀ M_k J_k e_c for the dofs r ≤ c
-      const Vec3<T> ml = mk * jl, ma = mul(ik, ja);
-      const int row = packed_index(dc, 0);
+    for (int c = m.body_treenum[p]; c < num; ++c) {
+      const int j = m.tree_dof[adr + c];
+      const Motion<T> sj = load_motion<T>(body_J, 6 * (adr + c));
+      const Wrench<T> pj = momentum(ib, sj);
+      bias[j] = power(sj, fb);
+      const int row = packed_index(j, 0);
       for (int r = 0; r <= c; ++r) {
-        const int dr = m.tree_dof[adr + r];
-        qM[row + dr] +=
-            dot(load3(body_J, 6 * (adr + r)), ml) + dot(load3(body_J, 6 * (adr + r) + 3), ma);
+        qM[row + m.tree_dof[adr + r]] = power(load_motion<T>(body_J, 6 * (adr + r)), pj);
       }
+      qM[row + j] += armature[j];
+    }
+
+    // Ĩ_p += Ĩ_b,  F_p += F_b, moved from c_b to c_p
+    if (p > 0) {
+      const Vec3<T> e = load3(xipos, 3 * b) - load3(xipos, 3 * p);
+      store_inertia(crb, 10 * p, load_inertia<T>(crb, 10 * p) + moved(ib, e));
+      store_wrench(cfrc, 6 * p, load_wrench<T>(cfrc, 6 * p) + moved(fb, e));
     }
   }
-  for (int i = 0; i < m.s.nv; ++i) qM[packed_index(i, i)] += armature[i];
 }
 
 }  // namespace zwang

@@ -83,6 +83,8 @@ struct Sizes {
   X(body_biasacc, 6 * s.nbody) /* J̇_k q̇ at the COM, world, linear first */                   \
   X(body_Iw, 6 * s.nbody)      /* R_k I_k R_kᵀ (nbody x 6) */                                  \
   X(body_n, 3 * s.nbody)       /* ω_k × (R_k I_k R_kᵀ) ω_k (nbody x 3) */                   \
+  X(crb_inertia, 10 * s.nbody) /* subtree Σ M_k about the COM c: m, Σ m_k (c_k − c), I */    \
+  X(crb_wrench, 6 * s.nbody)   /* subtree Σ M_k (J̇_k q̇ − [g; 0]) + n_k about the COM */   \
   X(qLD, s.nM)                 /* Cholesky factor of H (+ h·damping), packed lower */           \
   X(qfrc_smooth, s.nv)         /* τ + Σ J_kᵀ w_k − h: the right-hand side of H q̈ (nv) */ \
   X(step_qpos, s.nq)           /* qpos at the start of the step */                               \
