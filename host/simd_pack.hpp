@@ -80,9 +80,15 @@ struct Lanes<Pack<S, Abi>> {
   static constexpr int width = P::width;
 
   static P select(const Mask& m, const P& a, const P& b) {
+#if defined(__clang__)
+    // clang 14 with libstdc++ 12 compiles where(m, r) = a on AVX-512's bitmask ABI into a no-op
+    // (every lane keeps r); the generator form is right on every ABI, if slower
+    return typename P::Simd([&](auto i) { return m[i] ? a.v[i] : b.v[i]; });
+#else
     typename P::Simd r = b.v;
     stdx::where(m, r) = a.v;
     return r;
+#endif
   }
   static bool any(const Mask& m) { return stdx::any_of(m); }
   static bool all(const Mask& m) { return stdx::all_of(m); }
