@@ -122,8 +122,8 @@ void run(const PackRun<S>& job) {
     for (int i = 0; i < count; ++i) {
       stopped_before = stopped_before || (job.status[first + i] & kStatusStopping) != 0;
     }
-    // the next pack's rows, one cache line each, while this one computes: the hardware
-    // prefetchers do not follow a stride of a padded row
+    // the next pack's rows, a register (at most a cache line) each, while this one computes: the
+    // hardware prefetchers do not follow a stride of a padded row
     if (k + 1 < packs) {
       for (int r = 0; r < lay.data_rows; ++r)
         __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);

@@ -180,6 +180,26 @@ void Model::validate() const {
     }
   }
   for (std::size_t i = 0; i < tree; ++i) index_in("tree_dof", tree_dof[i], 0, nv, i);
+  // a body's ancestor dofs are its parent's followed by its own joints' dofs, in order: the
+  // assembly of H (kernels/assemble.h) pairs the parent's list with the body's own dofs
+  for (int k = 1; k < nbody; ++k) {
+    const int p = body_parent[k];
+    const int inherited = p > 0 ? body_treenum[p] : 0;
+    int own = 0;
+    for (int j = body_jntadr[k]; j < body_jntadr[k] + body_jntnum[k]; ++j) {
+      own += joint_nv(static_cast<int>(jnt_type[j]));
+    }
+    bool ok = body_treenum[k] == inherited + own;
+    for (int c = 0; ok && c < inherited; ++c) {
+      ok = tree_dof[body_treeadr[k] + c] == tree_dof[body_treeadr[p] + c];
+    }
+    const int first = body_jntnum[k] > 0 ? jnt_dofadr[body_jntadr[k]] : 0;
+    for (int c = 0; ok && c < own; ++c) ok = tree_dof[body_treeadr[k] + inherited + c] == first + c;
+    if (!ok) {
+      throw ModelError(fmt::format(
+          "model: tree_dof of body {} is not its parent's list followed by its own dofs", k));
+    }
+  }
   size_is("jnt_margin", jnt_margin, j);
   size_is("jnt_solref", jnt_solref, 2 * j);
   size_is("jnt_solimp", jnt_solimp, 5 * j);

@@ -1,4 +1,6 @@
-// The stages in order, for one instance.  Both backends call only these.
+// The stages in order, for one instance (forward, step and their phases; the CUDA backend and the
+// scalar CPU backend call these) or for a pack of instances without constraint rows
+// (forward_lanes, step_lanes at the end; the SIMD CPU backend).
 //   smooth:  kinematics → Jacobians → M_k, n_k → H, h → generalized forces
 //   forward: smooth → Lᵀ L = H → q̈
 //   step:    Euler: smooth → Lᵀ L = H + h·diag(damping) → q̈ → integrate

@@ -177,6 +177,12 @@ TEST(Builder, EditedModelsAreValidatedBeforeUse) {
   Model nan_mass = m;
   nan_mass.body_mass[1] = std::nan("");
   EXPECT_EQ(error_of([&] { nan_mass.validate(); }), "model: body_mass[1] is not finite");
+  // body 3's ancestor dofs (0, 1, 2) with its parent's entries swapped: each still a dof
+  Model swapped = m;
+  std::swap(swapped.tree_dof[swapped.body_treeadr[3]],
+            swapped.tree_dof[swapped.body_treeadr[3] + 1]);
+  EXPECT_EQ(error_of([&] { swapped.validate(); }),
+            "model: tree_dof of body 3 is not its parent's list followed by its own dofs");
 }
 
 // contact input edited by hand: each error names the field or the geom

@@ -34,11 +34,13 @@ enum class CudaKernels {
 };
 
 // \brief The CPU backend's arithmetic: one instance at a time, or a pack of instances in the
-// lanes of one SIMD register.
+// lanes of one SIMD register.  Both give the same bits for qpos, qvel, time, status and every
+// output of an instance that did not stop; an instance that stops (a status bit) keeps the
+// scalar backend's state, time and status, but its outputs are unspecified with packs.
 enum class CpuSimd {
   kAuto,    // the widest the CPU supports (AVX-512, AVX2), else scalar
   kScalar,  // one instance at a time: the reference
-  kAvx2,    // 4 float64 / 8 float32 instances per register; an error if the CPU lacks AVX2 and FMA
+  kAvx2,    // 4 float64 / 8 float32 instances per register; an error if the CPU lacks AVX2 or FMA
   kAvx512,  // 8 float64 / 16 float32 instances per register; an error if the CPU lacks AVX-512
 };
 
