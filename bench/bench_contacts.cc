@@ -1,10 +1,10 @@
-// The step with contacts: zwang's CPU backend (float64) against MuJoCo 4.0's mj_step on the
-// same MJCF file, states, controls, instances and threads, in one run.  The states are the
-// model's initial pose with hinges and slides moved by ± 0.1, run through a warm-up of random
-// controls in MuJoCo so that the bodies have fallen and touch the ground; both engines then
-// start from those states and step with the same random controls (redrawn every --hold steps).
-// Prints instance-steps per second, the ratio zwang / MuJoCo, and the mean contacts per
-// instance over the timed steps, which shows that both carry the same contact load.
+// The step with contacts: zwang's CPU backends (float64; scalar, and SIMD where the CPU has it)
+// against MuJoCo 4.0's mj_step on the same MJCF file, states, controls, instances and threads, in
+// one run.  The states are the model's initial pose with hinges and slides moved by ± 0.1, run
+// through a warm-up of random controls in MuJoCo so that the bodies have fallen and touch the
+// ground; both engines then start from those states and step with the same random controls (redrawn
+// every --hold steps). Prints instance-steps per second, the ratio zwang / MuJoCo, and the mean
+// contacts per instance over the timed steps, which shows that both carry the same contact load.
 //
 // Both use the model's own options, except the solver: zwang has only Newton, so a model that
 // asks MuJoCo for PGS or CG (Gymnasium's humanoid asks for PGS) runs MuJoCo with Newton.
@@ -145,8 +145,8 @@ Rate mujoco_rate(const mjModel* m, const States& s, const Options& o, int thread
 }
 
 Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, const Options& o,
-                int threads) {
-  zwang::Simulator<double> sim(model, o.instances, {.threads = threads});
+                int threads, zwang::CpuSimd simd) {
+  zwang::Simulator<double> sim(model, o.instances, {.threads = threads, .cpu_simd = simd});
   auto& batch = sim.batch();
   for (std::int64_t i = 0; i < o.instances; ++i) {
     batch.qpos().set(i, s.qpos[i]);
@@ -195,8 +195,8 @@ int main(int argc, char** argv) {
   }
   std::printf("%lld instances x %d steps after %d warm-up steps, float64, MuJoCo %s\n",
               static_cast<long long>(o.instances), o.steps, o.warmup, mj_versionString());
-  std::printf("%-16s %7s %12s %12s %7s %9s %9s  %s\n", "model", "threads", "zwang", "MuJoCo",
-              "zw/MJ", "ncon zw", "ncon MJ", "note");
+  std::printf("%-16s %7s %12s %12s %12s %7s %7s %9s %9s  %s\n", "model", "threads", "zw scalar",
+              "zw SIMD", "MuJoCo", "sc/MJ", "SIMD/MJ", "ncon zw", "ncon MJ", "note");
   for (const std::string& file : o.models) {
     try {
       const zwang::Model model = zwang::load_mjcf(file).model;
@@ -207,11 +207,13 @@ int main(int argc, char** argv) {
       const States s = warm_states(m.get(), model, o);
       const std::string name = file.substr(file.find_last_of('/') + 1);
       for (int k : o.threads) {
-        const Rate z = zwang_rate(model, m.get(), s, o, k);
+        const Rate z = zwang_rate(model, m.get(), s, o, k, zwang::CpuSimd::kScalar);
+        const Rate v = zwang_rate(model, m.get(), s, o, k, zwang::CpuSimd::kAuto);
         const Rate j = mujoco_rate(m.get(), s, o, k);
-        std::printf("%-16s %7d %12.4g %12.4g %7.2f %9.2f %9.2f  %s\n", name.c_str(), k,
-                    z.steps_per_second, j.steps_per_second, z.steps_per_second / j.steps_per_second,
-                    z.ncon, j.ncon, note.c_str());
+        std::printf("%-16s %7d %12.4g %12.4g %12.4g %7.2f %7.2f %9.2f %9.2f  %s\n", name.c_str(), k,
+                    z.steps_per_second, v.steps_per_second, j.steps_per_second,
+                    z.steps_per_second / j.steps_per_second,
+                    v.steps_per_second / j.steps_per_second, z.ncon, j.ncon, note.c_str());
         std::fflush(stdout);
       }
     } catch (const std::exception& e) {

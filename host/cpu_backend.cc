@@ -32,12 +32,10 @@ class CpuBackend final : public BackendImpl<T> {
  public:
   static constexpr int kTile = 64 / sizeof(T);
 
-  // `note`: why this backend runs where a SIMD one was asked for, empty if it was not
-  CpuBackend(const Model& model, const Batch<T>& batch, int threads, std::string note = "")
+  CpuBackend(const Model& model, const Batch<T>& batch, int threads)
       : arrays_(model),
         view_(arrays_.view()),
         threads_(threads),
-        note_(std::move(note)),
         lay_(batch.layout()),
         buffers_(threads, std::vector<T>(std::max(lay_.work_rows, 1) +
                                          kTile * (lay_.data_rows + lay_.param_rows))) {}
@@ -54,8 +52,7 @@ class CpuBackend final : public BackendImpl<T> {
   }
 
   std::string describe() const override {
-    return fmt::format("cpu ({} thread{}{})", threads_, threads_ == 1 ? "" : "s",
-                       note_.empty() ? "" : "; " + note_);
+    return fmt::format("cpu ({} thread{})", threads_, threads_ == 1 ? "" : "s");
   }
 
  private:
@@ -103,7 +100,6 @@ class CpuBackend final : public BackendImpl<T> {
   ModelArrays<T> arrays_;
   ModelView<T> view_;
   int threads_;
-  std::string note_;
   Layout lay_;
   // per thread: scratch, then the data and the parameters of a tile's instances
   std::vector<std::vector<T>> buffers_;
@@ -138,7 +134,8 @@ class SimdBackend final : public BackendImpl<T> {
     const auto address = reinterpret_cast<std::uintptr_t>(scratch_.data());
     std::byte* aligned = scratch_.data() + (64 - address % 64) % 64;
     isa_.run({&view_, batch.data_arena(), batch.param_arena(), batch.padded_size(), batch.size(),
-              batch.time_data(), batch.status_data(), threads_, steps, aligned});
+              batch.time_data(), batch.status_data(), threads_, steps, aligned,
+              &constrain_stage<T>});
   }
 
   ModelArrays<T> arrays_;
@@ -184,15 +181,7 @@ std::unique_ptr<BackendImpl<T>> make_cpu_backend(const Model& model, const Batch
     throw std::invalid_argument("the AVX2 CPU backend needs AVX2 and FMA, which this CPU lacks");
   }
   if (simd == CpuSimd::kAuto) simd = cpu_simd_supported();
-  // constraint rows and contacts run one instance at a time (their solver and narrow phase
-  // branch per instance)
-  const ModelArrays<T> arrays(model);
-  const bool smooth_only = arrays.view().s.nefc == 0 && arrays.view().ncollision == 0;
   if (simd == CpuSimd::kScalar) return std::make_unique<CpuBackend<T>>(model, batch, threads);
-  if (!smooth_only) {
-    return std::make_unique<CpuBackend<T>>(model, batch, threads,
-                                           "one instance at a time: constraint rows or contacts");
-  }
 #if defined(ZWANG_SIMD_X86)
   const PackIsa<T> isa = simd == CpuSimd::kAvx512 ? pack_isa_avx512<T>() : pack_isa_avx2<T>();
   return std::make_unique<SimdBackend<T>>(model, batch, threads, isa);

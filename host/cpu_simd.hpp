@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/instance.h"
 #include "kernels/model_view.h"
 
 namespace zwang {
@@ -25,6 +26,10 @@ struct PackRun {
   int threads;
   int steps;           // 0: forward()
   std::byte* scratch;  // threads × PackIsa::scratch_bytes, 64-byte aligned
+  // constrain_stage() of kernels/pipeline.h for one lane of a pack, compiled outside the
+  // instruction set's unit: with constraint rows each lane's collisions, rows and solver run
+  // one instance at a time, in the same code as the scalar backend's
+  void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage);
 };
 
 template <class T>

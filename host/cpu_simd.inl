@@ -4,11 +4,12 @@
 // load (kernels/layout.h, ArenaAllocator), so a full pack runs in place: a call copies nothing,
 // and step(1) costs what a step costs.  Only the scratch rows are the thread's own.
 //
-// Two kinds of pack go through a tile, a copy of their rows in the thread's scratch: the last
+// Three kinds of pack go through a tile, a copy of their rows in the thread's scratch: the last
 // one when the instance count is not a multiple of the width (its missing lanes repeat its first
-// instance and are never copied back), and, in a step, a pack with an instance that was stopped
+// instance and are never copied back); in a step, a pack with an instance that was stopped
 // before the call (the pack's arithmetic runs on every lane, and that instance must come out
-// untouched, exactly as the scalar backend leaves it).
+// untouched, exactly as the scalar backend leaves it); and every pack of a model with constraint
+// rows, whose collisions, rows and solver run lane by lane (run_pack()).
 //
 // Everything here is in an unnamed namespace or depends on the pack type, whose ABI tag names the
 // instruction set: nothing compiled here is shared with another translation unit.
@@ -54,12 +55,18 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
 template <class S>
 constexpr int kWidth = Pack<S>::width;
 
-// bytes of a thread's scratch: work rows, data and parameter tiles, then lanes' time and status
+// a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
+// rows of one instance (constrain() of one lane)
 template <class S>
-std::size_t scratch_bytes(const Layout& lay) {
+std::size_t lane_work_offset(const Layout& lay) {
   const std::size_t rows = std::max(lay.work_rows, 1) + lay.data_rows + lay.param_rows;
   const std::size_t bytes = rows * sizeof(Pack<S>) + kWidth<S> * (sizeof(double) + sizeof(int));
   return (bytes + 63) / 64 * 64;
+}
+
+template <class S>
+std::size_t scratch_bytes(const Layout& lay) {
+  return (lane_work_offset<S>(lay) + std::max(lay.work_rows, 1) * sizeof(S) + 63) / 64 * 64;
 }
 
 // rows [0, rows) of lanes [0, count) from an arena (stride ld) into a tile (stride width); the
@@ -92,13 +99,48 @@ void scatter(const S* tile, int rows, int count, const bool* keep, S* arena, std
   }
 }
 
+// lane k of a pack's rows as one instance: its values are `width` apart
 template <class S>
-void run_pack(const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d, int steps) {
-  if (steps == 0) {
-    forward_lanes(view, d);
+Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
+  return {reinterpret_cast<S*>(a.base) + k, a.ld * kWidth<S>};
+}
+
+// With constraint rows, constrain() runs on each lane that has not stopped, one instance at a
+// time.  Such a pack is a tile (run() below), so a lane's data and parameters are one value in
+// each of a few thousand consecutive cache lines; the work rows that smooth() leaves for
+// constrain() (xmat, cdof, cacc and qfrc_smooth: kernels/constraint_rows.h, contacts.h and
+// constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
+// the scalar layout, where the rows and the solver's scratch (nefc·nv values and more, visited
+// in every iteration) are contiguous.
+template <class S>
+void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
+              S* lane_work) {
+  const auto rows = [&job, lane_work](const Instance<Pack<S>>& p, int stage) {
+    for (int k = 0; k < kWidth<S>; ++k) {
+      if ((p.status[k] & kStatusStopping) != 0) continue;
+      const Arena<S> work = lane_arena(p.work, k);
+      const auto copy = [&](int first, int end) {
+        for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
+      };
+      copy(p.lay->xmat, p.lay->body_J);  // xmat, cdof, cacc
+      copy(p.lay->qfrc_smooth, p.lay->step_qpos);
+      job.constrain(*job.view,
+                    Instance<S>{lane_arena(p.data, k),
+                                lane_arena(p.param, k),
+                                {lane_work, 1},
+                                p.lay,
+                                p.time + k,
+                                p.status + k},
+                    stage);
+    }
+  };
+  if (job.steps == 0) {
+    forward_lanes(view, d, rows);
     return;
   }
-  for (int s = 0; s < steps && !all_lanes<Pack<S>>(stopped(d)); ++s) step_lanes(view, d);
+  for (int s = 0; s < job.steps && !all_lanes<Pack<S>>(stopped(d)); ++s) {
+    step_lanes(view, d, rows);
+  }
 }
 
 template <class S>
@@ -112,12 +154,16 @@ void run(const PackRun<S>& job) {
   const auto aligned = [](const void* p) {
     return reinterpret_cast<std::uintptr_t>(p) % alignof(P) == 0;
   };
-  const bool in_place = job.ld % w == 0 && aligned(job.data) && aligned(job.param);
+  // with constraint rows every pack is a tile (run_pack())
+  const bool in_place =
+      job.ld % w == 0 && aligned(job.data) && aligned(job.param) && view.s.nefc == 0;
 #pragma omp parallel for num_threads(job.threads) schedule(static)
   for (std::int64_t k = 0; k < packs; ++k) {
     const std::int64_t first = k * w;
     const int count = static_cast<int>(std::min<std::int64_t>(w, job.n - first));
-    P* work = reinterpret_cast<P*>(job.scratch + stride * omp_get_thread_num());
+    std::byte* own = job.scratch + stride * omp_get_thread_num();
+    P* work = reinterpret_cast<P*>(own);
+    S* lane_work = reinterpret_cast<S*>(own + lane_work_offset<S>(lay));
     bool stopped_before = false;
     for (int i = 0; i < count; ++i) {
       stopped_before = stopped_before || (job.status[first + i] & kStatusStopping) != 0;
@@ -137,7 +183,7 @@ void run(const PackRun<S>& job) {
                           &view.lay,
                           job.time + first,
                           job.status + first};
-      run_pack(view, d, job.steps);
+      run_pack(job, view, d, lane_work);
       continue;
     }
     S* data = reinterpret_cast<S*>(work + std::max(lay.work_rows, 1));
@@ -155,14 +201,14 @@ void run(const PackRun<S>& job) {
       keep[i] = i < count && (job.steps == 0 || (status[i] & kStatusStopping) == 0);
       if (i >= count) status[i] |= kStatusBadState;
     }
-    run_pack(view,
+    run_pack(job, view,
              Instance<P>{{reinterpret_cast<P*>(data), 1},
                          {reinterpret_cast<P*>(param), 1},
                          {work, 1},
                          &view.lay,
                          time,
                          status},
-             job.steps);
+             lane_work);
     scatter(data, lay.data_rows, count, keep, job.data + first, job.ld);
     for (int i = 0; i < count; ++i) {
       if (!keep[i]) continue;

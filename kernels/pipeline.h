@@ -1,6 +1,6 @@
 // The stages in order, for one instance (forward, step and their phases; the CUDA backend and the
-// scalar CPU backend call these) or for a pack of instances without constraint rows
-// (forward_lanes, step_lanes at the end; the SIMD CPU backend).
+// scalar CPU backend call these) or for a pack of instances (forward_lanes, step_lanes at the
+// end; the SIMD CPU backend).
 //   smooth:  kinematics → Jacobians → M_k, n_k → H, h → generalized forces
 //   forward: smooth → Lᵀ L = H → q̈
 //   step:    Euler: smooth → Lᵀ L = H + h·diag(damping) → q̈ → integrate
@@ -69,6 +69,12 @@ ZW_HD ZW_INLINE T rk4_weight(int stage) {
 template <class T>
 ZW_HD ZW_INLINE T rk4_advance(int stage) {
   return stage == 0 ? T(0) : stage == 3 ? T(1) : T(0.5);
+}
+
+// the time of a stage's solve: t + c_stage h in RK4, t in Euler
+template <class T>
+ZW_HD ZW_INLINE double solve_time(const ModelView<T>& m, double time, int stage) {
+  return time + (m.integrator == kIntRK4 ? rk4_advance<double>(stage) : 0.0) * m.timestep;
 }
 
 // the solve of a phased instance, in place; with constraint rows, constrain() solves instead
@@ -219,9 +225,7 @@ ZW_HD void rk4_update(const ModelView<T>& m, const Instance<T>& d, int stage) {
 // moves to the next stage's state (kPhaseSolve again) or completes the step
 template <class T>
 ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase) {
-  const double t =
-      *d.time + (m.integrator == kIntRK4 ? rk4_advance<double>(stage) : 0.0) * m.timestep;
-  phase = constrain(m, d, step_damping_dt(m), t, phase);
+  phase = constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), phase);
   if (phase == kPhaseIdle) return kPhaseIdle;
   if (phase == kPhaseFailed) {
     step_finish(m, d);
@@ -263,15 +267,32 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
   }
 }
 
-// A pack of instances (kernels/lanes.h), one per lane, without constraint rows: every lane runs
-// the same arithmetic, and a lane that stops goes on computing values that are thrown away.  Its
-// status keeps the first reason it stopped for, and step_lanes() gives it back the state it had
-// before the step, so status, qpos, qvel and time are those of the one-instance functions above;
-// the outputs of a stopped lane are not.
+// A pack of instances (kernels/lanes.h), one per lane: every lane runs the same arithmetic, and
+// a lane that stops goes on computing values that are thrown away.  Its status keeps the first
+// reason it stopped for, and step_lanes() gives it back the state it had before the step, so
+// status, qpos, qvel and time are those of the one-instance functions above; the outputs of a
+// stopped lane are not.
+//
+// Without constraint rows the whole step runs on the pack.  With rows, the collisions, the rows
+// and their solver branch per instance: `rows(d, stage)` runs constrain() on each lane that has
+// not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(), else the
+// step's solve `stage`).
+
+// after smooth(): q̈ and the outputs of the solve
+template <class T, class Rows>
+void solve_lanes(const ModelView<T>& m, const Instance<T>& d, T damping_dt, int stage,
+                 const Rows& rows) {
+  if (m.s.nefc > 0) {
+    rows(d, stage);
+    return;
+  }
+  factor_solve(m, d, damping_dt);
+  unconstrained_outputs(m, d);
+}
 
 // forward(): the status bits of this evaluation join those the lanes had
-template <class T>
-void forward_lanes(const ModelView<T>& m, const Instance<T>& d) {
+template <class T, class Rows>
+void forward_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows) {
   int before[Lanes<T>::width];
   for (int i = 0; i < Lanes<T>::width; ++i) {
     before[i] = d.status[i];
@@ -279,16 +300,15 @@ void forward_lanes(const ModelView<T>& m, const Instance<T>& d) {
   }
   if (any_lane<T>(check_lanes(m, d, MaskOf<T>(true)))) {
     smooth(m, d);
-    factor_solve(m, d, T(0));
-    unconstrained_outputs(m, d);
+    solve_lanes(m, d, T(0), -1, rows);
     stop_lanes(d, !all_finite(d.qacc(), m.s.nv), kStatusDiverged);
   }
   for (int i = 0; i < Lanes<T>::width; ++i) d.status[i] |= before[i];
 }
 
 // step(): lanes already stopped do not move
-template <class T>
-void step_lanes(const ModelView<T>& m, const Instance<T>& d) {
+template <class T, class Rows>
+void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows) {
   const MaskOf<T> live = !stopped(d);
   if (!any_lane<T>(live)) return;
   check_lanes(m, d, live);
@@ -296,8 +316,7 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d) {
   const T damping_dt = step_damping_dt(m);
   for (int stage = 0; stage < solves_per_step(m) && !all_lanes<T>(stopped(d)); ++stage) {
     smooth(m, d);
-    factor_solve(m, d, damping_dt);
-    unconstrained_outputs(m, d);
+    solve_lanes(m, d, damping_dt, stage, rows);
     if (m.integrator != kIntRK4) {
       euler_update(m, d);
       break;
@@ -310,6 +329,17 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d) {
     }
   }
   step_finish(m, d);
+}
+
+// the one-instance part of a pack's solve with constraint rows (`rows` above): constrain() at the
+// time of the stage; a failure leaves its status bit
+template <class T>
+ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stage) {
+  if (stage < 0) {
+    constrain(m, d, T(0), *d.time, kPhaseSolve);
+  } else {
+    constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), kPhaseSolve);
+  }
 }
 
 }  // namespace zwang
