@@ -139,7 +139,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
     return;
   }
   for (int s = 0; s < job.steps && !all_lanes<Pack<S>>(stopped(d)); ++s) {
-    step_lanes(view, d, rows);
+    step_lanes(view, d, rows, s == 0);
   }
 }
 

@@ -90,19 +90,41 @@ struct Lanes<Pack<S, Abi>> {
     return r;
 #endif
   }
-  static bool any(const Mask& m) { return stdx::any_of(m); }
-  static bool all(const Mask& m) { return stdx::all_of(m); }
-  static P sqrt(const P& x) { return stdx::sqrt(x.v); }
+  static bool any(const Mask& m) {
+    return stdx::any_of(m);
+  }
+  static bool all(const Mask& m) {
+    return stdx::all_of(m);
+  }
+  static P sqrt(const P& x) {
+    return stdx::sqrt(x.v);
+  }
   static P sin(const P& x) {
     return per_lane(x, x, [](S a, S) { return std::sin(a); });
   }
   static P cos(const P& x) {
     return per_lane(x, x, [](S a, S) { return std::cos(a); });
   }
+  // the C library's sincos: the same bits as its sin and cos, one argument reduction
+  static void sincos(const P& x, P& s, P& c) {
+    alignas(64) S xa[width], sa[width], ca[width];
+    x.v.copy_to(xa, stdx::element_aligned);
+    for (int i = 0; i < width; ++i) {
+      if constexpr (std::is_same_v<S, float>) {
+        ::sincosf(xa[i], &sa[i], &ca[i]);
+      } else {
+        ::sincos(xa[i], &sa[i], &ca[i]);
+      }
+    }
+    s = typename P::Simd(sa, stdx::element_aligned);
+    c = typename P::Simd(ca, stdx::element_aligned);
+  }
   static P atan2(const P& y, const P& x) {
     return per_lane(y, x, [](S a, S b) { return std::atan2(a, b); });
   }
-  static Mask isfinite(const P& x) { return stdx::isfinite(x.v); }
+  static Mask isfinite(const P& x) {
+    return stdx::isfinite(x.v);
+  }
 
   // f(a, b) lane by lane with the C library's functions, the scalar backend's: the same bits.
   // A few per hinge and step; the library's vector sin and cos would differ by an ulp, which

@@ -28,6 +28,10 @@ struct Lanes {
   ZW_HD ZW_INLINE static T sqrt(T x) { return std::sqrt(x); }
   ZW_HD ZW_INLINE static T sin(T x) { return std::sin(x); }
   ZW_HD ZW_INLINE static T cos(T x) { return std::cos(x); }
+  ZW_HD ZW_INLINE static void sincos(T x, T& s, T& c) {
+    s = std::sin(x);
+    c = std::cos(x);
+  }
   ZW_HD ZW_INLINE static T atan2(T y, T x) { return std::atan2(y, x); }
   ZW_HD ZW_INLINE static bool isfinite(T x) { return std::isfinite(x); }
   // the lanes whose status has one of `bits`
@@ -73,6 +77,11 @@ ZW_HD ZW_INLINE T vsin(T x) {
 template <class T>
 ZW_HD ZW_INLINE T vcos(T x) {
   return Lanes<T>::cos(x);
+}
+// sin x and cos x: one reduction of x per lane on a pack
+template <class T>
+ZW_HD ZW_INLINE void vsincos(T x, T& s, T& c) {
+  Lanes<T>::sincos(x, s, c);
 }
 template <class T>
 ZW_HD ZW_INLINE T vatan2(T y, T x) {

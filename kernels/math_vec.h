@@ -163,8 +163,9 @@ ZW_HD ZW_INLINE Mat3<T> to_mat(const Quat<T>& q) {
 // rotation by angle about a unit axis
 template <class T>
 ZW_HD ZW_INLINE Quat<T> axis_angle(const Vec3<T>& axis, T angle) {
-  const T s = vsin(T(0.5) * angle);
-  return {vcos(T(0.5) * angle), s * axis.x, s * axis.y, s * axis.z};
+  T s, c;
+  vsincos(T(0.5) * angle, s, c);
+  return {c, s * axis.x, s * axis.y, s * axis.z};
 }
 
 // q ⊗ exp(ω dt / 2): rotate q by the body-frame angular velocity ω over dt, unit length kept
@@ -186,8 +187,10 @@ ZW_HD ZW_INLINE Vec3<T> exp_coordinate_rate(const Vec3<T>& big_omega, const Vec3
   // the series 1/12 + θ²/720 + θ⁴/30240 where the closed form cancels
   const MaskOf<T> small = t < T(0.05);
   const T tc = vselect(small, T(1), t), tc2 = vselect(small, T(1), t2);
+  T sin_t, cos_t;
+  vsincos(tc, sin_t, cos_t);
   const T c = vselect(small, T(1) / T(12) + t2 * (T(1) / T(720) + t2 / T(30240)),
-                      T(1) / tc2 - (T(1) + vcos(tc)) / (T(2) * tc * vsin(tc)));
+                      T(1) / tc2 - (T(1) + cos_t) / (T(2) * tc * sin_t));
   const Vec3<T> w1 = cross(big_omega, omega);
   return omega + T(0.5) * w1 + c * cross(big_omega, w1);
 }

@@ -278,16 +278,17 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
 // not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(), else the
 // step's solve `stage`).
 
-// after smooth(): q̈ and the outputs of the solve
+// after smooth(): q̈, and the outputs of the solve when `outputs` (without rows nothing in a
+// step reads them, and a later solve of the step overwrites them)
 template <class T, class Rows>
 void solve_lanes(const ModelView<T>& m, const Instance<T>& d, T damping_dt, int stage,
-                 const Rows& rows) {
+                 const Rows& rows, bool outputs) {
   if (m.s.nefc > 0) {
     rows(d, stage);
     return;
   }
   factor_solve(m, d, damping_dt);
-  unconstrained_outputs(m, d);
+  if (outputs) unconstrained_outputs(m, d);
 }
 
 // forward(): the status bits of this evaluation join those the lanes had
@@ -300,23 +301,26 @@ void forward_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows
   }
   if (any_lane<T>(check_lanes(m, d, MaskOf<T>(true)))) {
     smooth(m, d);
-    solve_lanes(m, d, T(0), -1, rows);
+    solve_lanes(m, d, T(0), -1, rows, true);
     stop_lanes(d, !all_finite(d.qacc(), m.s.nv), kStatusDiverged);
   }
   for (int i = 0; i < Lanes<T>::width; ++i) d.status[i] |= before[i];
 }
 
-// step(): lanes already stopped do not move
+// step(): lanes already stopped do not move.  `first`: the first step of a call, which checks
+// the state and the parameters; within a call the parameters stay, and a step that leaves a
+// non-finite state is undone and stops its lane, so later checks would find nothing.
 template <class T, class Rows>
-void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows) {
+void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, bool first) {
   const MaskOf<T> live = !stopped(d);
   if (!any_lane<T>(live)) return;
-  check_lanes(m, d, live);
+  if (first) check_lanes(m, d, live);
   step_keep(m, d);
   const T damping_dt = step_damping_dt(m);
-  for (int stage = 0; stage < solves_per_step(m) && !all_lanes<T>(stopped(d)); ++stage) {
+  const int solves = solves_per_step(m);
+  for (int stage = 0; stage < solves && !all_lanes<T>(stopped(d)); ++stage) {
     smooth(m, d);
-    solve_lanes(m, d, damping_dt, stage, rows);
+    solve_lanes(m, d, damping_dt, stage, rows, stage == solves - 1);
     if (m.integrator != kIntRK4) {
       euler_update(m, d);
       break;
