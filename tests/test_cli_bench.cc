@@ -134,6 +134,24 @@ TEST(CliBench, MissingPeersAreNamedAndSkipped) {
   }
 }
 
+// a count whose batch would not fit in this machine's memory is skipped with the figures, and
+// the bench goes on with the others; a peer's mjData per instance is refused the same way
+TEST(CliBench, WhatDoesNotFitInMemoryIsSkipped) {
+  const TempDir dir("bench_memory");
+  const ProgramResult r = run_zwang(fmt::format(
+      "bench {} -n 4,1000000000000 --steps-per-call 1 --threads 1 --rounds 1 --min-time 0 "
+      "--backends cpu-scalar --csv {}",
+      (test_dir() / "models/chain.xml").string(), dir / "bench.csv"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("1000000000000 instances skipped: their float32 batch alone needs more "
+                          "than 80% of the"),
+            std::string::npos)
+      << r.output;
+  const auto rows = read_csv(dir / "bench.csv");
+  ASSERT_EQ(rows.size(), 2u);  // float64 and float32
+  for (const auto& row : rows) EXPECT_EQ(row.at("instances"), "4");
+}
+
 TEST(CliBench, CsvIsWrittenWithoutAPlotter) {
   const TempDir dir("bench_plot");
   const ProgramResult r =

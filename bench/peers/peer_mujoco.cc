@@ -40,6 +40,34 @@ void close_peer(ZwangPeer* p) {
   delete p;
 }
 
+// bytes of one mjData: its buffer and its arena (2.x: its stack)
+double data_bytes(const mjData* d) {
+#if mjVERSION_HEADER >= 300
+  return static_cast<double>(d->nbuffer) + static_cast<double>(d->narena);
+#else
+  return static_cast<double>(d->nbuffer) + static_cast<double>(d->nstack) * sizeof(mjtNum);
+#endif
+}
+
+// MemAvailable of /proc/meminfo in bytes, 0 where there is none
+double available_bytes() {
+  FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return kib * 1024;
+}
+
+std::string gib(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f", bytes / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
 // empty if MuJoCo's model has zwang's sizes and joints, else what differs
 std::string compare(const mjModel* m, const ZwangPeerRequest* r) {
   if (m->nq != r->nq || m->nv != r->nv || m->njnt != r->njnt) {
@@ -105,6 +133,17 @@ ZwangPeer* open_peer(const ZwangPeerRequest* r, ZwangPeerText* note, ZwangPeerTe
   p->data.assign(r->instances, nullptr);
   for (long long i = 0; i < r->instances; ++i) {
     p->data[i] = mj_makeData(m);
+    if (i == 0 && p->data[0] != nullptr) {
+      // an mjData per instance: refuse what would not fit, rather than swap or meet the OOM killer
+      const double need = static_cast<double>(data_bytes(p->data[0])) * r->instances;
+      const double available = available_bytes();
+      if (available > 0 && need > 0.8 * available) {
+        put(error, std::to_string(r->instances) + " mjData need " + gib(need) +
+                       " GiB, more than 80% of the " + gib(available) + " GiB available");
+        close_peer(p);
+        return nullptr;
+      }
+    }
     if (p->data[i] == nullptr) {
       put(error, "mj_makeData failed at instance " + std::to_string(i));
       close_peer(p);

@@ -96,6 +96,27 @@ class Engine {
   virtual std::string warning() = 0;
 };
 
+// MemAvailable of /proc/meminfo in bytes, 0 where there is none
+double available_bytes() {
+  FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return 0;
+  char line[256];
+  double kib = 0;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+  }
+  std::fclose(f);
+  return kib * 1024;
+}
+
+// the batch arenas of n instances (data and parameters; the scratch is per thread)
+template <class T>
+double batch_bytes(const Model& m, std::int64_t n) {
+  const Batch<T> probe(m, 1);
+  return static_cast<double>(probe.layout().data_rows + probe.layout().param_rows) * sizeof(T) *
+         static_cast<double>(n);
+}
+
 // initial states: qpos0 with hinges and slides moved by U(−noise, noise), at rest
 struct InitialStates {
   std::vector<double> qpos, qvel;  // instance-major (n x nq, n x nv)
@@ -256,7 +277,18 @@ void bench_model(const ModelRun& mr, const BenchOptions& o, const LoadOptions& l
                  std::vector<std::string>* notes) {
   const Model& m = mr.model;
   const bool forward = mr.urdf;
-  const std::int64_t most = *std::max_element(o.instances.begin(), o.instances.end());
+  // instance counts whose float32 batch alone would not fit are left out
+  std::vector<std::int64_t> counts;
+  std::vector<std::string> too_many;
+  const double available = available_bytes();
+  for (const std::int64_t n : o.instances) {
+    if (available > 0 && batch_bytes<float>(m, n) > 0.8 * available) {
+      too_many.push_back(std::to_string(n));
+    } else {
+      counts.push_back(n);
+    }
+  }
+  const std::int64_t most = counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
   const InitialStates states = initial_states(m, most, o.init_noise, o.seed);
   const std::vector<int> spcs = forward ? std::vector<int>{1} : o.steps_per_call;
   std::vector<int> jnt_type;
@@ -273,7 +305,13 @@ void bench_model(const ModelRun& mr, const BenchOptions& o, const LoadOptions& l
     }
   };
 
-  for (const std::int64_t n : o.instances) {
+  if (!too_many.empty()) {
+    note(
+        fmt::format("{} instances skipped: their float32 batch alone needs more than 80% of the "
+                    "{:.1f} GiB available",
+                    fmt::join(too_many, ", "), available / (1 << 30)));
+  }
+  for (const std::int64_t n : counts) {
     for (const int k : threads) {
       // engines: zwang's configurations (CUDA beside the peers' largest thread count), then peers
       std::vector<std::unique_ptr<Engine>> engines;
@@ -285,6 +323,14 @@ void bench_model(const ModelRun& mr, const BenchOptions& o, const LoadOptions& l
         SimulatorOptions so = c.options;
         so.threads = k;
         try {
+          // what would not fit is skipped, rather than swapped or killed by the kernel
+          const double need = c.f32 ? batch_bytes<float>(m, n) : batch_bytes<double>(m, n);
+          const double available = available_bytes();
+          if (available > 0 && need > 0.8 * available) {
+            throw std::runtime_error(fmt::format(
+                "{} instances need {:.1f} GiB, more than 80% of the {:.1f} GiB available", n,
+                need / (1 << 30), available / (1 << 30)));
+          }
           if (c.f32) {
             engines.push_back(std::make_unique<ZwangEngine<float>>(m, states, n, forward, so));
           } else {
