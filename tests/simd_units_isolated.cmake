@@ -5,7 +5,8 @@
 # code symbols those objects export and fails on any that is not tied to the object's own
 # instruction set: its entry point pack_isa_<isa>, or a name holding its pack's ABI tag
 # (_VecBuiltin for AVX2, _VecBltnBtmsk for AVX-512).  Functions the compiler does not inline
-# (-O0) would appear here: the guarantee, and this check, are for optimised builds.
+# would appear here: at -O0 there are such, so CMakeLists.txt compiles these units with at least
+# -O2 in every configuration.
 #   cmake -DNM=nm -DOBJECTS="a.o;b.o;..." -P simd_units_isolated.cmake
 set(found 0)
 set(bad "")
