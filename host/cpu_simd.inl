@@ -111,7 +111,9 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // constrain() (xmat, cdof, cacc and qfrc_smooth: kernels/constraint_rows.h, contacts.h and
 // constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
 // the scalar layout, where the rows and the solver's scratch (nefc·nv values and more, visited
-// in every iteration) are contiguous.
+// in every iteration) are contiguous.  The sensors of such a model run there too, after
+// constrain(), since some read the rows (kernels/sensors.h: body_n is the other work row they
+// read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
               S* lane_work) {
@@ -123,6 +125,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
       };
       copy(p.lay->xmat, p.lay->body_J);  // xmat, cdof, cacc
+      copy(p.lay->body_n, p.lay->crb_inertia);
       copy(p.lay->qfrc_smooth, p.lay->step_qpos);
       job.constrain(*job.view,
                     Instance<S>{lane_arena(p.data, k),

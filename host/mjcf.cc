@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "mjcf_reader.hpp"
+#include "mjcf_sensor.hpp"
 #include "model_file.hpp"
 #include "zwang/loaders.hpp"
 
@@ -93,11 +94,12 @@ class Loader {
     // hard: numerics before the equalities they make hard, which may name any body or joint
     custom(section_children(ctx_, sections("custom")));
     equalities(section_children(ctx_, sections("equality")), defaults);
+    add_sensors(ctx_, sections("option"), section_children(ctx_, sections("sensor")), builder_);
     for (const pugi::xml_node node : top) {
       const std::string_view tag = node.name();
       if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" && tag != "size" &&
           tag != "default" && tag != "worldbody" && tag != "contact" && tag != "actuator" &&
-          tag != "tendon" && tag != "custom" && tag != "equality") {
+          tag != "tendon" && tag != "custom" && tag != "equality" && tag != "sensor") {
         ctx_.unsupported(node);
       }
     }
@@ -171,7 +173,7 @@ class Loader {
     if (density != 0 || viscosity != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
       ctx_.warn(node, "fluid forces (density, viscosity, wind) are not simulated; ignored");
     }
-    // the magnetic field only acts on magnetometer sensors
+    // the field of magnetometers, read with the sensors (host/mjcf_sensor.cc)
     a.ignore({"magnetic"});
     a.finish();
     for (const pugi::xml_node child : ctx_.children(node)) {

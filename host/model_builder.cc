@@ -9,6 +9,7 @@
 
 #include "constraint_plan.hpp"
 #include "kernels/model_view.h"
+#include "model_sensors.hpp"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
 
@@ -823,11 +824,13 @@ Model ModelBuilder::build() const {
   m.nnhc = static_cast<int>(nonholonomic_.size());
   add_contacts(m);
   add_sites(m);
+  add_sensors(m);
   m.disableflags = disableflags_;
   {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),
-                        plan.nefc, plan.nhard, m.ndrive, m.ngeom, plan.nconmax, plan.ncon_rows);
+                        plan.nefc, plan.nhard, m.ndrive, m.ngeom, plan.nconmax, plan.ncon_rows,
+                        m.nsensor, m.nsensordata, sensor_body_rows(m));
   }
   set_constraint_constants(m);
   return m;
@@ -904,7 +907,10 @@ Sizes Model::sizes() const {
           ndrive,
           ngeom,
           plan.nconmax,
-          plan.ncon_rows};
+          plan.ncon_rows,
+          nsensor,
+          nsensordata,
+          sensor_body_rows(*this)};
 }
 
 double Model::total_mass() const {

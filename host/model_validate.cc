@@ -7,6 +7,7 @@
 #include "constraint_plan.hpp"
 #include "kernels/layout.h"
 #include "kernels/model_view.h"
+#include "model_sensors.hpp"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
 
@@ -40,12 +41,15 @@ void index_in(const char* field, int value, int low, int high, std::size_t at) {
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
                                  std::int64_t nbody, std::int64_t njnt, std::int64_t njac,
                                  std::int64_t nefc, std::int64_t nhard, std::int64_t ndrive,
-                                 std::int64_t ngeom, std::int64_t nconmax, std::int64_t ncon_rows) {
+                                 std::int64_t ngeom, std::int64_t nconmax, std::int64_t ncon_rows,
+                                 std::int64_t nsensor, std::int64_t nsensordata,
+                                 std::int64_t nsensorbody) {
   // the field lists of kernels/layout.h, evaluated with 64-bit sizes
   struct {
-    std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows;
-  } s{nq,   nv,    nu,     nbody, njnt,    nv * (nv + 1) / 2, njac,
-      nefc, nhard, ndrive, ngeom, nconmax, ncon_rows};
+    std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows,
+        nsensor, nsensordata, nsensorbody;
+  } s{nq,    nv,     nu,    nbody,   njnt,      nv * (nv + 1) / 2, njac,        nefc,
+      nhard, ndrive, ngeom, nconmax, ncon_rows, nsensor,           nsensordata, nsensorbody};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -425,8 +429,10 @@ void Model::validate() const {
   }
   {
     const RowPlan plan = plan_rows(*this);
+    validate_sensors(*this);
     check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
-                        plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows);
+                        plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows, nsensor,
+                        nsensordata, sensor_body_rows(*this));
   }
   for (int a = 0; a < nu; ++a) {
     index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);

@@ -148,6 +148,11 @@ struct Lanes<Pack<S, Abi>> {
       if (where[i]) status[i] |= bit;
     }
   }
+  static P time(const double* time) {
+    alignas(64) S t[width];
+    for (int i = 0; i < width; ++i) t[i] = static_cast<S>(time[i]);
+    return typename P::Simd(t, stdx::element_aligned);
+  }
   static void advance(double* time, const Mask& where, double dt) {
     for (int i = 0; i < width; ++i) {
       if (where[i]) time[i] += dt;

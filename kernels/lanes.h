@@ -40,6 +40,8 @@ struct Lanes {
   ZW_HD ZW_INLINE static void set_bits(int* status, bool where, int bit) {
     if (where) *status |= bit;
   }
+  // the lanes' times as a T
+  ZW_HD ZW_INLINE static T time(const double* time) { return T(*time); }
   // time += dt on the lanes of `where`
   ZW_HD ZW_INLINE static void advance(double* time, bool where, double dt) {
     if (where) *time += dt;

@@ -25,6 +25,10 @@ struct Sizes {
   int ngeom;      // collision geoms
   int nconmax;    // contacts per instance at most
   int ncon_rows;  // row slots per contact (pyramidal 2 (condim − 1) or 1, elliptic condim)
+
+  int nsensor;      // sensors
+  int nsensordata;  // their values
+  int nsensorbody;  // nbody when a sensor needs sums over subtrees (velocity, momentum, force)
 };
 
 #define ZW_DATA_FIELDS(X)                                                                          \
@@ -59,7 +63,8 @@ struct Sizes {
   X(geom_xmat, 9 * s.ngeom)       /* geom orientations, row-major (ngeom x 9) */                   \
   X(subtree_com, 3 * s.nbody)     /* centre of mass of each body's subtree, world */               \
   X(cfrc_ext, 6 * s.nbody) /* external torque, force on each body about its tree's subtree_com */  \
-  X(cvel, 6 * s.nbody) /* body velocities, Plücker at the world origin: [v_O; ω] (nbody x 6) */
+  X(cvel, 6 * s.nbody) /* body velocities, Plücker at the world origin: [v_O; ω] (nbody x 6) */  \
+  X(sensordata, s.nsensordata) /* sensor values; after step(), at the step's start state */
 
 #define ZW_PARAM_FIELDS(X)                                                                 \
   X(body_mass, s.nbody)         /* mass (nbody) */                                         \
@@ -74,6 +79,13 @@ struct Sizes {
   X(actuator_biasprm, 3 * s.nu) /* bias0, bias1, bias2 (nu x 3) */                         \
   X(gravity, 3)                 /* gravitational acceleration, world (3) */                \
   X(drive_prm, 5 * s.ndrive)    /* q0 v0 amplitude omega phase of each drive (ndrive x 5) */
+
+// scratch of the sensors (kernels/sensors.h), of every body where a sensor needs sums over subtrees
+#define ZW_SENSOR_WORK_FIELDS(X)                                            \
+  X(subtree_mass, s.nsensorbody)       /* mass of each body's subtree */    \
+  X(subtree_linvel, 3 * s.nsensorbody) /* velocity of its centre of mass */ \
+  X(subtree_angmom, 3 * s.nsensorbody) /* its angular momentum about it */  \
+  X(cfrc_int, 6 * s.nsensorbody) /* torque, force from the parent about the tree's subtree_com */
 
 #define ZW_WORK_FIELDS(X)                                                                        \
   X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                    \
@@ -111,7 +123,8 @@ struct Sizes {
   X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */   \
   X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */           \
   X(contact_pair, s.nconmax)   /* collision pair of each contact (nconmax) */                    \
-  X(contact_mu, s.nconmax)     /* friction of the regularised cone, μ₁ √(R₁ / R₀) */
+  X(contact_mu, s.nconmax)     /* friction of the regularised cone, μ₁ √(R₁ / R₀) */    \
+  ZW_SENSOR_WORK_FIELDS(X)
 
 // row offsets of every field in its arena, and the rows of each arena
 struct Layout {

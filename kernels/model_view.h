@@ -62,7 +62,19 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(nhc_type)              /* NonholonomicType (nnhc) */                                  \
   X(nhc_body)              /* (nnhc) */                                                   \
   X(geom_type)             /* GeomTypeId (ngeom) */                                       \
-  X(geom_body)             /* (ngeom) */
+  X(geom_body)             /* (ngeom) */                                                  \
+  X(site_bodyid)           /* (nsite) */                                                  \
+  X(tendon_adr)            /* first term in wrap_jnt (ntendon) */                         \
+  X(tendon_num)            /* terms (ntendon) */                                          \
+  X(wrap_jnt)              /* joint of each term */                                       \
+  X(sensor_type)           /* SensorTypeId (nsensor) */                                   \
+  X(sensor_datatype)       /* SensorDataId (nsensor) */                                   \
+  X(sensor_objtype)        /* ObjTypeId (nsensor) */                                      \
+  X(sensor_objid)          /* (nsensor) */                                                \
+  X(sensor_reftype)        /* ObjTypeId (nsensor) */                                      \
+  X(sensor_refid)          /* -1: the world frame (nsensor) */                            \
+  X(sensor_dim)            /* values (nsensor) */                                         \
+  X(sensor_adr)            /* first value in sensordata (nsensor) */
 
 // shared integer arrays of the row plan (host/constraint_plan.hpp), derived from the model
 #define ZW_PLAN_INTS(X)                                                                    \
@@ -116,7 +128,12 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(geom_pos)            /* body frame (ngeom x 3) */                                   \
   X(geom_quat)           /* body frame (ngeom x 4) */                                   \
   X(geom_size)           /* (ngeom x 3) */                                              \
-  X(geom_rbound)         /* bounding sphere radius, 0 for planes (ngeom) */
+  X(geom_rbound)         /* bounding sphere radius, 0 for planes (ngeom) */             \
+  X(site_pos)            /* body frame (nsite x 3) */                                   \
+  X(site_quat)           /* body frame (nsite x 4) */                                   \
+  X(wrap_coef)           /* coefficient of each tendon term */                          \
+  X(sensor_cutoff)       /* 0: none (nsensor) */                                        \
+  X(magnetic)            /* magnetic field, world (3) */
 
 template <class T>
 struct ModelView {

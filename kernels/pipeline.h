@@ -15,6 +15,10 @@
 //   kPhaseIdle    nothing left to do in this call (skipped, finished or failed)
 //   kPhaseSolve   smooth() and a solve are due; after the solve, qacc holds q̈
 //   kPhaseFailed  the solve failed (kStatusFactorization set, qacc untouched)
+//
+// Sensors (kernels/sensors.h) are evaluated where MuJoCo's mj_forward evaluates them: in
+// forward(), and in step() at the state the step starts from (its first evaluation; RK4's later
+// stages skip them, as MuJoCo's mj_RungeKutta does).
 #pragma once
 
 #include <cmath>
@@ -33,6 +37,7 @@
 #include "kernels/instance.h"
 #include "kernels/integrate.h"
 #include "kernels/model_view.h"
+#include "kernels/sensors.h"
 #include "kernels/status.h"
 
 namespace zwang {
@@ -137,6 +142,7 @@ template <class T>
 ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase) {
   phase = constrain(m, d, T(0), *d.time, phase);
   if (phase != kPhaseSolve) return false;
+  sensors(m, d);
   if (all_finite(d.qacc(), m.s.nv)) return true;
   *d.status |= kStatusDiverged;
   return false;
@@ -231,6 +237,7 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
     step_finish(m, d);
     return kPhaseIdle;
   }
+  if (stage == 0) sensors(m, d);
   if (m.integrator != kIntRK4) {
     euler_update(m, d);
     step_finish(m, d);
@@ -276,7 +283,7 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
 // Without constraint rows the whole step runs on the pack.  With rows, the collisions, the rows
 // and their solver branch per instance: `rows(d, stage)` runs constrain() on each lane that has
 // not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(), else the
-// step's solve `stage`).
+// step's solve `stage`), and the sensors with it (constrain_stage()).
 
 // after smooth(): q̈, and the outputs of the solve when `outputs` (without rows nothing in a
 // step reads them, and a later solve of the step overwrites them)
@@ -289,6 +296,7 @@ void solve_lanes(const ModelView<T>& m, const Instance<T>& d, T damping_dt, int 
   }
   factor_solve(m, d, damping_dt);
   if (outputs) unconstrained_outputs(m, d);
+  if (stage <= 0) sensors(m, d);
 }
 
 // forward(): the status bits of this evaluation join those the lanes had
@@ -320,7 +328,9 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
   const int solves = solves_per_step(m);
   for (int stage = 0; stage < solves && !all_lanes<T>(stopped(d)); ++stage) {
     smooth(m, d);
-    solve_lanes(m, d, damping_dt, stage, rows, stage == solves - 1);
+    // the sensors of the step's first evaluation read its outputs too
+    solve_lanes(m, d, damping_dt, stage, rows,
+                stage == solves - 1 || (stage == 0 && m.s.nsensor > 0));
     if (m.integrator != kIntRK4) {
       euler_update(m, d);
       break;
@@ -336,14 +346,14 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
 }
 
 // the one-instance part of a pack's solve with constraint rows (`rows` above): constrain() at the
-// time of the stage; a failure leaves its status bit
+// time of the stage, then the sensors where the evaluation is the one they describe; a failure
+// leaves its status bit
 template <class T>
 ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stage) {
-  if (stage < 0) {
-    constrain(m, d, T(0), *d.time, kPhaseSolve);
-  } else {
-    constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), kPhaseSolve);
-  }
+  const int phase =
+      stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve)
+                : constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), kPhaseSolve);
+  if (phase == kPhaseSolve && stage <= 0) sensors(m, d);
 }
 
 }  // namespace zwang

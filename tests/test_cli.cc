@@ -1,5 +1,6 @@
 // The command-line tool: --randomize, states in JSON, the HDF5 trajectory, and `zwang dynamics`
-// on MuJoCo's humanoid.xml and its contacts on a pile of free bodies against MuJoCo.
+// on MuJoCo's humanoid.xml and its contacts on a pile of free bodies against MuJoCo; sensordata
+// of `zwang dynamics` and `zwang run` against MuJoCo's.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mujoco/mujoco.h>
@@ -17,7 +18,9 @@
 #include "commands.hpp"
 #include "mujoco_util.h"
 #include "reference/rnea.h"
+#include "sensor_models.h"
 #include "test_util.h"
+#include "zwang/loaders.hpp"
 
 namespace zwang::test {
 namespace {
@@ -344,6 +347,90 @@ TEST(Cli, DynamicsContactsMatchMujoco) {
       "zwang dynamics, %d contacts of %zu geom pairs: largest error against MuJoCo %.2e in "
       "dist, pos and frame, %.2e relative in force\n",
       total, pairs.size(), worst_geometry, worst_force);
+}
+
+// sensordata of `zwang dynamics` (time 0) and of the first record of `zwang run` (its initial
+// state) against MuJoCo's mj_forward; the file's sensor names, types, addresses and sizes
+TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path xml = dir / "zwang_test_sensors.xml",
+                              input = dir / "zwang_test_sensor_states.json",
+                              output = dir / "zwang_test_sensor_dynamics.json",
+                              h5 = dir / "zwang_test_sensors.h5";
+  std::ofstream(xml) << kSensorModel;
+  const Model z = load_mjcf(xml).model;
+  std::string error;
+  const MjModelPtr m = load_mujoco(xml, &error);
+  ASSERT_TRUE(m) << error;
+  const MjDataPtr d(mj_makeData(m.get()));
+  auto expect_mujocos = [&](const std::vector<double>& q, const std::vector<double>& v,
+                            const std::vector<double>& u, double t, const std::vector<double>& got,
+                            const std::string& where) {
+    mj_resetData(m.get(), d.get());
+    std::copy(q.begin(), q.end(), d->qpos);
+    std::copy(v.begin(), v.end(), d->qvel);
+    std::copy(u.begin(), u.end(), d->ctrl);
+    d->time = t;
+    mj_forward(m.get(), d.get());
+    ASSERT_EQ(static_cast<int>(got.size()), m->nsensordata) << where;
+    double scale = 1;
+    for (int k = 0; k < m->nsensordata; ++k) scale = std::max(scale, std::abs(d->sensordata[k]));
+    for (int s = 0; s < z.nsensor; ++s) {
+      if (z.sensor_type[s] == SensorType::kUser) continue;
+      for (int k = z.sensor_adr[s]; k < z.sensor_adr[s] + z.sensor_dim[s]; ++k) {
+        EXPECT_NEAR(got[k], d->sensordata[k], 1e-12 * scale) << where << ", sensor " << s;
+      }
+    }
+  };
+
+  const std::vector<State> states = random_states(z, 4, 12);
+  nlohmann::json in{{"qpos", nlohmann::json::array()},
+                    {"qvel", nlohmann::json::array()},
+                    {"ctrl", nlohmann::json::array()}};
+  for (const State& s : states) {
+    in["qpos"].push_back(s.qpos);
+    in["qvel"].push_back(s.qvel);
+    in["ctrl"].push_back(s.ctrl);
+  }
+  std::ofstream(input) << in.dump();
+  const ProgramResult dyn =
+      run_zwang("dynamics " + xml.string() + " -i " + input.string() + " -o " + output.string());
+  ASSERT_EQ(dyn.exit_code, 0) << dyn.output;
+  const nlohmann::json out = nlohmann::json::parse(std::ifstream(output));
+  for (int s = 0; s < 4; ++s) {
+    expect_mujocos(states[s].qpos, states[s].qvel, states[s].ctrl, 0.0, out["sensordata"][s],
+                   "dynamics state " + std::to_string(s));
+  }
+
+  const ProgramResult run =
+      run_zwang("run " + xml.string() +
+                " -n 3 -t 20 --record-every 10 --ctrl random --no-progress -o " + h5.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  std::vector<hsize_t> dims;
+  const std::vector<double> data = dataset(file, "sensordata", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{3, 3, static_cast<hsize_t>(z.nsensordata)}));
+  const std::vector<double> qpos = dataset(file, "qpos", &dims),
+                            qvel = dataset(file, "qvel", &dims),
+                            ctrl = dataset(file, "ctrl", &dims),
+                            time = dataset(file, "time", &dims);
+  const std::vector<double> adr = dataset(file, "sensor_adr", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{static_cast<hsize_t>(z.nsensor)}));
+  EXPECT_EQ(adr[5], z.sensor_adr[5]);
+  dataset(file, "sensor_dim", &dims);
+  EXPECT_EQ(dims, (std::vector<hsize_t>{static_cast<hsize_t>(z.nsensor)}));
+  EXPECT_GT(H5Aexists(file, "sensor_names"), 0);
+  EXPECT_GT(H5Aexists(file, "sensor_types"), 0);
+  H5Fclose(file);
+  auto row = [](const std::vector<double>& v, int i, int width) {
+    return std::vector<double>(v.begin() + i * width, v.begin() + (i + 1) * width);
+  };
+  for (int i = 0; i < 3; ++i) {
+    expect_mujocos(row(qpos, i, z.nq), row(qvel, i, z.nv), row(ctrl, i, z.nu), time[i],
+                   row(data, i, z.nsensordata), "run record 0, instance " + std::to_string(i));
+  }
+  for (const auto& f : {xml, input, output, h5}) std::filesystem::remove(f);
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 // operations are the same IEEE operations in the same order (no contraction into fused
 // multiply-adds in either unit, sin, cos and atan2 from the C library lane by lane).  Stopped
 // instances must match in their state, time and status (the SIMD backend leaves their outputs
-// unspecified).
+// unspecified).  The data fields include sensordata: a case has every sensor type.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/status.h"
+#include "sensor_models.h"
 #include "test_util.h"
 #include "zwang/loaders.hpp"
 
@@ -65,6 +66,10 @@ std::vector<Case> cases() {
                "<numeric name=\"drive:rocker\" data=\"0 0.5 0.2 3 0\"/></custom></mujoco>");
   hard.replace(hard.find("damping=\"0.05\""), 14, "damping=\"0.05\" frictionloss=\"0.1\"");
   out.push_back({"four_bar_hard", load_mjcf_string(hard, "four_bar_hard.xml").model});
+  // every sensor type zwang computes (kernels/sensors.h)
+  out.push_back({"sensors", load_mjcf_string(kSensorModel, "sensors.xml").model});
+  // sensors of joint limits, which read the rows: they run lane by lane with the rows
+  out.push_back({"limit_sensors", load_mjcf_string(kLimitSensorModel, "limit_sensors.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

@@ -647,6 +647,7 @@ std::string dynamics_json(const Model& model, const States& states,
   out["solver_niter"] = per_instance_count(b.solver_niter());
   add_contacts(model, b, out);
   if (model.ndrive > 0) out["drive_force"] = per_instance(b.drive_force());
+  if (model.nsensor > 0) out["sensordata"] = per_instance(b.sensordata());
   return out.dump();
 }
 

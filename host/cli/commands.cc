@@ -158,6 +158,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->create_int_series("efc_nactive", {n});
     h5->create_int_series("solver_niter", {n});
     h5->create_int_series("ncon", {n});
+    h5->create_series("sensordata", {n, static_cast<hsize_t>(m.nsensordata)}, bytes);
     h5->attribute("model", opened.source);
     h5->attribute("nq", std::int64_t{m.nq});
     h5->attribute("nv", std::int64_t{m.nv});
@@ -183,11 +184,18 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("joint_names", m.jnt_name);
     h5->attribute("actuator_names", m.actuator_name);
     h5->attribute("geom_names", m.geom_name);
+    h5->attribute("sensor_names", m.sensor_name);
+    std::vector<std::string> sensor_types;
+    for (const SensorType t : m.sensor_type) sensor_types.emplace_back(to_string(t));
+    h5->attribute("sensor_types", sensor_types);
+    h5->write("sensor_adr", {static_cast<hsize_t>(m.nsensor)}, m.sensor_adr);
+    h5->write("sensor_dim", {static_cast<hsize_t>(m.nsensor)}, m.sensor_dim);
     h5->attribute(
         "layout",
         std::string("qpos, qvel, ctrl: [record][instance][coordinate]; time, efc_nactive, "
-                    "solver_niter, ncon: [record][instance]; parameters/drive_prm: [instance][q0 "
-                    "v0 amplitude omega phase of each of drive_joints]"));
+                    "solver_niter, ncon: [record][instance]; sensordata: [record][instance][value] "
+                    "(sensor i at sensor_adr[i], sensor_dim[i] values); parameters/drive_prm: "
+                    "[instance][q0 v0 amplitude omega phase of each of drive_joints]"));
     // the parameters each instance ran with, [instance][element]
     h5->create_group("parameters");
 #define ZW_X(name, count)                                                       \
@@ -209,6 +217,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->append("efc_nactive", counts(b.efc_nactive()).data());
     h5->append("solver_niter", counts(b.solver_niter()).data());
     h5->append("ncon", counts(b.ncon()).data());
+    h5->append("sensordata", gather(b.sensordata()).data());
     h5->end_record();
   };
 
@@ -287,6 +296,37 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   return 0;
 }
 
+// "site tip", "xbody arm", "-" for none
+std::string sensor_object_name(const Model& m, ObjType type, int id) {
+  if (id < 0) return "-";
+  const std::vector<std::string>* names = nullptr;
+  switch (type) {
+    case ObjType::kBody:
+    case ObjType::kXBody:
+      names = &m.body_name;
+      break;
+    case ObjType::kJoint:
+      names = &m.jnt_name;
+      break;
+    case ObjType::kGeom:
+      names = &m.geom_name;
+      break;
+    case ObjType::kSite:
+      names = &m.site_name;
+      break;
+    case ObjType::kTendon:
+      names = &m.tendon_name;
+      break;
+    case ObjType::kActuator:
+      names = &m.actuator_name;
+      break;
+    default:
+      return "-";
+  }
+  const std::string& name = (*names)[id];
+  return fmt::format("{} {}", to_string(type), name.empty() ? fmt::format("#{}", id) : name);
+}
+
 }  // namespace
 
 int run_info(const std::string& spec, const LoadOptions& load) {
@@ -332,6 +372,17 @@ int run_info(const std::string& spec, const LoadOptions& load) {
                 m.jnt_name[m.actuator_trnid[a]].c_str(), m.actuator_gear[a],
                 range_text(m.actuator_ctrllimited[a], &m.actuator_ctrlrange[2 * a]).c_str(),
                 range_text(m.actuator_forcelimited[a], &m.actuator_forcerange[2 * a]).c_str());
+  }
+  std::printf("\nsensors (%d values)\n", m.nsensordata);
+  if (m.nsensor == 0) std::printf("  none\n");
+  for (int s = 0; s < m.nsensor; ++s) {
+    std::string object = sensor_object_name(m, m.sensor_objtype[s], m.sensor_objid[s]);
+    if (m.sensor_refid[s] >= 0) {
+      object += " in " + sensor_object_name(m, m.sensor_reftype[s], m.sensor_refid[s]);
+    }
+    std::printf("  %-4d %-24s %-14s %-32s adr %-5d dim %d\n", s, m.sensor_name[s].c_str(),
+                std::string(to_string(m.sensor_type[s])).c_str(), object.c_str(), m.sensor_adr[s],
+                m.sensor_dim[s]);
   }
   std::printf("\nwarnings\n");
   if (opened.warnings.empty()) std::printf("  none\n");

@@ -240,6 +240,94 @@ struct TendonSpec {
   std::vector<Term> joints;  // at least one
 };
 
+// numbered as MuJoCo's mjtSensor
+enum class SensorType : int {
+  kTouch = 0,
+  kAccelerometer,
+  kVelocimeter,
+  kGyro,
+  kForce,
+  kTorque,
+  kMagnetometer,
+  kRangefinder,
+  kJointPos,
+  kJointVel,
+  kTendonPos,
+  kTendonVel,
+  kActuatorPos,
+  kActuatorVel,
+  kActuatorFrc,
+  kBallQuat,
+  kBallAngVel,
+  kJointLimitPos,
+  kJointLimitVel,
+  kJointLimitFrc,
+  kTendonLimitPos,
+  kTendonLimitVel,
+  kTendonLimitFrc,
+  kFramePos,
+  kFrameQuat,
+  kFrameXAxis,
+  kFrameYAxis,
+  kFrameZAxis,
+  kFrameLinVel,
+  kFrameAngVel,
+  kFrameLinAcc,
+  kFrameAngAcc,
+  kSubtreeCom,
+  kSubtreeLinVel,
+  kSubtreeAngMom,
+  kClock,
+  kUser,
+};
+
+// the objects a sensor may be attached to, numbered as MuJoCo's mjtObj; kBody is the frame of
+// the principal axes of inertia at the centre of mass, kXBody the body frame
+enum class ObjType : int {
+  kUnknown = 0,
+  kBody = 1,
+  kXBody = 2,
+  kJoint = 3,
+  kGeom = 5,
+  kSite = 6,
+  kCamera = 7,
+  kTendon = 17,
+  kActuator = 18,
+};
+
+// how a sensor's values behave under cutoff, MuJoCo's mjtDataType: real values are clamped to
+// [−cutoff, cutoff], positive ones to cutoff above; axes and quaternions take no cutoff
+enum class SensorDataType : int { kReal = 0, kPositive = 1, kAxis = 2, kQuaternion = 3 };
+
+std::string_view to_string(SensorType type);  // MJCF's element name: "accelerometer", ...
+std::string_view to_string(ObjType type);     // MJCF's objtype: "body", "xbody", ...
+
+// \brief A sensor (MuJoCo's <sensor> elements): values computed from the state of each
+// instance into the output `sensordata`, as MuJoCo's mj_sensorPos/Vel/Acc compute them, by
+// forward() and by step() at the state the step starts from (as mj_step leaves them).
+//   site sensors (accelerometer, velocimeter, gyro, force, torque, magnetometer): objtype site
+//   jointpos, jointvel: a hinge or slide; ballquat, ballangvel: a ball; jointlimit*: a limited
+//   joint; tendonpos, tendonvel: a fixed tendon; actuatorpos, actuatorvel, actuatorfrc
+//   frame sensors (frame*): objtype body, xbody, geom or site, and for framepos, framequat,
+//   the axes and the velocities an optional reference frame (reftype, refname) of those types;
+//   the orientation of a kBody (its principal axes) is not available: use kXBody or a site
+//   subtreecom, subtreelinvel, subtreeangmom: a body; clock: no object
+//   user: `dim` values that zwang never writes (the user's own, 0 after a reset)
+// Touch, rangefinder and tendon limit sensors, frames of cameras and the orientation of a
+// body's principal axes are not computed (ModelError).
+struct SensorSpec {
+  std::string name;  // unique among sensors; empty gives "sensor<id>"
+  SensorType type = SensorType::kClock;
+  ObjType objtype = ObjType::kUnknown;  // kUnknown: the type's own (site, joint, ...)
+  std::string objname{};
+  ObjType reftype = ObjType::kUnknown;  // kUnknown: the world frame
+  std::string refname{};
+  double cutoff = 0;  // > 0: values clamped as their data type says
+  double noise = 0;   // standard deviation: recorded, never added (MuJoCo adds none by default)
+  int dim = 0;        // user sensors: the number of values
+  SensorDataType datatype = SensorDataType::kReal;  // user sensors
+};
+
 // \brief A validated model.  Arrays follow MuJoCo's names and layout: body 0 is the world;
 // joints are numbered body by body; qpos/qvel addresses follow joint order (free: 7/6,
 // ball: 4/3, hinge and slide: 1/1).
@@ -389,6 +477,23 @@ struct Model {
   std::vector<double> site_pos;   // body frame (nsite x 3)
   std::vector<double> site_quat;  // body frame, unit (nsite x 4)
 
+  // sensors (MuJoCo's <sensor>), in the order they were added: sensor i writes sensor_dim[i]
+  // values at sensor_adr[i] of each instance's `sensordata`
+  int nsensor = 0;
+  int nsensordata = 0;  // Σ sensor_dim
+  std::vector<std::string> sensor_name;
+  std::vector<SensorType> sensor_type;          // (nsensor)
+  std::vector<SensorDataType> sensor_datatype;  // (nsensor)
+  std::vector<ObjType> sensor_objtype;          // (nsensor)
+  std::vector<int> sensor_objid;                // -1 for none (clock, user) (nsensor)
+  std::vector<ObjType> sensor_reftype;          // (nsensor)
+  std::vector<int> sensor_refid;                // -1: the world frame (nsensor)
+  std::vector<int> sensor_dim;                  // (nsensor)
+  std::vector<int> sensor_adr;                  // first value in sensordata (nsensor)
+  std::vector<double> sensor_cutoff;            // 0: none (nsensor)
+  std::vector<double> sensor_noise;             // never added (nsensor)
+  Vec3d magnetic{0, -0.5, 0};                   // magnetic field, world (T): magnetometers
+
   // \brief Index of a named element, -1 if there is none.
   int body_id(std::string_view name) const;
   int joint_id(std::string_view name) const;
@@ -397,6 +502,7 @@ struct Model {
   int equality_id(std::string_view name) const;
   int geom_id(std::string_view name) const;
   int site_id(std::string_view name) const;
+  int sensor_id(std::string_view name) const;
 
   Sizes sizes() const;
   // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
@@ -428,6 +534,10 @@ class ModelBuilder {
   void add_geom(const GeomSpec& spec);
   // \brief Adds a site to a body added before it.
   void add_site(const SiteSpec& spec);
+  // \brief Adds a sensor on elements added before it (sites, joints, geoms, ...).
+  void add_sensor(const SensorSpec& spec);
+  // \brief The magnetic field magnetometers measure (MuJoCo's <option magnetic>).
+  ModelBuilder& set_magnetic(const Vec3d& field);
   // \brief Adds a geom pair that always collides (geoms added before it).
   void add_contact_pair(const ContactPairSpec& spec);
   // \brief Excludes the contacts between two bodies added before it.
@@ -471,6 +581,9 @@ class ModelBuilder {
   std::vector<GeomSpec> geoms_;
   std::vector<SiteSpec> sites_;
   void add_sites(Model& m) const;
+  std::vector<SensorSpec> sensors_;
+  Vec3d magnetic_{0, -0.5, 0};
+  void add_sensors(Model& m) const;
   std::vector<ContactPairSpec> pairs_;
   std::vector<std::array<std::string, 2>> excludes_;
   Cone cone_ = Cone::kPyramidal;

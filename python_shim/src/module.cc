@@ -104,6 +104,11 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "nsite", [](const PyModel& p) { return p.model.nsite; }, "sites")
       .def_prop_ro(
+          "nsensor", [](const PyModel& p) { return p.model.nsensor; }, "sensors")
+      .def_prop_ro(
+          "nsensordata", [](const PyModel& p) { return p.model.nsensordata; },
+          "values of all sensors: the width of Simulator.sensordata")
+      .def_prop_ro(
           "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
       .def_prop_ro(
           "integrator", [](const PyModel& p) { return std::string(to_string(p.model.integrator)); },
@@ -138,6 +143,61 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "site_names", [](const PyModel& p) { return p.model.site_name; },
           "site names (nsite), '' for an unnamed site")
+      .def_prop_ro(
+          "sensor_names", [](const PyModel& p) { return p.model.sensor_name; },
+          "sensor names (nsensor); an unnamed sensor is 'sensor<i>'")
+      .def_prop_ro(
+          "sensor_types",
+          [](const PyModel& p) {
+            std::vector<std::string> types;
+            for (const SensorType t : p.model.sensor_type) types.emplace_back(to_string(t));
+            return types;
+          },
+          "type of each sensor (nsensor), as MJCF names it: 'accelerometer', 'framepos', ...; "
+          "'user' for sensors zwang does not compute (their values stay 0, Model.warnings says "
+          "why)")
+      .def_prop_ro(
+          "sensor_adr",
+          [](const PyModel& p) {
+            return copy_array<int>(p.model.sensor_adr, {sz(p.model.nsensor)});
+          },
+          "first value of each sensor in sensordata (nsensor,)")
+      .def_prop_ro(
+          "sensor_dim",
+          [](const PyModel& p) {
+            return copy_array<int>(p.model.sensor_dim, {sz(p.model.nsensor)});
+          },
+          "values of each sensor (nsensor,)")
+      .def_prop_ro(
+          "sensor_objtype",
+          [](const PyModel& p) {
+            std::vector<std::string> types;
+            for (const ObjType t : p.model.sensor_objtype) {
+              types.emplace_back(t == ObjType::kUnknown ? "" : to_string(t));
+            }
+            return types;
+          },
+          "what each sensor is attached to (nsensor): 'site', 'joint', 'body', 'xbody', 'geom', "
+          "'tendon', 'actuator', '' for none")
+      .def_prop_ro(
+          "sensor_objid",
+          [](const PyModel& p) {
+            return copy_array<int>(p.model.sensor_objid, {sz(p.model.nsensor)});
+          },
+          "index of each sensor's object among those of its sensor_objtype, -1 for none "
+          "(nsensor,)")
+      .def_prop_ro(
+          "sensor_cutoff",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.sensor_cutoff, {sz(p.model.nsensor)});
+          },
+          "cutoff of each sensor, 0 for none (nsensor,)")
+      .def_prop_ro(
+          "sensor_noise",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.sensor_noise, {sz(p.model.nsensor)});
+          },
+          "noise standard deviation of each sensor (nsensor,): recorded, never added")
       .def_prop_ro(
           "qpos0",
           [](const PyModel& p) { return copy_array<double>(p.model.qpos0, {sz(p.model.nq)}); },
@@ -248,6 +308,22 @@ void bind_model(nb::module_& m) {
             return id_of(p.model.site_id(name), "site", name);
           },
           nb::arg("name"), "Index of the site named ``name``; KeyError if there is none.")
+      .def(
+          "sensor_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.sensor_id(name), "sensor", name);
+          },
+          nb::arg("name"), "Index of the sensor named ``name``; KeyError if there is none.")
+      .def(
+          "sensor_slice",
+          [](const PyModel& p, const std::string& name) {
+            const int s = id_of(p.model.sensor_id(name), "sensor", name);
+            const int adr = p.model.sensor_adr[s];
+            return nb::slice(adr, adr + p.model.sensor_dim[s]);
+          },
+          nb::arg("name"),
+          "The values of the sensor named ``name`` in sensordata: "
+          "``sim.sensordata[:, model.sensor_slice('gyro')]``; KeyError if there is none.")
       .def("__repr__", [](const PyModel& p) {
         const Model& z = p.model;
         return "<zwang.Model nq=" + std::to_string(z.nq) + " nv=" + std::to_string(z.nv) +

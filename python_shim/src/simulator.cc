@@ -89,7 +89,8 @@ int size_named(const Sizes& s, std::string_view name) {
                                                     {"ndrive", s.ndrive},
                                                     {"ngeom", s.ngeom},
                                                     {"nconmax", s.nconmax},
-                                                    {"ncon_rows", s.ncon_rows}};
+                                                    {"ncon_rows", s.ncon_rows},
+                                                    {"nsensordata", s.nsensordata}};
   for (const auto& [n, v] : sizes) {
     if (n == name) return v;
   }
@@ -475,8 +476,9 @@ void bind_simulator(nb::module_& m) {
       "After step(), the outputs (qacc, xpos, cfrc_ext, ...) and the derived quantities\n"
       "(cinert, cvel, ximat, site_xpos, site_xmat) hold the state of the step's last\n"
       "evaluation, as MuJoCo's mj_step leaves its mjData: under Euler, the state before the\n"
-      "step; under RK4, its last stage x0 + h k3. forward() recomputes all of them at the\n"
-      "current state.");
+      "step; under RK4, its last stage x0 + h k3. sensordata holds the sensors of the state\n"
+      "the step started from, as mj_step leaves MuJoCo's (its first evaluation). forward()\n"
+      "recomputes all of them at the current state.");
   sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int,
                    const std::string&>(),
           nb::arg("model"), nb::arg("instances") = 1, nb::arg("backend") = "cpu",

@@ -30,7 +30,7 @@ def expected_shapes(model, sim):
         "solver_niter": (), "solver_residual": (), "ncon": (), "contact_geom": (con, 2),
         "contact_dist": (con,), "contact_pos": (con, 3), "contact_frame": (con, 9),
         "contact_force": (con, 6), "geom_xpos": (model.ngeom, 3), "geom_xmat": (model.ngeom, 9),
-        "subtree_com": (nb, 3), "cfrc_ext": (nb, 6),
+        "subtree_com": (nb, 3), "cfrc_ext": (nb, 6), "sensordata": (model.nsensordata,),
     }
 
 

@@ -1,0 +1,412 @@
+// (qpos, qvel, qacc, time, xpos, xquat, xmat, xipos, cdof, cvel, cacc, body_Iw, body_n,
+//  subtree_com, cfrc_ext, geom_xpos, geom_xmat, actuator_force, the joint limits' rows) =>
+//  sensordata
+//
+// MuJoCo's sensors (mj_sensorPos, mj_sensorVel, mj_sensorAcc) at the state the evaluation's
+// other outputs describe.  A point p fixed to body b moves with the body's Plücker vectors at
+// the world origin (kernels/body_jacobians.h):
+//   ω = V_b.ang,   v_p = V_b.lin + ω × p
+//   A_b = cacc_b + Σ_{ancestor dofs j} S_j q̈_j + [−g; 0]      (MuJoCo's world moves at −g)
+//   α = A_b.ang,   a_p = A_b.lin + α × p + ω × v_p
+// so accelerometers and framelinacc measure a_p − g, as MuJoCo's do.  Site sensors give their
+// vectors in the site frame R: accelerometer Rᵀ a_p, velocimeter Rᵀ v_p, gyro Rᵀ ω,
+// magnetometer Rᵀ B.  Relative to a reference frame (position r, rotation R_r, ω_r, v_r):
+//   framepos R_rᵀ (p − r),  framequat q_r⁻¹ q,  frame axes R_rᵀ e,
+//   frameangvel R_rᵀ (ω − ω_r),  framelinvel R_rᵀ (v_p − v_r + (p − r) × ω_r).
+// Sums over subtrees (mj_subtreeVel, mj_rnePostConstraint's cfrc_int), with x_k, v_k, a_k the
+// centre of mass of body k, its velocity and acceleration (as above), c_k its subtree's COM:
+//   subtreelinvel  v̄_b = Σ m_k v_k / Σ m_k over the subtree of b
+//   subtreeangmom  L_b = Σ I_k ω_k + (x_k − c_k) × m_k (v_k − v̄_k), gathered leaves first, each
+//                  child adding (c_k − c_b) × M_k (v̄_k − v̄_b)
+//   cfrc_int_b     Σ_{k in subtree b} [I_k α_k + ω_k × I_k ω_k + (x_k − o) × f_k; f_k] −
+//   cfrc_ext_k,
+//                  f_k = m_k a_k, about the COM o of the body's tree (what the parent exerts)
+//   force, torque  R ᵀ f and Rᵀ (τ − (p − o) × f) of cfrc_int at the site
+// Limit sensors read the first active limit row of the joint (lower before upper): its distance
+// minus margin, J q̇, its force; 0 without an active row.  cutoff > 0 clamps real values to
+// [−cutoff, cutoff] and positive ones to cutoff above.  User sensors are left as they are.
+#pragma once
+
+#include "kernels/body_jacobians.h"
+#include "kernels/constraint_rows.h"
+#include "kernels/generalized_forces.h"
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/math_vec.h"
+#include "kernels/model_view.h"
+
+namespace zwang {
+
+// sensor types, numbered as zwang::SensorType and MuJoCo's mjtSensor
+enum SensorTypeId : int {
+  kSensTouch = 0,
+  kSensAccelerometer,
+  kSensVelocimeter,
+  kSensGyro,
+  kSensForce,
+  kSensTorque,
+  kSensMagnetometer,
+  kSensRangefinder,
+  kSensJointPos,
+  kSensJointVel,
+  kSensTendonPos,
+  kSensTendonVel,
+  kSensActuatorPos,
+  kSensActuatorVel,
+  kSensActuatorFrc,
+  kSensBallQuat,
+  kSensBallAngVel,
+  kSensJointLimitPos,
+  kSensJointLimitVel,
+  kSensJointLimitFrc,
+  kSensTendonLimitPos,
+  kSensTendonLimitVel,
+  kSensTendonLimitFrc,
+  kSensFramePos,
+  kSensFrameQuat,
+  kSensFrameXAxis,
+  kSensFrameYAxis,
+  kSensFrameZAxis,
+  kSensFrameLinVel,
+  kSensFrameAngVel,
+  kSensFrameLinAcc,
+  kSensFrameAngAcc,
+  kSensSubtreeCom,
+  kSensSubtreeLinVel,
+  kSensSubtreeAngMom,
+  kSensClock,
+  kSensUser
+};
+
+// objects sensors attach to, numbered as zwang::ObjType and MuJoCo's mjtObj
+enum ObjTypeId : int { kObjBody = 1, kObjXBody = 2, kObjGeom = 5, kObjSite = 6 };
+
+// data types, numbered as zwang::SensorDataType
+enum SensorDataId : int { kDataReal = 0, kDataPositive = 1, kDataAxis = 2, kDataQuaternion = 3 };
+
+// a sensed frame in the world: its origin, its orientation (for kObjBody the body frame's, never
+// read: the builder refuses the orientation of a body's principal axes) and its body
+template <class T>
+struct SensedFrame {
+  Vec3<T> pos;
+  Mat3<T> rot;
+  int body;
+};
+
+template <class T>
+ZW_HD ZW_INLINE Quat<T> sensed_quat(const ModelView<T>& m, const Instance<T>& d, int type, int id) {
+  switch (type) {
+    case kObjGeom:
+      return mul(load_quat(d.xquat(), 4 * m.geom_body[id]), load_quat(m.geom_quat, 4 * id));
+    case kObjSite:
+      return mul(load_quat(d.xquat(), 4 * m.site_bodyid[id]), load_quat(m.site_quat, 4 * id));
+    default:
+      return load_quat(d.xquat(), 4 * id);
+  }
+}
+
+template <class T>
+ZW_HD ZW_INLINE SensedFrame<T> sensed_frame(const ModelView<T>& m, const Instance<T>& d, int type,
+                                            int id) {
+  switch (type) {
+    case kObjBody:
+      return {load3(d.xipos(), 3 * id), load_mat(d.xmat(), 9 * id), id};
+    case kObjGeom:
+      return {load3(d.geom_xpos(), 3 * id), load_mat(d.geom_xmat(), 9 * id), m.geom_body[id]};
+    case kObjSite: {
+      const int b = m.site_bodyid[id];
+      return {body_point(d, b, load3(m.site_pos, 3 * id)), to_mat(sensed_quat(m, d, type, id)), b};
+    }
+    default:
+      return {load3(d.xpos(), 3 * id), load_mat(d.xmat(), 9 * id), id};
+  }
+}
+
+// ω of body b and the velocity of its point p
+template <class T>
+ZW_HD ZW_INLINE Motion<T> sensed_velocity(const Instance<T>& d, int b, const Vec3<T>& p) {
+  const Row<T> cvel = d.cvel();
+  const Vec3<T> w = load3(cvel, 6 * b + 3);
+  return {load3(cvel, 6 * b) + cross(w, p), w};
+}
+
+// A_b = cacc_b + Σ_j S_j q̈_j + [−g; 0], Plücker at the world origin
+template <class T>
+ZW_HD ZW_INLINE Motion<T> body_acceleration(const ModelView<T>& m, const Instance<T>& d, int b) {
+  const Row<T> cdof = d.cdof(), qacc = d.qacc();
+  Motion<T> a = load_motion<T>(d.cacc(), 6 * b);
+  const int adr = m.body_treeadr[b];
+  for (int k = 0; k < m.body_treenum[b]; ++k) {
+    const int dof = m.tree_dof[adr + k];
+    a.lin += qacc[dof] * load3(cdof, 6 * dof);
+    a.ang += qacc[dof] * load3(cdof, 6 * dof + 3);
+  }
+  a.lin += -load3(d.gravity(), 0);
+  return a;
+}
+
+// a_p of body b's point p moving at v (classical: the spatial acceleration plus ω × v_p)
+template <class T>
+ZW_HD ZW_INLINE Vec3<T> point_acceleration(const Motion<T>& a, const Motion<T>& v,
+                                           const Vec3<T>& p) {
+  return a.lin + cross(a.ang, p) + cross(v.ang, v.lin);
+}
+
+// 1 / max(1e-15, x): MuJoCo's guard of a mass in a denominator
+template <class T>
+ZW_HD ZW_INLINE T guarded_inverse(T x) {
+  const T floor = T(1e-15);
+  return T(1) / vselect(x < floor, floor, x);
+}
+
+// subtree_mass, subtree_linvel, subtree_angmom of every body (mj_subtreeVel)
+template <class T>
+ZW_HD void subtree_velocities(const ModelView<T>& m, const Instance<T>& d) {
+  const int nb = m.s.nbody;
+  const Row<T> mass = d.body_mass(), xipos = d.xipos(), iw = d.body_Iw(), com = d.subtree_com();
+  const Row<T> sm = d.subtree_mass(), lin = d.subtree_linvel(), ang = d.subtree_angmom();
+  const Vec3<T> zero{T(0), T(0), T(0)};
+  // each body's momentum and angular momentum about its COM (the world: none)
+  for (int b = 0; b < nb; ++b) {
+    const Motion<T> v = sensed_velocity(d, b, load3(xipos, 3 * b));
+    sm[b] = mass[b];
+    store3(lin, 3 * b, mass[b] * v.lin);
+    store3(ang, 3 * b, b == 0 ? zero : mul(load_sym(iw, 6 * b), v.ang));
+  }
+  // v̄_b = Σ m_k v_k / M_b, children first
+  for (int b = nb - 1; b >= 0; --b) {
+    if (b > 0) {
+      const int p = m.body_parent[b];
+      store3(lin, 3 * p, load3(lin, 3 * p) + load3(lin, 3 * b));
+      sm[p] += sm[b];
+    }
+    store3(lin, 3 * b, guarded_inverse(sm[b]) * load3(lin, 3 * b));
+  }
+  // L_b += (x_b − c_b) × m_b (v_b − v̄_b); the parent gets L_b + (c_b − c_p) × M_b (v̄_b − v̄_p)
+  for (int b = nb - 1; b > 0; --b) {
+    const int p = m.body_parent[b];
+    const Vec3<T> x = load3(xipos, 3 * b), c = load3(com, 3 * b), vbar = load3(lin, 3 * b);
+    const Motion<T> v = sensed_velocity(d, b, x);
+    const Vec3<T> own = load3(ang, 3 * b) + cross(x - c, mass[b] * (v.lin - vbar));
+    store3(ang, 3 * b, own);
+    store3(
+        ang, 3 * p,
+        load3(ang, 3 * p) + own + cross(c - load3(com, 3 * p), sm[b] * (vbar - load3(lin, 3 * p))));
+  }
+}
+
+// cfrc_int of every body: what its parent exerts on its subtree, (torque, force) about the
+// centre of mass of its tree (mj_rnePostConstraint)
+template <class T>
+ZW_HD void interaction_forces(const ModelView<T>& m, const Instance<T>& d) {
+  const int nb = m.s.nbody;
+  const Row<T> mass = d.body_mass(), xipos = d.xipos(), iw = d.body_Iw(), com = d.subtree_com();
+  const Row<T> ext = d.cfrc_ext(), cfrc = d.cfrc_int();
+  const Vec3<T> zero{T(0), T(0), T(0)};
+  store3(cfrc, 0, zero);
+  store3(cfrc, 3, zero);
+  for (int b = 1; b < nb; ++b) {
+    int root = b;
+    while (m.body_parent[root] > 0) root = m.body_parent[root];
+    const Vec3<T> x = load3(xipos, 3 * b);
+    const Motion<T> v = sensed_velocity(d, b, x);
+    const Motion<T> a = body_acceleration(m, d, b);
+    const Vec3<T> f = mass[b] * point_acceleration(a, v, x);
+    const Sym3<T> inertia = load_sym(iw, 6 * b);
+    const Vec3<T> tau =
+        mul(inertia, a.ang) + load3(d.body_n(), 3 * b) + cross(x - load3(com, 3 * root), f);
+    store3(cfrc, 6 * b, tau - load3(ext, 6 * b));
+    store3(cfrc, 6 * b + 3, f - load3(ext, 6 * b + 3));
+  }
+  for (int b = nb - 1; b > 0; --b) {
+    const int p = m.body_parent[b];
+    store3(cfrc, 6 * p, load3(cfrc, 6 * p) + load3(cfrc, 6 * b));
+    store3(cfrc, 6 * p + 3, load3(cfrc, 6 * p + 3) + load3(cfrc, 6 * b + 3));
+  }
+}
+
+// a jointlimit sensor of joint j: `type` picks distance − margin, J q̇ or the force of the
+// first active row (lower before upper), 0 without one
+template <class T>
+ZW_HD ZW_INLINE T joint_limit_value(const ModelView<T>& m, const Instance<T>& d, int j, int type) {
+  const int r = m.jnt_efcadr[j];
+  if (r < 0) return T(0);
+  const T margin = m.jnt_margin[j];
+  const Row<T> pos = d.efc_pos(), force = d.efc_force(), qvel = d.qvel();
+  T value = T(0);
+  // the upper row first, so that an active lower one overrides it
+  for (int k = m.jnt_type[j] == kJntBall ? 0 : 1; k >= 0; --k) {
+    T v = force[r + k];
+    if (type == kSensJointLimitPos) v = pos[r + k] - margin;
+    if (type == kSensJointLimitVel) {
+      const Row<T> jac = d.efc_J() + (r + k) * m.s.nv;
+      v = T(0);
+      for (int i = 0; i < m.s.nv; ++i) v += jac[i] * qvel[i];
+    }
+    value = vselect(pos[r + k] < margin, v, value);
+  }
+  return value;
+}
+
+// the values of sensor i into out
+template <class T>
+ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row<T> out) {
+  const int type = m.sensor_type[i], id = m.sensor_objid[i];
+  const int objtype = m.sensor_objtype[i], reftype = m.sensor_reftype[i];
+  const int refid = m.sensor_refid[i];
+  const Row<T> qpos = d.qpos(), qvel = d.qvel();
+  switch (type) {
+    case kSensAccelerometer:
+    case kSensVelocimeter:
+    case kSensGyro:
+    case kSensMagnetometer: {
+      const SensedFrame<T> f = sensed_frame(m, d, kObjSite, id);
+      const Motion<T> v = sensed_velocity(d, f.body, f.pos);
+      Vec3<T> w = load3(m.magnetic, 0);
+      if (type == kSensGyro) w = v.ang;
+      if (type == kSensVelocimeter) w = v.lin;
+      if (type == kSensAccelerometer)
+        w = point_acceleration(body_acceleration(m, d, f.body), v, f.pos);
+      store3(out, 0, mul_transposed(f.rot, w));
+      break;
+    }
+    case kSensForce:
+    case kSensTorque: {
+      const SensedFrame<T> f = sensed_frame(m, d, kObjSite, id);
+      int root = f.body;
+      while (m.body_parent[root] > 0) root = m.body_parent[root];
+      const Row<T> cfrc = d.cfrc_int();
+      const Vec3<T> force = load3(cfrc, 6 * f.body + 3);
+      const Vec3<T> w =
+          type == kSensForce
+              ? force
+              : load3(cfrc, 6 * f.body) - cross(f.pos - load3(d.subtree_com(), 3 * root), force);
+      store3(out, 0, mul_transposed(f.rot, w));
+      break;
+    }
+    case kSensJointPos:
+      out[0] = qpos[m.jnt_qposadr[id]];
+      break;
+    case kSensJointVel:
+      out[0] = qvel[m.jnt_dofadr[id]];
+      break;
+    case kSensTendonPos:
+    case kSensTendonVel: {
+      T length = T(0);
+      for (int w = m.tendon_adr[id]; w < m.tendon_adr[id] + m.tendon_num[id]; ++w) {
+        const int j = m.wrap_jnt[w];
+        length += m.wrap_coef[w] *
+                  (type == kSensTendonPos ? qpos[m.jnt_qposadr[j]] : qvel[m.jnt_dofadr[j]]);
+      }
+      out[0] = length;
+      break;
+    }
+    case kSensActuatorPos:
+      out[0] = d.actuator_gear()[id] * qpos[m.jnt_qposadr[m.actuator_trnid[id]]];
+      break;
+    case kSensActuatorVel:
+      out[0] = d.actuator_gear()[id] * qvel[m.jnt_dofadr[m.actuator_trnid[id]]];
+      break;
+    case kSensActuatorFrc:
+      out[0] = d.actuator_force()[id];
+      break;
+    case kSensBallQuat:
+      for (int k = 0; k < 4; ++k) out[k] = qpos[m.jnt_qposadr[id] + k];
+      break;
+    case kSensBallAngVel:
+      for (int k = 0; k < 3; ++k) out[k] = qvel[m.jnt_dofadr[id] + k];
+      break;
+    case kSensJointLimitPos:
+    case kSensJointLimitVel:
+    case kSensJointLimitFrc:
+      out[0] = joint_limit_value(m, d, id, type);
+      break;
+    case kSensFramePos:
+    case kSensFrameXAxis:
+    case kSensFrameYAxis:
+    case kSensFrameZAxis: {
+      const SensedFrame<T> f = sensed_frame(m, d, objtype, id);
+      Vec3<T> w = type == kSensFramePos ? f.pos : column(f.rot, type - kSensFrameXAxis);
+      if (refid >= 0) {
+        const SensedFrame<T> r = sensed_frame(m, d, reftype, refid);
+        w = mul_transposed(r.rot, type == kSensFramePos ? w - r.pos : w);
+      }
+      store3(out, 0, w);
+      break;
+    }
+    case kSensFrameQuat: {
+      Quat<T> q = sensed_quat(m, d, objtype, id);
+      if (refid >= 0) q = mul(conj(sensed_quat(m, d, reftype, refid)), q);
+      store_quat(out, 0, q);
+      break;
+    }
+    case kSensFrameLinVel:
+    case kSensFrameAngVel: {
+      const SensedFrame<T> f = sensed_frame(m, d, objtype, id);
+      const Motion<T> v = sensed_velocity(d, f.body, f.pos);
+      Vec3<T> w = type == kSensFrameLinVel ? v.lin : v.ang;
+      if (refid >= 0) {
+        const SensedFrame<T> r = sensed_frame(m, d, reftype, refid);
+        const Motion<T> vr = sensed_velocity(d, r.body, r.pos);
+        w = type == kSensFrameLinVel ? v.lin - vr.lin + cross(f.pos - r.pos, vr.ang)
+                                     : v.ang - vr.ang;
+        w = mul_transposed(r.rot, w);
+      }
+      store3(out, 0, w);
+      break;
+    }
+    case kSensFrameLinAcc:
+    case kSensFrameAngAcc: {
+      const SensedFrame<T> f = sensed_frame(m, d, objtype, id);
+      const Motion<T> a = body_acceleration(m, d, f.body);
+      store3(out, 0,
+             type == kSensFrameAngAcc
+                 ? a.ang
+                 : point_acceleration(a, sensed_velocity(d, f.body, f.pos), f.pos));
+      break;
+    }
+    case kSensSubtreeCom:
+      store3(out, 0, load3(d.subtree_com(), 3 * id));
+      break;
+    case kSensSubtreeLinVel:
+      store3(out, 0, load3(d.subtree_linvel(), 3 * id));
+      break;
+    case kSensSubtreeAngMom:
+      store3(out, 0, load3(d.subtree_angmom(), 3 * id));
+      break;
+    case kSensClock:
+      out[0] = Lanes<T>::time(d.time);
+      break;
+    default:  // user sensors: the user's values
+      break;
+  }
+}
+
+// every sensor of the model, after the outputs of an evaluation (q̈, subtree_com, cfrc_ext)
+template <class T>
+ZW_HD ZW_NOINLINE void sensors(const ModelView<T>& m, const Instance<T>& d) {
+  bool subtree = false, interaction = false;
+  for (int i = 0; i < m.s.nsensor; ++i) {
+    const int type = m.sensor_type[i];
+    subtree = subtree || type == kSensSubtreeLinVel || type == kSensSubtreeAngMom;
+    interaction = interaction || type == kSensForce || type == kSensTorque;
+  }
+  if (subtree) subtree_velocities(m, d);
+  if (interaction) interaction_forces(m, d);
+  for (int i = 0; i < m.s.nsensor; ++i) {
+    const Row<T> out = d.sensordata() + m.sensor_adr[i];
+    sensor_values(m, d, i, out);
+    const int datatype = m.sensor_datatype[i];
+    if (datatype != kDataReal && datatype != kDataPositive) continue;
+    // cutoff: a per-sensor constant, 0 for none
+    const T c = m.sensor_cutoff[i];
+    const MaskOf<T> on = c > T(0);
+    for (int k = 0; k < m.sensor_dim[i]; ++k) {
+      const T x = out[k];
+      out[k] = datatype == kDataReal ? vselect(on, clamp_range(x, -c, c), x)
+                                     : vselect(on && c < x, c, x);
+    }
+  }
+}
+
+}  // namespace zwang
