@@ -29,7 +29,8 @@ ZW_HD Energy<T> instance_energy(const ModelView<T>& m, const Instance<T>& d) {
     for (int c = 0; c < r; ++c) off += qM[packed_index(r, c)] * qvel[c];
     kinetic += qvel[r] * (T(0.5) * qM[packed_index(r, r)] * qvel[r] + off);
   }
-  const Vec3<T> g = load3(d.gravity(), 0);
+  const Vec3<T> g =
+      m.disableflags & kDsblGravity ? Vec3<T>{T(0), T(0), T(0)} : load3(d.gravity(), 0);
   T potential = T(0);
   for (int b = 1; b < m.s.nbody; ++b) potential -= mass[b] * dot(g, load3(xipos, 3 * b));
   return {kinetic, potential};

@@ -25,6 +25,15 @@ struct ResetOp {
   ZW_HD void operator()(std::int64_t i) const {
     for (int r = 0; r < m.lay.data_rows; ++r) b.data[r * b.ld + i] = T(0);
     for (int j = 0; j < m.s.nq; ++j) b.data[(m.lay.qpos + j) * b.ld + i] = m.qpos0[j];
+    // mocap bodies at their body_pos and body_quat
+    for (int body = 1; m.s.nmocap > 0 && body < m.s.nbody; ++body) {
+      const int id = m.body_mocapid[body];
+      if (id < 0) continue;
+      for (int k = 0; k < 3; ++k)
+        b.data[(m.lay.mocap_pos + 3 * id + k) * b.ld + i] = m.body_pos[3 * body + k];
+      for (int k = 0; k < 4; ++k)
+        b.data[(m.lay.mocap_quat + 4 * id + k) * b.ld + i] = m.body_quat[4 * body + k];
+    }
     if (state) {
       const int nq = m.s.nq, nv = m.s.nv, nu = m.s.nu;
       for (int j = 0; j < nq; ++j) b.data[(m.lay.qpos + j) * b.ld + i] = state[j];

@@ -12,10 +12,11 @@
 
 namespace zwang::gpu {
 
-// data rows of each listed instance to the model's default state (qpos = qpos0, the rest 0),
-// time 0, status 0: what Batch::reset_state() does on the host; then, with `state` (device
-// memory, nq + nv + nu values), qpos, qvel and ctrl to those values.  `instances` is device
-// memory, `count` indices in [0, run.n); both are read by the enqueued work.
+// data rows of each listed instance to the model's default state (qpos = qpos0, the mocap
+// bodies at their body_pos and body_quat, the rest 0), time 0, status 0: what
+// Batch::reset_state() does on the host; then, with `state` (device memory, nq + nv + nu
+// values), qpos, qvel and ctrl to those values.  `instances` is device memory, `count` indices
+// in [0, run.n); both are read by the enqueued work.
 template <class T>
 void device_reset(const DeviceRun<T>& run, const std::int64_t* instances, std::int64_t count,
                   const T* state);

@@ -172,6 +172,8 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
     }
   };
   rows(data_, layout_.qpos, model.qpos0);
+  rows(data_, layout_.mocap_pos, mocap_pos0(model));
+  rows(data_, layout_.mocap_quat, mocap_quat0(model));
   for (const auto& [offset, values] : parameter_defaults(model)) rows(param_, offset, values);
 }
 
@@ -278,6 +280,8 @@ template <class T>
 void Batch<T>::fill_state(std::int64_t i, const Model& model) {
   for (int r = 0; r < layout_.data_rows; ++r) data_[r * padded_ + i] = T(0);
   put(data_, i, layout_.qpos, model.qpos0);
+  put(data_, i, layout_.mocap_pos, mocap_pos0(model));
+  put(data_, i, layout_.mocap_quat, mocap_quat0(model));
   time_[i] = 0;
   status_[i] = 0;
 }
@@ -290,6 +294,7 @@ std::vector<std::pair<int, std::span<const double>>> Batch<T>::parameter_default
   return {{l.body_mass, model.body_mass},
           {l.body_ipos, model.body_ipos},
           {l.body_inertia, model.body_inertia},
+          {l.body_gravcomp, model.body_gravcomp},
           {l.dof_damping, model.dof_damping},
           {l.dof_armature, model.dof_armature},
           {l.jnt_stiffness, model.jnt_stiffness},

@@ -154,10 +154,12 @@ void plan_contacts(const Model& m, RowPlan& p) {
       if (body_geoms[b1].empty() || body_geoms[b2].empty() || excluded(b1, b2)) continue;
       const int w1 = weld[b1], w2 = weld[b2];
       if (w1 == w2) continue;
-      // a body and its parent do not collide, unless the parent is the world
+      // a body and its parent do not collide, unless the parent is the world or the model
+      // disables the filter
       const int p1 = weld[m.body_parent[w1] < 0 ? 0 : m.body_parent[w1]];
       const int p2 = weld[m.body_parent[w2] < 0 ? 0 : m.body_parent[w2]];
-      if (w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1)) continue;
+      const bool filter = !(m.disableflags & kDisableFilterparent);
+      if (filter && w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1)) continue;
       for (int g1 : body_geoms[b1]) {
         for (int g2 : body_geoms[b2]) {
           const bool compatible = (m.geom_contype[g1] & m.geom_conaffinity[g2]) ||
@@ -294,6 +296,9 @@ void set_constraint_constants(Model& model) {
     for (int k = 0; k < 6; ++k) d.body_inertia()[6 * b + k] = model.body_inertia[6 * b + k];
   }
   for (int v = 0; v < model.nv; ++v) d.dof_armature()[v] = model.dof_armature[v];
+  const std::vector<double> mpos = mocap_pos0(model), mquat = mocap_quat0(model);
+  for (std::size_t i = 0; i < mpos.size(); ++i) d.mocap_pos()[i] = mpos[i];
+  for (std::size_t i = 0; i < mquat.size(); ++i) d.mocap_quat()[i] = mquat[i];
   forward_kinematics(view, d);
   body_jacobians(view, d);
   body_terms(view, d);

@@ -41,6 +41,7 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.impratio = Pack<S>(v.impratio);
   p.ncollision = v.ncollision;
   p.contact_efcadr = v.contact_efcadr;
+  p.disableflags = v.disableflags;
 #define ZW_X(name) p.name = v.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

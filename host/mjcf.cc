@@ -1,9 +1,11 @@
 // MJCF (MuJoCo's XML) to a Model through ModelBuilder, following MuJoCo 2.2.2: the body, joint,
 // qpos/qvel, geom and actuator order of the document; MuJoCo's defaults, orientations, limits,
-// inertia from geoms, collision geoms, contact pairs and exclusions, equalities and solver
-// options.  <custom> numerics named drive:, hard:, knife_edge: and rolling_sphere: add zwang's
-// own constraints.  Elements and attributes outside the supported subset give one warning each;
-// a malformed file is a ModelError "file:line: what is wrong".
+// inertia from geoms, collision geoms, contact pairs and exclusions, equalities, solver options
+// and flags (MuJoCo 3's too), keyframes, mocap bodies and gravcomp.  <custom> numerics named
+// drive:, hard:, knife_edge: and rolling_sphere: add zwang's own constraints.  Elements and
+// attributes outside the supported subset give one warning per kind; what would change the
+// bodies or the qpos, qvel or ctrl layout is an error, and so is a malformed file: a ModelError
+// "file:line: what is wrong" followed by the warnings said before it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -95,11 +97,14 @@ class Loader {
     custom(section_children(ctx_, sections("custom")));
     equalities(section_children(ctx_, sections("equality")), defaults);
     add_sensors(ctx_, sections("option"), section_children(ctx_, sections("sensor")), builder_);
+    key_nodes_ =
+        read_keyframes(ctx_, section_children(ctx_, sections("keyframe")), nkey_, builder_);
     for (const pugi::xml_node node : top) {
       const std::string_view tag = node.name();
       if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" && tag != "size" &&
           tag != "default" && tag != "worldbody" && tag != "contact" && tag != "actuator" &&
-          tag != "tendon" && tag != "custom" && tag != "equality" && tag != "sensor") {
+          tag != "tendon" && tag != "custom" && tag != "equality" && tag != "sensor" &&
+          tag != "keyframe") {
         ctx_.unsupported(node);
       }
     }
@@ -107,7 +112,7 @@ class Loader {
     Model model = build();
     model.disableflags = disableflags_;
     note_unsupported_pairs(ctx_, model, model_geoms_);
-    return {std::move(model), std::move(ctx_.warnings)};
+    return {std::move(model), ctx_.warnings.lines()};
   }
 
  private:
@@ -157,7 +162,7 @@ class Loader {
       builder_.set_solver(iterations_, tolerance_);
       builder_.set_cone(cone_, impratio_);
     } catch (const ModelError& e) {
-      ctx_.fail(node, e.what());
+      fail(node, e.what());
     }
     if (const auto i = a.keyword("integrator", {"Euler", "RK4", "implicit", "implicitfast"})) {
       if (*i >= 2) {
@@ -173,43 +178,31 @@ class Loader {
     if (density != 0 || viscosity != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
       ctx_.warn(node, "fluid forces (density, viscosity, wind) are not simulated; ignored");
     }
-    // the field of magnetometers, read with the sensors (host/mjcf_sensor.cc)
-    a.ignore({"magnetic"});
+    // the field of magnetometers, read with the sensors (host/mjcf_sensor.cc); the contact
+    // override's values only with <flag override="enable">, which zwang refuses
+    a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction"});
     a.finish();
     for (const pugi::xml_node child : ctx_.children(node)) {
       if (std::string_view(child.name()) == "flag") {
-        flag(child);
+        read_flag(ctx_, child, disableflags_);
       } else {
         ctx_.unsupported(child);
       }
     }
   }
 
-  // the constraint types MuJoCo switches off (mjtDisableBit); the other flags are unsupported
-  // attributes
-  void flag(pugi::xml_node node) {
-    Attrs a(ctx_, node);
-    constexpr std::pair<const char*, int> kBits[] = {{"constraint", kDisableConstraint},
-                                                     {"equality", kDisableEquality},
-                                                     {"frictionloss", kDisableFrictionloss},
-                                                     {"limit", kDisableLimit},
-                                                     {"contact", kDisableContact}};
-    for (const auto& [name, bit] : kBits) {
-      if (const auto on = a.keyword(name, {"disable", "enable"})) {
-        disableflags_ = *on == 1 ? disableflags_ & ~bit : disableflags_ | bit;
-      }
-    }
-    a.finish();
-    for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
-  }
-
   // nconmax bounds the contacts per instance; MuJoCo's default -1 (any negative value) leaves
-  // the bound to the model; the other sizes are MuJoCo's memory and user data
+  // the bound to the model; nkey asks for default keyframes beyond those written; the other
+  // sizes are MuJoCo's memory and user data
   void size(pugi::xml_node node) {
     Attrs a(ctx_, node);
     if (const auto n = a.integer("nconmax")) builder_.set_max_contacts(std::max(*n, 0));
-    a.ignore({"njmax", "nstack", "nuserdata", "nkey", "nuser_body", "nuser_jnt", "nuser_geom",
-              "nuser_site", "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor"});
+    if (const auto n = a.integer("nkey")) {
+      nkey_ = *n;
+      size_node_ = node;
+    }
+    a.ignore({"njmax", "nstack", "nuserdata", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
+              "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor"});
     a.finish();
     for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
   }
@@ -225,13 +218,19 @@ class Loader {
     std::size_t joint = 0;
     for (std::size_t b = 1; b < bodies_.size(); ++b) {
       const Body& body = bodies_[b];
-      const BodySpec spec{
-          body_names_[b], body_names_[body.parent], body.pos, body.quat, mass[b].mass,
-          mass[b].com,    mass[b].inertia};
+      const BodySpec spec{.name = body_names_[b],
+                          .parent = body_names_[body.parent],
+                          .pos = body.pos,
+                          .quat = body.quat,
+                          .mass = mass[b].mass,
+                          .com = mass[b].com,
+                          .inertia = mass[b].inertia,
+                          .mocap = body.mocap,
+                          .gravcomp = body.gravcomp};
       try {
         builder_.add_body(spec);
       } catch (const ModelError& e) {
-        ctx_.fail(body.node, e.what());
+        fail(body.node, e.what());
       }
       for (const Joint& j : body.joints) {
         JointSpec js = joint_spec(j);
@@ -239,7 +238,7 @@ class Loader {
         try {
           builder_.add_joint(body_names_[b], js);
         } catch (const ModelError& e) {
-          ctx_.fail(j.node, e.what());
+          fail(j.node, e.what());
         }
       }
     }
@@ -279,7 +278,7 @@ class Loader {
         try {
           builder_.add_geom(spec);
         } catch (const ModelError& e) {
-          ctx_.fail(g.node, e.what());
+          fail(g.node, e.what());
         }
         model_geoms_.push_back(&g);
       }
@@ -303,7 +302,7 @@ class Loader {
           builder_.add_site(
               {.name = s.name, .body = body_names_[b], .pos = s.def.pos, .quat = s.def.quat});
         } catch (const ModelError& e) {
-          ctx_.fail(s.node, e.what());
+          fail(s.node, e.what());
         }
       }
     }
@@ -342,9 +341,11 @@ class Loader {
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const pugi::xml_node node = nodes[i];
       const std::string_view kind = node.name();
+      // whatever MuJoCo reads in <actuator> is an actuator: one left out would shift ctrl
       if (!is_actuator_kind(kind)) {
-        ctx_.unsupported(node);
-        continue;
+        ctx_.fail(node, fmt::format("element <{}> in <actuator> is not supported: it would add an "
+                                    "actuator that zwang leaves out, and change nu",
+                                    kind));
       }
       // an actuator left out would shift the ctrl layout away from MuJoCo's
       if (!is_supported_actuator_kind(kind)) {
@@ -392,7 +393,7 @@ class Loader {
       try {
         builder_.add_actuator(spec);
       } catch (const ModelError& e) {
-        ctx_.fail(node, e.what());
+        fail(node, e.what());
       }
     }
   }
@@ -434,7 +435,7 @@ class Loader {
       try {
         builder_.add_tendon(spec);
       } catch (const ModelError& e) {
-        ctx_.fail(node, e.what());
+        fail(node, e.what());
       }
     }
   }
@@ -518,7 +519,7 @@ class Loader {
                                      .height = v[1]});
         }
       } catch (const ModelError& e) {
-        ctx_.fail(node, e.what());
+        fail(node, e.what());
       }
     }
   }
@@ -574,7 +575,7 @@ class Loader {
           ctx_.fail(node, fmt::format("{} (numeric 'hard:{}' at {})", e.what(), spec.name,
                                       ctx_.where(hard->second.node)));
         }
-        ctx_.fail(node, e.what());
+        fail(node, e.what());
       }
     }
     for (const auto& [name, h] : hard_) {
@@ -584,19 +585,42 @@ class Loader {
     }
   }
 
-  // what only the whole tree can check, located at the body it names
+  // what only the whole tree can check, located at the body or keyframe it names
   Model build() {
     try {
       return builder_.build();
     } catch (const ModelError& e) {
       const std::string_view what = e.what();
       for (std::size_t b = 1; b < bodies_.size(); ++b) {
-        if (what.starts_with(fmt::format("body '{}'", body_names_[b]))) {
-          ctx_.fail(bodies_[b].node, what);
-        }
+        if (what.starts_with(fmt::format("body '{}'", body_names_[b]))) fail(bodies_[b].node, what);
       }
-      ctx_.fail(root_, what);
+      for (std::size_t k = 0; k < key_nodes_.size(); ++k) {
+        const std::string name = key_nodes_[k].attribute("name").value();
+        const std::string label =
+            name.empty() ? fmt::format("keyframe {}:", k) : fmt::format("keyframe '{}':", name);
+        if (what.starts_with(label)) ctx_.fail(key_nodes_[k], what);
+      }
+      if (what.starts_with("keyframe ") && size_node_) ctx_.fail(size_node_, what);
+      fail(root_, what);
     }
+  }
+
+  // "file:line: what" with each body that has no name in the file called by its place, not by
+  // the name zwang gave it ("the unnamed body at file:line"; "unnamed body" when `node` is it)
+  [[noreturn]] void fail(pugi::xml_node node, std::string_view what) const {
+    std::string out(what);
+    for (std::size_t b = 1; b < bodies_.size() && b < body_names_.size(); ++b) {
+      if (!bodies_[b].name.empty()) continue;
+      const std::string invented = fmt::format("body '{}'", body_names_[b]);
+      const std::string place = bodies_[b].node == node ? std::string("unnamed body")
+                                                        : fmt::format("the unnamed body at {}",
+                                                                      ctx_.where(bodies_[b].node));
+      for (std::size_t at = out.find(invented); at != std::string::npos;
+           at = out.find(invented, at + place.size())) {
+        out.replace(at, invented.size(), place);
+      }
+    }
+    ctx_.fail(node, out);
   }
 
   Context& ctx_;
@@ -613,10 +637,18 @@ class Loader {
   std::map<std::string, Hard, std::less<>> hard_;
   std::map<std::string, GeomRef, std::less<>> geoms_;  // named geoms of the document
   std::vector<const Geom*> model_geoms_;               // the model's geoms
+  int nkey_ = 0;                                       // <size nkey>
+  pugi::xml_node size_node_;                           // the <size> that sets it
+  std::vector<pugi::xml_node> key_nodes_;              // the <key> elements, in key order
 };
 
+// a failed load shows the warnings said before its error
 LoadResult load(Context& ctx, pugi::xml_node root) {
-  return Loader(ctx).load(root);
+  try {
+    return Loader(ctx).load(root);
+  } catch (const ModelError& e) {
+    throw with_warnings(e, ctx.warnings);
+  }
 }
 
 }  // namespace

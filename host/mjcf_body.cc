@@ -95,6 +95,14 @@ void check_size(Attrs& a, const GeomDef& g) {
   }
 }
 
+// what an element zwang cannot read would have added to the model
+std::string_view generates(std::string_view tag) {
+  if (tag == "frame") return "places the bodies, joints, geoms and sites inside it";
+  if (tag == "attach") return "attaches the bodies of another model";
+  if (tag == "replicate") return "repeats the bodies inside it";
+  return "generates bodies and joints";
+}
+
 class TreeReader {
  public:
   TreeReader(Context& ctx, const Defaults& defaults, const Compiler& c)
@@ -148,6 +156,12 @@ class TreeReader {
       } else if (tag == "camera" || tag == "light") {
         // rendering: no effect on the dynamics
         continue;
+      } else if (tag == "composite" || tag == "flexcomp" || tag == "replicate" || tag == "frame" ||
+                 tag == "attach") {
+        // these make bodies, joints or actuators: leaving them out would change the layout
+        ctx_.fail(node, fmt::format("element <{}> is not supported: it {} (expand it into bodies, "
+                                    "joints and geoms, e.g. by saving the model from MuJoCo)",
+                                    tag, generates(tag)));
       } else {
         ctx_.unsupported(node);
       }
@@ -168,9 +182,8 @@ class TreeReader {
     }
     a.exact("pos", b.pos);
     if (const auto q = read_orientation(a, c_)) b.quat = *q;
-    if (a.boolean("mocap").value_or(false)) {
-      ctx_.warn(node, "mocap bodies are not supported; the body is welded to its parent");
-    }
+    b.mocap = a.boolean("mocap").value_or(false);
+    b.gravcomp = a.number("gravcomp").value_or(0);
     a.ignore({"user"});
     a.finish();
     std::vector<pugi::xml_node> children = ctx_.children(node);

@@ -113,8 +113,7 @@ void Context::fail(pugi::xml_node node, std::string_view what) const {
 }
 
 void Context::warn(pugi::xml_node node, std::string_view what) {
-  std::string message = fmt::format("{}: {}", where(node), what);
-  if (warned_.insert(message).second) warnings.push_back(std::move(message));
+  warnings.add(where(node), what);
 }
 
 void Context::unsupported(pugi::xml_node node, std::string_view reason) {

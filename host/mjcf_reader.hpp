@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "load_warnings.hpp"
 #include "text_lines.hpp"
 #include "zwang/model.hpp"
 
@@ -46,7 +47,8 @@ class Context {
   // "file:line" of an element
   std::string where(pugi::xml_node node) const;
   [[noreturn]] void fail(pugi::xml_node node, std::string_view what) const;
-  // "file:line: what", once however often the same text is produced
+  // "file:line: what", once however often it is produced; the same `what` at other places is
+  // counted on the same line (LoadWarnings)
   void warn(pugi::xml_node node, std::string_view what);
   // "file:line: element <tag> is not supported; ignored", with an optional reason
   void unsupported(pugi::xml_node node, std::string_view reason = {});
@@ -54,7 +56,7 @@ class Context {
   // the element children of a node, each <include> replaced by the children of its file's root
   std::vector<pugi::xml_node> children(pugi::xml_node node);
 
-  std::vector<std::string> warnings;
+  LoadWarnings warnings;
 
  private:
   const File& file_of(pugi::xml_node node) const;
@@ -63,7 +65,6 @@ class Context {
   std::vector<std::unique_ptr<File>> files_;
   std::map<const void*, pugi::xml_node> included_;  // <include> element => root of its file
   std::uintmax_t text_bytes_ = 0;                   // of every file parsed
-  std::set<std::string, std::less<>> warned_;
 };
 
 // the attributes of one element; every attribute must be read or ignored before finish(), which
@@ -126,6 +127,16 @@ struct Compiler {
 };
 
 void read_compiler(Attrs& a, Compiler& c);
+
+// <option><flag>: MuJoCo 2.2.2's names and MuJoCo 3 and 4's, each value "enable" or
+// "disable"; the DisableBit flags into `disableflags`, a warning or an error naming what differs
+// for the features zwang lacks, an error for any other attribute
+void read_flag(Context& ctx, pugi::xml_node node, int& disableflags);
+
+// <keyframe>'s <key> elements into the builder, then default keys up to `nkey` (<size nkey>);
+// the <key> elements in key order, for the builder's messages about them
+std::vector<pugi::xml_node> read_keyframes(Context& ctx, std::span<const pugi::xml_node> keys,
+                                           int nkey, ModelBuilder& builder);
 
 // the orientation given by quat, axisangle, euler, xyaxes or zaxis; nullopt when none is
 // given; an error when more than one is
@@ -292,6 +303,8 @@ struct Body {
   std::string name;
   int parent = -1;
   bool is_static = true;  // no joint between it and the world
+  bool mocap = false;     // posed by each instance (a child of the world without joints)
+  double gravcomp = 0;    // gravity compensation, a fraction of its weight
   Vec3d pos{0, 0, 0};
   Quatd quat{1, 0, 0, 0};
   std::vector<Joint> joints;

@@ -3,6 +3,17 @@
 #include "constraint_plan.hpp"
 
 namespace zwang {
+
+// the stages read the flags by the bits of kernels/model_view.h
+static_assert(int{kDsblPassive} == int{kDisablePassive} &&
+              int{kDsblGravity} == int{kDisableGravity} &&
+              int{kDsblClampctrl} == int{kDisableClampctrl} &&
+              int{kDsblActuation} == int{kDisableActuation} &&
+              int{kDsblRefsafe} == int{kDisableRefsafe} &&
+              int{kDsblSensor} == int{kDisableSensor} && int{kDsblSpring} == int{kDisableSpring} &&
+              int{kDsblDamper} == int{kDisableDamper} &&
+              int{kDsblEulerdamp} == int{kDisableEulerdamp});
+
 namespace {
 
 const std::vector<int>& as_ints(const std::vector<int>& v) {
@@ -28,7 +39,8 @@ ModelArrays<T>::ModelArrays(const Model& model)
       iterations_(model.iterations),
       tolerance_(model.tolerance),
       cone_(model.cone == Cone::kElliptic ? kConeElliptic : kConePyramidal),
-      impratio_(model.impratio) {
+      impratio_(model.impratio),
+      disableflags_(model.disableflags) {
   const RowPlan plan = plan_rows(model);
   ncollision_ = plan.ncollision;
   contact_efcadr_ = plan.contact_efcadr;
@@ -75,6 +87,7 @@ ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
   v.impratio = static_cast<T>(impratio_);
   v.ncollision = ncollision_;
   v.contact_efcadr = contact_efcadr_;
+  v.disableflags = disableflags_;
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

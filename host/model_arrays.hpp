@@ -40,6 +40,7 @@ class ModelArrays {
   int cone_;
   double impratio_;
   int ncollision_, contact_efcadr_;
+  int disableflags_;
   Offsets offsets_;
   std::vector<int> ints_;
   std::vector<T> reals_;

@@ -202,6 +202,11 @@ int ModelBuilder::add_body(const BodySpec& in) {
     throw ModelError(fmt::format("{}: mass must be positive (got {})", who, spec.mass));
   }
   check_inertia(spec.inertia, spec.mass, who);
+  if (spec.mocap && parent != 0) {
+    throw ModelError(fmt::format(
+        "{}: a mocap body must be a child of the world (its parent is '{}')", who, spec.parent));
+  }
+  if (!std::isfinite(spec.gravcomp)) throw ModelError(who + ": gravcomp is not finite");
   bodies_.push_back(spec);
   parents_.push_back(parent);
   body_index_.emplace(spec.name, id);
@@ -219,6 +224,11 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
     throw ModelError(fmt::format("{}: unknown body '{}'", who, body));
   }
   const int b = found->second;
+  if (bodies_[b].mocap) {
+    throw ModelError(fmt::format(
+        "{}: body '{}' is a mocap body, whose pose each instance sets; it has no joints", who,
+        body));
+  }
   if (joint_names_.contains(spec.name)) {
     throw ModelError(who + ": a joint of that name exists already");
   }
@@ -623,6 +633,8 @@ Model ModelBuilder::build() const {
     m.body_mass.push_back(s.mass);
     append(m.body_ipos, s.com);
     append(m.body_inertia, s.inertia);
+    m.body_gravcomp.push_back(s.gravcomp);
+    m.body_mocapid.push_back(s.mocap ? m.nmocap++ : -1);
     m.body_jntadr.push_back(m.njnt);
     m.body_dofadr.push_back(-1);
     int dofs = 0;
@@ -825,12 +837,13 @@ Model ModelBuilder::build() const {
   add_contacts(m);
   add_sites(m);
   add_sensors(m);
+  add_keyframes(m);
   m.disableflags = disableflags_;
   {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),
                         plan.nefc, plan.nhard, m.ndrive, m.ngeom, plan.nconmax, plan.ncon_rows,
-                        m.nsensor, m.nsensordata, sensor_body_rows(m));
+                        m.nsensor, m.nsensordata, sensor_body_rows(m), m.nmocap);
   }
   set_constraint_constants(m);
   return m;
@@ -910,7 +923,8 @@ Sizes Model::sizes() const {
           plan.ncon_rows,
           nsensor,
           nsensordata,
-          sensor_body_rows(*this)};
+          sensor_body_rows(*this),
+          nmocap};
 }
 
 double Model::total_mass() const {

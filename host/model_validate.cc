@@ -8,6 +8,7 @@
 #include "kernels/layout.h"
 #include "kernels/model_view.h"
 #include "model_sensors.hpp"
+#include "model_keyframes.hpp"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
 
@@ -43,13 +44,14 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
                                  std::int64_t nefc, std::int64_t nhard, std::int64_t ndrive,
                                  std::int64_t ngeom, std::int64_t nconmax, std::int64_t ncon_rows,
                                  std::int64_t nsensor, std::int64_t nsensordata,
-                                 std::int64_t nsensorbody) {
+                                 std::int64_t nsensorbody, std::int64_t nmocap) {
   // the field lists of kernels/layout.h, evaluated with 64-bit sizes
   struct {
     std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows,
-        nsensor, nsensordata, nsensorbody;
+        nsensor, nsensordata, nsensorbody, nmocap;
   } s{nq,    nv,     nu,    nbody,   njnt,      nv * (nv + 1) / 2, njac,        nefc,
-      nhard, ndrive, ngeom, nconmax, ncon_rows, nsensor,           nsensordata, nsensorbody};
+      nhard, ndrive, ngeom, nconmax, ncon_rows, nsensor,           nsensordata, nsensorbody,
+      nmocap};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -93,6 +95,8 @@ void Model::validate() const {
   size_is("body_mass", body_mass, b);
   size_is("body_ipos", body_ipos, 3 * b);
   size_is("body_inertia", body_inertia, 6 * b);
+  size_is("body_gravcomp", body_gravcomp, b);
+  size_is("body_mocapid", body_mocapid, b);
   size_is("jnt_name", jnt_name, j);
   size_is("jnt_type", jnt_type, j);
   size_is("jnt_body", jnt_body, j);
@@ -129,6 +133,7 @@ void Model::validate() const {
                                       {"body_mass", &body_mass},
                                       {"body_ipos", &body_ipos},
                                       {"body_inertia", &body_inertia},
+                                      {"body_gravcomp", &body_gravcomp},
                                       {"jnt_pos", &jnt_pos},
                                       {"jnt_axis", &jnt_axis},
                                       {"jnt_stiffness", &jnt_stiffness},
@@ -161,6 +166,23 @@ void Model::validate() const {
     tree = std::max(tree, static_cast<std::size_t>(body_treeadr[k] + body_treenum[k]));
   }
   if (next_jnt != njnt) throw ModelError("model: the bodies' joints do not add up to njnt");
+  // mocap bodies: numbered in body order, children of the world without joints
+  int next_mocap = 0;
+  for (int k = 0; k < nbody; ++k) {
+    if (body_mocapid[k] < 0) continue;
+    if (body_mocapid[k] != next_mocap++) {
+      throw ModelError(fmt::format("model: body_mocapid[{}] = {} does not follow body order", k,
+                                   body_mocapid[k]));
+    }
+    if (k == 0 || body_parent[k] != 0 || body_jntnum[k] != 0) {
+      throw ModelError(
+          fmt::format("model: mocap body {} must be a child of the world without joints", k));
+    }
+  }
+  if (next_mocap != nmocap) {
+    throw ModelError(
+        fmt::format("model: {} bodies are mocap bodies, nmocap is {}", next_mocap, nmocap));
+  }
   for (int i = 0; i < njnt; ++i) {
     const int type = static_cast<int>(jnt_type[i]);
     if (type < 0 || type > 3)
@@ -432,8 +454,9 @@ void Model::validate() const {
     validate_sensors(*this);
     check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
                         plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows, nsensor,
-                        nsensordata, sensor_body_rows(*this));
+                        nsensordata, sensor_body_rows(*this), nmocap);
   }
+  validate_keyframes(*this);
   for (int a = 0; a < nu; ++a) {
     index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);
     const JointType t = jnt_type[actuator_trnid[a]];

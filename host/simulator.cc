@@ -136,6 +136,42 @@ void Simulator<T>::reset(std::span<const std::int64_t> instances, const State& s
 }
 
 template <class T>
+void Simulator<T>::reset_keyframe(std::span<const std::int64_t> instances, int key) {
+  if (key < 0 || key >= model_.nkey) {
+    throw std::out_of_range(fmt::format("keyframe {} is not in [0, {})", key, model_.nkey));
+  }
+  const auto slice = [&](const std::vector<double>& v, int width) {
+    const auto first = v.begin() + static_cast<std::ptrdiff_t>(key) * width;
+    return std::vector<double>(first, first + width);
+  };
+  reset(instances, State{slice(model_.key_qpos, model_.nq), slice(model_.key_qvel, model_.nv),
+                         slice(model_.key_ctrl, model_.nu)});
+  if (instances.empty()) return;
+  // time and the mocap poses through the batch (a device copy gets them before its next call)
+  const std::span<double> time = batch_.time();
+  for (std::int64_t i : instances) time[i] = model_.key_time[key];
+  if (model_.nmocap == 0) return;
+  const std::vector<double> mpos = slice(model_.key_mpos, 3 * model_.nmocap),
+                            mquat = slice(model_.key_mquat, 4 * model_.nmocap);
+  const FieldRef<T> pos = batch_.mocap_pos(), quat = batch_.mocap_quat();
+  for (std::int64_t i : instances) {
+    for (int j = 0; j < 3 * model_.nmocap; ++j) pos(i, j) = static_cast<T>(mpos[j]);
+    for (int j = 0; j < 4 * model_.nmocap; ++j) quat(i, j) = static_cast<T>(mquat[j]);
+  }
+}
+
+template <class T>
+void Simulator<T>::reset_keyframe(std::span<const std::int64_t> instances, std::string_view name) {
+  const int key = model_.key_id(name);
+  if (key < 0) {
+    throw std::invalid_argument(
+        fmt::format("no keyframe is named '{}' ({} keyframe{} in the model)", name, model_.nkey,
+                    model_.nkey == 1 ? "" : "s"));
+  }
+  reset_keyframe(instances, key);
+}
+
+template <class T>
 std::vector<DeviceField> Simulator<T>::device_fields() {
   return impl_->device_fields();
 }

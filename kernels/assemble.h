@@ -3,7 +3,7 @@
 //   H = Σ_k J_kᵀ M_k J_k + diag(armature)                (packed lower triangle)
 //   qfrc_bias = Σ_k J_kᵀ (M_k (J̇_k q̇ − [g; 0]) + n_k)  =  h − Σ_k J_kᵀ [m_k g; 0]
 // Gravity enters as the wrench [m_k g; 0] through the same Jacobians, which is what MuJoCo's
-// qfrc_bias holds.
+// qfrc_bias holds; g = 0 when the model disables gravity.
 //
 // Both sums are gathered per subtree, leaves first: composite rigid bodies for H, the backward
 // pass of recursive Newton–Euler for h.  A dof i moves each body k of its subtree by one twist,
@@ -113,8 +113,8 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qM = d.qM(), bias = d.qfrc_bias(), body_J = d.body_J(), xipos = d.xipos();
   const Row<T> biasacc = d.body_biasacc(), mass = d.body_mass(), iw = d.body_Iw(), n = d.body_n();
   const Row<T> crb = d.crb_inertia(), cfrc = d.crb_wrench(), armature = d.dof_armature();
-  const Vec3<T> g = load3(d.gravity(), 0);
   const Vec3<T> zero{T(0), T(0), T(0)};
+  const Vec3<T> g = m.disableflags & kDsblGravity ? zero : load3(d.gravity(), 0);
 
   // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k
   for (int b = 1; b < m.s.nbody; ++b) {

@@ -63,7 +63,8 @@ ZW_HD T impedance(const T* solimp, T pos, T margin) {
   return d0 + y * (d1 - d0);
 }
 
-// stiffness K and damping B of solref for impedance maximum dmax; τ ≥ 2 h (MuJoCo's refsafe)
+// stiffness K and damping B of solref for impedance maximum dmax; τ ≥ 2 h (MuJoCo's refsafe,
+// `timestep` 0 where the model disables it)
 template <class T>
 ZW_HD ZW_INLINE void reference_gains(const T* solref, T dmax, T timestep, T& k, T& b) {
   const T eps = T(SolverLimits<T>::kMinVal);
@@ -77,6 +78,12 @@ ZW_HD ZW_INLINE void reference_gains(const T* solref, T dmax, T timestep, T& k, 
   const T kd = -tc / fmax(eps, dmax * dmax);
   k = standard ? kk : kd;
   b = zeta > T(0) ? T(2) / fmax(eps, dmax * tc) : -zeta / fmax(eps, dmax);
+}
+
+// the step that bounds solref time constants from below (2 h), 0 without MuJoCo's refsafe
+template <class T>
+ZW_HD ZW_INLINE T refsafe_step(const ModelView<T>& m) {
+  return m.disableflags & kDsblRefsafe ? T(0) : T(m.timestep);
 }
 
 // velocity and bias acceleration (q̈ = 0) of the world point p moving with body b
@@ -168,7 +175,7 @@ struct RowSetup {
     const T imp = impedance(solimp, imp_pos, margin);
     const T dmax = clamp_imp(solimp[1]);
     T k, b;
-    reference_gains(solref, dmax, T(m.timestep), k, b);
+    reference_gains(solref, dmax, refsafe_step(m), k, b);
     k = friction ? T(0) : k;
     const T eps = T(SolverLimits<T>::kMinVal);
     const T rr = fmax(eps, (T(1) - imp) * diag / imp);
@@ -191,7 +198,7 @@ struct RowSetup {
   // a hard row: J q̈ = a_target − J̇ q̇ − B (J q̇ − v_target) − K pos
   ZW_HD void hard(int r, T pos, T v_target, T a_target, T jdot_qdot, const T* solref) const {
     T k, b;
-    reference_gains(solref, T(1), T(m.timestep), k, b);
+    reference_gains(solref, T(1), refsafe_step(m), k, b);
     d.efc_pos()[r] = pos;
     d.efc_R()[r] = T(0);
     d.efc_D()[r] = T(0);

@@ -182,7 +182,7 @@ ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d,
     const T imp = impedance(solimp, dist, margin);
     const T dmax = clamp_imp(solimp[1]);
     T kk, bb;
-    reference_gains(solref, dmax, T(m.timestep), kk, bb);
+    reference_gains(solref, dmax, refsafe_step(m), kk, bb);
     const T ratio = (T(1) - imp) / imp;
     // R₀ of the first row: Â = tran (frictionless, elliptic) or tran (1 + μ₁²) (pyramid edge)
     const T r_first = fmax(eps, ratio * (pyramid ? tran + fr[0] * fr[0] * tran : tran));

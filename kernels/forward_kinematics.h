@@ -1,12 +1,13 @@
-// (qpos, body_ipos) => (xpos, xquat, xmat, xipos, cdof)                    seed 004, DESIGN §1
+// (qpos, mocap_pos, mocap_quat, body_ipos) => (xpos, xquat, xmat, xipos, cdof)
+//                                                                           seed 004, DESIGN §1
 //
 // Body frames follow MuJoCo: a body starts at its parent's frame moved by (body_pos,
-// body_quat), then its joints act in order.  A hinge rotates by q − q0 about its axis through
-// its anchor, a slide translates by q − q0 along its axis, a ball rotates by its quaternion
-// about its anchor, a free joint sets the frame origin and orientation.  Each dof's motion
-// axis is kept as a Plücker vector at the world origin, S = [p × ω + v; ω]: a unit twist
-// about (or along) the axis as it is now in the world.  Ball and free rotation axes are the
-// body's own axes.
+// body_quat), or at the instance's (mocap_pos, mocap_quat) for a mocap body, then its joints
+// act in order.  A hinge rotates by q − q0 about its axis through its anchor, a slide
+// translates by q − q0 along its axis, a ball rotates by its quaternion about its anchor, a
+// free joint sets the frame origin and orientation.  Each dof's motion axis is kept as a
+// Plücker vector at the world origin, S = [p × ω + v; ω]: a unit twist about (or along) the
+// axis as it is now in the world.  Ball and free rotation axes are the body's own axes.
 #pragma once
 
 #include "kernels/hd.h"
@@ -26,6 +27,7 @@ template <class T>
 ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qpos = d.qpos(), xpos = d.xpos(), xquat = d.xquat(), xmat = d.xmat();
   const Row<T> xipos = d.xipos(), cdof = d.cdof(), ipos = d.body_ipos();
+  const Row<T> mocap_pos = d.mocap_pos(), mocap_quat = d.mocap_quat();
   const Vec3<T> zero{T(0), T(0), T(0)};
 
   // the world
@@ -35,10 +37,14 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
   store3(xipos, 0, zero);
 
   for (int b = 1; b < m.s.nbody; ++b) {
-    const int p = m.body_parent[b];
-    // frame before the joints: parent frame ∘ (body_pos, body_quat)
-    Vec3<T> pos = load3(xpos, 3 * p) + mul(load_mat(xmat, 9 * p), load3(m.body_pos, 3 * b));
-    Quat<T> quat = mul(load_quat(xquat, 4 * p), load_quat(m.body_quat, 4 * b));
+    const int p = m.body_parent[b], mocap = m.body_mocapid[b];
+    // frame before the joints: parent frame ∘ (body_pos, body_quat); a mocap body, a child of
+    // the world without joints, takes the instance's pose
+    Vec3<T> pos = mocap >= 0
+                      ? load3(mocap_pos, 3 * mocap)
+                      : load3(xpos, 3 * p) + mul(load_mat(xmat, 9 * p), load3(m.body_pos, 3 * b));
+    Quat<T> quat = mocap >= 0 ? load_quat(mocap_quat, 4 * mocap)
+                              : mul(load_quat(xquat, 4 * p), load_quat(m.body_quat, 4 * b));
 
     const int jend = m.body_jntadr[b] + m.body_jntnum[b];
     for (int j = m.body_jntadr[b]; j < jend; ++j) {

@@ -3,11 +3,14 @@
 //
 //   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
 //              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
-//              translation by −k (p − p_spring)
+//              translation by −k (p − p_spring);  gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0]
 //   actuator:  l = gear q, l̇ = gear q̇, u clamped to ctrlrange,
 //              f = gain u + bias0 + bias1 l + bias2 l̇ clamped to forcerange, τ = gear f
 //   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
 //   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
+// The model's disable flags remove terms as MuJoCo's do: passive (2.2) all passive forces,
+// spring and damper (3.x) theirs and, both together, gravity compensation; gravity the
+// compensation; actuation every actuator force; clampctrl the clamping of u.
 #pragma once
 
 #include "kernels/hd.h"
@@ -27,14 +30,18 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qpos = d.qpos(), qvel = d.qvel(), ctrl = d.ctrl();
   const Row<T> passive = d.qfrc_passive(), act = d.qfrc_actuator(), applied = d.qfrc_applied();
   const Row<T> damping = d.dof_damping(), stiffness = d.jnt_stiffness(), spring = d.qpos_spring();
+  const int off = m.disableflags;
+  const bool springs = !(off & (kDsblPassive | kDsblSpring));
+  const bool dampers = !(off & (kDsblPassive | kDsblDamper));
+  const bool gravcomp = (springs || dampers) && !(off & kDsblGravity);
 
   // damping and springs
   for (int i = 0; i < m.s.nv; ++i) {
-    passive[i] = -damping[i] * qvel[i];
+    passive[i] = dampers ? -damping[i] * qvel[i] : T(0);
     act[i] = T(0);
     applied[i] = T(0);
   }
-  for (int j = 0; j < m.s.njnt; ++j) {
+  for (int j = 0; springs && j < m.s.njnt; ++j) {
     const T k = stiffness[j];
     int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     switch (m.jnt_type[j]) {
@@ -56,15 +63,35 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     }
   }
 
+  // gravity compensation at each COM, for the bodies that have it (in a pack: some lane)
+  const Row<T> body_J = d.body_J();
+  if (gravcomp) {
+    const Row<T> gc = d.body_gravcomp(), mass = d.body_mass();
+    const Vec3<T> g = load3(d.gravity(), 0);
+    for (int b = 1; b < m.s.nbody; ++b) {
+      if (!any_lane<T>(gc[b] != T(0))) continue;
+      const Vec3<T> f = (-gc[b] * mass[b]) * g;
+      const int adr = m.body_treeadr[b];
+      for (int c = 0; c < m.body_treenum[b]; ++c) {
+        passive[m.tree_dof[adr + c]] += dot(load3(body_J, 6 * (adr + c)), f);
+      }
+    }
+  }
+
   // actuators on hinge and slide joints
   const Row<T> gear = d.actuator_gear(), gain = d.actuator_gainprm(),
                biasprm = d.actuator_biasprm();
   const Row<T> force = d.actuator_force();
+  const bool actuation = !(off & kDsblActuation), clamp = !(off & kDsblClampctrl);
   for (int a = 0; a < m.s.nu; ++a) {
     const int j = m.actuator_trnid[a];
     const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+    if (!actuation) {
+      force[a] = T(0);
+      continue;
+    }
     T u = ctrl[a];
-    if (m.actuator_ctrllimited[a])
+    if (clamp && m.actuator_ctrllimited[a])
       u = clamp_range(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
     const T g = gear[a];
     T f = gain[a] * u + biasprm[3 * a] + biasprm[3 * a + 1] * (g * qpos[qa]) +
@@ -76,7 +103,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   }
 
   // user wrenches through the COM Jacobians
-  const Row<T> xfrc = d.xfrc_applied(), body_J = d.body_J();
+  const Row<T> xfrc = d.xfrc_applied();
   for (int b = 1; b < m.s.nbody; ++b) {
     const Vec3<T> f = load3(xfrc, 6 * b), t = load3(xfrc, 6 * b + 3);
     // most bodies of most instances carry no wrench: skip those (a pack, when no lane has one)

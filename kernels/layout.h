@@ -29,6 +29,7 @@ struct Sizes {
   int nsensor;      // sensors
   int nsensordata;  // their values
   int nsensorbody;  // nbody when a sensor needs sums over subtrees (velocity, momentum, force)
+  int nmocap;     // mocap bodies, posed by each instance's mocap_pos and mocap_quat
 };
 
 #define ZW_DATA_FIELDS(X)                                                                          \
@@ -36,10 +37,12 @@ struct Sizes {
   X(qvel, s.nv)                /* joint velocities, MuJoCo layout (nv) */                          \
   X(ctrl, s.nu)                /* actuator controls (nu) */                                        \
   X(xfrc_applied, 6 * s.nbody) /* external wrench at each COM, world: force, torque */             \
+  X(mocap_pos, 3 * s.nmocap)   /* position of each mocap body, world (nmocap x 3) */               \
+  X(mocap_quat, 4 * s.nmocap)  /* orientation of each mocap body, world, normalised on use */      \
   X(qacc, s.nv)                /* q̈ (nv); after an Euler step (H + h·damping)⁻¹(τ − h) */ \
   X(qM, s.nM)                  /* H = Σ J_kᵀ M_k J_k + armature, packed lower (nM) */           \
   X(qfrc_bias, s.nv)           /* h − Σ J_kᵀ [m_k g; 0]: Coriolis, centrifugal, gravity */    \
-  X(qfrc_passive, s.nv)        /* joint damping and springs (nv) */                                \
+  X(qfrc_passive, s.nv)        /* springs, damping, gravity compensation (nv) */                   \
   X(qfrc_actuator, s.nv)       /* actuator forces in joint space (nv) */                           \
   X(qfrc_applied, s.nv)        /* Σ J_kᵀ xfrc_applied_k (nv) */                                 \
   X(actuator_force, s.nu)      /* scalar actuator forces (nu) */                                   \
@@ -70,6 +73,7 @@ struct Sizes {
   X(body_mass, s.nbody)         /* mass (nbody) */                                         \
   X(body_ipos, 3 * s.nbody)     /* COM in the body frame (nbody x 3) */                    \
   X(body_inertia, 6 * s.nbody)  /* inertia about the COM, body frame: xx yy zz xy xz yz */ \
+  X(body_gravcomp, s.nbody)     /* gravity compensation: passive force −gravcomp m g */  \
   X(dof_damping, s.nv)          /* viscous damping (nv) */                                 \
   X(dof_armature, s.nv)         /* rotor inertia added to H's diagonal (nv) */             \
   X(jnt_stiffness, s.njnt)      /* spring stiffness (njnt) */                              \

@@ -35,6 +35,19 @@ enum EfcKind : int {
 
 enum ConeId : int { kConePyramidal = 0, kConeElliptic = 1 };
 
+// the bits of zwang::DisableBit that the stages read
+enum DisableId : int {
+  kDsblPassive = 1 << 5,     // no springs, damping forces or gravity compensation
+  kDsblGravity = 1 << 6,     // no gravity
+  kDsblClampctrl = 1 << 7,   // ctrl unclamped
+  kDsblActuation = 1 << 10,  // no actuator forces
+  kDsblRefsafe = 1 << 11,    // solref time constants below 2 h kept
+  kDsblSensor = 1 << 12,     // sensordata not written
+  kDsblSpring = 1 << 13,     // no springs
+  kDsblDamper = 1 << 14,     // no damping, explicit or implicit
+  kDsblEulerdamp = 1 << 15,  // Euler: damping explicit
+};
+
 // equality and non-holonomic types, numbered as zwang::EqualityType and NonholonomicType
 enum EqualityId : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };
 enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
@@ -46,6 +59,7 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(body_jntnum)           /* joints of the body (nbody) */                               \
   X(body_treeadr)          /* first entry of the body in tree_dof and body_J (nbody) */   \
   X(body_treenum)          /* dofs from the root to the body, its own included (nbody) */ \
+  X(body_mocapid)          /* index in mocap_pos and mocap_quat, -1 if none (nbody) */    \
   X(jnt_type)              /* JointTypeId (njnt) */                                       \
   X(jnt_qposadr)           /* first coordinate in qpos (njnt) */                          \
   X(jnt_dofadr)            /* first dof in qvel (njnt) */                                 \
@@ -148,6 +162,7 @@ struct ModelView {
   T impratio;          // frictional-to-normal impedance ratio
   int ncollision;      // geom pairs that may collide
   int contact_efcadr;  // first contact row slot: slot c has rows contact_efcadr + c ncon_rows + k
+  int disableflags;    // DisableId bits (Model::disableflags)
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

@@ -60,10 +60,12 @@ ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
 }
 
 // the damping term of the step's factor, Lᵀ L = H + h_d diag(damping): h_d = h for Euler
-// (implicit damping, MuJoCo's Euler), 0 for RK4 and forward()
+// (implicit damping, MuJoCo's Euler), 0 for RK4 and forward(), and 0 where MuJoCo 3's damper or
+// eulerdamp flag is off (the damping force, if any, then acts explicitly)
 template <class T>
 ZW_HD ZW_INLINE T step_damping_dt(const ModelView<T>& m) {
-  return m.integrator == kIntRK4 ? T(0) : T(m.timestep);
+  const bool explicit_damping = m.disableflags & (kDsblDamper | kDsblEulerdamp);
+  return m.integrator == kIntRK4 || explicit_damping ? T(0) : T(m.timestep);
 }
 
 // RK4 weights 1/6, 1/3, 1/3, 1/6 and stage offsets 0, ½, ½, 1, as selects (no local array)

@@ -141,7 +141,8 @@ ZW_HD ZW_INLINE Motion<T> body_acceleration(const ModelView<T>& m, const Instanc
     a.lin += qacc[dof] * load3(cdof, 6 * dof);
     a.ang += qacc[dof] * load3(cdof, 6 * dof + 3);
   }
-  a.lin += -load3(d.gravity(), 0);
+  // the world's acceleration is −g, unless gravity is off (MuJoCo's mj_rnePostConstraint)
+  if (!(m.disableflags & kDsblGravity)) a.lin += -load3(d.gravity(), 0);
   return a;
 }
 
@@ -385,6 +386,8 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
 // every sensor of the model, after the outputs of an evaluation (q̈, subtree_com, cfrc_ext)
 template <class T>
 ZW_HD ZW_NOINLINE void sensors(const ModelView<T>& m, const Instance<T>& d) {
+  // MuJoCo's flag leaves sensordata as it was
+  if (m.disableflags & kDsblSensor) return;
   bool subtree = false, interaction = false;
   for (int i = 0; i < m.s.nsensor; ++i) {
     const int type = m.sensor_type[i];

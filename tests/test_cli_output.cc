@@ -449,6 +449,74 @@ TEST(CliOutput, OptionsAddToTheFilesFlagsAndDrives) {
   H5Fclose(file);
 }
 
+// `run --keyframe` starts every instance from the keyframe: the first record holds its qpos,
+// qvel, ctrl and time, exactly, unless --init-noise is given
+TEST(CliOutput, RunStartsFromTheKeyframe) {
+  const TempDir dir("run_keyframe");
+  std::ofstream(dir / "arm.xml") << R"(<mujoco>
+  <worldbody>
+    <body name="upper">
+      <joint name="shoulder" type="hinge" axis="0 1 0"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+      <body name="lower" pos="1 0 0">
+        <joint name="elbow" type="hinge" axis="0 1 0"/>
+        <inertial pos="0.5 0 0" mass="1" diaginertia="0.01 0.02 0.02"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor joint="elbow"/></actuator>
+  <keyframe>
+    <key name="up" time="3" qpos="0.5 -0.25" qvel="1 2" ctrl="0.75"/>
+    <key qpos="-1 1"/>
+  </keyframe>
+</mujoco>
+)";
+  const std::string out = dir / "traj.h5";
+  for (const std::string key : {"up", "1"}) {
+    const ProgramResult r = run_zwang("run " + dir / "arm.xml" + " -n 3 -t 2 --record-every 1 " +
+                                      "--no-progress --keyframe " + key + " -o " + out);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    EXPECT_EQ(string_attribute(file, "keyframe"), key);
+    std::vector<hsize_t> dims;
+    const std::vector<double> qpos = dataset(file, "qpos", &dims),
+                              qvel = dataset(file, "qvel", &dims),
+                              ctrl = dataset(file, "ctrl", &dims),
+                              time = dataset(file, "time", &dims);
+    const bool up = key == "up";
+    const std::vector<double> want_qpos =
+                                  up ? std::vector<double>{0.5, -0.25} : std::vector<double>{-1, 1},
+                              want_qvel =
+                                  up ? std::vector<double>{1, 2} : std::vector<double>{0, 0};
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(std::vector<double>(qpos.begin() + 2 * i, qpos.begin() + 2 * i + 2), want_qpos);
+      EXPECT_EQ(std::vector<double>(qvel.begin() + 2 * i, qvel.begin() + 2 * i + 2), want_qvel);
+      EXPECT_EQ(ctrl[i], up ? 0.75 : 0);
+      EXPECT_EQ(time[i], up ? 3 : 0);
+    }
+    H5Fclose(file);
+  }
+  const ProgramResult noisy = run_zwang("run " + dir / "arm.xml" +
+                                        " -n 2 -t 0 --no-progress --keyframe up --init-noise 0.1 "
+                                        "-o " +
+                                        out);
+  ASSERT_EQ(noisy.exit_code, 0) << noisy.output;
+  const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  std::vector<hsize_t> dims;
+  const std::vector<double> qpos = dataset(file, "qpos", &dims);
+  EXPECT_NE(qpos[0], 0.5);
+  EXPECT_NEAR(qpos[0], 0.5, 0.1);
+  H5Fclose(file);
+  const ProgramResult bad =
+      run_zwang("run " + dir / "arm.xml" + " -n 2 -t 1 --no-progress --keyframe down");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("--keyframe: no keyframe 'down' (the model's: 'up', 1 (unnamed))"),
+            std::string::npos)
+      << bad.output;
+}
+
 // a free sphere of radius 0.1 over the plane z = 0: geom 0 the plane, geom 1 the sphere
 constexpr const char* kSphereOnPlane = R"(<mujoco>
   <worldbody>

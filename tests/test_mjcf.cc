@@ -623,20 +623,21 @@ TEST(MjcfWarnings, ContactsAndLimitsNeedNoNote) {
 
 TEST(MjcfWarnings, UnsupportedElementOnce) {
   const std::vector<std::string> w = load_warnings(
-      "<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=\"0.1\"/>\n<composite "
-      "type=\"grid\"><joint kind=\"main\"/></composite>\n</body>\n</worldbody>\n</mujoco>\n");
+      "<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=\"0.1\"/>\n<plugin "
+      "plugin=\"p\"><config key=\"k\" value=\"v\"/></plugin>\n</body>\n</worldbody>\n</mujoco>\n");
   ASSERT_EQ(w.size(), 1u) << fmt::format("{}", fmt::join(w, "\n"));
-  EXPECT_EQ(w[0], "w.xml:6: element <composite> is not supported; ignored");
+  EXPECT_EQ(w[0], "w.xml:6: element <plugin> is not supported; ignored");
 }
 
 TEST(MjcfWarnings, EachUnsupportedThingOnce) {
   const std::vector<std::string> w = load_warnings(body_with(
       "<joint name=\"j\" springdamper=\"1 1\" frictionloss=\"0.5\"/>\n<geom size=\"0.1\"/>",
       "<sensor><jointpos joint=\"j\"/></sensor>\n<contact/><equality/>\n"
-      "<option><flag gravity=\"disable\" limit=\"disable\"/></option>"));
+      "<option><flag fwdinv=\"enable\" limit=\"disable\"/></option>"));
   // <option> is read first, wherever it stands
   const std::vector<std::string> expected = {
-      "w.xml:10: attribute 'gravity' of <flag> is not supported; ignored",
+      "w.xml:10: flag fwdinv: zwang records no forward-inverse comparison "
+      "(mjData.solver_fwdinv)",
       "w.xml:4: attribute 'springdamper' of <joint> is not supported; ignored"};
   EXPECT_EQ(w, expected);
 }
@@ -645,7 +646,7 @@ TEST(MjcfWarnings, EachUnsupportedThingOnce) {
 TEST(MjcfWarnings, DynamicsNotSimulated) {
   const zwang::LoadResult r = zwang::load_mjcf_string(
       "<mujoco>\n<option integrator=\"implicit\" viscosity=\"0.1\"/>\n<worldbody>\n"
-      "<body mocap=\"true\"><geom size=\"0.1\"/></body>\n"
+      "<body><geom size=\"0.1\"/><plugin plugin=\"p\"/></body>\n"
       "<body><joint name=\"j\"/><geom size=\"0.1\"/></body>\n</worldbody>\n"
       "<tendon><fixed stiffness=\"2\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>\n"
       "</mujoco>\n",
@@ -653,7 +654,7 @@ TEST(MjcfWarnings, DynamicsNotSimulated) {
   const std::vector<std::string> expected = {
       "w.xml:2: integrator 'implicit' is not supported; Euler is used",
       "w.xml:2: fluid forces (density, viscosity, wind) are not simulated; ignored",
-      "w.xml:4: mocap bodies are not supported; the body is welded to its parent",
+      "w.xml:4: element <plugin> is not supported; ignored",
       "w.xml:7: tendon stiffness and damping are not simulated; ignored"};
   EXPECT_EQ(r.warnings, expected);
   EXPECT_EQ(r.model.integrator, Integrator::kEuler);
@@ -681,13 +682,13 @@ TEST(MjcfWarnings, IncludedFileLocations) {
   {
     std::FILE* f = std::fopen((dir / "part.xml").c_str(), "w");
     ASSERT_NE(f, nullptr);
-    std::fputs("<mujoco>\n  <keyframe/>\n</mujoco>\n", f);
+    std::fputs("<mujoco>\n  <extension/>\n</mujoco>\n", f);
     std::fclose(f);
   }
   const zwang::LoadResult r = zwang::load_mjcf_string(
       "<mujoco>\n<include file=\"part.xml\"/>\n</mujoco>\n", "main.xml", dir);
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0], fmt::format("{}:2: element <keyframe> is not supported; ignored",
+  EXPECT_EQ(r.warnings[0], fmt::format("{}:2: element <extension> is not supported; ignored",
                                        (dir / "part.xml").string()));
   fs::remove_all(dir);
 }

@@ -145,6 +145,46 @@ TEST(Sensors, EveryTypeAgainstMuJoCo) {
   EXPECT_GT(clamped, 0);
 }
 
+// with gravity off the accelerometers and the force sensors lose −g (MuJoCo's world acceleration
+// is then 0); with sensors off sensordata is left as it was
+TEST(Sensors, GravityAndSensorFlagsAsMuJoCo) {
+  std::string xml = kSensorModel;
+  const std::string flag = "<flag contact=\"disable\"/>";
+  ASSERT_NE(xml.find(flag), std::string::npos);
+  xml.replace(xml.find(flag), flag.size(), "<flag contact=\"disable\" gravity=\"disable\"/>");
+  const Model z = load_mjcf_string(xml, "sensors_nogravity.xml").model;
+  std::string error;
+  const MjModelPtr m = load_mujoco_string(xml, "sensors_nogravity.xml", &error);
+  ASSERT_TRUE(m) << error;
+  ASSERT_NE(m->opt.disableflags & mjDSBL_GRAVITY, 0);
+  const Inputs in = random_inputs(z, 5);
+  const auto sim = make_simulator<double>(z, in);
+  sim->forward();
+  ASSERT_TRUE(sim->failures().empty());
+  const MjDataPtr d(mj_makeData(m.get()));
+  Comparison cmp("sensors without gravity");
+  for (int i = 0; i < kStates; ++i) {
+    set_inputs(m.get(), d.get(), in, i);
+    mj_forward(m.get(), d.get());
+    ASSERT_NO_FATAL_FAILURE(
+        compare_sensors(cmp, "forward", z, d.get(), std::as_const(sim->batch()), i, kTol));
+  }
+
+  const std::string gravity_off = "gravity=\"disable\"";
+  xml.replace(xml.find(gravity_off), gravity_off.size(), "sensor=\"disable\"");
+  const Model off = load_mjcf_string(xml, "sensors_off.xml").model;
+  const auto quiet = make_simulator<double>(off, in);
+  for (int i = 0; i < kStates; ++i) {
+    quiet->batch().sensordata().set(i, std::vector<double>(off.nsensordata, 7.0));
+  }
+  quiet->forward();
+  quiet->step(2);
+  ASSERT_TRUE(quiet->failures().empty());
+  for (int i = 0; i < kStates; ++i) {
+    for (const double v : quiet->batch().sensordata().get(i)) EXPECT_EQ(v, 7.0) << "instance " << i;
+  }
+}
+
 // after step() the sensors describe the state the step started from, as after MuJoCo's mj_step
 // (Euler: mj_forward's sensors before the update; RK4: its first stage's)
 TEST(Sensors, AfterAStepAsMuJoCosStep) {

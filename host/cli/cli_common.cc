@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -399,6 +400,46 @@ void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng
   }
 }
 
+int keyframe_index(const Model& model, const std::string& key) {
+  const int named = model.key_id(key);
+  if (named >= 0) return named;
+  int index = -1;
+  const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+  if (!key.empty() && error == std::errc() && end == key.data() + key.size() && index >= 0 &&
+      index < model.nkey) {
+    return index;
+  }
+  std::vector<std::string> keys;
+  for (int k = 0; k < model.nkey; ++k) {
+    keys.push_back(model.key_name[k].empty() ? fmt::format("{} (unnamed)", k)
+                                             : fmt::format("'{}'", model.key_name[k]));
+  }
+  throw std::invalid_argument(
+      model.nkey == 0 ? fmt::format("--keyframe: no keyframe '{}': the model has no keyframes", key)
+                      : fmt::format("--keyframe: no keyframe '{}' (the model's: {})", key,
+                                    fmt::join(keys, ", ")));
+}
+
+template <class T>
+void start_from_keyframe(Simulator<T>& sim, const std::string& key, double noise,
+                         std::mt19937_64& rng) {
+  const Model& m = sim.model();
+  const int k = keyframe_index(m, key);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(sim.size()));
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  sim.reset_keyframe(all, k);
+  if (!(noise > 0)) return;
+  std::uniform_real_distribution<double> u(-noise, noise);
+  const FieldRef<T> qpos = sim.batch().qpos();
+  for (std::int64_t i = 0; i < sim.size(); ++i) {
+    for (int j = 0; j < m.njnt; ++j) {
+      if (m.jnt_type[j] == JointType::kHinge || m.jnt_type[j] == JointType::kSlide) {
+        qpos(i, m.jnt_qposadr[j]) += static_cast<T>(u(rng));
+      }
+    }
+  }
+}
+
 namespace {
 
 // A first pass over the states text that knows where it is, for what the DOM parser of
@@ -657,6 +698,8 @@ template void apply_randomize(Simulator<double>&, const std::vector<RandomizeTer
                               std::mt19937_64&);
 template void scatter_initial_state(Simulator<float>&, double, std::mt19937_64&);
 template void scatter_initial_state(Simulator<double>&, double, std::mt19937_64&);
+template void start_from_keyframe(Simulator<float>&, const std::string&, double, std::mt19937_64&);
+template void start_from_keyframe(Simulator<double>&, const std::string&, double, std::mt19937_64&);
 template std::string dynamics_json<float>(const Model&, const States&, std::vector<std::string>*);
 template std::string dynamics_json<double>(const Model&, const States&, std::vector<std::string>*);
 

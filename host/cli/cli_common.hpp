@@ -75,6 +75,16 @@ void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
 template <class T>
 void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng);
 
+// \brief The keyframe `key` names: a keyframe's name, else the index of one; std::invalid_argument
+// naming the keyframes the model has otherwise.
+int keyframe_index(const Model& model, const std::string& key);
+
+// \brief Every instance at keyframe `key` (keyframe_index) with each hinge and slide coordinate
+// moved by U(−noise, noise).
+template <class T>
+void start_from_keyframe(Simulator<T>& sim, const std::string& key, double noise,
+                         std::mt19937_64& rng);
+
 // \brief States for `zwang dynamics`: {"qpos": [[...], ...], "qvel": [[...], ...], "ctrl": ...}.
 struct States {
   std::vector<std::vector<double>> qpos, qvel, ctrl;  // ctrl empty: zero controls

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <iterator>
 #include <random>
 #include <utility>
 
@@ -142,7 +143,11 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
                o.precision.c_str(), picked.c_str());
 
   std::mt19937_64 rng(o.seed);
-  scatter_initial_state(sim, o.init_noise, rng);
+  if (o.keyframe.empty()) {
+    scatter_initial_state(sim, o.init_noise, rng);
+  } else {
+    start_from_keyframe(sim, o.keyframe, o.init_noise, rng);
+  }
   apply_randomize(sim, terms, rng);
   Batch<T>& b = sim.batch();
 
@@ -176,6 +181,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("seed", o.seed);
     h5->attribute("randomize", o.randomize);
     h5->attribute("ctrl", o.ctrl);
+    h5->attribute("keyframe", o.keyframe);
     h5->attribute("disableflags", std::int64_t{m.disableflags});
     std::vector<std::string> driven;
     for (const int j : m.drive_jnt) driven.push_back(m.jnt_name[j]);
@@ -339,6 +345,23 @@ int run_info(const std::string& spec, const LoadOptions& load) {
   std::printf("options     timestep %g s, integrator %s, gravity %g %g %g\n", m.timestep,
               std::string(to_string(m.integrator)).c_str(), m.gravity[0], m.gravity[1],
               m.gravity[2]);
+  // MuJoCo's names of the bits of Model::disableflags, in bit order
+  constexpr const char* kFlagNames[] = {"constraint", "equality",     "frictionloss", "limit",
+                                        "contact",    "passive",      "gravity",      "clampctrl",
+                                        "warmstart",  "filterparent", "actuation",    "refsafe",
+                                        "sensor",     "spring",       "damper",       "eulerdamp"};
+  std::vector<std::string> off;
+  for (int bit = 0; bit < static_cast<int>(std::size(kFlagNames)); ++bit) {
+    if (m.disableflags & (1 << bit)) off.emplace_back(kFlagNames[bit]);
+  }
+  std::printf("disabled    %s\n",
+              off.empty() ? "nothing" : fmt::format("{}", fmt::join(off, ", ")).c_str());
+  std::vector<std::string> keys;
+  for (int k = 0; k < m.nkey; ++k) {
+    keys.push_back(m.key_name[k].empty() ? fmt::format("{} (unnamed)", k) : m.key_name[k]);
+  }
+  std::printf("keyframes   %s\n",
+              keys.empty() ? "none" : fmt::format("{}", fmt::join(keys, ", ")).c_str());
   const int nconmax = m.sizes().nconmax;
   std::printf(
       "contacts    %d geoms, %s\n", m.ngeom,
@@ -354,7 +377,9 @@ int run_info(const std::string& spec, const LoadOptions& load) {
                                     m.jnt_name.begin() + m.body_jntadr[b] + m.body_jntnum[b]);
     std::printf("  %-4d %-24s %-24s %10.4g  %s\n", b, m.body_name[b].c_str(),
                 m.body_name[m.body_parent[b]].c_str(), m.body_mass[b],
-                joints.empty() ? "(welded)" : fmt::format("{}", fmt::join(joints, " ")).c_str());
+                m.body_mocapid[b] >= 0 ? "(mocap)"
+                : joints.empty()       ? "(welded)"
+                                       : fmt::format("{}", fmt::join(joints, " ")).c_str());
   }
   std::printf("\njoints\n  %-4s %-24s %-6s %-24s %5s %5s  %s\n", "id", "name", "type", "body",
               "qpos", "dof", "range");

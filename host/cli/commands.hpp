@@ -30,6 +30,7 @@ struct RunOptions {
   bool no_progress = false;
   std::vector<std::string> disable;  // --disable lists of MuJoCo flag names
   std::vector<std::string> drive;    // --drive JOINT=q0,v0,amplitude,omega,phase
+  std::string keyframe;              // --keyframe: every instance starts from it
 };
 
 int run_rollout(const std::string& spec, const LoadOptions& load, const RunOptions& options);

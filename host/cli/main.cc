@@ -194,13 +194,17 @@ int main(int argc, char** argv) {
                   "armature, stiffness, gain, gear, gravity)");
   run->add_option(
          "--ctrl", ro.ctrl,
-         "zero, or random: uniform in each ctrlrange ([-1, 1] if none), redrawn every record")
+         "zero (with --keyframe: the keyframe's, held), or random: uniform in each ctrlrange "
+         "([-1, 1] if none), redrawn every record")
       ->check(CLI::IsMember({"zero", "random"}))
       ->capture_default_str();
   run->add_option("--init-noise", ro.init_noise,
                   "initial hinge/slide offsets, uniform in ±noise (rad or m, at most π)")
       ->check(number_in(0, kMaxInitNoise))
       ->capture_default_str();
+  run->add_option("--keyframe", ro.keyframe,
+                  "start every instance from this keyframe of the model (a name, or an index): "
+                  "its time, qpos, qvel, ctrl and mocap poses; --init-noise then defaults to 0");
   run->add_option("-o,--out", ro.out,
                   "trajectory file (HDF5): qpos, qvel, ctrl, active constraint rows, solver "
                   "iterations and contacts (ncon) per record and instance");
@@ -312,6 +316,8 @@ int main(int argc, char** argv) {
     }
     ro.disable = edits.disable;
     ro.drive = edits.drive;
+    // a keyframe is where the instances start: no noise unless asked for
+    if (!ro.keyframe.empty() && run->count("--init-noise") == 0) ro.init_noise = 0;
     return run_rollout(spec, load, ro);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "zwang: %s\n", e.what());

@@ -211,7 +211,8 @@ class Batch {
     return {status_.data(), static_cast<std::size_t>(n_)};
   }
 
-  // \brief qpos = qpos0, every other state and output 0, time = 0, status cleared.
+  // \brief qpos = qpos0, the mocap bodies at their body_pos and body_quat, every other state and
+  // output 0, time = 0, status cleared.
   void reset_state(std::int64_t i, const Model& model);
   // \brief Every parameter of instance i back to the model's value.
   void reset_parameters(std::int64_t i, const Model& model);

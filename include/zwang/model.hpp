@@ -46,13 +46,27 @@ using SolImp = std::array<double, 5>;
 inline constexpr SolRef kDefaultSolRef{0.02, 1};
 inline constexpr SolImp kDefaultSolImp{0.9, 0.95, 0.001, 0.5, 2};
 
-// \brief Constraint types switched off by Model::disableflags, MuJoCo's mjtDisableBit values.
+// \brief What Model::disableflags switches off: MuJoCo 2.2.2's mjtDisableBit values, then the
+// flags MuJoCo 3 added (their bits are zwang's own; MuJoCo 3 renumbered the set).
 enum DisableBit : int {
   kDisableConstraint = 1 << 0,    // every constraint row
   kDisableEquality = 1 << 1,      // equality constraints
   kDisableFrictionloss = 1 << 2,  // dof friction loss
   kDisableLimit = 1 << 3,         // joint limits
   kDisableContact = 1 << 4,       // contacts
+  // springs, damping forces and gravity compensation (qfrc_passive = 0); as in MuJoCo 2.2.2
+  // the Euler step still integrates joint damping implicitly
+  kDisablePassive = 1 << 5,
+  kDisableGravity = 1 << 6,       // gravity: qfrc_bias without it, no gravity compensation
+  kDisableClampctrl = 1 << 7,     // ctrl is not clamped to ctrlrange
+  kDisableWarmstart = 1 << 8,     // none: the solver always starts from q̈_smooth
+  kDisableFilterparent = 1 << 9,  // a body and its parent may collide
+  kDisableActuation = 1 << 10,    // actuator forces are zero
+  kDisableRefsafe = 1 << 11,      // solref time constants below 2 h are kept
+  kDisableSensor = 1 << 12,       // sensors
+  kDisableSpring = 1 << 13,       // MuJoCo 3: spring forces
+  kDisableDamper = 1 << 14,       // MuJoCo 3: damping, in the forces and the Euler step
+  kDisableEulerdamp = 1 << 15,    // MuJoCo 3: the Euler step integrates damping explicitly
 };
 
 // numbered as MuJoCo's mjtGeom
@@ -91,6 +105,11 @@ struct BodySpec {
   double mass = 0;                     // (kg)
   Vec3d com{0, 0, 0};                  // centre of mass in the body frame (m)
   Inertia6 inertia{0, 0, 0, 0, 0, 0};  // about the COM, body frame (kg m²)
+  // a child of the world without joints whose pose each instance prescribes (Batch mocap_pos,
+  // mocap_quat; MuJoCo's mocap bodies): body_pos and body_quat are its default pose
+  bool mocap = false;
+  // gravity compensation: the passive force −gravcomp m g at the COM (MuJoCo 2.3's gravcomp)
+  double gravcomp = 0;
 };
 
 struct JointSpec {
@@ -218,6 +237,17 @@ struct ActuatorSpec {
   // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇
   double gain = 1;
   std::array<double, 3> bias{0, 0, 0};
+};
+
+// \brief A keyframe (MuJoCo's <key>): a state to start or reset instances from.  An empty
+// vector takes MuJoCo's default: qpos0, zero qvel and ctrl, the mocap bodies' body_pos and
+// body_quat.  Quaternions (ball and free joints in qpos, mquat) are normalised, a zero one
+// made the identity, as MuJoCo's compiler does.
+struct KeyframeSpec {
+  std::string name;  // may be empty; unique among keyframes otherwise
+  double time = 0;   // (s)
+  std::vector<double> qpos, qvel, ctrl;
+  std::vector<double> mpos, mquat;  // mocap poses in mocap order (nmocap x 3, nmocap x 4)
 };
 
 // \brief A site (MuJoCo's <site>): a frame fixed to a body, where positions and orientations
@@ -360,6 +390,10 @@ struct Model {
   std::vector<double> body_ipos;     // COM in the body frame (nbody x 3)
   std::vector<double> body_inertia;  // about the COM, body frame (nbody x 6)
 
+  std::vector<double> body_gravcomp;  // gravity compensation, a fraction of m g (nbody)
+  std::vector<int> body_mocapid;      // index among the mocap bodies, -1 if none (nbody)
+  int nmocap = 0;                     // mocap bodies: children of the world posed per instance
+
   std::vector<std::string> jnt_name;
   std::vector<JointType> jnt_type;    // (njnt)
   std::vector<int> jnt_body;          // (njnt)
@@ -493,6 +527,15 @@ struct Model {
   std::vector<double> sensor_cutoff;            // 0: none (nsensor)
   std::vector<double> sensor_noise;             // never added (nsensor)
   Vec3d magnetic{0, -0.5, 0};                   // magnetic field, world (T): magnetometers
+  // keyframes (MuJoCo's <keyframe>), complete: every array has its values for every key
+  int nkey = 0;
+  std::vector<std::string> key_name;  // '' for an unnamed key (nkey)
+  std::vector<double> key_time;       // (nkey)
+  std::vector<double> key_qpos;       // quaternions normalised (nkey x nq)
+  std::vector<double> key_qvel;       // (nkey x nv)
+  std::vector<double> key_ctrl;       // (nkey x nu)
+  std::vector<double> key_mpos;       // (nkey x nmocap x 3)
+  std::vector<double> key_mquat;      // unit (nkey x nmocap x 4)
 
   // \brief Index of a named element, -1 if there is none.
   int body_id(std::string_view name) const;
@@ -503,6 +546,7 @@ struct Model {
   int geom_id(std::string_view name) const;
   int site_id(std::string_view name) const;
   int sensor_id(std::string_view name) const;
+  int key_id(std::string_view name) const;
 
   Sizes sizes() const;
   // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
@@ -538,6 +582,9 @@ class ModelBuilder {
   void add_sensor(const SensorSpec& spec);
   // \brief The magnetic field magnetometers measure (MuJoCo's <option magnetic>).
   ModelBuilder& set_magnetic(const Vec3d& field);
+  // \brief Adds a keyframe; build() gives its empty entries their defaults and refuses wrong
+  // lengths ("keyframe 'name'" or "keyframe <index>").
+  void add_keyframe(const KeyframeSpec& spec);
   // \brief Adds a geom pair that always collides (geoms added before it).
   void add_contact_pair(const ContactPairSpec& spec);
   // \brief Excludes the contacts between two bodies added before it.
@@ -584,6 +631,8 @@ class ModelBuilder {
   std::vector<SensorSpec> sensors_;
   Vec3d magnetic_{0, -0.5, 0};
   void add_sensors(Model& m) const;
+  std::vector<KeyframeSpec> keyframes_;
+  void add_keyframes(Model& m) const;
   std::vector<ContactPairSpec> pairs_;
   std::vector<std::array<std::string, 2>> excludes_;
   Cone cone_ = Cone::kPyramidal;
@@ -607,6 +656,11 @@ struct ContactMix {
   double margin, gap;
 };
 ContactMix mix_contact(const Model& model, int geom1, int geom2);
+
+// \brief The default poses of the mocap bodies (MuJoCo's mj_resetData): each one's body_pos and
+// body_quat, in mocap order (nmocap x 3, nmocap x 4).
+std::vector<double> mocap_pos0(const Model& model);
+std::vector<double> mocap_quat0(const Model& model);
 
 // \brief Length of every fixed tendon at a configuration: Σ_i coef_i qpos[jnt_qposadr[j_i]]
 // (ntendon); std::invalid_argument if qpos does not have nq values.

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zwang/batch.hpp"
@@ -133,6 +134,12 @@ class Simulator {
   void reset(std::span<const std::int64_t> instances);
   // \brief Instances to the given state; std::invalid_argument if a size is wrong.
   void reset(std::span<const std::int64_t> instances, const State& state);
+  // \brief Instances to keyframe `key` of the model (MuJoCo's mj_resetDataKeyframe): its time,
+  // qpos, qvel, ctrl and mocap poses, every other state and output 0, status cleared
+  // (parameters are kept); std::out_of_range for a key not in [0, nkey).
+  void reset_keyframe(std::span<const std::int64_t> instances, int key);
+  // \brief The same for the keyframe of that name; std::invalid_argument if there is none.
+  void reset_keyframe(std::span<const std::int64_t> instances, std::string_view name);
 
   // \brief Every instance with a status bit set, in increasing order.
   std::vector<InstanceFailure> failures() const;

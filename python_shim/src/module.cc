@@ -203,6 +203,64 @@ void bind_model(nb::module_& m) {
           [](const PyModel& p) { return copy_array<double>(p.model.qpos0, {sz(p.model.nq)}); },
           "default configuration (nq,)")
       .def_prop_ro(
+          "nmocap", [](const PyModel& p) { return p.model.nmocap; },
+          "mocap bodies, posed by each instance's mocap_pos and mocap_quat")
+      .def_prop_ro(
+          "body_mocapid",
+          [](const PyModel& p) {
+            return copy_array<int>(p.model.body_mocapid, {sz(p.model.nbody)});
+          },
+          "index of each body among the mocap bodies, -1 if it is none (nbody,)")
+      .def_prop_ro(
+          "disableflags", [](const PyModel& p) { return p.model.disableflags; },
+          "what <option><flag> switched off: MuJoCo 2.2.2's mjtDisableBit values, then "
+          "spring (1 << 13), damper (1 << 14) and eulerdamp (1 << 15)")
+      .def_prop_ro(
+          "nkey", [](const PyModel& p) { return p.model.nkey; }, "keyframes")
+      .def_prop_ro(
+          "key_names", [](const PyModel& p) { return p.model.key_name; },
+          "keyframe names (nkey), '' for an unnamed one")
+      .def_prop_ro(
+          "key_time",
+          [](const PyModel& p) { return copy_array<double>(p.model.key_time, {sz(p.model.nkey)}); },
+          "time of each keyframe (nkey,) (s)")
+      .def_prop_ro(
+          "key_qpos",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.key_qpos, {sz(p.model.nkey), sz(p.model.nq)});
+          },
+          "qpos of each keyframe (nkey, nq)")
+      .def_prop_ro(
+          "key_qvel",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.key_qvel, {sz(p.model.nkey), sz(p.model.nv)});
+          },
+          "qvel of each keyframe (nkey, nv)")
+      .def_prop_ro(
+          "key_ctrl",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.key_ctrl, {sz(p.model.nkey), sz(p.model.nu)});
+          },
+          "ctrl of each keyframe (nkey, nu)")
+      .def_prop_ro(
+          "key_mpos",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.key_mpos, {sz(p.model.nkey), sz(p.model.nmocap), 3});
+          },
+          "mocap positions of each keyframe (nkey, nmocap, 3)")
+      .def_prop_ro(
+          "key_mquat",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.key_mquat, {sz(p.model.nkey), sz(p.model.nmocap), 4});
+          },
+          "mocap orientations of each keyframe (nkey, nmocap, 4)")
+      .def(
+          "key_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.key_id(name), "keyframe", name);
+          },
+          nb::arg("name"), "Index of the keyframe named ``name``; KeyError if there is none.")
+      .def_prop_ro(
           "actuator_ctrlrange",
           [](const PyModel& p) {
             return copy_array<double>(p.model.actuator_ctrlrange, {sz(p.model.nu), 2});

@@ -90,7 +90,8 @@ int size_named(const Sizes& s, std::string_view name) {
                                                     {"ngeom", s.ngeom},
                                                     {"nconmax", s.nconmax},
                                                     {"ncon_rows", s.ncon_rows},
-                                                    {"nsensordata", s.nsensordata}};
+                                                    {"nsensordata", s.nsensordata},
+{"nmocap", s.nmocap}};
   for (const auto& [n, v] : sizes) {
     if (n == name) return v;
   }
@@ -286,9 +287,31 @@ std::vector<std::int64_t> instance_list(PySimulator& s, nb::handle instances) {
   return out;
 }
 
-void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qvel) {
+// the index of the keyframe a Python value names: a name (KeyError if none has it) or an index
+// (IndexError outside [0, nkey))
+int keyframe_of(const Model& m, nb::handle keyframe) {
+  if (nb::isinstance<nb::str>(keyframe)) {
+    const std::string name = nb::cast<std::string>(keyframe);
+    const int k = m.key_id(name);
+    if (k < 0) throw nb::key_error(("reset: no keyframe named '" + name + "'").c_str());
+    return k;
+  }
+  if (!nb::isinstance<nb::int_>(keyframe)) {
+    throw std::invalid_argument("reset: keyframe must be a name or an index");
+  }
+  const std::int64_t k = nb::cast<std::int64_t>(keyframe);
+  if (k < 0 || k >= m.nkey) {
+    throw std::out_of_range("reset: keyframe " + std::to_string(k) + " is not in [0, " +
+                            std::to_string(m.nkey) + ")");
+  }
+  return static_cast<int>(k);
+}
+
+void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qvel,
+           nb::handle keyframe) {
   const std::vector<std::int64_t> list = instance_list(s, instances);
   const Model& m = s.model().model;
+  const int key = keyframe.is_none() ? -1 : keyframe_of(m, keyframe);
   const std::vector<double> q =
       qpos.is_none() ? std::vector<double>{} : rows_for(qpos, "qpos", m.nq, list);
   const std::vector<double> v =
@@ -296,7 +319,11 @@ void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qve
   std::lock_guard<std::mutex> lock(s.mutex());
   s.visit([&](auto& sim) {
     using T = ZW_SCALAR(sim);
-    sim.reset(list);
+    if (key >= 0) {
+      sim.reset_keyframe(list, key);
+    } else {
+      sim.reset(list);
+    }
     auto& b = sim.batch();
     const auto write = [&](auto field, const std::vector<double>& values, int k) {
       if (values.empty() || k == 0) return;
@@ -535,13 +562,16 @@ void bind_simulator(nb::module_& m) {
           "the current state and time of every instance, without advancing it. The GIL is "
           "released meanwhile.")
       .def("reset", &reset, nb::arg("instances") = nb::none(), nb::arg("qpos") = nb::none(),
-           nb::arg("qvel") = nb::none(),
+           nb::arg("qvel") = nb::none(), nb::arg("keyframe") = nb::none(),
            "Puts instances (None: all; an int or a sequence of ints) back to the model's default "
-           "state: qpos0, zero qvel and ctrl, outputs cleared, time 0, status cleared "
-           "(parameters are kept); then sets qpos and qvel where given, each (nq,) for every "
-           "listed instance or (k, nq) one row per listed instance (nv for qvel). ValueError "
-           "for a wrong shape or a non-finite value (naming the instance), IndexError for an "
-           "instance out of range; nothing changes then.")
+           "state: qpos0, zero qvel and ctrl, the mocap bodies at their model poses, outputs "
+           "cleared, time 0, status cleared (parameters are kept); with ``keyframe`` (a name or "
+           "an index of Model.key_names) to that keyframe instead: its time, qpos, qvel, ctrl "
+           "and mocap poses, as MuJoCo's mj_resetDataKeyframe. Then sets qpos and qvel where "
+           "given, each (nq,) for every listed instance or (k, nq) one row per listed instance "
+           "(nv for qvel). ValueError for a wrong shape or a non-finite value (naming the "
+           "instance), IndexError for an instance or keyframe index out of range, KeyError for "
+           "an unknown keyframe name; nothing changes then.")
       .def("device_field", &device_field, nb::arg("name"),
            "The device copy of a field (CUDA backend): an array that implements __dlpack__ and\n"
            "__dlpack_device__, so that torch.from_dlpack(sim.device_field('qpos')), cupy or\n"

@@ -1,0 +1,148 @@
+// Keyframes (MuJoCo's <key>) completed with MuJoCo's defaults, and the mocap bodies' default
+// poses (mj_resetData's).
+#include "model_keyframes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zwang {
+namespace {
+
+std::string key_label(const std::string& name, std::size_t index) {
+  return name.empty() ? fmt::format("keyframe {}", index) : fmt::format("keyframe '{}'", name);
+}
+
+// the key's values, or `fallback` when it gives none; ModelError naming the key otherwise
+std::vector<double> entry(const std::vector<double>& given, const std::vector<double>& fallback,
+                          const std::string& who, const char* field, const char* size) {
+  if (given.empty()) return fallback;
+  if (given.size() != fallback.size()) {
+    throw ModelError(fmt::format("{}: {} has {} value{}, the model needs {} = {}", who, field,
+                                 given.size(), given.size() == 1 ? "" : "s", size,
+                                 fallback.size()));
+  }
+  return given;
+}
+
+// q (1 / |q|), or the identity for a quaternion of (nearly) zero length, as MuJoCo's
+// mju_normalize4
+void normalize_quat(double* q) {
+  const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n < 1e-15) {
+    q[0] = 1;
+    q[1] = q[2] = q[3] = 0;
+    return;
+  }
+  const double inv = 1 / n;
+  for (int c = 0; c < 4; ++c) q[c] *= inv;
+}
+
+template <class V>
+void size_is(const char* field, const V& v, std::size_t want) {
+  if (v.size() != want) {
+    throw ModelError(
+        fmt::format("model: {} has {} values, the sizes need {}", field, v.size(), want));
+  }
+}
+
+}  // namespace
+
+std::vector<double> mocap_pos0(const Model& m) {
+  std::vector<double> out(3 * static_cast<std::size_t>(m.nmocap));
+  for (int b = 0; b < m.nbody; ++b) {
+    const int id = m.body_mocapid[b];
+    if (id >= 0) std::copy_n(m.body_pos.begin() + 3 * b, 3, out.begin() + 3 * id);
+  }
+  return out;
+}
+
+std::vector<double> mocap_quat0(const Model& m) {
+  std::vector<double> out(4 * static_cast<std::size_t>(m.nmocap));
+  for (int b = 0; b < m.nbody; ++b) {
+    const int id = m.body_mocapid[b];
+    if (id >= 0) std::copy_n(m.body_quat.begin() + 4 * b, 4, out.begin() + 4 * id);
+  }
+  return out;
+}
+
+int Model::key_id(std::string_view name) const {
+  for (int i = 0; i < nkey; ++i)
+    if (key_name[i] == name) return i;
+  return -1;
+}
+
+void ModelBuilder::add_keyframe(const KeyframeSpec& spec) {
+  const std::string who = key_label(spec.name, keyframes_.size());
+  if (!spec.name.empty()) {
+    for (const KeyframeSpec& k : keyframes_) {
+      if (k.name == spec.name) throw ModelError(who + ": a keyframe of that name exists already");
+    }
+  }
+  if (!std::isfinite(spec.time)) throw ModelError(who + ": time is not finite");
+  for (const std::vector<double>* v :
+       {&spec.qpos, &spec.qvel, &spec.ctrl, &spec.mpos, &spec.mquat}) {
+    for (double x : *v) {
+      if (!std::isfinite(x)) throw ModelError(who + ": a value is not finite");
+    }
+  }
+  keyframes_.push_back(spec);
+}
+
+// each key's entries, or qpos0, zeros and the mocap bodies' poses, with the quaternions of ball
+// and free joints and of the mocap bodies normalised as MuJoCo's compiler does
+void ModelBuilder::add_keyframes(Model& m) const {
+  const std::vector<double> mpos = mocap_pos0(m), mquat = mocap_quat0(m);
+  const auto append = [](std::vector<double>& to, const std::vector<double>& v) {
+    to.insert(to.end(), v.begin(), v.end());
+  };
+  for (std::size_t i = 0; i < keyframes_.size(); ++i) {
+    const KeyframeSpec& k = keyframes_[i];
+    const std::string who = key_label(k.name, i);
+    std::vector<double> qpos = entry(k.qpos, m.qpos0, who, "qpos", "nq");
+    for (int j = 0; j < m.njnt; ++j) {
+      if (m.jnt_type[j] == JointType::kBall) normalize_quat(qpos.data() + m.jnt_qposadr[j]);
+      if (m.jnt_type[j] == JointType::kFree) normalize_quat(qpos.data() + m.jnt_qposadr[j] + 3);
+    }
+    std::vector<double> q = entry(k.mquat, mquat, who, "mquat", "4 nmocap");
+    for (std::size_t j = 0; j < q.size(); j += 4) normalize_quat(q.data() + j);
+    m.key_name.push_back(k.name);
+    m.key_time.push_back(k.time);
+    append(m.key_qpos, qpos);
+    append(m.key_qvel, entry(k.qvel, std::vector<double>(m.nv, 0.0), who, "qvel", "nv"));
+    append(m.key_ctrl, entry(k.ctrl, std::vector<double>(m.nu, 0.0), who, "ctrl", "nu"));
+    append(m.key_mpos, entry(k.mpos, mpos, who, "mpos", "3 nmocap"));
+    append(m.key_mquat, q);
+  }
+  m.nkey = static_cast<int>(keyframes_.size());
+}
+
+void validate_keyframes(const Model& m) {
+  if (m.nkey < 0) throw ModelError("model: negative keyframe count");
+  const std::size_t k = m.nkey;
+  size_is("key_name", m.key_name, k);
+  size_is("key_time", m.key_time, k);
+  size_is("key_qpos", m.key_qpos, k * m.nq);
+  size_is("key_qvel", m.key_qvel, k * m.nv);
+  size_is("key_ctrl", m.key_ctrl, k * m.nu);
+  size_is("key_mpos", m.key_mpos, k * 3 * m.nmocap);
+  size_is("key_mquat", m.key_mquat, k * 4 * m.nmocap);
+  for (const auto& [field, values] : {std::pair{"key_time", &m.key_time},
+                                      {"key_qpos", &m.key_qpos},
+                                      {"key_qvel", &m.key_qvel},
+                                      {"key_ctrl", &m.key_ctrl},
+                                      {"key_mpos", &m.key_mpos},
+                                      {"key_mquat", &m.key_mquat}}) {
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      if (!std::isfinite((*values)[i])) {
+        throw ModelError(fmt::format("model: {}[{}] is not finite", field, i));
+      }
+    }
+  }
+}
+
+}  // namespace zwang

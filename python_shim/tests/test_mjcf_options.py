@@ -1,0 +1,167 @@
+"""MJCF options that MuJoCo 4.0 reads and 2.2.2 does not, against MuJoCo 4.0's Python bindings on
+the same text: the flags of MuJoCo 3 and 4 (spring, damper, eulerdamp) beside 2.2.2's, body
+gravcomp, mocap bodies posed per instance, and keyframes through ``Simulator.reset(keyframe=)``.
+The smooth dynamics agree to 1e-9 relative (tests/test_mjcf_options.cc checks MuJoCo 2.2.2)."""
+
+import numpy as np
+import pytest
+
+import zwang
+
+mujoco = pytest.importorskip("mujoco")
+
+TOL = 1e-9
+N = 8
+
+FINGER = """<mujoco model="finger">
+  <compiler angle="radian"/>
+  <option timestep="0.01"><flag constraint="disable" {flags}/></option>
+  <default>
+    <joint type="hinge" axis="0 -1 0" damping="0.05" armature="0.01" stiffness="0.2"/>
+    <motor ctrllimited="true" ctrlrange="-1 1"/>
+  </default>
+  <worldbody>
+    <body name="proximal" pos="-0.2 0 0.4" gravcomp="{gravcomp}">
+      <joint name="proximal" springref="0.3"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.17" size="0.04"/>
+      <body name="distal" pos="0 0 -0.18" gravcomp="{gravcomp}">
+        <joint name="distal" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.01 0 -0.16" size="0.03"/>
+      </body>
+    </body>
+    <body name="spinner" pos="0.2 0 0.4">
+      <joint name="hinge" damping="0.5" stiffness="0"/>
+      <geom type="box" size="0.2 0.02 0.03" pos="0.1 0 0.02"/>
+    </body>
+    <body name="target" mocap="true" pos="0 0.3 0.5"><geom size="0.02" contype="0"/></body>
+  </worldbody>
+  <actuator>
+    <motor name="proximal" joint="proximal" gear="3"/>
+    <motor name="distal" joint="distal" gear="1.5"/>
+    <position name="servo" joint="hinge" kp="2" ctrlrange="-0.5 0.5"/>
+  </actuator>
+  <keyframe>
+    <key name="bent" time="2" qpos="0.5 -1 0.2" qvel="1 0 -1" ctrl="0.2 0.3 2"
+         mpos="0.1 0.2 0.3" mquat="0 0 0 3"/>
+    <key qvel="0 0.5 0"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+def close(a, b, what, tol=TOL):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    assert a.shape == b.shape, what
+    scale = 1.0 + np.abs(b).max(initial=0.0)
+    err = np.abs(a - b).max(initial=0.0) / scale
+    assert err < tol, f"{what}: relative error {err:.3g}"
+
+
+def both(tmp_path, flags="", gravcomp=0):
+    path = tmp_path / "finger.xml"
+    path.write_text(FINGER.format(flags=flags, gravcomp=gravcomp))
+    return zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+
+
+def states(model, seed):
+    rng = np.random.default_rng(seed)
+    qpos = rng.uniform(-2, 2, (N, model.nq))
+    qvel = rng.normal(size=(N, model.nv))
+    ctrl = rng.uniform(-1.5, 1.5, (N, model.nu))
+    return qpos, qvel, ctrl
+
+
+@pytest.mark.parametrize(
+    "flags",
+    ["", 'gravity="disable"', 'spring="disable"', 'damper="disable"',
+     'spring="disable" damper="disable"', 'eulerdamp="disable"', 'actuation="disable"',
+     'clampctrl="disable"', 'gravity="disable" damper="disable" clampctrl="disable"'])
+@pytest.mark.parametrize("gravcomp", [0, 0.7])
+def test_flags_and_gravcomp_match_mujoco4(tmp_path, flags, gravcomp):
+    z, m = both(tmp_path, flags, gravcomp)
+    assert z.warnings == []
+    d = mujoco.MjData(m)
+    qpos, qvel, ctrl = states(z, 5)
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    H, bias = sim.mass_matrix(), sim.qfrc_bias
+    for i in range(N):
+        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+        mujoco.mj_forward(m, d)
+        at = f"<flag {flags}> gravcomp {gravcomp} instance {i}"
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        close(H[i], M, f"H {at}")
+        close(bias[i], d.qfrc_bias, f"qfrc_bias {at}")
+        close(sim.qfrc_passive[i], d.qfrc_passive, f"qfrc_passive {at}")
+        close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator {at}")
+        close(sim.actuator_force[i], d.actuator_force, f"actuator_force {at}")
+        close(sim.qacc[i], d.qacc, f"qacc {at}")
+    # one Euler step: implicit damping unless damper or eulerdamp is off
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.step(1)
+    for i in range(N):
+        mujoco.mj_resetData(m, d)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+        mujoco.mj_step(m, d)
+        close(sim.qpos[i], d.qpos, f"stepped qpos <flag {flags}> instance {i}")
+        close(sim.qvel[i], d.qvel, f"stepped qvel <flag {flags}> instance {i}")
+
+
+def test_gravcomp_is_a_parameter(tmp_path):
+    z, _ = both(tmp_path, gravcomp=1)
+    sim = zwang.Simulator(z, instances=2)
+    np.testing.assert_array_equal(sim.params.body_gravcomp[0], [0, 1, 1, 0, 0])
+    sim.params.body_gravcomp[1] = 0
+    sim.forward()
+    assert np.any(sim.qfrc_passive[0] != sim.qfrc_passive[1])
+
+
+def test_mocap_poses_per_instance(tmp_path):
+    z, m = both(tmp_path)
+    assert z.nmocap == 1 and list(z.body_mocapid) == [-1, -1, -1, -1, 0]
+    d = mujoco.MjData(m)
+    sim = zwang.Simulator(z, instances=N)
+    assert sim.mocap_pos.shape == (N, 1, 3) and sim.mocap_quat.shape == (N, 1, 4)
+    np.testing.assert_array_equal(sim.mocap_pos[:, 0], np.tile([0, 0.3, 0.5], (N, 1)))
+    rng = np.random.default_rng(3)
+    sim.mocap_pos[:] = rng.uniform(-1, 1, sim.mocap_pos.shape)
+    sim.mocap_quat[:] = rng.normal(size=sim.mocap_quat.shape)
+    sim.forward()
+    for i in range(N):
+        mujoco.mj_resetData(m, d)
+        d.mocap_pos[:], d.mocap_quat[:] = sim.mocap_pos[i], sim.mocap_quat[i]
+        mujoco.mj_forward(m, d)
+        close(sim.xpos[i], d.xpos, f"xpos instance {i}", 1e-12)
+        q, r = sim.xquat[i], d.xquat
+        q = q * np.sign(np.sum(q * r, axis=1))[:, None]
+        close(q, r, f"xquat instance {i}", 1e-12)
+
+
+def test_reset_to_keyframe_matches_mujoco4(tmp_path):
+    z, m = both(tmp_path)
+    assert z.nkey == 2 and z.key_names == ["bent", ""] and z.key_id("bent") == 0
+    d = mujoco.MjData(m)
+    sim = zwang.Simulator(z, instances=3)
+    sim.qvel[:] = 5
+    for key, instances in (("bent", [0, 2]), (1, 1)):
+        sim.reset(instances=instances, keyframe=key)
+        mujoco.mj_resetDataKeyframe(m, d, key if isinstance(key, int) else m.key(key).id)
+        for i in np.atleast_1d(instances):
+            assert sim.time[i] == d.time
+            np.testing.assert_array_equal(sim.qpos[i], d.qpos)
+            np.testing.assert_array_equal(sim.qvel[i], d.qvel)
+            np.testing.assert_array_equal(sim.ctrl[i], d.ctrl)
+            np.testing.assert_array_equal(sim.mocap_pos[i], d.mocap_pos)
+            np.testing.assert_array_equal(sim.mocap_quat[i], d.mocap_quat)
+    np.testing.assert_array_equal(z.key_mquat[0], [[0, 0, 0, 1]])
+    # qpos and qvel given beside the keyframe replace its own
+    sim.reset(instances=0, keyframe="bent", qvel=np.zeros(z.nv))
+    assert sim.time[0] == 2 and not sim.qvel[0].any() and sim.qpos[0][1] == -1
+    with pytest.raises(KeyError, match="no keyframe named 'nope'"):
+        sim.reset(keyframe="nope")
+    with pytest.raises(IndexError, match=r"keyframe 2 is not in \[0, 2\)"):
+        sim.reset(keyframe=2)
