@@ -30,6 +30,7 @@ double geom_bounding_radius(GeomType type, const Vec3d& s) {
     case GeomType::kEllipsoid:
       return std::max({s[0], s[1], s[2]});
     case GeomType::kBox:
+    case GeomType::kMesh:
       return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
     default:
       return 0;

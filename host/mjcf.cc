@@ -60,7 +60,7 @@ std::vector<std::string> name_attributes(std::span<const pugi::xml_node> nodes) 
 
 // sections whose content only matters for rendering or user data
 bool is_ignored_section(std::string_view tag) {
-  return tag == "visual" || tag == "asset" || tag == "statistic";
+  return tag == "visual" || tag == "statistic";
 }
 
 class Loader {
@@ -86,7 +86,10 @@ class Loader {
     for (const pugi::xml_node node : sections("size")) size(node);
     const Defaults defaults(ctx_, sections("default"), compiler_);
     bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
+    const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_);
+    meshes.apply(bodies_);
     add_bodies(mass_properties(ctx_, bodies_, compiler_));
+    meshes.add_to(builder_);
     add_geoms();
     add_sites();
     add_contacts(ctx_, section_children(ctx_, sections("contact")), defaults, bodies_, body_names_,
@@ -102,9 +105,9 @@ class Loader {
     for (const pugi::xml_node node : top) {
       const std::string_view tag = node.name();
       if (!is_ignored_section(tag) && tag != "compiler" && tag != "option" && tag != "size" &&
-          tag != "default" && tag != "worldbody" && tag != "contact" && tag != "actuator" &&
-          tag != "tendon" && tag != "custom" && tag != "equality" && tag != "sensor" &&
-          tag != "keyframe") {
+          tag != "default" && tag != "asset" && tag != "worldbody" && tag != "contact" &&
+          tag != "actuator" && tag != "tendon" && tag != "custom" && tag != "equality" &&
+          tag != "sensor" && tag != "keyframe") {
         ctx_.unsupported(node);
       }
     }
@@ -245,8 +248,8 @@ class Loader {
   }
 
   // the geoms of every body in MuJoCo's order: bodies as numbered (depth first), a body's geoms
-  // in document order; mesh and height-field geoms, which do not collide, are left out.  Names
-  // are unique among all geoms, as in MuJoCo.
+  // in document order; height-field geoms, which do not collide, are left out.  Names are unique
+  // among all geoms, as in MuJoCo.
   void add_geoms() {
     for (std::size_t b = 0; b < bodies_.size(); ++b) {
       for (const Geom& g : bodies_[b].geoms) {
@@ -274,7 +277,8 @@ class Loader {
                             .gap = d.gap,
                             .solmix = d.solmix,
                             .solref = d.solref,
-                            .solimp = d.solimp};
+                            .solimp = d.solimp,
+                            .mesh = d.type == GeomType::kMesh ? d.mesh : ""};
         try {
           builder_.add_geom(spec);
         } catch (const ModelError& e) {

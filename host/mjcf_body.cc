@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -57,8 +58,10 @@ void apply_fromto(Attrs& a, GeomDef& g) {
   }
 }
 
+}  // namespace
+
 // the size values a shape needs, all positive; a plane's third (its grid spacing), as MuJoCo
-void check_size(Attrs& a, const GeomDef& g) {
+void check_geom_size(Attrs& a, const GeomDef& g) {
   int needed = 0;
   std::string_view meaning;
   switch (g.type) {
@@ -94,6 +97,8 @@ void check_size(Attrs& a, const GeomDef& g) {
     }
   }
 }
+
+namespace {
 
 // what an element zwang cannot read would have added to the model
 std::string_view generates(std::string_view tag) {
@@ -236,18 +241,25 @@ class TreeReader {
     g.def = defaults_.of(a, active).geom;
     read_geom(a, g.def, c_);
     a.finish();
+    if (!g.def.mesh.empty() && g.def.fromto) {
+      a.fail(fmt::format("<geom> with mesh '{}' cannot have fromto", g.def.mesh));
+    }
+    if (g.def.type == GeomType::kMesh && g.def.mesh.empty()) {
+      a.fail("<geom> of type mesh needs the attribute 'mesh'");
+    }
     if (g.def.fromto) apply_fromto(a, g.def);
-    check_size(a, g.def);
+    // a mesh gives the size of a mesh geom, and of a primitive fitted to it (Meshes::apply)
+    if (g.def.mesh.empty()) check_geom_size(a, g.def);
     if (g.def.type == GeomType::kPlane && !bodies_[b].is_static) {
       a.fail("a plane geom can only be used in the world or in a body welded to it");
     }
     if (g.def.condim != 1 && g.def.condim != 3 && g.def.condim != 4 && g.def.condim != 6) {
       a.fail(fmt::format("<geom> condim {} is not 1, 3, 4 or 6", g.def.condim));
     }
-    if (g.def.type == GeomType::kMesh || g.def.type == GeomType::kHfield) {
-      ctx_.warn(node, fmt::format("geom type {} is not supported: it does not collide (zwang has "
-                                  "no narrow phase for it); ignored",
-                                  geom_type_name(g.def.type)));
+    if (g.def.type == GeomType::kHfield) {
+      ctx_.warn(node,
+                "geom type hfield is not supported: it does not collide (zwang has no narrow phase "
+                "for it); ignored");
     }
     bodies_[b].geoms.push_back(std::move(g));
   }
@@ -300,11 +312,16 @@ struct GeomMass {
 
 // uniform density ρ (from `mass` when given: ρ = mass / volume); the moments of each shape
 // about its centre, with a capsule as a cylinder of length L = 2 half-length plus a sphere split
-// into two hemispheres at its ends, each moved by the parallel-axis theorem
-GeomMass geom_mass(const GeomDef& g) {
+// into two hemispheres at its ends, each moved by the parallel-axis theorem; a mesh's those of
+// its equivalent box (b its half-sizes) on the volume MuJoCo spreads the mass over
+GeomMass geom_mass(const Geom& geom) {
+  const GeomDef& g = geom.def;
   const double r = g.size[0], a = g.size[0], b = g.size[1], c = g.size[2];
   double volume = 0;
   switch (g.type) {
+    case GeomType::kMesh:
+      volume = geom.mesh->volume;
+      break;
     case GeomType::kSphere:
       volume = 4 * kPi * r * r * r / 3;
       break;
@@ -354,6 +371,12 @@ GeomMass geom_mass(const GeomDef& g) {
     case GeomType::kBox:
       out.principal = {m * (b * b + c * c) / 3, m * (a * a + c * c) / 3, m * (a * a + b * b) / 3};
       break;
+    case GeomType::kMesh: {
+      const Vec3d& x = geom.mesh->box;
+      out.principal = {m * (x[1] * x[1] + x[2] * x[2]) / 3, m * (x[0] * x[0] + x[2] * x[2]) / 3,
+                       m * (x[0] * x[0] + x[1] * x[1]) / 3};
+      break;
+    }
     default:
       break;
   }
@@ -370,28 +393,48 @@ MassProperties from_geoms(Context& ctx, const Body& body, const Compiler& c) {
   }
   MassProperties out;
   std::vector<GeomMass> masses;
+  std::vector<Vec3d> pos;
+  std::vector<Quatd> quat;
   for (const Geom* g : used) {
-    if (g->def.type == GeomType::kMesh || g->def.type == GeomType::kHfield) {
+    if (g->def.type == GeomType::kHfield) {
       ctx.fail(g->node,
-               "the body's inertia would come from this geom, whose type is not supported; give "
-               "the body an <inertial>");
+               "the body's inertia would come from this geom, a height field, which has no "
+               "inertia; give the body an <inertial>");
     }
-    masses.push_back(geom_mass(g->def));
+    // MuJoCo 2.2.2 looks at a mesh's inertia only where a geom's mass is not zero
+    if (g->mesh && !g->mesh->defect.empty() && g->def.mass != 0) {
+      ctx.fail(g->node, g->mesh->defect);
+    }
+    masses.push_back(geom_mass(*g));
     out.mass += masses.back().mass;
+    // where the geom's mass sits: its frame, or a mesh shell's within it
+    Vec3d p = g->def.pos;
+    Quatd q = g->def.quat;
+    if (g->mesh) {
+      const Eigen::Quaterniond r(q[0], q[1], q[2], q[3]);
+      const Eigen::Vector3d d =
+          r * Eigen::Vector3d(g->mesh->pos[0], g->mesh->pos[1], g->mesh->pos[2]);
+      const Eigen::Quaterniond rq = r * Eigen::Quaterniond(g->mesh->quat[0], g->mesh->quat[1],
+                                                           g->mesh->quat[2], g->mesh->quat[3]);
+      for (int k = 0; k < 3; ++k) p[k] += d(k);
+      q = {rq.w(), rq.x(), rq.y(), rq.z()};
+    }
+    pos.push_back(p);
+    quat.push_back(q);
   }
   if (used.size() == 1) {
-    out.com = used[0]->def.pos;
-    out.inertia = inertia_from_principal(masses[0].principal, used[0]->def.quat);
+    out.com = pos[0];
+    out.inertia = inertia_from_principal(masses[0].principal, quat[0]);
     return out;
   }
   if (!(out.mass > 0)) return MassProperties{};
   for (std::size_t i = 0; i < used.size(); ++i) {
-    for (int k = 0; k < 3; ++k) out.com[k] += masses[i].mass * used[i]->def.pos[k] / out.mass;
+    for (int k = 0; k < 3; ++k) out.com[k] += masses[i].mass * pos[i][k] / out.mass;
   }
   for (std::size_t i = 0; i < used.size(); ++i) {
-    const Inertia6 own = inertia_from_principal(masses[i].principal, used[i]->def.quat);
+    const Inertia6 own = inertia_from_principal(masses[i].principal, quat[i]);
     const double m = masses[i].mass;
-    const Vec3d& p = used[i]->def.pos;
+    const Vec3d& p = pos[i];
     const double dx = p[0] - out.com[0], dy = p[1] - out.com[1], dz = p[2] - out.com[2];
     const Inertia6 shift{m * (dy * dy + dz * dz),
                          m * (dx * dx + dz * dz),

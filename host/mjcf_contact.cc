@@ -15,7 +15,7 @@
 namespace zwang::mjcf {
 
 bool collides(GeomType type) {
-  return type != GeomType::kMesh && type != GeomType::kHfield;
+  return type != GeomType::kHfield;
 }
 
 namespace {

@@ -300,9 +300,14 @@ void read_compiler(Attrs& a, Compiler& c) {
   if (const auto i = a.number("boundinertia")) c.boundinertia = *i;
   a.exact("inertiagrouprange", c.inertiagrouprange);
   if (c.boundmass < 0 || c.boundinertia < 0) a.fail("<compiler> bounds must be non-negative");
-  // asset paths and mesh processing have no effect on the supported subset
-  a.ignore({"meshdir", "texturedir", "assetdir", "strippath", "discardvisual", "convexhull",
-            "usethread", "fitaabb", "exactmeshinertia"});
+  if (const auto dir = a.text("meshdir")) c.meshdir = *dir;
+  if (const auto dir = a.text("assetdir")) c.assetdir = *dir;
+  if (const auto exact = a.boolean("exactmeshinertia")) c.exactmeshinertia = *exact;
+  if (const auto fit = a.boolean("fitaabb")) c.fitaabb = *fit;
+  if (const auto strip = a.boolean("strippath")) c.strippath = *strip;
+  // textures, threads and visual geoms have no effect on the dynamics; zwang always keeps the
+  // convex hull of a mesh
+  a.ignore({"texturedir", "discardvisual", "convexhull", "usethread"});
 }
 
 Quatd z_to(const Vec3d& v) {

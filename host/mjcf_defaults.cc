@@ -73,8 +73,20 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
   set_if(a, "solmix", d.solmix);
   a.numbers("solref", d.solref, 1);
   a.numbers("solimp", d.solimp, 1);
-  // rendering and user data; the mesh or height field of a geom that does not collide
-  a.ignore({"material", "rgba", "user", "mesh", "hfield"});
+  if (const auto mesh = a.text("mesh")) d.mesh = *mesh;
+  set_if(a, "fitscale", d.fitscale);
+  if (const auto shell = a.boolean("shellinertia")) d.shellinertia = *shell;
+  // rendering and user data; the height field of a geom that does not collide
+  a.ignore({"material", "rgba", "user", "hfield"});
+}
+
+void read_mesh(Attrs& a, MeshDef& d) {
+  a.exact("scale", d.scale);
+  if (const auto inertia = a.keyword("inertia", {"legacy", "exact", "convex", "shell"})) {
+    d.inertia = *inertia;
+  }
+  // the convex hull's vertex budget: zwang keeps the whole hull
+  a.ignore({"maxhullvert"});
 }
 
 void read_site(Attrs& a, SiteDef& d, const Compiler& c) {
@@ -227,7 +239,9 @@ std::vector<pugi::xml_node> Defaults::define(pugi::xml_node node, const std::str
       read_pair(a, cls.pair);
     } else if (tag == "site") {
       read_site(a, cls.site, compiler_);
-    } else if (tag == "camera" || tag == "light" || tag == "mesh" || tag == "material") {
+    } else if (tag == "mesh") {
+      read_mesh(a, cls.mesh);
+    } else if (tag == "camera" || tag == "light" || tag == "material") {
       // defaults of elements that are ignored or warned about where they are used
       continue;
     } else {

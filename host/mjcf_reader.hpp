@@ -57,6 +57,8 @@ class Context {
   std::vector<pugi::xml_node> children(pugi::xml_node node);
 
   LoadWarnings warnings;
+  // the directory of the model's main file, where MuJoCo looks for mesh files
+  const std::filesystem::path& model_dir() const { return files_.front()->dir; }
 
  private:
   const File& file_of(pugi::xml_node node) const;
@@ -122,6 +124,13 @@ struct Compiler {
   double boundmass = 0;
   double boundinertia = 0;
   std::array<double, 2> inertiagrouprange{0, 5};
+  // meshes: files relative to meshdir, else assetdir, else the model's directory (strippath:
+  // their directories dropped); 2.2.2's signed-volume inertia; primitives fitted to a mesh's
+  // bounding box instead of its inertia box
+  std::string meshdir, assetdir;
+  bool strippath = false;
+  bool exactmeshinertia = false;
+  bool fitaabb = false;
 
   double angle_scale() const;
 };
@@ -178,6 +187,11 @@ struct GeomDef {
   Vec3d pos{0, 0, 0};
   Quatd quat{1, 0, 0, 0};
   std::optional<std::array<double, 6>> fromto;
+  // a mesh geom's mesh, or the mesh a primitive is fitted to (scaled by fitscale); shellinertia:
+  // the mesh's surface carries the mass (MuJoCo 2.2.2's attribute, MuJoCo 3's shell)
+  std::string mesh;
+  double fitscale = 1;
+  bool shellinertia = false;
   // contact parameters, GeomSpec's
   int contype = 1, conaffinity = 1, condim = 3, priority = 0;
   Vec3d friction{1, 0.005, 0.0001};
@@ -229,7 +243,14 @@ struct EqualityDef {
   SolImp solimp = kDefaultSolImp;
 };
 
+// what <default><mesh> sets
+struct MeshDef {
+  Vec3d scale{1, 1, 1};
+  std::optional<int> inertia;  // MuJoCo 3's inertia attribute: legacy exact convex shell
+};
+
 struct DefaultClass {
+  MeshDef mesh;
   JointDef joint;
   GeomDef geom;
   ActuatorDef actuator;
@@ -267,6 +288,7 @@ void read_tendon(Attrs& a, TendonDef& d);
 void read_equality(Attrs& a, EqualityDef& d);
 void read_pair(Attrs& a, PairDef& d);
 void read_site(Attrs& a, SiteDef& d, const Compiler& c);
+void read_mesh(Attrs& a, MeshDef& d);
 bool is_actuator_kind(std::string_view tag);
 bool is_supported_actuator_kind(std::string_view tag);
 
@@ -279,10 +301,22 @@ struct Joint {
   JointDef def;
 };
 
+// what a mesh geom takes from its mesh for its inertia
+struct GeomMesh {
+  int mesh = -1;       // in the document's meshes
+  double volume = 0;   // the volume its mass is spread over (MuJoCo's rule)
+  Vec3d box{0, 0, 0};  // half-sizes of the box with its principal moments per mass
+  // that box's centre and axes in the geom frame: the geom frame itself, except for a shell
+  Vec3d pos{0, 0, 0};
+  Quatd quat{1, 0, 0, 0};
+  std::string defect;  // why the mesh has no inertia; an error where it would be used
+};
+
 struct Geom {
   pugi::xml_node node;
   std::string name;
   GeomDef def;
+  std::optional<GeomMesh> mesh;  // mesh geoms
 };
 
 struct Site {
@@ -313,6 +347,9 @@ struct Body {
   std::optional<Inertial> inertial;
 };
 
+// the size values a geom's shape needs, all positive; an error naming them otherwise
+void check_geom_size(Attrs& a, const GeomDef& g);
+
 // the world (index 0) and its descendants in document order
 std::vector<Body> read_bodies(Context& ctx, std::span<const pugi::xml_node> worldbodies,
                               const Defaults& defaults, const Compiler& c);
@@ -329,9 +366,38 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
                                             const Compiler& c);
 
 // ---------------------------------------------------------------------------------------------
+// meshes (mjcf_mesh.cc)
+
+struct Mesh;
+
+// the <mesh> elements of the <asset> sections, read and processed as MuJoCo 2.2.2 does
+// (MuJoCo 3's inertia attribute where given), in document order; `bodies` tell which meshes
+// need a convex hull (those of mesh geoms that can collide, as MuJoCo)
+class Meshes {
+ public:
+  Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defaults& defaults,
+         const Compiler& c, const std::vector<Body>& bodies);
+  Meshes(const Meshes&) = delete;
+  Meshes& operator=(const Meshes&) = delete;
+  ~Meshes();
+
+  // each geom with a mesh: a mesh geom takes the mesh's frame, size and inertia (Geom::mesh);
+  // a primitive is fitted to the mesh
+  void apply(std::vector<Body>& bodies) const;
+  // every mesh's convex hull, in document order
+  void add_to(ModelBuilder& builder) const;
+
+ private:
+  Context& ctx_;
+  const Compiler& c_;
+  std::vector<std::unique_ptr<Mesh>> meshes_;
+  std::map<std::string, int, std::less<>> index_;
+};
+
+// ---------------------------------------------------------------------------------------------
 // contacts
 
-// false for mesh and height-field geoms, which zwang leaves out of the model
+// false for height-field geoms, which zwang leaves out of the model
 bool collides(GeomType type);
 
 // a geom of the document and the body it is on

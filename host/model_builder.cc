@@ -76,6 +76,16 @@ void append(std::vector<double>& v, const Spec& a) {
 
 // the geoms, pairs and exclusions; a pair's unset parameters mixed from its geoms
 void ModelBuilder::add_contacts(Model& m) const {
+  for (const MeshSpec& mesh : meshes_) {
+    m.mesh_name.push_back(mesh.name);
+    m.mesh_vertadr.push_back(static_cast<int>(m.mesh_vert.size() / 3));
+    m.mesh_vertnum.push_back(static_cast<int>(mesh.vert.size() / 3));
+    append(m.mesh_vert, mesh.vert);
+    m.mesh_faceadr.push_back(static_cast<int>(m.mesh_face.size() / 3));
+    m.mesh_facenum.push_back(static_cast<int>(mesh.face.size() / 3));
+    m.mesh_face.insert(m.mesh_face.end(), mesh.face.begin(), mesh.face.end());
+  }
+  m.nmesh = static_cast<int>(meshes_.size());
   for (const GeomSpec& g : geoms_) {
     m.geom_name.push_back(g.name);
     m.geom_type.push_back(g.type);
@@ -94,6 +104,7 @@ void ModelBuilder::add_contacts(Model& m) const {
     m.geom_solmix.push_back(g.solmix);
     append(m.geom_solref, g.solref);
     append(m.geom_solimp, g.solimp);
+    m.geom_dataid.push_back(g.type == GeomType::kMesh ? m.mesh_id(g.mesh) : -1);
   }
   m.ngeom = static_cast<int>(geoms_.size());
   m.contact_margin = contact_margin_;  // before the pairs' unset values are mixed
@@ -505,13 +516,25 @@ void ModelBuilder::add_geom(const GeomSpec& in) {
   if (type < 0 || type > static_cast<int>(GeomType::kMesh)) {
     throw ModelError(fmt::format("{}: unknown type {}", who, type));
   }
-  if (g.type == GeomType::kMesh || g.type == GeomType::kHfield) {
-    throw ModelError(fmt::format("{}: {} geoms are not supported", who,
-                                 g.type == GeomType::kMesh ? "mesh" : "height-field"));
+  if (g.type == GeomType::kHfield) {
+    throw ModelError(fmt::format("{}: height-field geoms are not supported", who));
+  }
+  if (g.type == GeomType::kMesh) {
+    const bool known = std::any_of(meshes_.begin(), meshes_.end(),
+                                   [&](const MeshSpec& m) { return m.name == g.mesh; });
+    if (!known) throw ModelError(fmt::format("{}: mesh '{}' has not been added", who, g.mesh));
+    for (int k = 0; k < 3; ++k) {
+      if (!std::isfinite(g.size[k]) || g.size[k] < 0) {
+        throw ModelError(
+            fmt::format("{}: size[{}] = {} must be non-negative and finite", who, k, g.size[k]));
+      }
+    }
+  } else if (!g.mesh.empty()) {
+    throw ModelError(fmt::format("{}: only a mesh geom has a mesh ('{}')", who, g.mesh));
   }
   const int needed = g.type == GeomType::kSphere                                     ? 1
                      : g.type == GeomType::kCapsule || g.type == GeomType::kCylinder ? 2
-                     : g.type == GeomType::kPlane                                    ? 0
+                     : g.type == GeomType::kPlane || g.type == GeomType::kMesh       ? 0
                                                                                      : 3;
   for (int k = 0; k < 3; ++k) {
     if (!std::isfinite(g.size[k]) || (k < needed && !(g.size[k] > 0))) {
@@ -545,6 +568,28 @@ void ModelBuilder::add_geom(const GeomSpec& in) {
     }
   }
   geoms_.push_back(std::move(g));
+}
+
+int ModelBuilder::add_mesh(const MeshSpec& in) {
+  const std::string who = fmt::format("mesh '{}'", in.name);
+  if (in.name.empty()) throw ModelError("a mesh needs a name");
+  for (const MeshSpec& other : meshes_) {
+    if (other.name == in.name) throw ModelError(who + ": the name is used by another mesh");
+  }
+  if (in.vert.size() % 3 != 0 || in.face.size() % 3 != 0) {
+    throw ModelError(who + ": vertices and triangles come in threes");
+  }
+  if (!std::all_of(in.vert.begin(), in.vert.end(), [](double v) { return std::isfinite(v); })) {
+    throw ModelError(who + ": a vertex is not finite");
+  }
+  const int n = static_cast<int>(in.vert.size() / 3);
+  for (int v : in.face) {
+    if (v < 0 || v >= n) {
+      throw ModelError(fmt::format("{}: a triangle uses vertex {} of {}", who, v, n));
+    }
+  }
+  meshes_.push_back(in);
+  return static_cast<int>(meshes_.size()) - 1;
 }
 
 void ModelBuilder::add_contact_pair(const ContactPairSpec& in) {
@@ -858,6 +903,12 @@ int Model::equality_id(std::string_view name) const {
 int Model::geom_id(std::string_view name) const {
   for (int i = 0; i < ngeom; ++i)
     if (geom_name[i] == name) return i;
+  return -1;
+}
+
+int Model::mesh_id(std::string_view name) const {
+  for (int i = 0; i < nmesh; ++i)
+    if (mesh_name[i] == name) return i;
   return -1;
 }
 

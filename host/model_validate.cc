@@ -320,6 +320,29 @@ void Model::validate() const {
   size_is("geom_solmix", geom_solmix, g);
   size_is("geom_solref", geom_solref, 2 * g);
   size_is("geom_solimp", geom_solimp, 5 * g);
+  size_is("geom_dataid", geom_dataid, g);
+  if (nmesh < 0) throw ModelError("model: negative mesh count");
+  const std::size_t nm = nmesh;
+  size_is("mesh_name", mesh_name, nm);
+  size_is("mesh_vertadr", mesh_vertadr, nm);
+  size_is("mesh_vertnum", mesh_vertnum, nm);
+  size_is("mesh_faceadr", mesh_faceadr, nm);
+  size_is("mesh_facenum", mesh_facenum, nm);
+  finite("mesh_vert", mesh_vert);
+  for (int i = 0; i < nmesh; ++i) {
+    const long long vend = 3LL * mesh_vertadr[i] + 3LL * mesh_vertnum[i];
+    const long long fend = 3LL * mesh_faceadr[i] + 3LL * mesh_facenum[i];
+    if (mesh_vertadr[i] < 0 || mesh_vertnum[i] < 0 || vend > std::ssize(mesh_vert) ||
+        mesh_faceadr[i] < 0 || mesh_facenum[i] < 0 || fend > std::ssize(mesh_face)) {
+      throw ModelError(fmt::format("model: mesh {} has vertices or triangles out of range", i));
+    }
+    for (long long f = 3LL * mesh_faceadr[i]; f < fend; ++f) {
+      if (mesh_face[f] < 0 || mesh_face[f] >= mesh_vertnum[i]) {
+        throw ModelError(fmt::format("model: mesh {} has a triangle with vertex {} of {}", i,
+                                     mesh_face[f], mesh_vertnum[i]));
+      }
+    }
+  }
   size_is("pair_name", pair_name, pr);
   size_is("pair_geom1", pair_geom1, pr);
   size_is("pair_geom2", pair_geom2, pr);
@@ -369,8 +392,8 @@ void Model::validate() const {
     const Vec3d size{geom_size[3 * i], geom_size[3 * i + 1], geom_size[3 * i + 2]};
     const int used = geom_type[i] == GeomType::kSphere                                           ? 1
                      : geom_type[i] == GeomType::kCapsule || geom_type[i] == GeomType::kCylinder ? 2
-                     : geom_type[i] == GeomType::kPlane                                          ? 0
-                                                        : 3;
+                     : geom_type[i] == GeomType::kPlane || geom_type[i] == GeomType::kMesh       ? 0
+                                                                                           : 3;
     for (int k = 0; k < used; ++k) {
       if (!(size[k] > 0)) {
         throw ModelError(
@@ -393,8 +416,16 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: geom {} is a plane on a moving body", i));
     }
     const int t = static_cast<int>(geom_type[i]);
-    if (t < 0 || t > static_cast<int>(GeomType::kBox) || geom_type[i] == GeomType::kHfield) {
+    if (t < 0 || t > static_cast<int>(GeomType::kMesh) || geom_type[i] == GeomType::kHfield) {
       throw ModelError(fmt::format("model: geom {} has an unsupported type {}", i, t));
+    }
+    const bool mesh = geom_type[i] == GeomType::kMesh;
+    if (mesh ? geom_dataid[i] < 0 || geom_dataid[i] >= nmesh : geom_dataid[i] != -1) {
+      throw ModelError(
+          fmt::format("model: geom {} has geom_dataid {} ({} meshes)", i, geom_dataid[i], nmesh));
+    }
+    if (mesh && !(size[0] >= 0 && size[1] >= 0 && size[2] >= 0)) {
+      throw ModelError(fmt::format("model: mesh geom {} has a negative size", i));
     }
     const int dim = geom_condim[i];
     if (dim != 1 && dim != 3 && dim != 4 && dim != 6) {

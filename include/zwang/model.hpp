@@ -209,6 +209,18 @@ struct GeomSpec {
   double solmix = 1;                 // weight of this geom's solref and solimp in a mixed contact
   SolRef solref = kDefaultSolRef;
   SolImp solimp = kDefaultSolImp;
+  // mesh geoms: a mesh added before it (ModelBuilder::add_mesh), in the geom's frame; `size`
+  // then holds the half-extents of the mesh along the geom's axes (MuJoCo's aabb)
+  std::string mesh{};
+};
+
+// \brief A mesh's convex hull (MuJoCo's <mesh>, whose vertices a mesh geom collides with): its
+// vertices in the frame of the geoms that use it and its triangles, counter-clockwise seen from
+// outside, as indices into `vert`.
+struct MeshSpec {
+  std::string name;          // unique among meshes
+  std::vector<double> vert;  // x y z per vertex (m); may be empty where no hull exists
+  std::vector<int> face;     // three indices per triangle
 };
 
 // \brief A geom pair that always collides, with its own contact parameters (MuJoCo's <pair>);
@@ -485,6 +497,18 @@ struct Model {
   std::vector<double> geom_solmix;    // (ngeom)
   std::vector<double> geom_solref;    // (ngeom x 2)
   std::vector<double> geom_solimp;    // (ngeom x 5)
+  std::vector<int> geom_dataid;       // mesh of a mesh geom, -1 for the others (ngeom)
+  // meshes (MuJoCo's <mesh> assets, in their order): the convex hull of each, in the frame of
+  // its geoms (MuJoCo's mesh frame: centred at the mesh's centre of mass, along its principal
+  // axes); kept for the narrow phase, which has no mesh pairs yet
+  int nmesh = 0;
+  std::vector<std::string> mesh_name;
+  std::vector<int> mesh_vertadr;  // first vertex in mesh_vert (nmesh)
+  std::vector<int> mesh_vertnum;  // hull vertices, 0 where there is no hull (nmesh)
+  std::vector<double> mesh_vert;  // (Σ mesh_vertnum x 3)
+  std::vector<int> mesh_faceadr;  // first triangle in mesh_face (nmesh)
+  std::vector<int> mesh_facenum;  // hull triangles (nmesh)
+  std::vector<int> mesh_face;     // vertex indices within the mesh, outward (Σ mesh_facenum x 3)
   int npair = 0;
   std::vector<std::string> pair_name;
   std::vector<int> pair_geom1;        // (npair)
@@ -547,6 +571,7 @@ struct Model {
   int site_id(std::string_view name) const;
   int sensor_id(std::string_view name) const;
   int key_id(std::string_view name) const;
+  int mesh_id(std::string_view name) const;
 
   Sizes sizes() const;
   // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
@@ -574,6 +599,8 @@ class ModelBuilder {
   // \brief Drives a hinge or slide joint added before it; at most one drive per joint.
   void add_drive(const DriveSpec& spec);
   void add_nonholonomic(const NonholonomicSpec& spec);
+  // \brief Adds a mesh (its convex hull) for mesh geoms; returns its index.
+  int add_mesh(const MeshSpec& spec);
   // \brief Adds a collision geom to a body added before it.
   void add_geom(const GeomSpec& spec);
   // \brief Adds a site to a body added before it.
@@ -626,6 +653,7 @@ class ModelBuilder {
   void add_contacts(Model& m) const;
 
   std::vector<GeomSpec> geoms_;
+  std::vector<MeshSpec> meshes_;
   std::vector<SiteSpec> sites_;
   void add_sites(Model& m) const;
   std::vector<SensorSpec> sensors_;

@@ -1,0 +1,474 @@
+// Mesh files, convex hulls and MuJoCo's mesh inertia.  The processing follows mjCMesh::Process
+// step by step, in the same precision (MuJoCo 2.2.2 keeps vertices in float throughout, MuJoCo 3
+// works in double), so that the results agree with MuJoCo's to rounding.
+#include "mesh.hpp"
+
+#include <assimp/scene.h>
+#include <fmt/format.h>
+#include <tiny_obj_loader.h>
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <assimp/Importer.hpp>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "model_file.hpp"
+
+extern "C" {
+#include <libqhull_r/qhull_ra.h>
+}
+
+namespace zwang::mesh {
+namespace {
+
+// MuJoCo's mjMINVAL
+constexpr double kMinVal = 1e-15;
+
+void check_finite(std::span<const float> vert) {
+  for (float v : vert) {
+    if (!std::isfinite(v)) throw ModelError("a vertex coordinate is not finite");
+  }
+}
+
+// binary or ASCII STL: three vertices of its own per triangle, as MuJoCo reads them
+Triangles read_stl(const std::string& data, bool mirror) {
+  Assimp::Importer importer;
+  const aiScene* scene = importer.ReadFileFromMemory(data.data(), data.size(), 0, "stl");
+  if (scene == nullptr) {
+    throw ModelError(fmt::format("not a valid STL file ({})", importer.GetErrorString()));
+  }
+  Triangles t;
+  for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
+    const aiMesh& mesh = *scene->mMeshes[m];
+    for (unsigned f = 0; f < mesh.mNumFaces; ++f) {
+      const aiFace& face = mesh.mFaces[f];
+      if (face.mNumIndices != 3) continue;
+      const int first = static_cast<int>(t.vert.size() / 3);
+      for (unsigned k = 0; k < 3; ++k) {
+        const aiVector3D& v = mesh.mVertices[face.mIndices[k]];
+        t.vert.insert(t.vert.end(), {v.x, v.y, v.z});
+      }
+      t.face.insert(t.face.end(), {first, first + (mirror ? 2 : 1), first + (mirror ? 1 : 2)});
+    }
+  }
+  if (t.face.empty()) throw ModelError("the STL file has no triangles");
+  check_finite(t.vert);
+  return t;
+}
+
+// OBJ: polygons triangulated by tinyobjloader; the first object's triangles over the vertices
+// they use, or every vertex when the file has no face
+Triangles read_obj(const std::string& data, bool mirror) {
+  tinyobj::ObjReader reader;
+  tinyobj::ObjReaderConfig config;
+  config.vertex_color = false;
+  if (!reader.ParseFromString(data, "", config)) {
+    std::string error = reader.Error();
+    while (!error.empty() && std::isspace(static_cast<unsigned char>(error.back()))) {
+      error.pop_back();
+    }
+    throw ModelError(fmt::format("not a valid OBJ file ({})", error));
+  }
+  const std::vector<tinyobj::real_t>& all = reader.GetAttrib().vertices;
+  const int nvert = static_cast<int>(all.size() / 3);
+  Triangles t;
+  if (reader.GetShapes().empty()) {
+    t.vert.assign(all.begin(), all.begin() + 3 * nvert);
+    check_finite(t.vert);
+    return t;
+  }
+  const tinyobj::mesh_t& mesh = reader.GetShapes()[0].mesh;
+  std::vector<int> file_face;  // triangles by the file's vertex numbers
+  std::size_t at = 0;
+  for (std::size_t f = 0; f < mesh.num_face_vertices.size(); ++f) {
+    const int n = mesh.num_face_vertices[f];
+    for (int k = 1; k + 1 < n; ++k) {
+      for (int c : {0, k, k + 1}) {
+        const int index = mesh.indices[at + c].vertex_index;
+        if (index < 0 || index >= nvert) {
+          throw ModelError(fmt::format("face {} uses vertex {}, which the file does not have",
+                                       f + 1, index + 1));
+        }
+        file_face.push_back(index);
+      }
+    }
+    at += n;
+  }
+  t.consistent = consistent_orientation(file_face);
+  std::vector<int> local(nvert, -1);
+  for (std::size_t i = 0; i < file_face.size(); ++i) {
+    int& id = local[file_face[i]];
+    if (id < 0) {
+      id = static_cast<int>(t.vert.size() / 3);
+      t.vert.insert(t.vert.end(), all.begin() + 3 * file_face[i],
+                    all.begin() + 3 * file_face[i] + 3);
+    }
+    t.face.push_back(id);
+  }
+  if (mirror) {
+    for (std::size_t i = 0; i < t.face.size(); i += 3) std::swap(t.face[i + 1], t.face[i + 2]);
+  }
+  check_finite(t.vert);
+  return t;
+}
+
+// the rotation matrix of a quaternion, normalised first
+Eigen::Matrix3d rotation(const Quatd& q) {
+  return Eigen::Quaterniond(q[0], q[1], q[2], q[3]).normalized().toRotationMatrix();
+}
+
+// area, unit normal (n = (b − a) × (c − a) / |·|) and centroid of a triangle, in the vertices'
+// precision as MuJoCo; degenerate triangles have no area
+template <class T>
+double triangle(const T* a, const T* b, const T* c, double* normal, double* center) {
+  if (center != nullptr) {
+    for (int i = 0; i < 3; ++i) center[i] = (a[i] + b[i] + c[i]) / 3;
+  }
+  const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  normal[0] = e1[1] * e2[2] - e1[2] * e2[1];
+  normal[1] = e1[2] * e2[0] - e1[0] * e2[2];
+  normal[2] = e1[0] * e2[1] - e1[1] * e2[0];
+  const double len =
+      std::sqrt(normal[0] * normal[0] + normal[1] * normal[1] + normal[2] * normal[2]);
+  if (len < kMinVal) return 0;
+  for (int i = 0; i < 3; ++i) normal[i] /= len;
+  return len / 2;
+}
+
+bool is_222(Inertia i) {
+  return i == Inertia::kVolume222 || i == Inertia::kVolumeExact222;
+}
+
+// principal moments in decreasing order and the rotation whose columns are their axes (each
+// axis with its largest component positive, then made right-handed)
+struct Principal {
+  std::array<double, 3> value;
+  Quatd quat;
+};
+
+Principal principal(const std::array<double, 6>& inert) {
+  Eigen::Matrix3d m;
+  m << inert[0], inert[3], inert[4], inert[3], inert[1], inert[5], inert[4], inert[5], inert[2];
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(m);
+  Principal p;
+  Eigen::Matrix3d axes;
+  for (int k = 0; k < 3; ++k) {
+    p.value[k] = eig.eigenvalues()(2 - k);
+    Eigen::Vector3d a = eig.eigenvectors().col(2 - k);
+    Eigen::Index big = 0;
+    a.cwiseAbs().maxCoeff(&big);
+    if (a(big) < 0) a = -a;
+    axes.col(k) = a;
+  }
+  if (axes.determinant() < 0) axes.col(2) = -axes.col(2);
+  Eigen::Quaterniond q(axes);
+  q.normalize();
+  if (q.w() < 0) q.coeffs() = -q.coeffs();
+  p.quat = {q.w(), q.x(), q.y(), q.z()};
+  return p;
+}
+
+// the mass distribution of one pass: about the origin of the vertices given
+struct Moments {
+  double total = 0;               // volume or area
+  std::array<double, 6> inert{};  // xx yy zz xy xz yz, density included where `weight` has it
+};
+
+// Σ over triangles D E F of the tetrahedra (origin, D, E, F) or, for a shell, of the triangles:
+// P_ij += w V/C (2 Σ_v v_i v_j + Σ_{u≠v} u_i v_j), C = 20 (solid) or 12 (shell), then
+// I = (P_yy + P_zz, P_xx + P_zz, P_xx + P_yy, −P_xy, −P_xz, −P_yz)
+template <class T>
+Moments moments(const std::vector<T>& v, std::span<const int> face, bool shell, bool positive,
+                double weight) {
+  constexpr int k[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  double p[6] = {0, 0, 0, 0, 0, 0};
+  Moments out;
+  for (std::size_t f = 0; f < face.size(); f += 3) {
+    const T* d = v.data() + 3 * face[f];
+    const T* e = v.data() + 3 * face[f + 1];
+    const T* g = v.data() + 3 * face[f + 2];
+    double normal[3], center[3];
+    const double area = triangle(d, e, g, normal, center);
+    double vol =
+        shell ? area
+              : (center[0] * normal[0] + center[1] * normal[1] + center[2] * normal[2]) * area / 3;
+    if (positive) vol = std::abs(vol);
+    out.total += vol;
+    for (int j = 0; j < 6; ++j) {
+      const int a = k[j][0], b = k[j][1];
+      const T sum = 2 * (d[a] * d[b] + e[a] * e[b] + g[a] * g[b]) + d[a] * e[b] + d[b] * e[a] +
+                    d[a] * g[b] + d[b] * g[a] + e[a] * g[b] + e[b] * g[a];
+      p[j] += weight * vol / (shell ? 12 : 20) * sum;
+    }
+  }
+  out.inert = {p[1] + p[2], p[0] + p[2], p[0] + p[1], -p[3], -p[4], -p[5]};
+  return out;
+}
+
+// the frame of a set of moments: principal axes, and the box half-sizes
+// b_k = ½ √(6 (Σ_j λ_j − 2 λ_k) / m) for the mass m that the moments carry; a defect when the
+// moments are not those of a body
+Defect frame_of(const Moments& mo, double mass, bool tolerant, Frame& frame) {
+  const Principal pr = principal(mo.inert);
+  const auto& e = pr.value;
+  if (!(e[2] > 0)) return Defect::kEigenvalue;
+  // MuJoCo 3 allows rounding in the triangle inequality A + B ≥ C
+  const double rtol = tolerant ? 1e-6 : 0, atol = tolerant ? 1e-9 : 0;
+  for (int i = 0; i < 3; ++i) {
+    const double c = e[i], ab = e[(i + 1) % 3] + e[(i + 2) % 3];
+    if (ab < c * (1 - rtol) - atol) return Defect::kInequality;
+  }
+  frame.quat = pr.quat;
+  frame.box = {std::sqrt(6 * (e[1] + e[2] - e[0]) / mass) / 2,
+               std::sqrt(6 * (e[0] + e[2] - e[1]) / mass) / 2,
+               std::sqrt(6 * (e[0] + e[1] - e[2]) / mass) / 2};
+  return Defect::kNone;
+}
+
+template <class T>
+Processed run(std::vector<T> v, const Triangles& t, const Placement& pl, Inertia type,
+              double density, const Hull* hull) {
+  const std::size_t n = v.size() / 3;
+  const bool mj222 = is_222(type);
+  Processed out;
+  auto finish = [&](Defect d) {
+    out.vert.assign(v.begin(), v.end());
+    out.defect = d;
+    // MuJoCo 2.2.2 checks the orientation first; MuJoCo 3 only for exact inertia
+    if (!t.consistent && (mj222 || type == Inertia::kExact)) out.defect = Defect::kOrientation;
+    return out;
+  };
+
+  // placement: translate, rotate by refquat⁻¹, scale
+  if (pl.refpos[0] != 0 || pl.refpos[1] != 0 || pl.refpos[2] != 0) {
+    const T rp[3] = {static_cast<T>(pl.refpos[0]), static_cast<T>(pl.refpos[1]),
+                     static_cast<T>(pl.refpos[2])};
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int j = 0; j < 3; ++j) v[3 * i + j] -= rp[j];
+    }
+  }
+  if (pl.refquat[0] != 1 || pl.refquat[1] != 0 || pl.refquat[2] != 0 || pl.refquat[3] != 0) {
+    const Eigen::Matrix3d r = rotation(pl.refquat);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Eigen::Vector3d p(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+      const Eigen::Vector3d q = r.transpose() * p;
+      for (int j = 0; j < 3; ++j) v[3 * i + j] = static_cast<T>(q(j));
+    }
+  }
+  if (pl.scale[0] != 1 || pl.scale[1] != 1 || pl.scale[2] != 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int j = 0; j < 3; ++j) v[3 * i + j] = static_cast<T>(v[3 * i + j] * pl.scale[j]);
+    }
+  }
+
+  // the area-weighted centroid of the faces: the apex of the first pass's tetrahedra
+  double facecen[3] = {0, 0, 0}, area = 0;
+  for (std::size_t f = 0; f < t.face.size(); f += 3) {
+    double normal[3], center[3];
+    const double a =
+        triangle(&v[3 * t.face[f]], &v[3 * t.face[f + 1]], &v[3 * t.face[f + 2]], normal, center);
+    for (int j = 0; j < 3; ++j) facecen[j] += a * center[j];
+    area += a;
+  }
+  if (area < kMinVal) return finish(Defect::kArea);
+  for (double& c : facecen) c /= area;
+
+  // centre of mass: Σ V_t (¾ c_t + ¼ apex) / Σ V_t over the tetrahedra (apex, D, E, F), or the
+  // triangles for a shell
+  const bool shell = type == Inertia::kShell;
+  const bool positive = type == Inertia::kVolume222 || type == Inertia::kLegacy;
+  const std::span<const int> faces =
+      type == Inertia::kConvex ? std::span<const int>(hull->face) : std::span<const int>(t.face);
+  double com[3] = {0, 0, 0}, total = 0;
+  for (std::size_t f = 0; f < faces.size(); f += 3) {
+    double normal[3], center[3];
+    const double a =
+        triangle(&v[3 * faces[f]], &v[3 * faces[f + 1]], &v[3 * faces[f + 2]], normal, center);
+    const double d[3] = {center[0] - facecen[0], center[1] - facecen[1], center[2] - facecen[2]};
+    double vol = shell ? a : (d[0] * normal[0] + d[1] * normal[1] + d[2] * normal[2]) * a / 3;
+    if (positive) vol = std::abs(vol);
+    total += vol;
+    for (int j = 0; j < 3; ++j) com[j] += vol * (center[j] * 3.0 / 4.0 + facecen[j] / 4.0);
+  }
+  if (total < kMinVal) {
+    return finish(shell ? Defect::kArea : total < 0 ? Defect::kNegativeVolume : Defect::kVolume);
+  }
+  for (double& c : com) c /= total;
+  out.volume.pos = {com[0], com[1], com[2]};
+
+  // moments about the centre of mass, with the vertices moved there
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int j = 0; j < 3; ++j) v[3 * i + j] = static_cast<T>(v[3 * i + j] - com[j]);
+  }
+  const Moments mo = moments(v, faces, shell, positive, mj222 ? density : 1.0);
+  out.volume.volume = mo.total;
+  if (const Defect d = frame_of(mo, mj222 ? mo.total * density : mo.total, !mj222, out.volume);
+      d != Defect::kNone) {
+    return finish(d);
+  }
+
+  // into the principal frame: v ← Rᵀ v
+  const Eigen::Matrix3d r = rotation(out.volume.quat);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Eigen::Vector3d p = r.transpose() * Eigen::Vector3d(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+    for (int j = 0; j < 3; ++j) {
+      v[3 * i + j] = static_cast<T>(p(j));
+      out.aabb[j] = std::max(out.aabb[j], std::abs(static_cast<double>(v[3 * i + j])));
+    }
+  }
+  if (!mj222) return finish(Defect::kNone);
+
+  // the surface's own frame within the volume's, for a geom whose shell carries its mass: the
+  // area centroid and the principal axes of the surface about it (MuJoCo 3's shell; MuJoCo
+  // 2.2.2's places the centre at ¾ of the centroid, in axes whose signs its eigen-solver picks)
+  double centroid[3] = {0, 0, 0}, surface = 0;
+  for (std::size_t f = 0; f < t.face.size(); f += 3) {
+    double normal[3], center[3];
+    const double a =
+        triangle(&v[3 * t.face[f]], &v[3 * t.face[f + 1]], &v[3 * t.face[f + 2]], normal, center);
+    surface += a;
+    for (int j = 0; j < 3; ++j) centroid[j] += a * center[j];
+  }
+  for (double& c : centroid) c /= surface;
+  out.shell.pos = {centroid[0], centroid[1], centroid[2]};
+  std::vector<double> about(v.begin(), v.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    for (int j = 0; j < 3; ++j) about[3 * i + j] -= centroid[j];
+  }
+  const Moments sm = moments(about, t.face, true, false, 1.0);
+  out.shell.volume = sm.total;
+  return finish(frame_of(sm, sm.total, false, out.shell));
+}
+
+}  // namespace
+
+std::string_view describe(Defect d) {
+  switch (d) {
+    case Defect::kNone:
+      return "";
+    case Defect::kOrientation:
+      return "its faces have inconsistent orientation (an edge runs the same way in two faces)";
+    case Defect::kArea:
+      return "its surface area is too small";
+    case Defect::kVolume:
+      return "its volume is too small";
+    case Defect::kNegativeVolume:
+      return "its volume is negative (triangles oriented inward)";
+    case Defect::kEigenvalue:
+      return "its inertia has a principal moment that is not positive";
+    case Defect::kInequality:
+      return "its principal moments violate A + B ≥ C";
+  }
+  return "";
+}
+
+bool consistent_orientation(std::span<const int> face) {
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(face.size());
+  for (std::size_t f = 0; f + 2 < face.size(); f += 3) {
+    edges.emplace_back(face[f], face[f + 1]);
+    edges.emplace_back(face[f + 1], face[f + 2]);
+    edges.emplace_back(face[f + 2], face[f]);
+  }
+  std::sort(edges.begin(), edges.end());
+  return std::adjacent_find(edges.begin(), edges.end()) == edges.end();
+}
+
+Triangles read_file(const std::filesystem::path& path, bool mirror) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".msh") {
+    throw ModelError("MuJoCo's MSH format is not supported; convert the mesh to STL or OBJ");
+  }
+  if (ext != ".stl" && ext != ".obj") {
+    throw ModelError(fmt::format("unknown mesh file type '{}' (STL and OBJ are supported)", ext));
+  }
+  std::string data;
+  try {
+    data = read_model_file(path, "", kMaxMeshFileBytes);
+  } catch (const ModelError& e) {
+    // read_model_file's message starts with the name given, here empty: ": ..."
+    throw ModelError(std::string(e.what()).substr(2));
+  }
+  if (data.empty()) throw ModelError("the file is empty");
+  return ext == ".stl" ? read_stl(data, mirror) : read_obj(data, mirror);
+}
+
+std::optional<Hull> convex_hull(std::span<const float> points, std::string* error) {
+  const int n = static_cast<int>(points.size() / 3);
+  if (n < 4) {
+    *error = fmt::format("{} vertices span no volume", n);
+    return std::nullopt;
+  }
+  std::vector<coordT> coords(points.begin(), points.begin() + 3 * n);
+  // qhull's messages go to a memory stream, for the error
+  char* text = nullptr;
+  std::size_t text_size = 0;
+  FILE* messages = open_memstream(&text, &text_size);
+  qhT qh_qh;
+  qhT* qh = &qh_qh;
+  qh_zero(qh, messages);
+  char options[] = "qhull Qt";
+  const int code = qh_new_qhull(qh, 3, n, coords.data(), False, options, nullptr, messages);
+  std::optional<Hull> hull;
+  if (code == 0) {
+    qh_triangulate(qh);
+    hull.emplace();
+    std::vector<char> on_hull(n, 0);
+    facetT* facet;
+    FORALLfacets {
+      int id[3];
+      int k = 0;
+      vertexT *vertex, **vertexp;
+      FOREACHvertex_(facet->vertices) {
+        if (k < 3) id[k] = qh_pointid(qh, vertex->point);
+        ++k;
+      }
+      if (k != 3) continue;
+      // counter-clockwise about qhull's outward normal
+      const float* a = &points[3 * id[0]];
+      const float* b = &points[3 * id[1]];
+      const float* c = &points[3 * id[2]];
+      const double e1[3] = {double(b[0]) - a[0], double(b[1]) - a[1], double(b[2]) - a[2]};
+      const double e2[3] = {double(c[0]) - a[0], double(c[1]) - a[1], double(c[2]) - a[2]};
+      const double cross[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                               e1[0] * e2[1] - e1[1] * e2[0]};
+      const double* nrm = facet->normal;
+      if (cross[0] * nrm[0] + cross[1] * nrm[1] + cross[2] * nrm[2] < 0) std::swap(id[1], id[2]);
+      for (int j : id) {
+        hull->face.push_back(j);
+        on_hull[j] = 1;
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      if (on_hull[i]) hull->vert.push_back(i);
+    }
+  }
+  int curlong = 0, totlong = 0;
+  qh_freeqhull(qh, !qh_ALL);
+  qh_memfreeshort(qh, &curlong, &totlong);
+  std::fclose(messages);
+  if (!hull) {
+    std::string message(text != nullptr ? text : "", text_size);
+    // qhull's first line names the error (QH6154 ... initial simplex is flat, ...)
+    const std::size_t end = message.find('\n');
+    *error = fmt::format("qhull: {}", message.substr(0, end));
+  }
+  std::free(text);
+  return hull;
+}
+
+Processed process(const Triangles& t, const Placement& p, Inertia inertia, double density,
+                  const Hull* hull) {
+  if (is_222(inertia)) return run(t.vert, t, p, inertia, density, hull);
+  return run(std::vector<double>(t.vert.begin(), t.vert.end()), t, p, inertia, density, hull);
+}
+
+}  // namespace zwang::mesh

@@ -1,0 +1,339 @@
+// MJCF meshes: <asset><mesh> (a file, or vertices and faces inline), read and processed as MuJoCo
+// 2.2.2 does (host/mesh.hpp), and the geoms that use them.  A mesh geom's frame is its own pos
+// and quat composed with the mesh's frame (centre of mass, principal axes); its mass is spread
+// over the mesh's equivalent inertia box; a primitive with a mesh attribute is fitted to it.
+#include <fmt/format.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string_view>
+
+#include "mesh.hpp"
+#include "mjcf_reader.hpp"
+
+namespace zwang::mjcf {
+
+struct Mesh {
+  pugi::xml_node node;
+  std::string name;
+  std::string file;  // as resolved, empty for a mesh given inline
+  bool mj3 = false;  // MuJoCo 3's inertia attribute decides its inertia
+  mesh::Processed p;
+  std::optional<mesh::Hull> hull;  // over p.vert
+
+  // how messages name it: mesh 'name' (file 'path')
+  std::string label() const {
+    return file.empty() ? fmt::format("mesh '{}'", name)
+                        : fmt::format("mesh '{}' (file '{}')", name, file);
+  }
+};
+
+namespace {
+
+// whitespace-separated values of an inline attribute: floats (vertex) or ints (face)
+template <class T>
+std::vector<T> values(Attrs& a, const char* attribute) {
+  const std::optional<std::string> text = a.text(attribute);
+  std::vector<T> out;
+  if (!text) return out;
+  const std::string_view s = *text;
+  std::size_t i = 0;
+  while (true) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i == s.size()) break;
+    std::size_t end = i;
+    while (end < s.size() && !std::isspace(static_cast<unsigned char>(s[end]))) ++end;
+    std::string_view token = s.substr(i, end - i);
+    if (token.size() > 1 && token[0] == '+' && token[1] != '-') token.remove_prefix(1);
+    T v{};
+    const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
+    bool bad = ec != std::errc() || ptr != token.data() + token.size();
+    if constexpr (std::is_floating_point_v<T>) bad = bad || !std::isfinite(v);
+    if (bad) {
+      a.fail(fmt::format("<mesh> attribute '{}': '{}' is not {}", attribute, s.substr(i, end - i),
+                         std::is_floating_point_v<T> ? "a finite number" : "an integer"));
+    }
+    out.push_back(v);
+    i = end;
+  }
+  return out;
+}
+
+// MuJoCo's file name rules: absolute as given; else under meshdir (MuJoCo 3: or assetdir),
+// itself absolute or relative to the model's directory
+std::filesystem::path resolve(const Context& ctx, const Compiler& c, std::string file) {
+  namespace fs = std::filesystem;
+  if (c.strippath) file = fs::path(file).filename().string();
+  const fs::path name(file);
+  if (name.is_absolute()) return name;
+  const fs::path dir(!c.meshdir.empty() ? c.meshdir : c.assetdir);
+  if (dir.is_absolute()) return dir / name;
+  return ctx.model_dir() / dir / name;
+}
+
+Eigen::Quaterniond eigen(const Quatd& q) {
+  return {q[0], q[1], q[2], q[3]};
+}
+
+// (pos, quat) ← (pos + R(quat) add_pos, quat ⊗ add_quat), MuJoCo's mjuu_frameaccum
+void accumulate(Vec3d& pos, Quatd& quat, const Vec3d& add_pos, const Quatd& add_quat) {
+  const Eigen::Vector3d p =
+      eigen(quat).toRotationMatrix() * Eigen::Vector3d(add_pos[0], add_pos[1], add_pos[2]);
+  for (int i = 0; i < 3; ++i) pos[i] += p(i);
+  const Eigen::Quaterniond q = eigen(quat) * eigen(add_quat);
+  quat = {q.w(), q.x(), q.y(), q.z()};
+}
+
+// a primitive fitted to a mesh, MuJoCo's mjCMesh::FitGeom: to the equivalent inertia box of the
+// frame `f` (in the mesh frame), or with fitaabb to the bounding box of the vertices in the mesh
+// frame as MuJoCo 3 does (MuJoCo 2.2.2 takes that box's centre in the principal axes for a
+// point in the geom frame, and sizes spheres and capsules by the farthest vertex); returns the
+// fitted geom's frame within the geom frame
+std::pair<Vec3d, Quatd> fit(Attrs& a, const Mesh& m, const mesh::Frame& f, bool aabb, GeomDef& g) {
+  if (g.type != GeomType::kSphere && g.type != GeomType::kCapsule &&
+      g.type != GeomType::kCylinder && g.type != GeomType::kEllipsoid && g.type != GeomType::kBox) {
+    a.fail(fmt::format("a {} geom cannot be fitted to {}", geom_type_name(g.type), m.label()));
+  }
+  Vec3d pos = f.pos;
+  Vec3d b = f.box;
+  if (aabb) {
+    // the box [lo, hi] of the vertices in the mesh frame, its centre carried into the geom frame
+    const std::vector<float>& v = m.p.vert;
+    double lo[3] = {1e10, 1e10, 1e10}, hi[3] = {-1e10, -1e10, -1e10};
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      lo[i % 3] = std::min(lo[i % 3], static_cast<double>(v[i]));
+      hi[i % 3] = std::max(hi[i % 3], static_cast<double>(v[i]));
+    }
+    const Eigen::Vector3d center((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2);
+    const Eigen::Vector3d p = eigen(f.quat).toRotationMatrix() * center;
+    for (int k = 0; k < 3; ++k) {
+      pos[k] += p(k);
+      b[k] = hi[k] - center(k);
+    }
+  }
+  switch (g.type) {
+    case GeomType::kSphere:
+      g.size[0] = aabb ? std::max({b[0], b[1], b[2]}) : (b[0] + b[1] + b[2]) / 3;
+      break;
+    case GeomType::kCapsule:
+      g.size[0] = aabb ? std::max(b[0], b[1]) : (b[0] + b[1]) / 2;
+      g.size[1] = aabb ? b[2] - g.size[0] : std::max(0.0, b[2] - g.size[0] / 2);
+      break;
+    case GeomType::kCylinder:
+      g.size[0] = aabb ? std::max(b[0], b[1]) : (b[0] + b[1]) / 2;
+      g.size[1] = b[2];
+      break;
+    default:
+      g.size = b;
+      break;
+  }
+  for (double& s : g.size) s *= g.fitscale;
+  return {pos, f.quat};
+}
+
+}  // namespace
+
+Meshes::~Meshes() = default;
+
+Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defaults& defaults,
+               const Compiler& c, const std::vector<Body>& bodies)
+    : ctx_(ctx), c_(c) {
+  // MuJoCo builds the hull of the meshes of mesh geoms that can collide
+  std::set<std::string, std::less<>> collide;
+  for (const Body& b : bodies) {
+    for (const Geom& g : b.geoms) {
+      if (g.def.type == GeomType::kMesh && (g.def.contype != 0 || g.def.conaffinity != 0)) {
+        collide.insert(g.def.mesh);
+      }
+    }
+  }
+  for (const pugi::xml_node asset : assets) {
+    Attrs self(ctx_, asset);
+    self.finish();
+    for (const pugi::xml_node node : ctx_.children(asset)) {
+      // textures, materials, skins: rendering; height fields: their geoms are warned about
+      if (std::string_view(node.name()) != "mesh") continue;
+      Attrs a(ctx_, node);
+      const DefaultClass& cls = defaults.of(a, "");
+      MeshDef d = cls.mesh;
+      read_mesh(a, d);
+      auto m = std::make_unique<Mesh>();
+      m->node = node;
+      const std::optional<std::string> file = a.text("file");
+      m->name = a.text("name").value_or("");
+      if (m->name.empty() && file) m->name = std::filesystem::path(*file).stem().string();
+      if (m->name.empty()) a.fail("<mesh> needs a name or a file");
+      if (const auto it = index_.find(m->name); it != index_.end()) {
+        a.fail(fmt::format("mesh name '{}' is already used by the mesh at {}", m->name,
+                           ctx_.where(meshes_[it->second]->node)));
+      }
+      mesh::Placement place;
+      a.exact("refpos", place.refpos);
+      std::array<double, 4> q{};
+      if (a.exact("refquat", q)) {
+        if (q[0] == 0 && q[1] == 0 && q[2] == 0 && q[3] == 0) {
+          a.fail("<mesh> attribute 'refquat' has zero length");
+        }
+        place.refquat = q;
+      }
+      place.scale = d.scale;
+      const std::vector<float> vertex = values<float>(a, "vertex");
+      const std::vector<int> face = values<int>(a, "face");
+      // normals and texture coordinates are for rendering
+      a.ignore({"class", "normal", "texcoord", "smoothnormal", "content_type"});
+      a.finish();
+      m->file = file ? resolve(ctx_, c, *file).string() : "";
+
+      // the triangles: from the file, or inline (MuJoCo keeps the inline winding whatever the
+      // scale's sign)
+      mesh::Triangles t;
+      if (file) {
+        if (!vertex.empty() || !face.empty()) {
+          a.fail(fmt::format("{} has both a file and inline {}", m->label(),
+                             vertex.empty() ? "faces" : "vertices"));
+        }
+        try {
+          t = mesh::read_file(m->file, place.scale[0] * place.scale[1] * place.scale[2] < 0);
+        } catch (const ModelError& e) {
+          a.fail(fmt::format("{}: {}", m->label(), e.what()));
+        }
+      } else {
+        if (vertex.empty())
+          a.fail(fmt::format("{} has no vertices (give file or vertex)", m->label()));
+        if (vertex.size() % 3 != 0 || vertex.size() < 12) {
+          a.fail(
+              fmt::format("{}: 'vertex' needs at least 4 vertices of 3 numbers; it has {} numbers",
+                          m->label(), vertex.size()));
+        }
+        if (face.size() % 3 != 0) {
+          a.fail(fmt::format("{}: 'face' needs 3 vertex indices per triangle; it has {} indices",
+                             m->label(), face.size()));
+        }
+        const int n = static_cast<int>(vertex.size() / 3);
+        for (std::size_t i = 0; i < face.size(); ++i) {
+          if (face[i] < 0 || face[i] >= n) {
+            a.fail(fmt::format("{}: face {} uses vertex {}, of {} vertices (numbered from 0)",
+                               m->label(), i / 3, face[i], n));
+          }
+        }
+        t.vert = vertex;
+        t.face = face;
+        t.consistent = mesh::consistent_orientation(face);
+      }
+
+      // the convex hull, of the vertices as read; where MuJoCo needs it (a mesh geom that can
+      // collide, no faces given, convex inertia) its absence is an error
+      std::string hull_error;
+      m->hull = mesh::convex_hull(t.vert, &hull_error);
+      const bool convex = d.inertia == 2;
+      if (!m->hull && (collide.count(m->name) != 0 || t.face.empty() || convex)) {
+        a.fail(fmt::format("{}: no convex hull ({})", m->label(), hull_error));
+      }
+      // the hull is made before the placement: a mirroring scale turns its triangles inward
+      if (m->hull && place.scale[0] * place.scale[1] * place.scale[2] < 0) {
+        for (std::size_t f = 0; f < m->hull->face.size(); f += 3) {
+          std::swap(m->hull->face[f + 1], m->hull->face[f + 2]);
+        }
+      }
+      if (t.face.empty()) t.face = m->hull->face;
+
+      m->mj3 = d.inertia.has_value();
+      const mesh::Inertia inertia =
+          !d.inertia
+              ? (c.exactmeshinertia ? mesh::Inertia::kVolumeExact222 : mesh::Inertia::kVolume222)
+          : *d.inertia == 0 ? mesh::Inertia::kLegacy
+          : *d.inertia == 1 ? mesh::Inertia::kExact
+          : *d.inertia == 2 ? mesh::Inertia::kConvex
+                            : mesh::Inertia::kShell;
+      m->p = mesh::process(t, place, inertia, cls.geom.density, m->hull ? &*m->hull : nullptr);
+      // MuJoCo 3 refuses a mesh without inertia at once, MuJoCo 2.2.2 where it is used
+      if (m->mj3 && m->p.defect != mesh::Defect::kNone) {
+        a.fail(fmt::format("{}: {}", m->label(), mesh::describe(m->p.defect)));
+      }
+      index_[m->name] = static_cast<int>(meshes_.size());
+      meshes_.push_back(std::move(m));
+    }
+  }
+}
+
+void Meshes::apply(std::vector<Body>& bodies) const {
+  for (std::size_t b = 0; b < bodies.size(); ++b) {
+    for (Geom& g : bodies[b].geoms) {
+      GeomDef& d = g.def;
+      if (d.mesh.empty()) continue;
+      Attrs a(ctx_, g.node);
+      const auto it = index_.find(d.mesh);
+      if (it == index_.end()) a.fail(fmt::format("<geom> names no mesh '{}'", d.mesh));
+      const Mesh& m = *meshes_[it->second];
+      if (m.mj3 && d.shellinertia) {
+        a.fail(fmt::format(
+            "<geom> shellinertia with {}, whose inertia attribute decides (inertia=\"shell\")",
+            m.label()));
+      }
+      // a shell's frame within the mesh frame, carried into the geom frame
+      mesh::Frame f = m.p.volume;
+      if (d.shellinertia) {
+        f = m.p.shell;
+        f.pos = m.p.volume.pos;
+        f.quat = m.p.volume.quat;
+        accumulate(f.pos, f.quat, m.p.shell.pos, m.p.shell.quat);
+      }
+      const std::string defect = m.p.defect == mesh::Defect::kNone
+                                     ? ""
+                                     : fmt::format("{} (at {}) has no inertia: {}", m.label(),
+                                                   ctx_.where(m.node), mesh::describe(m.p.defect));
+      if (d.type != GeomType::kMesh) {
+        if (!defect.empty()) a.fail(fmt::format("the geom cannot be fitted: {}", defect));
+        const auto [pos, quat] = fit(a, m, f, c_.fitaabb, d);
+        accumulate(d.pos, d.quat, pos, quat);
+        check_geom_size(a, d);
+        d.mesh.clear();
+        continue;
+      }
+      accumulate(d.pos, d.quat, m.p.volume.pos, m.p.volume.quat);
+      d.size = m.p.aabb;
+      GeomMesh gm;
+      gm.mesh = it->second;
+      gm.box = f.box;
+      if (d.shellinertia) {
+        gm.pos = m.p.shell.pos;
+        gm.quat = m.p.shell.quat;
+      }
+      // MuJoCo 2.2.2 spreads a solid's mass over its inertia box's volume unless
+      // exactmeshinertia; MuJoCo 3 over the mesh's volume, a shell's over its area
+      const Vec3d& vb = m.p.volume.box;
+      gm.volume =
+          m.mj3 || c_.exactmeshinertia || d.shellinertia ? f.volume : 8 * vb[0] * vb[1] * vb[2];
+      if (!defect.empty()) {
+        gm.defect = fmt::format(
+            "the body's inertia would come from this geom, but {}; give the body an <inertial>",
+            defect);
+      }
+      g.mesh = gm;
+    }
+  }
+}
+
+void Meshes::add_to(ModelBuilder& builder) const {
+  for (const auto& m : meshes_) {
+    MeshSpec spec;
+    spec.name = m->name;
+    if (m->hull) {
+      std::vector<int> local(m->p.vert.size() / 3, -1);
+      for (const int v : m->hull->vert) {
+        local[v] = static_cast<int>(spec.vert.size() / 3);
+        spec.vert.insert(spec.vert.end(), m->p.vert.begin() + 3 * v, m->p.vert.begin() + 3 * v + 3);
+      }
+      for (const int v : m->hull->face) spec.face.push_back(local[v]);
+    }
+    try {
+      builder.add_mesh(spec);
+    } catch (const ModelError& e) {
+      ctx_.fail(m->node, e.what());
+    }
+  }
+}
+
+}  // namespace zwang::mjcf
