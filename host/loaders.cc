@@ -5,9 +5,9 @@
 namespace zwang {
 
 LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options) {
-  if (file.extension() != ".urdf" && options.floating_base) {
-    throw ModelError(
-        fmt::format("{}: the floating-base option applies to URDF files only", file.string()));
+  if (file.extension() != ".urdf" && (options.floating_base || options.balance_inertia)) {
+    throw ModelError(fmt::format("{}: the {} option applies to URDF files only", file.string(),
+                                 options.floating_base ? "floating-base" : "balance-inertia"));
   }
   LoadResult r = file.extension() == ".urdf" ? load_urdf(file, options) : load_mjcf(file);
   // explicit pairs of a file carry their own margin and gap: only the geom pairs mix them

@@ -10,6 +10,7 @@
 #include "constraint_plan.hpp"
 #include "kernels/model_view.h"
 #include "model_sensors.hpp"
+#include "mass_matrix_check.hpp"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
 
@@ -187,6 +188,14 @@ ModelBuilder& ModelBuilder::set_timestep(double dt) {
   return *this;
 }
 
+ModelBuilder& ModelBuilder::set_inertia_rule(InertiaRule rule) {
+  if (rule != InertiaRule::kRigidBody && rule != InertiaRule::kMassMatrix) {
+    throw ModelError("set_inertia_rule: the rule is neither kRigidBody nor kMassMatrix");
+  }
+  inertia_rule_ = rule;
+  return *this;
+}
+
 ModelBuilder& ModelBuilder::set_integrator(Integrator integrator) {
   integrator_ = integrator;
   return *this;
@@ -212,7 +221,12 @@ int ModelBuilder::add_body(const BodySpec& in) {
   if (!std::isfinite(spec.mass) || spec.mass < 0) {
     throw ModelError(fmt::format("{}: mass must be positive (got {})", who, spec.mass));
   }
-  check_inertia(spec.inertia, spec.mass, who);
+  if (inertia_rule_ == InertiaRule::kRigidBody) {
+    check_inertia(spec.inertia, spec.mass, who);
+  } else if (!finite({spec.inertia[0], spec.inertia[1], spec.inertia[2], spec.inertia[3],
+                      spec.inertia[4], spec.inertia[5]})) {
+    throw ModelError(who + ": inertia is not finite");
+  }
   if (spec.mocap && parent != 0) {
     throw ModelError(fmt::format(
         "{}: a mocap body must be a child of the world (its parent is '{}')", who, spec.parent));
@@ -767,10 +781,12 @@ Model ModelBuilder::build() const {
     m.body_treenum[b] = static_cast<int>(m.tree_dof.size()) - m.body_treeadr[b];
   }
 
-  // a moving body must carry mass somewhere below it
+  // InertiaRule::kMassMatrix: whatever the inertias, the joints must make H positive definite
+  if (inertia_rule_ == InertiaRule::kMassMatrix) check_mass_matrix(m);
+  // InertiaRule::kRigidBody: a moving body must carry mass somewhere below it
   std::vector<double> subtree_mass(m.body_mass);
   for (int b = m.nbody - 1; b > 0; --b) subtree_mass[m.body_parent[b]] += subtree_mass[b];
-  for (int b = 1; b < m.nbody; ++b) {
+  for (int b = 1; inertia_rule_ == InertiaRule::kRigidBody && b < m.nbody; ++b) {
     if (m.body_dofnum[b] > 0 && !(subtree_mass[b] > 0)) {
       throw ModelError(
           fmt::format("{}: mass must be positive (got {}): the body has joints and "

@@ -23,7 +23,18 @@
 // "world" is zwang's world and its children hang from it; any other root link becomes a child
 // of the world, welded, or on a free joint named "floating_base" when LoadOptions::floating_base.
 // The model has no actuators; <visual> and <material> are ignored silently (rendering only),
-// other elements outside this subset give one warning each.
+// other elements outside this subset give one warning per kind, with their count.
+//
+// Leniency, as URDF importers have it (MuJoCo's and Pinocchio, see README "URDF"):
+//   - inertias are taken as the file gives them (urdf_inertia.hpp): a tensor that is no rigid
+//     body's gives a warning naming a link that moves; rounding-level negative moments are set
+//     to 0; the joints must make H positive definite (InertiaRule::kMassMatrix), so a massless
+//     link on a joint is fine when something below it has mass;
+//   - <limit> with lower ≥ upper (pybullet's "no limit", urdfdom's default 0 0) leaves the joint
+//     unlimited, as MuJoCo's importer does;
+//   - urdfdom never sees <visual> and <collision>, so geometry it cannot read (pybullet's
+//     "plane", a mesh scale of four numbers) does not fail the load; a <robot> without a name
+//     is accepted.
 #include <console_bridge/console.h>
 #include <fmt/format.h>
 #include <urdf_parser/urdf_parser.h>
@@ -36,12 +47,15 @@
 #include <memory>
 #include <mutex>
 #include <pugixml.hpp>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "load_warnings.hpp"
 #include "model_file.hpp"
 #include "text_lines.hpp"
+#include "urdf_inertia.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {
@@ -106,10 +120,19 @@ using Elements = std::map<std::string, Element, std::less<>>;
 class UrdfReader {
  public:
   UrdfReader(std::string_view xml, const LoadOptions& options, std::string_view name)
-      : xml_(xml), lines_(xml), options_(options), name_(name) {}
+      : xml_(xml), lines_(xml), options_(options), name_(name) {
+    builder_.set_inertia_rule(InertiaRule::kMassMatrix);
+  }
 
   LoadResult load() {
     index_elements();
+    // a robot without links (ROS's empty description of a robot, pybullet's deformable body) is
+    // the empty model, as MuJoCo's importer makes it; urdfdom refuses it
+    if (robot_ && links_.empty() && joints_.empty()) {
+      warnings_.add(where(line_of(robot_)), "the robot has no links: the model is the world alone");
+      warn_ignored_elements();
+      return {builder_.build(), warnings_.lines()};
+    }
     parse();
     check_tree();
     warn_ignored();
@@ -118,9 +141,20 @@ class UrdfReader {
     try {
       model = builder_.build();
     } catch (const ModelError& e) {
-      throw ModelError(fmt::format("{}: {}", where_named(e.what()), e.what()));
+      const std::string what = e.what();
+      // pybullet's convention: a base link of mass 0 is static
+      const urdf::Inertial* root = model_->getRoot()->inertial.get();
+      const std::string hint =
+          options_.floating_base && (!root || root->mass == 0) &&
+                  what.starts_with(fmt::format("joint '{}': ", kFloatingBase))
+              ? fmt::format(
+                    " (root link '{}' has no mass: in pybullet's convention such a base "
+                    "is static; load without the floating-base option)",
+                    model_->getRoot()->name)
+              : "";
+      throw ModelError(fmt::format("{}: {}{}", where_named(what), what, hint));
     }
-    return {std::move(model), std::move(warnings_)};
+    return {std::move(model), warnings_.lines()};
   }
 
  private:
@@ -229,23 +263,38 @@ class UrdfReader {
       const std::lock_guard<std::mutex> lock(urdfdom_mutex());
       UrdfdomLog log;
       try {
-        model_ = urdf::parseURDF(std::string(xml_));
+        model_ = urdf::parseURDF(text_for_urdfdom());
       } catch (const std::exception& e) {
         log.errors.push_back(e.what());
       }
       errors = std::move(log.errors);
       // urdfdom repeats some warnings (an undefined material, once per lookup)
       for (const std::string& w : log.warnings) {
-        std::string warning = fmt::format("{}: urdfdom: {}", name_, w);
-        if (std::find(warnings_.begin(), warnings_.end(), warning) == warnings_.end()) {
-          warnings_.push_back(std::move(warning));
-        }
+        warnings_.add(name_, fmt::format("urdfdom: {}", w));
       }
     }
     if (!model_ || !errors.empty()) {
       throw ModelError(fmt::format("{}: not a valid URDF (urdfdom could not parse it: {})", name_,
                                    errors.empty() ? "no reason given" : join(errors, "; ")));
     }
+  }
+
+  // The document urdfdom reads: without the <visual> and <collision> of links, which zwang
+  // does not read (urdfdom fails a whole file on geometry it does not know), and with a name
+  // for a <robot> that has none (urdfdom requires one, MuJoCo's importer does not).
+  std::string text_for_urdfdom() const {
+    pugi::xml_document copy;
+    copy.reset(doc_);
+    pugi::xml_node robot = copy.child("robot");
+    if (robot && !robot.attribute("name")) robot.append_attribute("name") = "robot";
+    for (pugi::xml_node link : robot.children("link")) {
+      for (const char* tag : {"visual", "collision"}) {
+        while (pugi::xml_node c = link.child(tag)) link.remove_child(c);
+      }
+    }
+    std::ostringstream out;
+    copy.save(out, "", pugi::format_raw);
+    return out.str();
   }
 
   // what urdfdom lets through: a link below two joints, links cut off from the root by a cycle
@@ -278,24 +327,24 @@ class UrdfReader {
     }
   }
 
-  // one warning per element outside the supported subset
-  void warn_ignored() {
+  // the elements outside the supported subset, one warning per kind with its count
+  void warn_ignored_elements() {
     for (pugi::xml_node n : robot_.children()) {
       const std::string_view tag = n.name();
       if (n.type() != pugi::node_element || tag == "link" || tag == "joint" || tag == "material") {
         continue;
       }
-      const std::string label =
-          n.attribute("name") ? fmt::format(" '{}'", n.attribute("name").value()) : "";
-      warnings_.push_back(fmt::format("{}: <{}>{} ignored", where(line_of(n)), tag, label));
+      warnings_.add(where(line_of(n)), fmt::format("<{}> ignored", tag));
     }
+  }
+  void warn_ignored() {
+    warn_ignored_elements();
     for (const auto& link : in_document_order(model_->links_, links_)) {
       const auto e = links_.find(link->name);
       if (e == links_.end()) continue;
       for (pugi::xml_node c : e->second.node.children("collision")) {
-        warnings_.push_back(
-            fmt::format("{}: <collision> of link '{}' ignored: zwang has no contacts",
-                        where(line_of(c)), link->name));
+        warnings_.add(where(line_of(c)),
+                      "<collision> ignored: URDF collision geometry is not loaded");
       }
     }
     for (const auto& joint : in_document_order(model_->joints_, joints_)) {
@@ -303,8 +352,9 @@ class UrdfReader {
       if (e == joints_.end()) continue;
       for (const char* tag : {"mimic", "safety_controller", "calibration"}) {
         for (pugi::xml_node c : e->second.node.children(tag)) {
-          warnings_.push_back(
-              fmt::format("{}: <{}> of joint '{}' ignored", where(line_of(c)), tag, joint->name));
+          warnings_.add(where(line_of(c)), std::string_view(tag) == "mimic"
+                                               ? "<mimic> ignored: the joint moves on its own"
+                                               : fmt::format("<{}> ignored", tag));
         }
       }
     }
@@ -321,37 +371,64 @@ class UrdfReader {
           where(links_, kWorld)));
     }
     if (world_root && root->inertial) {
-      warnings_.push_back(fmt::format("{}: <inertial> of link 'world' ignored: the world is fixed",
-                                      where(links_, kWorld)));
+      warnings_.add(where(links_, kWorld),
+                    "<inertial> of link 'world' ignored: the world is fixed");
     }
-    std::vector<std::pair<urdf::LinkConstSharedPtr, urdf::JointConstSharedPtr>> stack;
+    // the inertia scale of the file, for what counts as rounding (urdf_inertia.hpp)
+    for (const auto& [link_name, link] : model_->links_) {
+      if (link_name != kWorld && link->inertial) {
+        inertia_scale_ = std::max(inertia_scale_, largest_principal_moment(tensor_of(*link)));
+      }
+    }
+    Stack stack;
     if (world_root) {
-      push_children(*root, stack);
+      push_children(*root, false, stack);
     } else {
-      stack.emplace_back(root, nullptr);
+      stack.push_back({root, nullptr, options_.floating_base});
     }
     while (!stack.empty()) {
-      const auto [link, joint] = stack.back();
+      const Pending next = stack.back();
       stack.pop_back();
-      add_body(*link, joint.get());
-      push_children(*link, stack);
+      add_body(*next.link, next.joint.get(), next.moves);
+      push_children(*next.link, next.moves, stack);
     }
   }
 
+  // a link to add, the joint above it, and whether a joint moves it (it or a link above it)
+  struct Pending {
+    urdf::LinkConstSharedPtr link;
+    urdf::JointConstSharedPtr joint;
+    bool moves;
+  };
+  using Stack = std::vector<Pending>;
+
+  // the link's inertia tensor about its COM in the link frame: I_link = R I Rᵀ, R the
+  // inertial frame's rotation, symmetrised against rounding
+  static Eigen::Matrix3d tensor_of(const urdf::Link& link) {
+    const urdf::Inertial& in = *link.inertial;
+    const urdf::Rotation& q = in.origin.rotation;
+    const Eigen::Matrix3d r = Eigen::Quaterniond(q.w, q.x, q.y, q.z).toRotationMatrix();
+    Eigen::Matrix3d i;
+    i << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    const Eigen::Matrix3d l = r * i * r.transpose();
+    return 0.5 * (l + l.transpose());
+  }
+
   // the child joints of a link, last in the document first, so the first is popped first
-  void push_children(
-      const urdf::Link& link,
-      std::vector<std::pair<urdf::LinkConstSharedPtr, urdf::JointConstSharedPtr>>& stack) const {
+  void push_children(const urdf::Link& link, bool moves, Stack& stack) const {
     std::vector<urdf::JointConstSharedPtr> joints(link.child_joints.begin(),
                                                   link.child_joints.end());
     std::stable_sort(joints.begin(), joints.end(), [&](const auto& a, const auto& b) {
       return order_of(joints_, a->name) > order_of(joints_, b->name);
     });
-    for (const auto& j : joints) stack.emplace_back(model_->getLink(j->child_link_name), j);
+    for (const auto& j : joints) {
+      stack.push_back(
+          {model_->getLink(j->child_link_name), j, moves || j->type != urdf::Joint::FIXED});
+    }
   }
 
   // the body of a link and the joint above it (none for the root link)
-  void add_body(const urdf::Link& link, const urdf::Joint* joint) {
+  void add_body(const urdf::Link& link, const urdf::Joint* joint, bool moves) {
     const std::string at = where(links_, link.name);
     if (link.name == kWorld) {
       throw ModelError(fmt::format(
@@ -369,16 +446,19 @@ class UrdfReader {
         throw ModelError(fmt::format("{}: link '{}': mass must not be negative (got {})", at,
                                      link.name, in->mass));
       }
-      const urdf::Rotation& q = in->origin.rotation;
-      const Eigen::Matrix3d r = Eigen::Quaterniond(q.w, q.x, q.y, q.z).toRotationMatrix();
-      Eigen::Matrix3d i;
-      i << in->ixx, in->ixy, in->ixz, in->ixy, in->iyy, in->iyz, in->ixz, in->iyz, in->izz;
-      // I_link = R I Rᵀ, symmetrised against rounding
-      Eigen::Matrix3d l = r * i * r.transpose();
-      l = 0.5 * (l + l.transpose()).eval();
+      const Eigen::Matrix3d l = tensor_of(link);
       body.mass = in->mass;
       body.com = {in->origin.position.x, in->origin.position.y, in->origin.position.z};
       body.inertia = {l(0, 0), l(1, 1), l(2, 2), l(0, 1), l(0, 2), l(1, 2)};
+      // a link that no joint moves never enters H: its inertia is not looked at
+      if (moves && l.allFinite()) {
+        const UrdfLinkInertia taken =
+            moving_link_inertia(l, in->mass, inertia_scale_, options_.balance_inertia);
+        body.inertia = taken.inertia;
+        if (!taken.problem.empty()) {
+          warnings_.add(at, fmt::format("link '{}': {}", link.name, taken.problem));
+        }
+      }
     }
     try {
       builder_.add_body(body);
@@ -435,13 +515,23 @@ class UrdfReader {
     add_joint(joint.child_link_name, spec, at);
   }
 
-  // revolute and prismatic: urdfdom requires a <limit>; lower and upper default to 0
-  static void set_range(const urdf::Joint& joint, JointSpec& spec, const std::string& at) {
+  // revolute and prismatic: urdfdom requires a <limit>; lower and upper default to 0.  As
+  // MuJoCo's importer, the joint is limited only where lower < upper (pybullet writes lower >
+  // upper for "no limit")
+  void set_range(const urdf::Joint& joint, JointSpec& spec, const std::string& at) {
     if (!joint.limits) {
       throw ModelError(fmt::format("{}: joint '{}': <limit> missing", at, joint.name));
     }
-    spec.limited = true;
-    spec.range = {joint.limits->lower, joint.limits->upper};
+    spec.limited = joint.limits->lower < joint.limits->upper;
+    if (spec.limited) {
+      spec.range = {joint.limits->lower, joint.limits->upper};
+    } else {
+      const auto e = joints_.find(joint.name);
+      const pugi::xml_node limit =
+          e == joints_.end() ? pugi::xml_node() : e->second.node.child("limit");
+      warnings_.add(where(limit ? line_of(limit) : 0),
+                    "<limit> with lower >= upper: the joint is left unlimited");
+    }
   }
 
   void add_joint(const std::string& body, const JointSpec& spec, const std::string& at) {
@@ -461,7 +551,8 @@ class UrdfReader {
   Elements links_, joints_;
   urdf::ModelInterfaceSharedPtr model_;
   ModelBuilder builder_;
-  std::vector<std::string> warnings_;
+  LoadWarnings warnings_;
+  double inertia_scale_ = 0;  // the largest principal moment of the file's links
 };
 
 }  // namespace

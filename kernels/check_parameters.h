@@ -4,9 +4,10 @@
 // The rule, checked at the start of forward() and of every step:
 //   every parameter is finite;
 //   m_k ≥ 0, and m_k > 0 where the model's mass is positive;
-//   I_k is the inertia of a rigid body: C = ½ tr(I_k) 1 − I_k (the second moment of the mass
-//   distribution) is positive semidefinite, which is I_k ⪰ 0 together with the triangle
-//   inequality A + B ≥ C of the principal moments, within (1e-9 + 64 ε) tr(I_k);
+//   I_k is the inertia of a rigid body where the model's is: C = ½ tr(I_k) 1 − I_k (the second
+//   moment of the mass distribution) is positive semidefinite, which is I_k ⪰ 0 together with
+//   the triangle inequality A + B ≥ C of the principal moments, within (1e-9 + 64 ε) tr(I_k)
+//   (a URDF file may give a body an inertia that is no rigid body's: InertiaRule::kMassMatrix);
 //   I_k ≻ 0 where the model's inertia is positive definite;
 //   damping, armature and stiffness ≥ 0.
 // The same tolerances as ModelBuilder, which checks the model's own values.
@@ -52,12 +53,16 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
     const Sym3<T> ib = load_sym(inertia, 6 * b);
     const auto i0p = m.body_inertia + 6 * b;
     const Sym3<T> i0{i0p[0], i0p[1], i0p[2], i0p[3], i0p[4], i0p[5]};
+    const T tiny = T(std::numeric_limits<ScalarOf<T>>::min());
     const T half_trace = T(0.5) * (ib.xx + ib.yy + ib.zz);
     const Sym3<T> second{
         half_trace - ib.xx, half_trace - ib.yy, half_trace - ib.zz, -ib.xy, -ib.xz, -ib.yz};
+    const T half_trace0 = T(0.5) * (i0.xx + i0.yy + i0.zz);
+    const Sym3<T> second0{
+        half_trace0 - i0.xx, half_trace0 - i0.yy, half_trace0 - i0.zz, -i0.xy, -i0.xz, -i0.yz};
     ok = ok && mb >= T(0) && (mb > T(0) || !(m.body_mass[b] > T(0)));
-    ok = ok &&
-         psd_within(second, rel * T(2) * half_trace + T(std::numeric_limits<ScalarOf<T>>::min()));
+    ok = ok && (psd_within(second, rel * T(2) * half_trace + tiny) ||
+                !psd_within(second0, rel * T(2) * half_trace0 + tiny));
     // positive definite where the model's is: Cholesky pivots of I_k with no margin
     ok = ok && (psd_within(ib, T(0)) || !psd_within(i0, T(0)));
   }

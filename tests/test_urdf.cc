@@ -238,7 +238,7 @@ TEST(UrdfRoot, FloatingJointFromWorldEqualsTheOption) {
 // ---------------------------------------------------------------------------------------------
 // warnings
 
-TEST(UrdfWarnings, OneForEachIgnoredElement) {
+TEST(UrdfWarnings, OneLinePerKindOfIgnoredElement) {
   const std::string xml = R"(<robot name="r">
   <link name="base">
     <visual><geometry><box size="1 1 1"/></geometry><material name="grey"/></visual>
@@ -249,6 +249,8 @@ TEST(UrdfWarnings, OneForEachIgnoredElement) {
     </inertial>
   </link>
   <link name="a">
+    <collision><geometry><box size="1 1 1"/></geometry></collision>
+    <collision><geometry><sphere radius="1"/></geometry></collision>
     <inertial>
       <mass value="1"/>
       <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
@@ -263,28 +265,40 @@ TEST(UrdfWarnings, OneForEachIgnoredElement) {
   </joint>
   <transmission name="t1"><type>SimpleTransmission</type></transmission>
   <gazebo reference="a"/>
+  <gazebo reference="base"/>
+  <transmission name="t2"><type>SimpleTransmission</type></transmission>
+  <gazebo/>
 </robot>)";
   const LoadResult r = load_urdf_string(xml, {}, "w.urdf");
   EXPECT_EQ(r.warnings, (std::vector<std::string>{
-                            "w.urdf:23: <transmission> 't1' ignored",
-                            "w.urdf:24: <gazebo> ignored",
-                            "w.urdf:4: <collision> of link 'base' ignored: zwang has no contacts",
-                            "w.urdf:20: <mimic> of joint 'j' ignored",
-                            "w.urdf:21: <safety_controller> of joint 'j' ignored",
+                            "w.urdf:25: <transmission> ignored (2 places, the last at w.urdf:28)",
+                            "w.urdf:26: <gazebo> ignored (3 places, the last at w.urdf:29)",
+                            "w.urdf:4: <collision> ignored: URDF collision geometry is not loaded "
+                            "(3 places, the last at w.urdf:12)",
+                            "w.urdf:22: <mimic> ignored: the joint moves on its own",
+                            "w.urdf:23: <safety_controller> ignored",
                         }));
   EXPECT_EQ(r.model.dof_damping, (std::vector<double>{0.1}));
   EXPECT_EQ(r.model.dof_frictionloss, (std::vector<double>{0.2}));
 }
 
-TEST(UrdfWarnings, UrdfdomWarningsOnce) {
+// zwang reads no <visual> or <collision>, and urdfdom never sees them: geometry it cannot read
+// (pybullet's "plane", a mesh scale of four numbers) and undefined materials say nothing
+TEST(UrdfWarnings, VisualAndCollisionNeverReachUrdfdom) {
   const LoadResult r = load_urdf_string(R"(<robot name="r">
   <link name="base">
-    <visual><geometry><box size="1 1 1"/></geometry><material name="nope"/></visual>
+    <visual><geometry><mesh filename="a.obj" scale="1 1 1 1"/></geometry>
+      <material name="nope"/></visual>
+    <collision><geometry><plane normal="0 0 1"/></geometry></collision>
+    <inertial><mass value="1"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
   </link>
 </robot>)",
                                         {}, "m.urdf");
   EXPECT_EQ(r.warnings,
-            std::vector<std::string>{"m.urdf: urdfdom: link 'base' material 'nope' undefined."});
+            std::vector<std::string>{
+                "m.urdf:5: <collision> ignored: URDF collision geometry is not loaded"});
+  EXPECT_EQ(r.model.body_mass, (std::vector<double>{0, 1}));
 }
 
 // the test robots are clean: their joint limits are enforced, so nothing is said about them
@@ -381,7 +395,8 @@ TEST(UrdfDynamics, MasslessLinkOnAJointWithMassBelow) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// errors
+// leniency: what URDF importers take (their dynamics: urdf/test_urdf_pinocchio.cc against
+// Pinocchio, urdf/test_urdf_mujoco.cc against MuJoCo 2.2.2)
 
 // a robot with links base and a, and `joint` between them
 std::string one_joint(const std::string& joint, const std::string& inertial_a = "") {
@@ -396,6 +411,164 @@ std::string one_joint(const std::string& joint, const std::string& inertial_a = 
 </robot>)",
                      inertial, joint);
 }
+
+// the warnings of a file of tests/urdf without its path
+std::vector<std::string> warnings_of(const std::string& robot, const LoadOptions& options = {}) {
+  const std::string path = urdf_file(robot).string();
+  std::vector<std::string> out;
+  for (const std::string& w : load_urdf(urdf_file(robot), options).warnings) {
+    out.push_back(w.starts_with(path) ? robot + w.substr(path.size()) : w);
+  }
+  return out;
+}
+
+// the file's tensor of a link, R I Rᵀ in the link frame, from the numbers of the file
+Eigen::Matrix3d file_tensor(const Eigen::Vector3d& diagonal, const Eigen::Vector3d& products,
+                            const Eigen::Matrix3d& r) {
+  Eigen::Matrix3d i;
+  i << diagonal.x(), products.x(), products.y(), products.x(), diagonal.y(), products.z(),
+      products.y(), products.z(), diagonal.z();
+  return r * i * r.transpose();
+}
+
+// pybullet's mass-0 base is static and says nothing; a mass-0 link with an inertia welded to a
+// moving link says so and keeps it (as Pinocchio and MuJoCo do); lower > upper is no limit
+TEST(UrdfLenient, PybulletConventions) {
+  EXPECT_EQ(warnings_of("pybullet_base"),
+            (std::vector<std::string>{
+                "pybullet_base:54: <limit> with lower >= upper: the joint is left unlimited",
+                "pybullet_base:35: link 'flange': inertia is not a rigid body's (principal moments "
+                "0.001 0.0015 0.002: it has no mass); used as given"}));
+  const Model m = load_urdf(urdf_file("pybullet_base")).model;
+  const int base = m.body_id("base"), flange = m.body_id("flange");
+  EXPECT_EQ(m.body_mass[base], 0);
+  EXPECT_EQ(body_inertia(m, base), Eigen::Vector3d(0.05, 0.06, 0.03).asDiagonal().toDenseMatrix());
+  EXPECT_EQ(m.body_mass[flange], 0);
+  EXPECT_EQ(body_inertia(m, flange),
+            Eigen::Vector3d(0.001, 0.002, 0.0015).asDiagonal().toDenseMatrix());
+  EXPECT_EQ(m.jnt_limited, (std::vector<int>{1, 0, 1}));
+  expect_matches_reference(m, "pybullet_base");
+}
+
+// A + B < C: one warning per moving link, the tensor as given; or MuJoCo's balanced one
+TEST(UrdfLenient, TriangleInequalityOneWarningPerLink) {
+  EXPECT_EQ(warnings_of("triangle_inequality"),
+            (std::vector<std::string>{
+                "triangle_inequality:12: link 'arm': inertia is not a rigid body's (principal "
+                "moments 0.001 0.002 0.01: A + B < C); used as given",
+                "triangle_inequality:19: link 'forearm': inertia is not a rigid body's (principal "
+                "moments 0.000369901 0.00181077 0.00231933: A + B < C); used as given"}));
+  const Model given = load_urdf(urdf_file("triangle_inequality")).model;
+  const Eigen::Matrix3d arm = file_tensor({0.001, 0.002, 0.01}, {0, 0, 0}, rpy(0.3, 0.2, 0.1));
+  EXPECT_LE((body_inertia(given, given.body_id("arm")) - arm).norm(), 1e-17);
+  expect_matches_reference(given, "triangle_inequality");
+
+  EXPECT_EQ(warnings_of("triangle_inequality", {.balance_inertia = true}),
+            (std::vector<std::string>{
+                "triangle_inequality:12: link 'arm': inertia is not a rigid body's (principal "
+                "moments 0.001 0.002 0.01: A + B < C); balanced (balance_inertia): each principal "
+                "moment 0.00433333",
+                "triangle_inequality:19: link 'forearm': inertia is not a rigid body's (principal "
+                "moments 0.000369901 0.00181077 0.00231933: A + B < C); balanced "
+                "(balance_inertia): each principal moment 0.0015"}));
+  const Model balanced =
+      load_urdf(urdf_file("triangle_inequality"), {.balance_inertia = true}).model;
+  EXPECT_LE(
+      (body_inertia(balanced, balanced.body_id("arm")) - 0.013 / 3 * Eigen::Matrix3d::Identity())
+          .norm(),
+      1e-17);
+}
+
+// rounding noise in a tensor: set to 0 without a word, the tensor moved by the noise alone
+TEST(UrdfLenient, RoundingNoiseSetToZeroSilently) {
+  EXPECT_EQ(warnings_of("rounding_noise"), std::vector<std::string>{});
+  const Model m = load_urdf(urdf_file("rounding_noise")).model;
+  const Eigen::Matrix3d ankle = body_inertia(m, m.body_id("ankle"));
+  const Eigen::Matrix3d ankle_file = file_tensor({0, 0, 0}, {0, 1.35525e-20, 0}, rpy(0, 0, 0));
+  EXPECT_LE((ankle - ankle_file).norm(), 2e-20);
+  EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(ankle).eigenvalues()[0], -1e-35);
+  const Eigen::Matrix3d rod = body_inertia(m, m.body_id("rod"));
+  const Eigen::Matrix3d rod_file = file_tensor({0, 0.02, 0.02}, {2e-12, 0, 0}, rpy(0, 0.2, 0));
+  EXPECT_LE((rod - rod_file).norm(), 1e-17);
+  EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(rod).eigenvalues()[0], -1e-17);
+  expect_matches_reference(m, "rounding_noise");
+
+  // beyond the tolerance (1e-12 of the file's largest moment) a negative moment is no noise
+  const std::string inertia = R"(<inertial><origin xyz="0.2 0 0"/><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0.0100001" ixz="0" iyz="0"/></inertial>)";
+  const LoadResult r = load_urdf_string(
+      one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
+                   <axis xyz="0 0 1"/></joint>)",
+                inertia),
+      {}, "n.urdf");
+  EXPECT_EQ(r.warnings, (std::vector<std::string>{
+                            "n.urdf:3: link 'a': inertia is not a rigid body's (principal moments "
+                            "-1e-07 0.01 0.0200001: a principal moment is negative); used as "
+                            "given"}));
+}
+
+// massless links welded between moving ones, or moved by a joint with mass below: no warning
+TEST(UrdfLenient, MasslessLinks) {
+  for (const char* robot : {"massless_fixed_chain", "massless_universal"}) {
+    EXPECT_EQ(warnings_of(robot), std::vector<std::string>{}) << robot;
+    expect_matches_reference(load_urdf(urdf_file(robot)).model, robot);
+  }
+}
+
+// a spherical pendulum of two hinges through a massless link, a point mass hanging at qpos0 on
+// the first axis: H is singular there and nowhere near it, so the model loads
+TEST(UrdfLenient, SingularAtQpos0Only) {
+  const Model m = load(R"(<robot name="r">
+  <link name="base"/><link name="cross"/>
+  <link name="bob"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/>
+    <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="yaw" type="continuous"><parent link="base"/><child link="cross"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="pitch" type="continuous"><parent link="cross"/><child link="bob"/>
+    <axis xyz="1 0 0"/></joint>
+</robot>)");
+  EXPECT_EQ(m.nv, 2);
+  expect_matches_reference(m, "spherical pendulum");
+}
+
+// a <limit> with lower >= upper (pybullet's lower > upper, urdfdom's 0 0 when both are left
+// out): no limit, as MuJoCo's importer has it; one line for all
+TEST(UrdfLenient, LimitWithLowerNotBelowUpper) {
+  const LoadResult r = load_urdf_string(R"(<robot name="r">
+  <link name="base"/>
+  <link name="a"><inertial><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/>
+    <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="slide" type="prismatic"><parent link="base"/><child link="a"/>
+    <limit lower="0.5" upper="-0.5" effort="1" velocity="1"/></joint>
+  <joint name="hinge" type="revolute"><parent link="a"/><child link="b"/>
+    <limit effort="1" velocity="1"/></joint>
+</robot>)",
+                                        {}, "l.urdf");
+  EXPECT_EQ(r.model.jnt_limited, (std::vector<int>{0, 0}));
+  EXPECT_EQ(r.warnings,
+            std::vector<std::string>{"l.urdf:8: <limit> with lower >= upper: the joint is left "
+                                     "unlimited (2 places, the last at l.urdf:10)"});
+}
+
+// what MuJoCo's importer takes and urdfdom does not: a robot without links (ROS's empty
+// description, pybullet's deformable body) is the world alone; a robot without a name
+TEST(UrdfLenient, EmptyAndNamelessRobots) {
+  const LoadResult empty = load_urdf_string(R"(<robot name="r">
+  <deformable name="torus"/>
+</robot>)",
+                                            {}, "e.urdf");
+  EXPECT_EQ(empty.model.nbody, 1);
+  EXPECT_EQ(empty.warnings, (std::vector<std::string>{
+                                "e.urdf:1: the robot has no links: the model is the world alone",
+                                "e.urdf:2: <deformable> ignored"}));
+  const Model nameless = load(R"(<robot><link name="a"/></robot>)");
+  EXPECT_EQ(nameless.body_name, (std::vector<std::string>{"world", "a"}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// errors
 
 struct ErrorCase {
   std::string name;
@@ -541,22 +714,20 @@ std::vector<ErrorCase> error_cases() {
        one_joint(kFixed, R"(<inertial><mass value="-1"/>)" + inertia + "</inertial>"),
        {},
        {"bad.urdf:3: link 'a': mass must not be negative (got -1)"}},
-      {"inertia_not_positive_semidefinite",
-       one_joint(kFixed,
+      // an inertia that is no rigid body's is taken as given, but here H = I_zz < 0
+      {"mass_matrix_not_positive_definite",
+       one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
+                    <axis xyz="0 0 1"/></joint>)",
                  R"(<inertial><mass value="1"/>
-                    <inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0.2" ixz="0" iyz="0"/></inertial>)"),
+                    <inertia ixx="0.1" iyy="0.1" izz="-0.05" ixy="0" ixz="0" iyz="0"/></inertial>)"),
        {},
-       {"bad.urdf:3: body 'a': inertia is not positive semidefinite"}},
+       {"bad.urdf:5: joint 'j': H is not positive definite",
+        "an inertia on body 'a' or below it is not positive semidefinite"}},
       {"zero_axis",
        one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
                     <axis xyz="0 0 0"/></joint>)"),
        {},
        {"bad.urdf:4: joint 'j': axis has zero length"}},
-      {"empty_range",
-       one_joint(R"(<joint name="j" type="prismatic"><parent link="base"/><child link="a"/>
-                    <limit lower="0.5" upper="-0.5" effort="1" velocity="1"/></joint>)"),
-       {},
-       {"bad.urdf:4: joint 'j': range [0.5, -0.5] is empty"}},
       {"negative_damping",
        one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
                     <dynamics damping="-1"/></joint>)"),
@@ -567,16 +738,38 @@ std::vector<ErrorCase> error_cases() {
                     </joint>)",
                  "<!-- no inertial -->"),
        {},
-       {"bad.urdf:3: body 'a': mass must be positive (got 0): the body has joints and nothing "
-        "below it carries mass"}},
-      // a point mass may be welded, not moved
-      {"point_mass_on_a_joint",
+       {"bad.urdf:4: joint 'j': H is singular: the joint has no inertia, as nothing it moves "
+        "(body 'a' and the bodies below it) has mass, or inertia about its axis"}},
+      // a point mass on its own joint's axis: nothing turns
+      {"point_mass_on_the_axis",
        one_joint(R"(<joint name="j" type="continuous"><parent link="base"/><child link="a"/>
                     </joint>)",
                  R"(<inertial><mass value="1"/>
                     <inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial>)"),
        {},
-       {"bad.urdf:3: body 'a': a body on joints needs a positive definite inertia"}},
+       {"bad.urdf:5: joint 'j': H is singular"}},
+      // two hinges about one axis through a massless link: the second adds no motion of its own
+      {"two_hinges_about_one_axis",
+       R"(<robot name="r">
+  <link name="base"/><link name="m"/>
+  <link name="a"><inertial><origin xyz="0.3 0 0"/><mass value="1"/>)" +
+           inertia + R"(</inertial></link>
+  <joint name="j1" type="continuous"><parent link="base"/><child link="m"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="j2" type="continuous"><parent link="m"/><child link="a"/>
+    <axis xyz="0 0 1"/></joint>
+</robot>)",
+       {},
+       {"bad.urdf:4: joint 'j1': H is singular at qpos0 and at a second configuration",
+        "nothing on body 'm' or below it resists this joint's motion"}},
+      // pybullet's static base, given a floating base
+      {"floating_base_without_mass",
+       R"(<robot name="r"><link name="base"><inertial><mass value="0"/>)" + inertia +
+           R"(</inertial></link></robot>)",
+       {.floating_base = true},
+       {"bad.urdf: joint 'floating_base': H is singular", "(dof 0 of the free joint)",
+        "root link 'base' has no mass: in pybullet's convention such a base is static; load "
+        "without the floating-base option"}},
   };
 }
 
@@ -596,7 +789,7 @@ INSTANTIATE_TEST_SUITE_P(Urdf, UrdfErrors, ::testing::ValuesIn(error_cases()),
                            return info.param.name;
                          });
 
-// the whole tree's checks name the link by its line, here far into a long file: a chain of
+// the whole tree's checks name the joint by its line, here far into a long file: a chain of
 // links, each link and joint on a line of its own, the last link massless on a joint
 TEST(UrdfErrors, LineOfALinkFarIntoALongFile) {
   constexpr int kLinks = 3000;
@@ -616,10 +809,10 @@ TEST(UrdfErrors, LineOfALinkFarIntoALongFile) {
         i, i - 1, i);
   }
   xml += "</robot>\n";
-  // l0 on line 2, then link i on line 2i + 1
+  // l0 on line 2, then link i on line 2i + 1 and joint i on line 2i + 2
   const std::string message = error_of([&] { load_urdf_string(xml, {}, "long.urdf"); });
-  EXPECT_TRUE(message.starts_with(fmt::format("long.urdf:{}: body 'l{}': mass must be positive",
-                                              2 * (kLinks - 1) + 1, kLinks - 1)))
+  EXPECT_TRUE(message.starts_with(
+      fmt::format("long.urdf:{}: joint 'j{}': H is singular", 2 * (kLinks - 1) + 2, kLinks - 1)))
       << message;
 }
 

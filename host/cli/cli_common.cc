@@ -26,7 +26,10 @@ namespace zwang::cli {
 OpenedModel open_model(const std::string& spec, const LoadOptions& load) {
   const std::vector<std::string> names = examples::names();
   if (std::find(names.begin(), names.end(), spec) != names.end()) {
-    if (load.floating_base) throw ModelError("--floating-base applies to URDF files only");
+    if (load.floating_base || load.balance_inertia) {
+      throw ModelError(fmt::format("--{} applies to URDF files only",
+                                   load.floating_base ? "floating-base" : "balance-inertia"));
+    }
     Model m = examples::by_name(spec);
     m.contact_margin = load.contact_margin;
     return {std::move(m), "built-in example " + spec, {}};

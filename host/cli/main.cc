@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
     cmd->add_option("model", spec, models)->capture_default_str();
     cmd->add_flag("--floating-base", load.floating_base,
                   "URDF: a free joint between the world and the root link");
+    cmd->add_flag("--balance-inertia", load.balance_inertia,
+                  "URDF: a moving link's inertia that is no rigid body's becomes MuJoCo's "
+                  "balanced one (balanceinertia) instead of being used as given");
     cmd->add_option("--contact-margin", contact_margin,
                     "max: a geom pair's contact takes the larger margin and gap (MuJoCo 2.2.2 to "
                     "3.4); sum: their sum (MuJoCo 3.5 and later)")

@@ -1,5 +1,5 @@
 // \brief Models from files: MJCF (MuJoCo's XML) and URDF.  Errors are ModelError with the file,
-// the line and what is wrong; elements outside the supported subset give one warning each.
+// the line and what is wrong; elements outside the supported subset give warnings.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +13,11 @@ namespace zwang {
 
 struct LoadOptions {
   bool floating_base = false;  // URDF: put a free joint between the world and the root link
+  // URDF: a moving link's inertia that is no rigid body's (a negative principal moment, or
+  // A + B < C) becomes MuJoCo's balanced one (its compiler's balanceinertia): negative moments
+  // 0, then, where A + B < C still, each moment the mean of the three; a warning names each
+  // link changed.  Off: such inertias are used as given, with a warning (as Pinocchio does)
+  bool balance_inertia = false;
   // how two geoms' margins and gaps combine: MuJoCo 2.2.2's larger one, or the sum of MuJoCo
   // 3.5 and later (what Gymnasium's environments get on MuJoCo 4.0)
   ContactMargin contact_margin = ContactMargin::kMax;
@@ -20,7 +25,9 @@ struct LoadOptions {
 
 struct LoadResult {
   Model model;
-  std::vector<std::string> warnings;  // "file:line: <element> ... ignored", one per element
+  // "file:line: what", or for an element ignored many times "file: <element> ignored (N
+  // elements, the first at line L)"
+  std::vector<std::string> warnings;
 };
 
 // \brief An MJCF file; <include> files are found relative to it.

@@ -91,6 +91,19 @@ enum class ContactMargin : int {
   kSum = 1,  // their sum, a margin inflating each geom: MuJoCo from 3.5 on (4.0)
 };
 
+// \brief How ModelBuilder checks masses and inertias.
+enum class InertiaRule : int {
+  // each body's inertia is a rigid body's (principal moments ≥ 0 with A + B ≥ C, none without
+  // mass), a body on joints has mass below it and a positive definite inertia if it has mass:
+  // MJCF files (MuJoCo's compiler also refuses A + B < C and massless moving bodies) and models
+  // built in code
+  kRigidBody = 0,
+  // masses ≥ 0 and finite inertias, whatever they are; the joints must make H positive
+  // definite, at qpos0 or at a second configuration (H singular at both: ModelError naming the
+  // joint): what URDF importers (Pinocchio, MuJoCo's) let through
+  kMassMatrix = 1,
+};
+
 // \brief Inertia tensor about the centre of mass in the body frame: xx yy zz xy xz yz (kg m²).
 using Inertia6 = std::array<double, 6>;
 
@@ -626,6 +639,8 @@ class ModelBuilder {
   ModelBuilder& set_disableflags(int flags);
   // \brief Solver iterations and tolerance of the constraint solver.
   ModelBuilder& set_solver(int iterations, double tolerance);
+  // \brief How masses and inertias are checked (InertiaRule); set before the first body.
+  ModelBuilder& set_inertia_rule(InertiaRule rule);
 
   // \brief The model; checks what needs the whole tree (joint order, massless moving bodies).
   Model build() const;
@@ -670,6 +685,7 @@ class ModelBuilder {
   int disableflags_ = 0;
   int iterations_ = 100;
   double tolerance_ = 1e-8;
+  InertiaRule inertia_rule_ = InertiaRule::kRigidBody;
 };
 
 // \brief The parameters of a contact between two geoms by MuJoCo's rules: with different

@@ -1,10 +1,17 @@
 // The URDF robots of tests/urdf loaded by zwang and, independently, by MuJoCo 2.2.2's own URDF
-// importer (mj_loadXML): same tree, same joint order, and the same H, qfrc_bias, qfrc_passive,
-// q̈ and body frames at 20 random states.  MuJoCo's copy of each file gets
+// importer (mj_loadXML): same tree, same joint order and limits, and the same H, qfrc_bias,
+// qfrc_passive, q̈ and body frames at 20 random states.  MuJoCo's copy of each file gets
 //   <mujoco><compiler fusestatic="false" discardvisual="true"/></mujoco>
 // so that bodies welded by fixed joints stay bodies and can be compared one to one; the
 // floating base is written for MuJoCo as a floating joint from a link "world", which is how a
 // URDF file says it (zwang loads that form the same way, see test_urdf.cc).
+//
+// The lenient cases, where both importers mean the same: pybullet's static base of mass 0 and
+// its lower > upper "no limit"; rounding noise in tensors (MuJoCo bounds principal moments below
+// by 0, zwang sets rounding-level negative ones to 0); welded chains of massless links; and
+// tensors that break A + B ≥ C, which MuJoCo refuses unless its compiler balances them
+// (balanceinertia), compared with zwang's balance_inertia option.  What MuJoCo refuses and
+// Pinocchio takes is checked against Pinocchio (test_urdf_pinocchio.cc).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
@@ -30,10 +37,12 @@ constexpr int kStates = 20;
 
 // MuJoCo's copy of a URDF file: static bodies kept; a floating root as a floating joint from
 // the link "world"
-std::string for_mujoco(std::string urdf, const std::string& floating_root) {
+std::string for_mujoco(std::string urdf, const std::string& floating_root,
+                       const std::string& compiler = "") {
   const std::size_t at = urdf.find('>', urdf.find("<robot")) + 1;
-  std::string extra = R"(
-  <mujoco><compiler fusestatic="false" discardvisual="true"/></mujoco>)";
+  std::string extra = fmt::format(R"(
+  <mujoco><compiler fusestatic="false" discardvisual="true" {}/></mujoco>)",
+                                  compiler);
   if (!floating_root.empty()) {
     extra += fmt::format(R"(
   <link name="world"/>
@@ -49,9 +58,9 @@ std::string for_mujoco(std::string urdf, const std::string& floating_root) {
 
 // MuJoCo's model of a robot of tests/urdf
 MjModelPtr mujoco_load(const std::string& robot, const std::string& floating_root,
-                       std::string* error) {
-  return load_mujoco_string(for_mujoco(read_text(urdf_file(robot)), floating_root), "robot.urdf",
-                            error);
+                       std::string* error, const std::string& compiler = "") {
+  return load_mujoco_string(for_mujoco(read_text(urdf_file(robot)), floating_root, compiler),
+                            "robot.urdf", error);
 }
 
 struct Case {
@@ -59,23 +68,29 @@ struct Case {
   std::string robot;
   std::string floating_root;  // empty: the file's own root
   double tolerance;
+  bool balance_inertia = false;  // zwang's option, and MuJoCo's balanceinertia
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.label;
 }
 
-// 1e-9 where every URDF inertia tensor is diagonal in its inertial frame (measured: 1e-14).
-// tree.urdf has full tensors: MuJoCo diagonalises each one when it compiles the model and keeps
-// the principal moments and axes; its 3x3 Jacobi eigen-decomposition finds the moments to 1e-12
-// but axes that rebuild the tensor only to 6e-7 of its size for right_forearm (see
-// FullInertiaErrorIsMujocosEigenDecomposition).  zwang keeps R I Rᵀ as computed (test_urdf.cc
-// checks it to rounding).  H, h and q̈ then differ by 4e-8 (measured), hence 1e-6 for this robot.
+// 1e-9 where every URDF inertia tensor is diagonal in its inertial frame (measured: 1e-14, and
+// 1e-10 for rounding_noise's rotated rod).  tree.urdf and pybullet_base.urdf have full tensors:
+// MuJoCo diagonalises each one when it compiles the model and keeps the principal moments and axes;
+// its 3x3 Jacobi eigen-decomposition finds the moments to 1e-12 but axes that rebuild the tensor
+// only to 6e-7 of its size for right_forearm (see FullInertiaErrorIsMujocosEigenDecomposition).
+// zwang keeps R I Rᵀ as computed (test_urdf.cc checks it to rounding).  H, h and q̈ then differ by
+// 4e-8 (measured), hence 1e-6 for these robots.
 const std::vector<Case> kCases = {
     {"serial_arm", "serial_arm", "", 1e-9},
     {"mobile_base_welded", "mobile_base", "", 1e-9},
     {"mobile_base_floating", "mobile_base", "chassis", 1e-9},
     {"tree_full_inertia", "tree", "", 1e-6},
+    {"pybullet_base", "pybullet_base", "", 1e-6},
+    {"rounding_noise", "rounding_noise", "", 1e-9},
+    {"massless_fixed_chain", "massless_fixed_chain", "", 1e-9},
+    {"triangle_inequality_balanced", "triangle_inequality", "", 1e-9, true},
 };
 
 Eigen::Matrix3d tensor(const Model& z, int b) {
@@ -96,11 +111,14 @@ class UrdfMujoco : public ::testing::TestWithParam<Case> {};
 
 TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
   const Case& c = GetParam();
-  Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty()}).model;
+  Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty(),
+                                           .balance_inertia = c.balance_inertia})
+                .model;
   // the smooth dynamics, as in MuJoCo (load_mujoco)
   z.disableflags |= kDisableConstraint;
   std::string error;
-  const MjModelPtr m = mujoco_load(c.robot, c.floating_root, &error);
+  const MjModelPtr m = mujoco_load(c.robot, c.floating_root, &error,
+                                   c.balance_inertia ? R"(balanceinertia="true")" : "");
   ASSERT_TRUE(m) << c.label << ": " << error;
 
   // the same bodies with the same parents, and the same joints in the same order: both walk
@@ -112,18 +130,27 @@ TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
   }
   for (int j = 0; j < z.njnt; ++j) {
     EXPECT_EQ(z.jnt_name[j], mj_id2name(m.get(), mjOBJ_JOINT, j)) << c.label << " joint " << j;
+    EXPECT_EQ(z.jnt_limited[j], m->jnt_limited[j]) << c.label << " joint " << j;
+    if (z.jnt_limited[j]) {
+      EXPECT_EQ(z.jnt_range[2 * j], m->jnt_range[2 * j]) << c.label << " joint " << j;
+      EXPECT_EQ(z.jnt_range[2 * j + 1], m->jnt_range[2 * j + 1]) << c.label << " joint " << j;
+    }
   }
   for (int i = 0; i < z.nv; ++i) {
     EXPECT_EQ(z.dof_damping[i], m->dof_damping[i]) << c.label << " dof " << i;
     EXPECT_EQ(z.dof_frictionloss[i], m->dof_frictionloss[i]) << c.label << " dof " << i;
   }
 
-  // MuJoCo's principal moments and axes, R diag(I) Rᵀ, against zwang's tensor in the body frame
+  // MuJoCo's principal moments and axes, R diag(I) Rᵀ, against zwang's tensor in the body frame,
+  // each relative to its size or, for a tensor of rounding noise (rounding_noise's ankle), to
+  // 1e-6 of the largest in the model
+  double largest = 0;
+  for (int b = 1; b < z.nbody; ++b) largest = std::max(largest, tensor(z, b).norm());
   double worst_tensor = 0;
   for (int b = 1; b < z.nbody; ++b) {
     const Eigen::Matrix3d mj = rebuild(m->body_iquat + 4 * b, m->body_inertia + 3 * b);
     const Eigen::Matrix3d zw = tensor(z, b);
-    const double e = (zw - mj).norm() / std::max(zw.norm(), 1e-300);
+    const double e = (zw - mj).norm() / std::max({zw.norm(), 1e-6 * largest, 1e-300});
     worst_tensor = std::max(worst_tensor, e);
     EXPECT_LE(e, c.tolerance) << c.label << " body " << z.body_name[b] << ": inertia tensor";
   }
@@ -199,6 +226,21 @@ TEST(UrdfMujoco, FullInertiaErrorIsMujocosEigenDecomposition) {
   ::testing::Test::RecordProperty("mju_eig3_rel_error", fmt::format("{:.3g}", eig3_error));
   std::cout << fmt::format("[ info     ] mju_eig3 rebuilds right_forearm's tensor to {:.3g}\n",
                            eig3_error);
+}
+
+// what MuJoCo 2.2.2's importer refuses and zwang takes as Pinocchio does (the dynamics are
+// checked against Pinocchio in test_urdf_pinocchio.cc)
+TEST(UrdfMujoco, RefusesWhatPinocchioTakes) {
+  const std::pair<const char*, const char*> refused[] = {
+      {"triangle_inequality", "inertia must satisfy A + B >= C"},
+      {"massless_universal", "mass and inertia of moving bodies must be larger than mjMINVAL"},
+  };
+  for (const auto& [robot, why] : refused) {
+    std::string error;
+    EXPECT_FALSE(mujoco_load(robot, "", &error)) << robot;
+    EXPECT_NE(error.find(why), std::string::npos) << robot << ": " << error;
+    EXPECT_GT(load_urdf(urdf_file(robot)).model.nv, 0) << robot;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Robots, UrdfMujoco, ::testing::ValuesIn(kCases),
