@@ -49,19 +49,6 @@ double data_bytes(const mjData* d) {
 #endif
 }
 
-// MemAvailable of /proc/meminfo in bytes, 0 where there is none
-double available_bytes() {
-  FILE* f = std::fopen("/proc/meminfo", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  double kib = 0;
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
-  }
-  std::fclose(f);
-  return kib * 1024;
-}
-
 std::string gib(double bytes) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f", bytes / (1024.0 * 1024.0 * 1024.0));
@@ -136,7 +123,7 @@ ZwangPeer* open_peer(const ZwangPeerRequest* r, ZwangPeerText* note, ZwangPeerTe
     if (i == 0 && p->data[0] != nullptr) {
       // an mjData per instance: refuse what would not fit, rather than swap or meet the OOM killer
       const double need = static_cast<double>(data_bytes(p->data[0])) * r->instances;
-      const double available = available_bytes();
+      const double available = zwang_peer_available_bytes();
       if (available > 0 && need > 0.8 * available) {
         put(error, std::to_string(r->instances) + " mjData need " + gib(need) +
                        " GiB, more than 80% of the " + gib(available) + " GiB available");

@@ -96,19 +96,6 @@ class Engine {
   virtual std::string warning() = 0;
 };
 
-// MemAvailable of /proc/meminfo in bytes, 0 where there is none
-double available_bytes() {
-  FILE* f = std::fopen("/proc/meminfo", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  double kib = 0;
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    if (std::sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
-  }
-  std::fclose(f);
-  return kib * 1024;
-}
-
 // the batch arenas of n instances (data and parameters; the scratch is per thread)
 template <class T>
 double batch_bytes(const Model& m, std::int64_t n) {
@@ -280,7 +267,7 @@ void bench_model(const ModelRun& mr, const BenchOptions& o, const LoadOptions& l
   // instance counts whose float32 batch alone would not fit are left out
   std::vector<std::int64_t> counts;
   std::vector<std::string> too_many;
-  const double available = available_bytes();
+  const double available = zwang_peer_available_bytes();
   for (const std::int64_t n : o.instances) {
     if (available > 0 && batch_bytes<float>(m, n) > 0.8 * available) {
       too_many.push_back(std::to_string(n));
@@ -325,7 +312,7 @@ void bench_model(const ModelRun& mr, const BenchOptions& o, const LoadOptions& l
         try {
           // what would not fit is skipped, rather than swapped or killed by the kernel
           const double need = c.f32 ? batch_bytes<float>(m, n) : batch_bytes<double>(m, n);
-          const double available = available_bytes();
+          const double available = zwang_peer_available_bytes();
           if (available > 0 && need > 0.8 * available) {
             throw std::runtime_error(fmt::format(
                 "{} instances need {:.1f} GiB, more than 80% of the {:.1f} GiB available", n,

@@ -14,6 +14,8 @@
 #ifndef ZWANG_BENCH_PEER_H_
 #define ZWANG_BENCH_PEER_H_
 
+#include <stdio.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -73,6 +75,20 @@ struct ZwangPeerApi {
 };
 
 typedef const struct ZwangPeerApi* (*ZwangPeerEntry)(void);
+
+/* MemAvailable of /proc/meminfo in bytes, 0 where there is none: the bench and the peers refuse
+ * what would not fit, rather than swap or meet the kernel's out-of-memory killer */
+static inline double zwang_peer_available_bytes(void) {
+  FILE* f = fopen("/proc/meminfo", "r");
+  char line[256];
+  double kib = 0;
+  if (f == NULL) return 0;
+  while (fgets(line, sizeof(line), f) != NULL) {
+    if (sscanf(line, "MemAvailable: %lf kB", &kib) == 1) break;
+  }
+  fclose(f);
+  return kib * 1024;
+}
 
 #ifdef __cplusplus
 }
