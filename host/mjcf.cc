@@ -303,8 +303,12 @@ class Loader {
           }
         }
         try {
-          builder_.add_site(
-              {.name = s.name, .body = body_names_[b], .pos = s.def.pos, .quat = s.def.quat});
+          builder_.add_site({.name = s.name,
+                             .body = body_names_[b],
+                             .pos = s.def.pos,
+                             .quat = s.def.quat,
+                             .type = s.def.type,
+                             .size = s.def.size});
         } catch (const ModelError& e) {
           fail(s.node, e.what());
         }

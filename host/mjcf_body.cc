@@ -22,9 +22,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-// fromto: the geom is centred on the segment with its z axis along from − to (MuJoCo 2.2.2's
-// sign); the segment is 2 size[1] long for a capsule or cylinder, 2 size[2] for a box or
-// ellipsoid, which take size[0] across both other axes
 // the frame fromto gives a geom or a site (`element`): centred on the segment, z along
 // from − to; returns the segment's length.  MuJoCo refuses it for other shapes and beside a pos,
 // its class's included.
@@ -48,8 +45,12 @@ double fromto_frame(Attrs& a, const char* element, Def& g) {
   return length;
 }
 
-void apply_fromto(Attrs& a, GeomDef& g) {
-  const double length = fromto_frame(a, "<geom>", g);
+// fromto: a geom or site is centred on the segment with its z axis along from − to (MuJoCo
+// 2.2.2's sign); the segment is 2 size[1] long for a capsule or cylinder, 2 size[2] for a box or
+// ellipsoid, which take size[0] across both other axes
+template <class Def>
+void apply_fromto(Attrs& a, const char* element, Def& g) {
+  const double length = fromto_frame(a, element, g);
   if (g.type == GeomType::kCapsule || g.type == GeomType::kCylinder) {
     g.size[1] = length / 2;
   } else {
@@ -229,7 +230,7 @@ class TreeReader {
     s.def = defaults_.of(a, active).site;
     read_site(a, s.def, c_);
     a.finish();
-    if (s.def.fromto) fromto_frame(a, "<site>", s.def);
+    if (s.def.fromto) apply_fromto(a, "<site>", s.def);
     bodies_[b].sites.push_back(std::move(s));
   }
 
@@ -247,7 +248,7 @@ class TreeReader {
     if (g.def.type == GeomType::kMesh && g.def.mesh.empty()) {
       a.fail("<geom> of type mesh needs the attribute 'mesh'");
     }
-    if (g.def.fromto) apply_fromto(a, g.def);
+    if (g.def.fromto) apply_fromto(a, "<geom>", g.def);
     // a mesh gives the size of a mesh geom, and of a primitive fitted to it (Meshes::apply)
     if (g.def.mesh.empty()) check_geom_size(a, g.def);
     if (g.def.type == GeomType::kPlane && !bodies_[b].is_static) {

@@ -98,8 +98,9 @@ void read_site(Attrs& a, SiteDef& d, const Compiler& c) {
   if (const auto q = read_orientation(a, c)) d.quat = *q;
   std::array<double, 6> fromto{};
   if (a.exact("fromto", fromto)) d.fromto = fromto;
+  a.numbers("size", d.size, 1);
   // rendering and user data
-  a.ignore({"size", "material", "rgba", "group", "user"});
+  a.ignore({"material", "rgba", "group", "user"});
 }
 
 bool is_actuator_kind(std::string_view tag) {

@@ -203,6 +203,7 @@ struct GeomDef {
 // a site's frame in its body; fromto (capsule, cylinder, box, ellipsoid) sets both, as a geom's
 struct SiteDef {
   GeomType type = GeomType::kSphere;
+  Vec3d size{0.005, 0.005, 0.005};  // numbers not given keep the class's
   Vec3d pos{0, 0, 0};
   Quatd quat{1, 0, 0, 0};
   std::optional<std::array<double, 6>> fromto;

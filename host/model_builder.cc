@@ -9,8 +9,8 @@
 
 #include "constraint_plan.hpp"
 #include "kernels/model_view.h"
-#include "model_sensors.hpp"
 #include "mass_matrix_check.hpp"
+#include "model_sensors.hpp"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
 
@@ -495,6 +495,14 @@ void ModelBuilder::add_site(const SiteSpec& in) {
   }
   if (!finite({s.pos[0], s.pos[1], s.pos[2]})) throw ModelError(who + ": pos is not finite");
   s.quat = normalized_or_throw(s.quat, who);
+  if (s.type != GeomType::kSphere && s.type != GeomType::kCapsule &&
+      s.type != GeomType::kEllipsoid && s.type != GeomType::kCylinder && s.type != GeomType::kBox) {
+    throw ModelError(who + ": a site is a sphere, capsule, ellipsoid, cylinder or box");
+  }
+  if (!finite({s.size[0], s.size[1], s.size[2]}) || !(s.size[0] > 0)) {
+    throw ModelError(fmt::format("{}: size ({} {} {}) must be finite, its first number positive",
+                                 who, s.size[0], s.size[1], s.size[2]));
+  }
   sites_.push_back(std::move(s));
 }
 
@@ -510,6 +518,8 @@ void ModelBuilder::add_sites(Model& m) const {
     m.site_bodyid.push_back(m.body_id(s->body));
     append(m.site_pos, s->pos);
     append(m.site_quat, s->quat);
+    m.site_type.push_back(static_cast<int>(s->type));
+    append(m.site_size, s->size);
   }
   m.nsite = static_cast<int>(sites_.size());
 }

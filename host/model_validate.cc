@@ -7,8 +7,8 @@
 #include "constraint_plan.hpp"
 #include "kernels/layout.h"
 #include "kernels/model_view.h"
-#include "model_sensors.hpp"
 #include "model_keyframes.hpp"
+#include "model_sensors.hpp"
 #include "model_size.hpp"
 #include "zwang/model.hpp"
 
@@ -49,9 +49,8 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
   struct {
     std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows,
         nsensor, nsensordata, nsensorbody, nmocap;
-  } s{nq,    nv,     nu,    nbody,   njnt,      nv * (nv + 1) / 2, njac,        nefc,
-      nhard, ndrive, ngeom, nconmax, ncon_rows, nsensor,           nsensordata, nsensorbody,
-      nmocap};
+  } s{nq,     nv,    nu,      nbody,     njnt,    nv * (nv + 1) / 2, njac,        nefc,  nhard,
+      ndrive, ngeom, nconmax, ncon_rows, nsensor, nsensordata,       nsensorbody, nmocap};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -440,6 +439,9 @@ void Model::validate() const {
   size_is("site_quat", site_quat, 4 * ns);
   finite("site_pos", site_pos);
   finite("site_quat", site_quat);
+  size_is("site_type", site_type, ns);
+  size_is("site_size", site_size, 3 * ns);
+  finite("site_size", site_size);
   for (int i = 0; i < nsite; ++i) {
     index_in("site_bodyid", site_bodyid[i], 0, nbody, i);
     const double* q = site_quat.data() + 4 * i;
@@ -447,6 +449,12 @@ void Model::validate() const {
     if (std::abs(q2 - 1) > 1e-9) {
       throw ModelError(
           fmt::format("model: site {} has a quaternion of norm {}, not 1", i, std::sqrt(q2)));
+    }
+    // the zone's shapes: sphere, capsule, ellipsoid, cylinder, box (GeomType 2 to 6)
+    index_in("site_type", site_type[i], 2, 7, i);
+    if (!(site_size[3 * i] > 0)) {
+      throw ModelError(
+          fmt::format("model: site {} has a size {} that is not positive", i, site_size[3 * i]));
     }
   }
   for (int i = 0; i < npair; ++i) {

@@ -78,6 +78,7 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(geom_type)             /* GeomTypeId (ngeom) */                                       \
   X(geom_body)             /* (ngeom) */                                                  \
   X(site_bodyid)           /* (nsite) */                                                  \
+  X(site_type)             /* GeomTypeId of the site's zone (nsite) */                    \
   X(tendon_adr)            /* first term in wrap_jnt (ntendon) */                         \
   X(tendon_num)            /* terms (ntendon) */                                          \
   X(wrap_jnt)              /* joint of each term */                                       \
@@ -145,6 +146,7 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(geom_rbound)         /* bounding sphere radius, 0 for planes (ngeom) */             \
   X(site_pos)            /* body frame (nsite x 3) */                                   \
   X(site_quat)           /* body frame (nsite x 4) */                                   \
+  X(site_size)           /* the zone's size, as a geom's (nsite x 3) */                 \
   X(wrap_coef)           /* coefficient of each tendon term */                          \
   X(sensor_cutoff)       /* 0: none (nsensor) */                                        \
   X(magnetic)            /* magnetic field, world (3) */

@@ -22,6 +22,8 @@
 //   cfrc_ext_k,
 //                  f_k = m_k a_k, about the COM o of the body's tree (what the parent exerts)
 //   force, torque  R ᵀ f and Rᵀ (τ − (p − o) × f) of cfrc_int at the site
+// touch        Σ f_n over the contacts of the site's body with f_n > 0 whose normal ray from the
+//              contact point (n, or −n where the body is the second geom's) meets the site's zone
 // Limit sensors read the first active limit row of the joint (lower before upper): its distance
 // minus margin, J q̇, its force; 0 without an active row.  cutoff > 0 clamps real values to
 // [−cutoff, cutoff] and positive ones to cutoff above.  User sensors are left as they are.
@@ -34,6 +36,7 @@
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/ray.h"
 
 namespace zwang {
 
@@ -249,6 +252,34 @@ ZW_HD ZW_INLINE T joint_limit_value(const ModelView<T>& m, const Instance<T>& d,
   return value;
 }
 
+// a touch sensor at `site` (its zone a sphere, capsule, ellipsoid, cylinder or box)
+template <class T>
+ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
+  if constexpr (!kOneLane<T>) {
+    // a pack evaluates its sensors only without constraint rows, so without contacts
+    return T(0);
+  } else {
+    const int b = m.site_bodyid[site];
+    const SensedFrame<T> zone = sensed_frame(m, d, kObjSite, site);
+    const Vec3<T> size = load3(m.site_size, 3 * site);
+    const Row<T> geom = d.contact_geom(), frame = d.contact_frame(), pos = d.contact_pos();
+    const Row<T> force = d.contact_force();
+    const int ncon = static_cast<int>(d.ncon()[0]);
+    T sum = T(0);
+    for (int c = 0; c < ncon && c < m.s.nconmax; ++c) {
+      const int b1 = m.geom_body[static_cast<int>(geom[2 * c])];
+      const int b2 = m.geom_body[static_cast<int>(geom[2 * c + 1])];
+      const T fn = force[6 * c];
+      if ((b != b1 && b != b2) || !(fn > T(0))) continue;
+      const Vec3<T> n = load3(frame, 9 * c);
+      const Vec3<T> ray = (b == b2 ? T(-1) : T(1)) / norm(n) * n;
+      if (!(ray_shape(m.site_type[site], zone.pos, zone.rot, size, load3(pos, 3 * c), ray) < T(0)))
+        sum += fn;
+    }
+    return sum;
+  }
+}
+
 // the values of sensor i into out
 template <class T>
 ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row<T> out) {
@@ -257,6 +288,9 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
   const int refid = m.sensor_refid[i];
   const Row<T> qpos = d.qpos(), qvel = d.qvel();
   switch (type) {
+    case kSensTouch:
+      out[0] = touch_value(m, d, id);
+      break;
     case kSensAccelerometer:
     case kSensVelocimeter:
     case kSensGyro:

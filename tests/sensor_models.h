@@ -179,4 +179,39 @@ inline constexpr const char* kLimitSensorModel = R"(<mujoco model="limit sensors
 </mujoco>
 )";
 
+// touch sensors on boxes, capsules, ellipsoids, cylinders and spheres of sites, on bodies that
+// are the first geom of their contacts (the ball on the box) and the second (on the floor)
+inline constexpr const char* kTouchModel = R"(<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="box" pos="0 0 0.06">
+      <freejoint/>
+      <geom type="box" size="0.1 0.08 0.05" mass="1"/>
+      <site name="bottom" type="box" size="0.1 0.08 0.01" pos="0 0 -0.05"/>
+      <site name="corner" type="sphere" size="0.03" pos="0.1 0.08 -0.05"/>
+      <site name="edge" type="capsule" fromto="-0.1 -0.08 -0.05 -0.1 0.08 -0.05" size="0.02"/>
+      <site name="top" type="cylinder" size="0.05 0.01" pos="0 0 0.05"/>
+      <site name="side" type="ellipsoid" size="0.12 0.04 0.02" pos="0 0.08 -0.05"/>
+      <site name="away" type="sphere" size="0.02" pos="0 0 -0.03"/>
+    </body>
+    <body name="ball" pos="0.02 0.01 0.2">
+      <freejoint/>
+      <geom type="sphere" size="0.04" mass="0.5"/>
+      <site name="ball" size="0.05"/>
+    </body>
+    <body name="rod" pos="0.4 0 0.05" euler="0 90 0">
+      <freejoint/>
+      <geom type="capsule" size="0.03 0.1" mass="0.3"/>
+      <site name="rod" type="capsule" size="0.035 0.1"/>
+      <site name="rod_end" type="box" size="0.04 0.04 0.02" pos="0 0 0.1"/>
+    </body>
+  </worldbody>
+  <sensor>
+    <touch site="bottom"/><touch site="corner"/><touch site="edge"/><touch site="top"/>
+    <touch site="side"/><touch site="away" cutoff="1"/><touch site="ball"/><touch site="rod"/>
+    <touch site="rod_end"/>
+  </sensor>
+</mujoco>)";
+
 }  // namespace zwang::test

@@ -264,6 +264,65 @@ TEST(Sensors, JointLimitsAgainstMuJoCo) {
   EXPECT_GT(inactive, 0);
 }
 
+// tests/sensor_models.h's touch sensors at states of a MuJoCo rollout of the bodies falling and
+// settling, both constraint solvers tight
+TEST(Sensors, TouchAgainstMuJoCo) {
+  Model z = load_mjcf_string(kTouchModel, "touch.xml").model;
+  z.tolerance = 1e-13;
+  z.iterations = 200;
+  std::string error;
+  const MjModelPtr m = load_mujoco_string(kTouchModel, "touch.xml", &error);
+  ASSERT_TRUE(m) << error;
+  m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+  m->opt.solver = mjSOL_NEWTON;
+  m->opt.iterations = 1000;
+  m->opt.tolerance = 1e-15;
+  ASSERT_NO_FATAL_FAILURE(expect_same_sensors(z, m.get()));
+  for (int s = 0; s < z.nsite; ++s) {
+    EXPECT_EQ(z.site_type[s], m->site_type[s]) << s;
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(z.site_size[3 * s + k], m->site_size[3 * s + k], 1e-15);
+  }
+  // the bodies fall, the ball onto the box, and settle
+  const MjDataPtr d(mj_makeData(m.get()));
+  Inputs in;
+  for (int step = 1; step <= 400; ++step) {
+    mj_step(m.get(), d.get());
+    if (step % 25 == 0) {
+      in.states.push_back({std::vector<double>(d->qpos, d->qpos + m->nq),
+                           std::vector<double>(d->qvel, d->qvel + m->nv),
+                           {}});
+      in.time.push_back(d->time);
+      in.xfrc.push_back(std::vector<double>(6 * z.nbody, 0.0));
+    }
+  }
+  const int n = static_cast<int>(in.states.size());
+  auto sim = std::make_unique<Simulator<double>>(z, n);
+  for (int i = 0; i < n; ++i) {
+    sim->batch().qpos().set(i, in.states[i].qpos);
+    sim->batch().qvel().set(i, in.states[i].qvel);
+  }
+  sim->forward();
+  for (const auto& f : sim->failures()) ADD_FAILURE() << f.message();
+  Comparison cmp("touch");
+  std::vector<int> touched(z.nsensor, 0);
+  for (int i = 0; i < n; ++i) {
+    set_inputs(m.get(), d.get(), in, i);
+    mj_forward(m.get(), d.get());
+    ASSERT_EQ(sim->batch().ncon()(i, 0), d->ncon) << "state " << i;
+    ASSERT_NO_FATAL_FAILURE(
+        compare_sensors(cmp, "forward", z, d.get(), std::as_const(sim->batch()), i, 1e-9));
+    for (int s = 0; s < z.nsensor; ++s) touched[s] += d->sensordata[s] > 0;
+  }
+  // every zone but `away` (above the bottom face) counted some contact, `away` none
+  for (int s = 0; s < z.nsensor; ++s) {
+    if (z.sensor_objid[s] == z.site_id("away")) {
+      EXPECT_EQ(touched[s], 0);
+    } else {
+      EXPECT_GT(touched[s], 0) << z.sensor_name[s] << " site " << z.sensor_objid[s];
+    }
+  }
+}
+
 // a positive user sensor clamped by its cutoff (MuJoCo clamps after its callback); a real one
 // on both sides
 TEST(Sensors, CutoffOfUserValues) {
@@ -348,7 +407,7 @@ TEST(Sensors, SensorsZwangDoesNotComputeKeepTheirPlace) {
       &z);
   std::string all;
   for (const std::string& s : w) all += s + "\n";
-  EXPECT_TRUE(has(all, "touch sensors are not computed")) << all;
+  EXPECT_FALSE(has(all, "touch")) << all;
   EXPECT_TRUE(has(all, "its 1 value in sensordata stays 0")) << all;
   EXPECT_TRUE(has(all, "rangefinder sensors are not computed")) << all;
   EXPECT_TRUE(has(all, "tendon limits are not simulated")) << all;
@@ -361,7 +420,9 @@ TEST(Sensors, SensorsZwangDoesNotComputeKeepTheirPlace) {
   // framequat 4, framepos 3, framepos 3, clock 1
   EXPECT_EQ(z.sensor_adr, (std::vector<int>{0, 1, 2, 3, 6, 10, 13, 16}));
   EXPECT_EQ(z.nsensordata, 17);
-  for (int s = 0; s < 6; ++s) EXPECT_EQ(z.sensor_type[s], SensorType::kUser);
+  // touch is computed (0 without contacts)
+  EXPECT_EQ(z.sensor_type[0], SensorType::kTouch);
+  for (int s = 1; s < 6; ++s) EXPECT_EQ(z.sensor_type[s], SensorType::kUser);
   EXPECT_EQ(z.sensor_type[6], SensorType::kFramePos);
   EXPECT_EQ(z.sensor_type[7], SensorType::kClock);
   EXPECT_EQ(z.sensor_datatype[0], SensorDataType::kPositive);
@@ -380,7 +441,12 @@ TEST(Sensors, BuilderAndValidate) {
   b.add_body({.name = "a", .mass = 1, .inertia = {0.1, 0.1, 0.1, 0, 0, 0}});
   b.add_joint("a", {.name = "h"});
   b.add_site({.name = "s", .body = "a"});
-  EXPECT_THROW(b.add_sensor({.name = "x", .type = SensorType::kTouch, .objname = "s"}), ModelError);
+  // a touch sensor's zone: a sphere, capsule, ellipsoid, cylinder or box of positive size
+  EXPECT_THROW(b.add_site({.name = "p", .body = "a", .type = GeomType::kPlane}), ModelError);
+  EXPECT_THROW(b.add_site({.name = "p", .body = "a", .size = {0, 1, 1}}), ModelError);
+  EXPECT_THROW(b.add_site({.name = "p", .body = "a", .size = {0.1, NAN, 1}}), ModelError);
+  EXPECT_THROW(b.add_sensor({.name = "x", .type = SensorType::kRangefinder, .objname = "s"}),
+               ModelError);
   EXPECT_THROW(b.add_sensor({.name = "x", .type = SensorType::kGyro, .objname = "nosite"}),
                ModelError);
   EXPECT_THROW(

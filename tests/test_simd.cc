@@ -70,6 +70,8 @@ std::vector<Case> cases() {
   out.push_back({"sensors", load_mjcf_string(kSensorModel, "sensors.xml").model});
   // sensors of joint limits, which read the rows: they run lane by lane with the rows
   out.push_back({"limit_sensors", load_mjcf_string(kLimitSensorModel, "limit_sensors.xml").model});
+  // touch sensors, which read the contacts: likewise lane by lane
+  out.push_back({"touch", load_mjcf_string(kTouchModel, "touch.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

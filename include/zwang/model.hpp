@@ -282,6 +282,10 @@ struct SiteSpec {
   std::string body = "world";
   Vec3d pos{0, 0, 0};      // in the body frame (m)
   Quatd quat{1, 0, 0, 0};  // in the body frame, normalised
+  // the site's zone, where a touch sensor counts contacts: a sphere, capsule, ellipsoid, cylinder
+  // or box, with a geom's size numbers (radius, half-length, semi-axes, half-sizes)
+  GeomType type = GeomType::kSphere;
+  Vec3d size{0.005, 0.005, 0.005};
 };
 
 // \brief A fixed tendon: a linear combination of hinge and slide coordinates,
@@ -368,7 +372,7 @@ std::string_view to_string(ObjType type);     // MJCF's objtype: "body", "xbody"
 //   the orientation of a kBody (its principal axes) is not available: use kXBody or a site
 //   subtreecom, subtreelinvel, subtreeangmom: a body; clock: no object
 //   user: `dim` values that zwang never writes (the user's own, 0 after a reset)
-// Touch, rangefinder and tendon limit sensors, frames of cameras and the orientation of a
+// Rangefinder and tendon limit sensors, frames of cameras and the orientation of a
 // body's principal axes are not computed (ModelError).
 struct SensorSpec {
   std::string name;  // unique among sensors; empty gives "sensor<id>"
@@ -547,6 +551,8 @@ struct Model {
   std::vector<int> site_bodyid;   // (nsite)
   std::vector<double> site_pos;   // body frame (nsite x 3)
   std::vector<double> site_quat;  // body frame, unit (nsite x 4)
+  std::vector<int> site_type;     // GeomType of the zone (nsite)
+  std::vector<double> site_size;  // its size, as a geom's (nsite x 3)
 
   // sensors (MuJoCo's <sensor>), in the order they were added: sensor i writes sensor_dim[i]
   // values at sensor_adr[i] of each instance's `sensordata`
