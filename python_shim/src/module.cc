@@ -38,7 +38,7 @@ int id_of(int id, const char* kind, const std::string& name) {
 }
 
 PyModel load(const std::filesystem::path& path, bool floating_base,
-             const std::string& contact_margin) {
+             const std::string& contact_margin, bool balance_inertia) {
   if (contact_margin != "max" && contact_margin != "sum") {
     throw nb::value_error(
         ("contact_margin must be 'max' or 'sum', not '" + contact_margin + "'").c_str());
@@ -54,6 +54,7 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
   LoadResult r = load_model(
       path,
       {.floating_base = floating_base,
+       .balance_inertia = balance_inertia,
        .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax});
   return PyModel{std::move(r.model), std::move(r.warnings)};
 }
@@ -72,12 +73,15 @@ void bind_model(nb::module_& m) {
       "(devices, reason): the CUDA devices this build of zwang can use, and why there are none "
       "when there are none (a build without CUDA, no device, no driver).");
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
-        nb::arg("contact_margin") = "max",
+        nb::arg("contact_margin") = "max", nb::arg("balance_inertia") = false,
         "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"
         "``floating_base`` (URDF only) puts a free joint between the world and the root link.\n"
         "``contact_margin``: how the margins and gaps of two geoms combine into their contact's:\n"
         "``'max'`` the larger (MuJoCo 2.2.2 to 3.4), ``'sum'`` their sum (MuJoCo 3.5 and later,\n"
         "so MuJoCo 4.0 and Gymnasium's environments on it).\n"
+        "``balance_inertia`` (URDF only): a link inertia that is no rigid body's becomes the\n"
+        "balanced one of MuJoCo's ``balanceinertia`` (a warning names each link), instead of\n"
+        "being used as given with a warning.\n"
         "Raises FileNotFoundError for a missing file and zwang.ModelError (a RuntimeError) with\n"
         "the file, line and reason for a file zwang cannot read; ``Model.warnings`` lists what\n"
         "the loader ignored.");

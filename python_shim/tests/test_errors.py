@@ -163,3 +163,25 @@ def test_non_finite_state_stops_only_its_instance(pendulum):
     sim.status[2] = 0
     sim.step()
     assert sim.failures() == []
+
+
+def test_balance_inertia_repairs_a_urdf_inertia_only_when_asked(tmp_path):
+    # principal moments 1, 1, 3 break A + B >= C: used as given with a warning, or balanced
+    # to their mean 5/3 (MuJoCo's balanceinertia) with a warning saying so
+    urdf = tmp_path / "arm.urdf"
+    urdf.write_text(
+        "<robot name='arm'><link name='base'/>"
+        "<joint name='j' type='revolute'><parent link='base'/><child link='arm'/>"
+        "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
+        "<link name='arm'><inertial><mass value='1'/>"
+        "<inertia ixx='1' iyy='1' izz='3' ixy='0' ixz='0' iyz='0'/></inertial></link></robot>")
+    as_given = " ".join(zwang.load(str(urdf)).warnings)
+    assert "'arm'" in as_given and "not a rigid body's" in as_given
+    assert "balanced" not in as_given
+    balanced = " ".join(zwang.load(str(urdf), balance_inertia=True).warnings)
+    assert "balanced (balance_inertia): each principal moment 1.66667" in balanced
+    mjcf = tmp_path / "one.xml"
+    mjcf.write_text("<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody>"
+                    "</mujoco>")
+    with pytest.raises(zwang.ModelError, match="balance-inertia"):
+        zwang.load(str(mjcf), balance_inertia=True)
