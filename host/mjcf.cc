@@ -90,6 +90,7 @@ class Loader {
     meshes.apply(bodies_);
     add_bodies(mass_properties(ctx_, bodies_, compiler_));
     meshes.add_to(builder_);
+    materials(sections("asset"), defaults);
     add_geoms();
     add_sites();
     add_contacts(ctx_, section_children(ctx_, sections("contact")), defaults, bodies_, body_names_,
@@ -100,6 +101,7 @@ class Loader {
     custom(section_children(ctx_, sections("custom")));
     equalities(section_children(ctx_, sections("equality")), defaults);
     add_sensors(ctx_, sections("option"), section_children(ctx_, sections("sensor")), builder_);
+    rangefinders_and_meshes(section_children(ctx_, sections("sensor")));
     key_nodes_ =
         read_keyframes(ctx_, section_children(ctx_, sections("keyframe")), nkey_, builder_);
     for (const pugi::xml_node node : top) {
@@ -247,6 +249,45 @@ class Loader {
     }
   }
 
+  // rangefinder rays meet primitives and planes only: each rangefinder of a model with mesh
+  // geoms gets a warning
+  void rangefinders_and_meshes(const std::vector<pugi::xml_node>& sensors) {
+    int meshes = 0;
+    for (const Geom* g : model_geoms_) meshes += g->def.type == GeomType::kMesh ? 1 : 0;
+    if (meshes == 0) return;
+    for (const pugi::xml_node node : sensors) {
+      if (std::string_view(node.name()) != "rangefinder") continue;
+      ctx_.warn(node, fmt::format("rangefinder rays pass through the model's {} mesh geom{} "
+                                  "(MuJoCo's meet them)",
+                                  meshes, meshes == 1 ? "" : "s"));
+    }
+  }
+
+  // the opacity of each <asset><material> (its class's rgba unless it has its own)
+  void materials(const std::vector<pugi::xml_node>& assets, const Defaults& defaults) {
+    for (const pugi::xml_node asset : assets) {
+      for (const pugi::xml_node node : ctx_.children(asset)) {
+        if (std::string_view(node.name()) != "material") continue;
+        Attrs a(ctx_, node);
+        double alpha = defaults.of(a, "").material_alpha;
+        std::array<double, 4> rgba{};
+        if (a.exact("rgba", rgba)) alpha = rgba[3];
+        const std::optional<std::string> name = a.text("name");
+        if (name) material_alpha_[*name] = alpha;
+      }
+    }
+  }
+
+  // a geom's opacity to rays: its material's where it has one
+  bool visible(const Geom& g) {
+    if (g.def.material.empty()) return g.def.alpha != 0;
+    const auto it = material_alpha_.find(g.def.material);
+    if (it == material_alpha_.end()) {
+      ctx_.fail(g.node, fmt::format("material '{}' is not defined in <asset>", g.def.material));
+    }
+    return it->second != 0;
+  }
+
   // the geoms of every body in MuJoCo's order: bodies as numbered (depth first), a body's geoms
   // in document order; height-field geoms, which do not collide, are left out.  Names are unique
   // among all geoms, as in MuJoCo.
@@ -278,7 +319,8 @@ class Loader {
                             .solmix = d.solmix,
                             .solref = d.solref,
                             .solimp = d.solimp,
-                            .mesh = d.type == GeomType::kMesh ? d.mesh : ""};
+                            .mesh = d.type == GeomType::kMesh ? d.mesh : "",
+                            .visible = visible(g)};
         try {
           builder_.add_geom(spec);
         } catch (const ModelError& e) {
@@ -643,11 +685,12 @@ class Loader {
   Cone cone_ = Cone::kPyramidal;
   double impratio_ = 1;
   std::map<std::string, Hard, std::less<>> hard_;
-  std::map<std::string, GeomRef, std::less<>> geoms_;  // named geoms of the document
-  std::vector<const Geom*> model_geoms_;               // the model's geoms
-  int nkey_ = 0;                                       // <size nkey>
-  pugi::xml_node size_node_;                           // the <size> that sets it
-  std::vector<pugi::xml_node> key_nodes_;              // the <key> elements, in key order
+  std::map<std::string, GeomRef, std::less<>> geoms_;          // named geoms of the document
+  std::vector<const Geom*> model_geoms_;                       // the model's geoms
+  std::map<std::string, double, std::less<>> material_alpha_;  // opacity of each material
+  int nkey_ = 0;                                               // <size nkey>
+  pugi::xml_node size_node_;                                   // the <size> that sets it
+  std::vector<pugi::xml_node> key_nodes_;                      // the <key> elements, in key order
 };
 
 // a failed load shows the warnings said before its error

@@ -76,8 +76,11 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
   if (const auto mesh = a.text("mesh")) d.mesh = *mesh;
   set_if(a, "fitscale", d.fitscale);
   if (const auto shell = a.boolean("shellinertia")) d.shellinertia = *shell;
-  // rendering and user data; the height field of a geom that does not collide
-  a.ignore({"material", "rgba", "user", "hfield"});
+  std::array<double, 4> rgba{};
+  if (a.exact("rgba", rgba)) d.alpha = rgba[3];
+  if (const auto material = a.text("material")) d.material = *material;
+  // user data; the height field of a geom that does not collide
+  a.ignore({"user", "hfield"});
 }
 
 void read_mesh(Attrs& a, MeshDef& d) {
@@ -242,7 +245,12 @@ std::vector<pugi::xml_node> Defaults::define(pugi::xml_node node, const std::str
       read_site(a, cls.site, compiler_);
     } else if (tag == "mesh") {
       read_mesh(a, cls.mesh);
-    } else if (tag == "camera" || tag == "light" || tag == "material") {
+    } else if (tag == "material") {
+      // only the opacity matters (to rangefinder rays); the rest is rendering
+      std::array<double, 4> rgba{};
+      if (a.exact("rgba", rgba)) cls.material_alpha = rgba[3];
+      continue;
+    } else if (tag == "camera" || tag == "light") {
       // defaults of elements that are ignored or warned about where they are used
       continue;
     } else {

@@ -192,6 +192,9 @@ struct GeomDef {
   std::string mesh;
   double fitscale = 1;
   bool shellinertia = false;
+  // what rangefinder rays see: the alpha of rgba, or of the material's rgba where it has one
+  double alpha = 1;
+  std::string material;
   // contact parameters, GeomSpec's
   int contype = 1, conaffinity = 1, condim = 3, priority = 0;
   Vec3d friction{1, 0.005, 0.0001};
@@ -259,6 +262,7 @@ struct DefaultClass {
   EqualityDef equality;
   PairDef pair;
   SiteDef site;
+  double material_alpha = 1;  // the alpha of <material rgba>
 };
 
 class Defaults {

@@ -96,6 +96,7 @@ void ModelBuilder::add_contacts(Model& m) const {
     append(m.geom_size, g.size);
     m.geom_rbound.push_back(geom_bounding_radius(g.type, g.size));
     m.geom_contype.push_back(g.contype);
+    m.geom_visible.push_back(g.visible ? 1 : 0);
     m.geom_conaffinity.push_back(g.conaffinity);
     m.geom_condim.push_back(g.condim);
     m.geom_priority.push_back(g.priority);

@@ -243,8 +243,6 @@ bool is_frame_sensor(SensorType type) {
 std::string sensor_not_computed(SensorType type, ObjType objtype, ObjType reftype) {
   const std::string_view kind = to_string(type);
   switch (type) {
-    case SensorType::kRangefinder:
-      return "rangefinder sensors are not computed (zwang casts no rays)";
     case SensorType::kTendonLimitPos:
     case SensorType::kTendonLimitVel:
     case SensorType::kTendonLimitFrc:

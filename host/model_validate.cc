@@ -310,6 +310,7 @@ void Model::validate() const {
   size_is("geom_size", geom_size, 3 * g);
   size_is("geom_rbound", geom_rbound, g);
   size_is("geom_contype", geom_contype, g);
+  size_is("geom_visible", geom_visible, g);
   size_is("geom_conaffinity", geom_conaffinity, g);
   size_is("geom_condim", geom_condim, g);
   size_is("geom_priority", geom_priority, g);

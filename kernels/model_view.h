@@ -77,6 +77,7 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(nhc_body)              /* (nnhc) */                                                   \
   X(geom_type)             /* GeomTypeId (ngeom) */                                       \
   X(geom_body)             /* (ngeom) */                                                  \
+  X(geom_visible)          /* 1: rangefinder rays see it (ngeom) */                       \
   X(site_bodyid)           /* (nsite) */                                                  \
   X(site_type)             /* GeomTypeId of the site's zone (nsite) */                    \
   X(tendon_adr)            /* first term in wrap_jnt (ntendon) */                         \

@@ -1,5 +1,6 @@
 // Where a ray p + x v, x ≥ 0, first meets a shape: the smallest such x, or −1 when it misses.
-// The shape is a sphere, capsule, ellipsoid, cylinder or box with a geom's size numbers, at
+// The shape is a plane (its front face), sphere, capsule, ellipsoid, cylinder or box with a geom's
+// size numbers, at
 // position c with orientation R (row-major); in its frame the ray is p' = Rᵀ (p − c),
 // v' = Rᵀ v.  A ray that starts inside the shape meets its surface from within, so x ≥ 0 holds
 // exactly when the ray starts inside the shape or enters it.  v need not be a unit vector:
@@ -134,12 +135,26 @@ ZW_HD T ray_box(const Vec3<T>& half, const Vec3<T>& p, const Vec3<T>& v) {
   return best;
 }
 
-// the ray against the shape of GeomTypeId `type` (2 sphere … 6 box); −1 for other types
+// a plane's front face (z' = 0 seen from z' > 0), within its rendered half-sizes where they are
+// positive
+template <class T>
+ZW_HD T ray_plane(const Vec3<T>& size, const Vec3<T>& p, const Vec3<T>& v) {
+  const MaskOf<T> facing = v.z < T(-kRayMinVal);
+  const T x = -p.z / vselect(facing, v.z, T(-1));
+  const T px = p.x + x * v.x, py = p.y + x * v.y;
+  const MaskOf<T> within = (!(size.x > T(0)) || !(ray_abs(px) > size.x)) &&
+                           (!(size.y > T(0)) || !(ray_abs(py) > size.y));
+  return vselect(facing && !(x < T(0)) && within, x, T(-1));
+}
+
+// the ray against the shape of GeomTypeId `type` (0 plane, 2 sphere … 6 box); −1 for other types
 template <class T>
 ZW_HD T ray_shape(int type, const Vec3<T>& c, const Mat3<T>& rot, const Vec3<T>& size,
                   const Vec3<T>& p, const Vec3<T>& v) {
   const Vec3<T> lp = mul_transposed(rot, p - c), lv = mul_transposed(rot, v);
   switch (type) {
+    case 0:
+      return ray_plane(size, lp, lv);
     case 2:
       return ray_sphere(c, size.x, p, v);
     case 3: {

@@ -22,6 +22,7 @@
 //   cfrc_ext_k,
 //                  f_k = m_k a_k, about the COM o of the body's tree (what the parent exerts)
 //   force, torque  R ᵀ f and Rᵀ (τ − (p − o) × f) of cfrc_int at the site
+// rangefinder  the distance along the site's z axis to the nearest visible geom of another body
 // touch        Σ f_n over the contacts of the site's body with f_n > 0 whose normal ray from the
 //              contact point (n, or −n where the body is the second geom's) meets the site's zone
 // Limit sensors read the first active limit row of the joint (lower before upper): its distance
@@ -280,6 +281,24 @@ ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
   }
 }
 
+// a rangefinder at `site`: the distance along the site's z axis to the nearest visible geom of
+// another body, −1 when the ray meets none (MuJoCo's mj_ray with every geom group and the static
+// geoms); mesh geoms are not seen
+template <class T>
+ZW_HD T rangefinder_value(const ModelView<T>& m, const Instance<T>& d, int site) {
+  const SensedFrame<T> f = sensed_frame(m, d, kObjSite, site);
+  const Vec3<T> v = column(f.rot, 2);
+  const Row<T> xpos = d.geom_xpos(), xmat = d.geom_xmat();
+  T best = T(-1);
+  for (int g = 0; g < m.s.ngeom; ++g) {
+    if (m.geom_body[g] == f.body || !m.geom_visible[g]) continue;
+    const T x = ray_shape(m.geom_type[g], load3(xpos, 3 * g), load_mat(xmat, 9 * g),
+                          load3(m.geom_size, 3 * g), f.pos, v);
+    best = ray_nearer(best, x, !(x < T(0)));
+  }
+  return best;
+}
+
 // the values of sensor i into out
 template <class T>
 ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row<T> out) {
@@ -290,6 +309,9 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
   switch (type) {
     case kSensTouch:
       out[0] = touch_value(m, d, id);
+      break;
+    case kSensRangefinder:
+      out[0] = rangefinder_value(m, d, id);
       break;
     case kSensAccelerometer:
     case kSensVelocimeter:

@@ -214,4 +214,45 @@ inline constexpr const char* kTouchModel = R"(<mujoco>
   </sensor>
 </mujoco>)";
 
+// rangefinders in six directions on a free body among a plane and geoms of every primitive type
+// (two of them on a hinge), one invisible by its rgba, one by its material, one whose visible
+// material outweighs its transparent rgba, and a geom of the rangefinders' own body, which rays
+// pass through
+inline constexpr const char* kRangefinderModel = R"(<mujoco>
+  <asset>
+    <material name="glass" rgba="1 1 1 0"/>
+    <material name="paint" rgba="1 0 0 1"/>
+  </asset>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1" pos="0 0 -1.5"/>
+    <geom name="ball" type="sphere" size="0.3" pos="0.8 0.2 0"/>
+    <geom name="pill" type="capsule" size="0.15 0.4" pos="-0.7 0.5 0.3" euler="30 60 0"/>
+    <geom name="egg" type="ellipsoid" size="0.2 0.35 0.5" pos="0 -0.9 0.1" euler="10 0 40"/>
+    <geom name="can" type="cylinder" size="0.25 0.3" pos="0.1 0.8 -0.6" euler="0 80 10"/>
+    <geom name="crate" type="box" size="0.3 0.2 0.4" pos="-0.6 -0.5 -0.7" euler="20 30 50"/>
+    <geom name="ghost" type="sphere" size="0.5" pos="0 0 1.2" rgba="1 1 1 0"/>
+    <geom name="window" type="box" size="0.6 0.6 0.05" pos="0 0 -1.1" material="glass"/>
+    <geom name="red" type="sphere" size="0.3" pos="-0.9 0 -0.2" rgba="1 1 1 0" material="paint"/>
+    <body name="arm" pos="0.5 -0.5 0.6">
+      <joint name="swing" axis="1 1 0"/>
+      <geom type="box" size="0.3 0.1 0.1" pos="0.3 0 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0.5 0.2" size="0.08"/>
+    </body>
+    <body name="scanner">
+      <freejoint/>
+      <geom type="sphere" size="0.1"/>
+      <site name="up"/>
+      <site name="down" euler="180 0 0"/>
+      <site name="east" euler="0 90 0"/>
+      <site name="west" euler="0 -90 0"/>
+      <site name="north" euler="-90 0 0"/>
+      <site name="south" euler="90 0 0"/>
+    </body>
+  </worldbody>
+  <sensor>
+    <rangefinder site="up"/><rangefinder site="down"/><rangefinder site="east"/>
+    <rangefinder site="west" cutoff="1"/><rangefinder site="north"/><rangefinder site="south"/>
+  </sensor>
+</mujoco>)";
+
 }  // namespace zwang::test

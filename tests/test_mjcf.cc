@@ -680,6 +680,7 @@ TEST(MjcfWarnings, AcceptedSilently) {
   const std::vector<std::string> w = load_warnings(
       "<mujoco model=\"m\">\n<compiler meshdir=\"x\"/>\n<size nstack=\"1000\"/>\n"
       "<visual><map znear=\"0.1\"/></visual>\n<asset><texture name=\"t\" builtin=\"flat\"/>"
+      "<material name=\"m\" rgba=\"1 1 1 0.5\"/>"
       "</asset>\n<default><geom rgba=\"1 0 0 1\"/><site size=\"0.1\"/><tendon/></default>\n"
       "<worldbody>\n<light pos=\"0 0 1\"/>\n<body>\n<camera pos=\"0 0 1\"/>\n"
       "<joint limited=\"true\" range=\"-1 1\" solimplimit=\"0 .9 .01\" margin=\"0.1\"/>\n"

@@ -323,6 +323,57 @@ TEST(Sensors, TouchAgainstMuJoCo) {
   }
 }
 
+// tests/sensor_models.h's rangefinders at random poses of their body and of the hinge
+TEST(Sensors, RangefinderAgainstMuJoCo) {
+  const Model z = load_mjcf_string(kRangefinderModel, "rangefinder.xml").model;
+  std::string error;
+  const MjModelPtr m = load_mujoco_string(kRangefinderModel, "rangefinder.xml", &error);
+  ASSERT_TRUE(m) << error;
+  ASSERT_NO_FATAL_FAILURE(expect_same_sensors(z, m.get()));
+  ASSERT_EQ(z.ngeom, m->ngeom);
+  constexpr int kPoses = 64;
+  Inputs in{random_states(z, kPoses, 11), std::vector<double>(kPoses, 0.0),
+            std::vector<std::vector<double>>(kPoses, std::vector<double>(6 * z.nbody, 0.0))};
+  Simulator<double> sim(z, kPoses);
+  for (int i = 0; i < kPoses; ++i) {
+    sim.batch().qpos().set(i, in.states[i].qpos);
+    sim.batch().qvel().set(i, in.states[i].qvel);
+  }
+  sim.forward();
+  ASSERT_TRUE(sim.failures().empty());
+  const MjDataPtr d(mj_makeData(m.get()));
+  Comparison cmp("rangefinder");
+  std::vector<int> seen(m->ngeom, 0);
+  int misses = 0;
+  for (int i = 0; i < kPoses; ++i) {
+    set_inputs(m.get(), d.get(), in, i);
+    mj_forward(m.get(), d.get());
+    ASSERT_NO_FATAL_FAILURE(
+        compare_sensors(cmp, "forward", z, d.get(), std::as_const(sim.batch()), i, kTol));
+    // which geom each ray met, as MuJoCo's mj_ray says
+    for (int s = 0; s < z.nsensor; ++s) {
+      const int site = z.sensor_objid[s];
+      const double* x = d->site_xmat + 9 * site;
+      const double vec[3] = {x[2], x[5], x[8]};
+      int geom = -1;
+      mj_ray(m.get(), d.get(), d->site_xpos + 3 * site, vec, nullptr, 1, m->site_bodyid[site],
+             &geom);
+      (geom < 0 ? misses : seen[geom])++;
+    }
+  }
+  // every visible geom of another body was met, the invisible ones never, and some rays missed
+  for (int g = 0; g < m->ngeom; ++g) {
+    const std::string name =
+        mj_id2name(m.get(), mjOBJ_GEOM, g) ? mj_id2name(m.get(), mjOBJ_GEOM, g) : "";
+    if (name == "ghost" || name == "window" || m->geom_bodyid[g] == z.body_id("scanner")) {
+      EXPECT_EQ(seen[g], 0) << "geom " << g << " " << name;
+    } else {
+      EXPECT_GT(seen[g], 0) << "geom " << g << " " << name;
+    }
+  }
+  EXPECT_GT(misses, 0);
+}
+
 // a positive user sensor clamped by its cutoff (MuJoCo clamps after its callback); a real one
 // on both sides
 TEST(Sensors, CutoffOfUserValues) {
@@ -409,7 +460,7 @@ TEST(Sensors, SensorsZwangDoesNotComputeKeepTheirPlace) {
   for (const std::string& s : w) all += s + "\n";
   EXPECT_FALSE(has(all, "touch")) << all;
   EXPECT_TRUE(has(all, "its 1 value in sensordata stays 0")) << all;
-  EXPECT_TRUE(has(all, "rangefinder sensors are not computed")) << all;
+  EXPECT_FALSE(has(all, "rangefinder")) << all;
   EXPECT_TRUE(has(all, "tendon limits are not simulated")) << all;
   EXPECT_TRUE(has(all, "cameras are not part of zwang's models")) << all;
   EXPECT_TRUE(has(all, "principal axes of inertia")) << all;
@@ -420,9 +471,10 @@ TEST(Sensors, SensorsZwangDoesNotComputeKeepTheirPlace) {
   // framequat 4, framepos 3, framepos 3, clock 1
   EXPECT_EQ(z.sensor_adr, (std::vector<int>{0, 1, 2, 3, 6, 10, 13, 16}));
   EXPECT_EQ(z.nsensordata, 17);
-  // touch is computed (0 without contacts)
+  // touch and rangefinder are computed (0 without contacts, −1 without geoms in the way)
   EXPECT_EQ(z.sensor_type[0], SensorType::kTouch);
-  for (int s = 1; s < 6; ++s) EXPECT_EQ(z.sensor_type[s], SensorType::kUser);
+  EXPECT_EQ(z.sensor_type[1], SensorType::kRangefinder);
+  for (int s = 2; s < 6; ++s) EXPECT_EQ(z.sensor_type[s], SensorType::kUser);
   EXPECT_EQ(z.sensor_type[6], SensorType::kFramePos);
   EXPECT_EQ(z.sensor_type[7], SensorType::kClock);
   EXPECT_EQ(z.sensor_datatype[0], SensorDataType::kPositive);
@@ -432,8 +484,40 @@ TEST(Sensors, SensorsZwangDoesNotComputeKeepTheirPlace) {
   sim.batch().time()[0] = 0.25;
   sim.forward();
   const std::vector<double> v = sim.batch().sensordata().get(0);
-  for (int k = 0; k < 13; ++k) EXPECT_EQ(v[k], 0.0) << k;
+  // the rangefinder's ray meets nothing but its own body's geom, which it passes through
+  EXPECT_EQ(v[1], -1.0);
+  for (int k = 0; k < 13; ++k) {
+    if (k != 1) {
+      EXPECT_EQ(v[k], 0.0) << k;
+    }
+  }
   EXPECT_EQ(v[16], 0.25);
+}
+
+// a geom's material must exist; rangefinders in a model with mesh geoms are warned about
+TEST(Sensors, RangefinderMaterialsAndMeshes) {
+  const char* unknown = R"(<mujoco><worldbody>
+    <geom size="0.1" material="nope"/></worldbody></mujoco>)";
+  EXPECT_THROW(
+      {
+        try {
+          load_mjcf_string(unknown, "material.xml");
+        } catch (const ModelError& e) {
+          EXPECT_TRUE(has(e.what(), "material.xml:2")) << e.what();
+          EXPECT_TRUE(has(e.what(), "material 'nope' is not defined")) << e.what();
+          throw;
+        }
+      },
+      ModelError);
+  const char* meshes = R"(<mujoco><asset><mesh name="t" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>
+    </asset><worldbody><geom type="mesh" mesh="t"/><body><freejoint/><geom size="0.1"/>
+    <site name="s"/></body></worldbody>
+    <sensor><rangefinder site="s"/></sensor></mujoco>)";
+  const LoadResult r = load_mjcf_string(meshes, "meshes.xml");
+  std::string all;
+  for (const std::string& w : r.warnings) all += w + "\n";
+  EXPECT_TRUE(has(all, "meshes.xml:4: rangefinder rays pass through the model's 1 mesh geom"))
+      << all;
 }
 
 TEST(Sensors, BuilderAndValidate) {
@@ -445,7 +529,11 @@ TEST(Sensors, BuilderAndValidate) {
   EXPECT_THROW(b.add_site({.name = "p", .body = "a", .type = GeomType::kPlane}), ModelError);
   EXPECT_THROW(b.add_site({.name = "p", .body = "a", .size = {0, 1, 1}}), ModelError);
   EXPECT_THROW(b.add_site({.name = "p", .body = "a", .size = {0.1, NAN, 1}}), ModelError);
-  EXPECT_THROW(b.add_sensor({.name = "x", .type = SensorType::kRangefinder, .objname = "s"}),
+  // a frame sensor of a camera: not computed, refused
+  EXPECT_THROW(b.add_sensor({.name = "x",
+                             .type = SensorType::kFramePos,
+                             .objtype = ObjType::kCamera,
+                             .objname = "s"}),
                ModelError);
   EXPECT_THROW(b.add_sensor({.name = "x", .type = SensorType::kGyro, .objname = "nosite"}),
                ModelError);

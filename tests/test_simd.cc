@@ -72,6 +72,8 @@ std::vector<Case> cases() {
   out.push_back({"limit_sensors", load_mjcf_string(kLimitSensorModel, "limit_sensors.xml").model});
   // touch sensors, which read the contacts: likewise lane by lane
   out.push_back({"touch", load_mjcf_string(kTouchModel, "touch.xml").model});
+  // rangefinders, on packs
+  out.push_back({"rangefinder", load_mjcf_string(kRangefinderModel, "rangefinder.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

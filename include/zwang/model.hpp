@@ -225,6 +225,9 @@ struct GeomSpec {
   // mesh geoms: a mesh added before it (ModelBuilder::add_mesh), in the geom's frame; `size`
   // then holds the half-extents of the mesh along the geom's axes (MuJoCo's aabb)
   std::string mesh{};
+  // rangefinder rays pass through a geom that is not visible (MuJoCo: rgba, or its material's,
+  // with alpha 0)
+  bool visible = true;
 };
 
 // \brief A mesh's convex hull (MuJoCo's <mesh>, whose vertices a mesh geom collides with): its
@@ -505,6 +508,7 @@ struct Model {
   std::vector<double> geom_size;      // (ngeom x 3)
   std::vector<double> geom_rbound;    // bounding sphere radius, 0 for planes (ngeom)
   std::vector<int> geom_contype;      // (ngeom)
+  std::vector<int> geom_visible;      // 1: rangefinder rays see it (ngeom)
   std::vector<int> geom_conaffinity;  // (ngeom)
   std::vector<int> geom_condim;       // (ngeom)
   std::vector<int> geom_priority;     // (ngeom)

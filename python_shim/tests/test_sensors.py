@@ -62,9 +62,8 @@ def test_model_describes_the_sensors(model_file):
     assert model.sensor_names[:3] == ["angle", "acc", "gyro"]
     assert model.sensor_names[3] == "sensor3"
     assert model.sensor_types[1] == "accelerometer"
-    # zwang does not compute touch sensors: a placeholder of MuJoCo's size, and a warning
-    assert model.sensor_types[-1] == "user"
-    assert any("touch sensors are not computed" in w for w in model.warnings)
+    assert model.sensor_types[-1] == "touch"
+    assert not any("touch" in w for w in model.warnings)
     np.testing.assert_array_equal(model.sensor_dim, [1, 3, 3, 3, 3, 3, 4, 4, 3, 3, 1, 1, 1])
     np.testing.assert_array_equal(model.sensor_adr, np.cumsum([0, *model.sensor_dim[:-1]]))
     assert model.sensor_objtype[1] == "site" and model.sensor_objtype[-2] == ""
@@ -86,10 +85,10 @@ def test_sensordata_is_a_view(model_file, precision, dtype):
     sim.time[:] = 0.25
     sim.forward()
     np.testing.assert_array_equal(sim.sensordata[:, model.sensor_slice("sensor11")], 0.25)
-    # the touch placeholder is never written: what the user puts there stays
+    # the touch sensor is written at every evaluation: 0 without contacts
     sim.sensordata[:, -1] = 7
     sim.forward()
-    np.testing.assert_array_equal(sim.sensordata[:, -1], 7)
+    np.testing.assert_array_equal(sim.sensordata[:, -1], 0)
 
 
 def test_sensordata_matches_mujoco(model_file):
