@@ -69,6 +69,7 @@ struct Jacobians {
   template <class T>
   __device__ static void run(const ModelView<T>& m, const Instance<T>& d) {
     body_jacobians(m, d);
+    tendons(m, d);
   }
 };
 struct BodyTerms {

@@ -41,7 +41,7 @@ enum KernelId : int {
   kKernelStepBegin,     // pipeline.h: step_begin
   kKernelSmooth,        // smooth() in one kernel
   kKernelKinematics,    // forward_kinematics()
-  kKernelJacobians,     // body_jacobians()
+  kKernelJacobians,     // body_jacobians(), tendons()
   kKernelBodyTerms,     // body_terms()
   kKernelAssemble,      // assemble()
   kKernelForces,        // generalized_forces()

@@ -1,9 +1,12 @@
 #include "constraint_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "kernels/assemble.h"
 #include "kernels/body_jacobians.h"
@@ -11,6 +14,7 @@
 #include "kernels/forward_kinematics.h"
 #include "kernels/model_view.h"
 #include "kernels/narrowphase.h"
+#include "kernels/tendons.h"
 #include "model_arrays.hpp"
 
 namespace zwang {
@@ -209,6 +213,8 @@ RowPlan plan_rows(const Model& m) {
   p.dof_efcadr.assign(m.nv, -1);
   p.drive_efcadr.assign(m.ndrive, -1);
   p.nhc_efcadr.assign(m.nnhc, -1);
+  p.ten_efcadr.assign(m.ntendon, -1);
+  p.tenfri_efcadr.assign(m.ntendon, -1);
   auto add = [&](int rows, int kind, double floss = 0) {
     const int adr = p.nefc;
     p.nefc += rows;
@@ -238,10 +244,18 @@ RowPlan plan_rows(const Model& m) {
       p.dof_efcadr[v] = add(1, kEfcFriction, m.dof_frictionloss[v]);
     }
   }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (fl_on && m.tendon_frictionloss[t] > 0) {
+      p.tenfri_efcadr[t] = add(1, kEfcFriction, m.tendon_frictionloss[t]);
+    }
+  }
   for (int j = 0; j < m.njnt; ++j) {
     const JointType t = m.jnt_type[j];
     if (!lim_on || !m.jnt_limited[j] || t == JointType::kFree) continue;
     p.jnt_efcadr[j] = add(t == JointType::kBall ? 1 : 2, kEfcLimit);
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (lim_on && m.tendon_limited[t]) p.ten_efcadr[t] = add(2, kEfcLimit);
   }
   plan_contacts(m, p);
   p.contact_efcadr =
@@ -252,6 +266,10 @@ RowPlan plan_rows(const Model& m) {
   // contacts couple branches (collision_couples)
   bool dense = false;
   for (int e = 0; e < m.neq; ++e) dense = dense || (p.eq_efcadr[e] >= 0 && !m.eq_hard[e]);
+  // so may a tendon's rows
+  for (int t = 0; t < m.ntendon; ++t) {
+    dense = dense || p.ten_efcadr[t] >= 0 || p.tenfri_efcadr[t] >= 0;
+  }
   p.efc_dense.resize(m.nv);
   for (int v = 0; v < m.nv; ++v) p.efc_dense[v] = v - 1;
   p.efc_tree = dense ? p.efc_dense : m.dof_parent;
@@ -268,7 +286,7 @@ void set_constraint_constants(Model& model) {
     soft_rows = soft_rows || (model.jnt_limited[j] && model.jnt_type[j] != JointType::kFree);
   }
   for (double f : model.dof_frictionloss) soft_rows = soft_rows || f > 0;
-  soft_rows = soft_rows || model.ngeom > 0;
+  soft_rows = soft_rows || model.ngeom > 0 || model.ntendon > 0;
   if (!soft_rows) return;
   // the smooth quantities at qpos0, from the kernels themselves, without constraint rows
   Model smooth = model;
@@ -302,8 +320,10 @@ void set_constraint_constants(Model& model) {
   for (std::size_t i = 0; i < mquat.size(); ++i) d.mocap_quat()[i] = mquat[i];
   forward_kinematics(view, d);
   body_jacobians(view, d);
+  tendons(view, d);
   body_terms(view, d);
   assemble(view, d);
+  for (int t = 0; t < model.ntendon; ++t) model.tendon_length0[t] = d.ten_length()[t];
 
   const int nv = model.nv;
   if (nv > 0) {
@@ -350,6 +370,19 @@ void set_constraint_constants(Model& model) {
     }
   }
 
+  // tendons: J H⁻¹ Jᵀ at qpos0
+  if (nv > 0) {
+    Eigen::MatrixXd h(nv, nv);
+    for (int i = 0; i < nv; ++i) {
+      for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = d.qM()[i * (i + 1) / 2 + j];
+    }
+    const Eigen::LLT<Eigen::MatrixXd> llt(h);
+    for (int t = 0; t < model.ntendon; ++t) {
+      Eigen::VectorXd jac(nv);
+      for (int i = 0; i < nv; ++i) jac[i] = d.ten_J()[t * nv + i];
+      model.tendon_invweight0[t] = jac.dot(llt.solve(jac));
+    }
+  }
   // connect: the anchor in body2's frame; weld: anchor in body1's frame and q1⁻¹ q2, at qpos0
   auto local = [&](int b, const Eigen::Vector3d& world) {
     Eigen::Matrix3d r;
@@ -387,6 +420,56 @@ void set_constraint_constants(Model& model) {
       data_e[9] = rel.z;
     }
   }
+  // the spring length MuJoCo takes when none is given: the length at qpos_spring
+  bool spring_length = false;
+  for (double l : model.tendon_lengthspring) spring_length = spring_length || l < 0;
+  if (spring_length) {
+    for (int i = 0; i < model.nq; ++i) d.qpos()[i] = model.qpos_spring[i];
+    forward_kinematics(view, d);
+    tendons(view, d);
+    for (int t = 0; t < model.ntendon; ++t) {
+      if (model.tendon_lengthspring[t] < 0) model.tendon_lengthspring[t] = d.ten_length()[t];
+    }
+  }
+}
+
+std::vector<double> tendon_lengths(const Model& model, std::span<const double> qpos) {
+  if (qpos.size() != static_cast<std::size_t>(model.nq)) {
+    throw std::invalid_argument(fmt::format(
+        "tendon_lengths: qpos has {} values, the model has nq = {}", qpos.size(), model.nq));
+  }
+  // the kernels' kinematics and tendons, on one instance without constraint rows
+  Model plain = model;
+  plain.disableflags = kDisableConstraint;
+  plain.ndrive = plain.nnhc = 0;
+  plain.drive_jnt.clear();
+  plain.drive_prm.clear();
+  plain.drive_solref.clear();
+  plain.nhc_type.clear();
+  plain.nhc_body.clear();
+  plain.nhc_data.clear();
+  plain.nhc_solref.clear();
+  const ModelArrays<double> arrays(plain);
+  const ModelView<double> view = arrays.view();
+  const Layout& lay = view.lay;
+  std::vector<double> data(std::max(lay.data_rows, 1)), param(std::max(lay.param_rows, 1)),
+      work(std::max(lay.work_rows, 1));
+  double time = 0;
+  int status = 0;
+  const Instance<double> d{{data.data(), 1}, {param.data(), 1}, {work.data(), 1}, &view.lay, &time,
+                           &status};
+  for (int i = 0; i < model.nq; ++i) d.qpos()[i] = qpos[i];
+  for (int b = 0; b < model.nbody; ++b) {
+    for (int k = 0; k < 3; ++k) d.body_ipos()[3 * b + k] = model.body_ipos[3 * b + k];
+  }
+  const std::vector<double> mpos = mocap_pos0(model), mquat = mocap_quat0(model);
+  for (std::size_t i = 0; i < mpos.size(); ++i) d.mocap_pos()[i] = mpos[i];
+  for (std::size_t i = 0; i < mquat.size(); ++i) d.mocap_quat()[i] = mquat[i];
+  forward_kinematics(view, d);
+  tendons(view, d);
+  std::vector<double> length(model.ntendon);
+  for (int t = 0; t < model.ntendon; ++t) length[t] = d.ten_length()[t];
+  return length;
 }
 
 }  // namespace zwang

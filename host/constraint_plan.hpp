@@ -1,6 +1,7 @@
 // Where each constraint of a model puts its rows: a fixed slot per row the model can ever
 // need, hard rows first (hard equalities, drives, non-holonomic), then MuJoCo's order (soft
-// equalities, dof friction, joint limits).  Slots depend on Model::disableflags.
+// equalities, dof friction, tendon friction, joint limits, tendon limits).  Slots depend on
+// Model::disableflags.
 #pragma once
 
 #include <array>
@@ -18,10 +19,11 @@ struct RowPlan {
   int nefc = 0;   // row slots
   int nhard = 0;  // the first nhard are hard
   std::vector<int> jnt_efcadr, dof_efcadr, eq_efcadr, drive_efcadr, nhc_efcadr;
-  std::vector<int> efc_kind;             // EfcKind (nefc)
-  std::vector<int> efc_tree;             // dof parents of H + Jᵀ D J's pattern (nv)
-  std::vector<int> efc_dense;            // the dense pattern, v − 1 (nv)
-  std::vector<double> efc_frictionloss;  // (nefc)
+  std::vector<int> ten_efcadr, tenfri_efcadr;  // tendon limit (2 rows) and friction (ntendon)
+  std::vector<int> efc_kind;                   // EfcKind (nefc)
+  std::vector<int> efc_tree;                   // dof parents of H + Jᵀ D J's pattern (nv)
+  std::vector<int> efc_dense;                  // the dense pattern, v − 1 (nv)
+  std::vector<double> efc_frictionloss;        // (nefc)
 
   // contacts: the geom pairs that may collide (explicit pairs first, then the geom pairs the
   // filters let through, in body-pair order), each with geom1's type ≤ geom2's, and its

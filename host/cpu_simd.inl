@@ -128,6 +128,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
       copy(p.lay->xmat, p.lay->body_J);  // xmat, cdof, cacc
       copy(p.lay->body_n, p.lay->crb_inertia);
       copy(p.lay->qfrc_smooth, p.lay->step_qpos);
+      copy(p.lay->ten_J, p.lay->ten_J + job.view->s.ntendon * job.view->s.nv);
       job.constrain(*job.view,
                     Instance<S>{lane_arena(p.data, k),
                                 lane_arena(p.param, k),

@@ -95,8 +95,8 @@ class Loader {
     add_sites();
     add_contacts(ctx_, section_children(ctx_, sections("contact")), defaults, bodies_, body_names_,
                  geoms_, builder_);
-    actuators(section_children(ctx_, sections("actuator")), defaults);
     tendons(section_children(ctx_, sections("tendon")), defaults);
+    actuators(section_children(ctx_, sections("actuator")), defaults);
     // hard: numerics before the equalities they make hard, which may name any body or joint
     custom(section_children(ctx_, sections("custom")));
     equalities(section_children(ctx_, sections("equality")), defaults);
@@ -409,15 +409,20 @@ class Loader {
       a.ignore({"name"});
       spec.name = names[i];
       read_actuator(a, kind, d);
-      for (const char* other : {"tendon", "site", "body", "cranksite", "slidersite", "refsite"}) {
+      for (const char* other : {"site", "body", "cranksite", "slidersite", "refsite"}) {
         if (a.has(other)) {
-          a.fail(fmt::format("<{}> transmission through a {} is not supported; only joints are",
-                             kind, other));
+          a.fail(
+              fmt::format("<{}> transmission through a {} is not supported; only joints and "
+                          "tendons are",
+                          kind, other));
         }
       }
       std::optional<std::string> joint = a.text("joint");
       if (!joint) joint = a.text("jointinparent");
-      if (!joint) a.fail(fmt::format("<{}> needs the attribute 'joint'", kind));
+      const std::optional<std::string> tendon = a.text("tendon");
+      if (!joint && !tendon)
+        a.fail(fmt::format("<{}> needs the attribute 'joint' or 'tendon'", kind));
+      if (joint && tendon) a.fail(fmt::format("<{}> has both 'joint' and 'tendon'", kind));
       a.finish();
       if (d.dyntype != 0)
         a.fail(fmt::format("<{}> dyntype other than none is not supported", kind));
@@ -426,7 +431,8 @@ class Loader {
       if (d.biastype > 1) {
         a.fail(fmt::format("<{}> biastype other than none and affine is not supported", kind));
       }
-      spec.joint = *joint;
+      spec.joint = joint.value_or("");
+      spec.tendon = tendon.value_or("");
       spec.type = kind == "motor"      ? ActuatorType::kMotor
                   : kind == "position" ? ActuatorType::kPosition
                   : kind == "velocity" ? ActuatorType::kVelocity
@@ -452,7 +458,8 @@ class Loader {
     const std::vector<std::string> names = complete_names(name_attributes(nodes), "tendon");
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const pugi::xml_node node = nodes[i];
-      if (std::string_view(node.name()) != "fixed") {
+      const std::string_view tag = node.name();
+      if (tag != "fixed" && tag != "spatial") {
         ctx_.unsupported(node);
         continue;
       }
@@ -461,26 +468,43 @@ class Loader {
       TendonSpec spec;
       a.ignore({"name"});
       spec.name = names[i];
+      spec.spatial = tag == "spatial";
       read_tendon(a, d);
       a.finish();
-      if (resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range")) {
-        ctx_.warn(node, "tendon limits are not enforced; ignored");
-      }
-      if (d.stiffness != 0 || d.damping != 0) {
-        ctx_.warn(node, "tendon stiffness and damping are not simulated; ignored");
-      }
-      if (d.frictionloss > 0) ctx_.warn(node, "tendon frictionloss is not simulated; ignored");
+      spec.limited =
+          resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range");
+      spec.range = d.range;
+      spec.stiffness = d.stiffness;
+      spec.damping = d.damping;
+      spec.springlength = d.springlength;
+      spec.frictionloss = d.frictionloss;
+      spec.margin = d.margin;
+      spec.solreflimit = d.solreflimit;
+      spec.solimplimit = d.solimplimit;
+      spec.solreffriction = d.solreffriction;
+      spec.solimpfriction = d.solimpfriction;
       for (const pugi::xml_node child : ctx_.children(node)) {
-        if (std::string_view(child.name()) != "joint") {
-          ctx_.unsupported(child);
-          continue;
+        const std::string_view kind = child.name();
+        Attrs c(ctx_, child);
+        if (!spec.spatial && kind == "joint") {
+          const std::string joint = c.required_text("joint");
+          const std::optional<double> coef = c.number("coef");
+          if (!coef) c.fail("<joint> of a fixed tendon needs the attribute 'coef'");
+          spec.joints.push_back({joint, *coef});
+        } else if (spec.spatial && kind == "site") {
+          spec.path.push_back({c.required_text("site"), 0});
+        } else if (spec.spatial && kind == "pulley") {
+          const std::optional<double> divisor = c.number("divisor");
+          if (!divisor) c.fail("<pulley> needs the attribute 'divisor'");
+          spec.path.push_back({"", *divisor});
+        } else if (spec.spatial && kind == "geom") {
+          c.fail(
+              "<geom> in a spatial tendon: wrapping around geoms is not supported (sites and "
+              "pulleys are)");
+        } else {
+          c.fail(fmt::format("<{}> is not an element of a {} tendon", kind, tag));
         }
-        Attrs j(ctx_, child);
-        const std::string joint = j.required_text("joint");
-        const std::optional<double> coef = j.number("coef");
-        if (!coef) j.fail("<joint> of a fixed tendon needs the attribute 'coef'");
-        spec.joints.push_back({joint, *coef});
-        j.finish();
+        c.finish();
       }
       try {
         builder_.add_tendon(spec);
@@ -579,12 +603,12 @@ class Loader {
   void equalities(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {
     for (const pugi::xml_node node : nodes) {
       const std::string_view tag = node.name();
-      if (tag == "tendon" || tag == "distance") {
-        ctx_.fail(node, fmt::format("<{}> equality constraints are not supported{}; connect, weld "
-                                    "and joint are",
-                                    tag, tag == "distance" ? " (MuJoCo 2.2.2 removed them)" : ""));
+      if (tag == "distance") {
+        ctx_.fail(node,
+                  "<distance> equality constraints are not supported (MuJoCo 2.2.2 removed them); "
+                  "connect, weld, joint and tendon are");
       }
-      if (tag != "connect" && tag != "weld" && tag != "joint") {
+      if (tag != "connect" && tag != "weld" && tag != "joint" && tag != "tendon") {
         ctx_.unsupported(node);
         continue;
       }
@@ -596,10 +620,11 @@ class Loader {
       spec.active = d.active;
       spec.solref = d.solref;
       spec.solimp = d.solimp;
-      if (tag == "joint") {
-        spec.type = EqualityType::kJoint;
-        spec.obj1 = a.required_text("joint1");
-        spec.obj2 = a.text("joint2").value_or("");
+      if (tag == "joint" || tag == "tendon") {
+        const bool joint = tag == "joint";
+        spec.type = joint ? EqualityType::kJoint : EqualityType::kTendon;
+        spec.obj1 = a.required_text(joint ? "joint1" : "tendon1");
+        spec.obj2 = a.text(joint ? "joint2" : "tendon2").value_or("");
         a.exact("polycoef", spec.polycoef);
       } else {
         spec.type = tag == "connect" ? EqualityType::kConnect : EqualityType::kWeld;

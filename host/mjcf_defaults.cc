@@ -158,9 +158,14 @@ void read_tendon(Attrs& a, TendonDef& d) {
   set_if(a, "frictionloss", d.frictionloss);
   if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
   a.exact("range", d.range);
-  // the rest length only acts through the stiffness, rendering and limit data have no effect
-  a.ignore({"springlength", "group", "width", "rgba", "material", "margin", "solreflimit",
-            "solimplimit", "solreffriction", "solimpfriction", "user"});
+  set_if(a, "springlength", d.springlength);
+  set_if(a, "margin", d.margin);
+  a.numbers("solreflimit", d.solreflimit, 1);
+  a.numbers("solimplimit", d.solimplimit, 1);
+  a.numbers("solreffriction", d.solreffriction, 1);
+  a.numbers("solimpfriction", d.solimpfriction, 1);
+  // rendering and user data
+  a.ignore({"group", "width", "rgba", "material", "user"});
 }
 
 void read_equality(Attrs& a, EqualityDef& d) {

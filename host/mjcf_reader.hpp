@@ -236,8 +236,12 @@ struct ActuatorDef {
 
 struct TendonDef {
   double stiffness = 0, damping = 0, frictionloss = 0;
+  double springlength = -1;  // < 0: the length at qpos_spring
   Limited limited = Limited::kAuto;
   std::array<double, 2> range{0, 0};
+  double margin = 0;
+  SolRef solreflimit = kDefaultSolRef, solreffriction = kDefaultSolRef;
+  SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
 };
 
 // what <default><equality> sets for connect, weld and joint equalities

@@ -11,7 +11,7 @@ namespace zwang::mjcf {
 
 // The sensors of the <sensor> elements `nodes` (every section's children, in document order)
 // and the magnetic field of the <option> elements `options`.  A sensor zwang does not compute
-// (rangefinder, tendon limits, cameras, a body's principal axes) is reported as a warning
+// (cameras, a body's principal axes) is reported as a warning
 // naming its line and kept as a user sensor of MuJoCo's size, so that the others keep MuJoCo's
 // addresses in sensordata.
 void add_sensors(Context& ctx, std::span<const pugi::xml_node> options,

@@ -314,13 +314,22 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
   for (const ActuatorSpec& a : actuators_) {
     if (a.name == spec.name) throw ModelError(who + ": an actuator of that name exists already");
   }
-  const auto it = std::find_if(joints_.begin(), joints_.end(),
-                               [&](const Joint& j) { return j.spec.name == spec.joint; });
-  if (it == joints_.end()) throw ModelError(fmt::format("{}: unknown joint '{}'", who, spec.joint));
-  if (it->spec.type != JointType::kHinge && it->spec.type != JointType::kSlide) {
-    throw ModelError(
-        fmt::format("{}: joint '{}' is a {} joint; actuators drive hinge and slide joints", who,
-                    spec.joint, to_string(it->spec.type)));
+  if (spec.joint.empty() == spec.tendon.empty())
+    throw ModelError(who + ": give exactly one of joint and tendon");
+  if (!spec.tendon.empty()) {
+    const bool known = std::any_of(tendons_.begin(), tendons_.end(),
+                                   [&](const TendonSpec& t) { return t.name == spec.tendon; });
+    if (!known) throw ModelError(fmt::format("{}: unknown tendon '{}'", who, spec.tendon));
+  } else {
+    const auto it = std::find_if(joints_.begin(), joints_.end(),
+                                 [&](const Joint& j) { return j.spec.name == spec.joint; });
+    if (it == joints_.end())
+      throw ModelError(fmt::format("{}: unknown joint '{}'", who, spec.joint));
+    if (it->spec.type != JointType::kHinge && it->spec.type != JointType::kSlide) {
+      throw ModelError(
+          fmt::format("{}: joint '{}' is a {} joint; actuators drive hinge and slide joints", who,
+                      spec.joint, to_string(it->spec.type)));
+    }
   }
   if (!finite({spec.gear, spec.kp, spec.kv, spec.gain, spec.bias[0], spec.bias[1], spec.bias[2]})) {
     throw ModelError(who + ": a value is not finite");
@@ -340,6 +349,11 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
   actuators_.push_back(spec);
 }
 
+namespace {
+void check_solref(const SolRef& solref, const std::string& who);
+void check_solimp(const SolImp& solimp, const std::string& who);
+}  // namespace
+
 void ModelBuilder::add_tendon(const TendonSpec& in) {
   TendonSpec spec = in;
   if (spec.name.empty()) spec.name = fmt::format("tendon{}", tendons_.size());
@@ -347,7 +361,12 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
   for (const TendonSpec& t : tendons_) {
     if (t.name == spec.name) throw ModelError(who + ": a tendon of that name exists already");
   }
-  if (spec.joints.empty()) throw ModelError(who + ": a fixed tendon needs at least one joint");
+  if (!spec.spatial && spec.joints.empty())
+    throw ModelError(who + ": a fixed tendon needs at least one joint");
+  if (!spec.spatial && !spec.path.empty())
+    throw ModelError(who + ": a fixed tendon has joints, not sites or pulleys");
+  if (spec.spatial && !spec.joints.empty())
+    throw ModelError(who + ": a spatial tendon has sites and pulleys, not joints");
   for (const TendonSpec::Term& term : spec.joints) {
     const auto it = std::find_if(joints_.begin(), joints_.end(),
                                  [&](const Joint& j) { return j.spec.name == term.joint; });
@@ -361,6 +380,39 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
     }
     if (!std::isfinite(term.coef)) throw ModelError(who + ": a coefficient is not finite");
   }
+  if (spec.spatial) {
+    // MuJoCo's rules: sites at both ends, and on both sides of every pulley
+    const std::size_t n = spec.path.size();
+    if (n < 2 || spec.path.front().site.empty() || spec.path.back().site.empty())
+      throw ModelError(who + ": a spatial tendon starts and ends at a site");
+    for (std::size_t i = 0; i < n; ++i) {
+      const TendonSpec::Point& p = spec.path[i];
+      if (p.site.empty()) {
+        if (!(p.divisor > 0) || !std::isfinite(p.divisor))
+          throw ModelError(
+              fmt::format("{}: a pulley divisor must be positive (got {})", who, p.divisor));
+        if (spec.path[i - 1].site.empty() || spec.path[i + 1].site.empty())
+          throw ModelError(who + ": a pulley needs a site before and after it");
+        continue;
+      }
+      const bool known = std::any_of(sites_.begin(), sites_.end(),
+                                     [&](const SiteSpec& s) { return s.name == p.site; });
+      if (!known) throw ModelError(fmt::format("{}: unknown site '{}'", who, p.site));
+      if (i + 1 < n && spec.path[i + 1].site == p.site)
+        throw ModelError(fmt::format("{}: site '{}' follows itself", who, p.site));
+    }
+  }
+  if (!finite({spec.stiffness, spec.damping, spec.springlength, spec.frictionloss, spec.range[0],
+               spec.range[1], spec.margin}))
+    throw ModelError(who + ": a value is not finite");
+  if (spec.stiffness < 0 || spec.damping < 0 || spec.frictionloss < 0)
+    throw ModelError(who + ": stiffness, damping and frictionloss must be non-negative");
+  if (spec.limited && !(spec.range[0] < spec.range[1]))
+    throw ModelError(fmt::format("{}: range [{}, {}] is empty", who, spec.range[0], spec.range[1]));
+  check_solref(spec.solreflimit, who);
+  check_solref(spec.solreffriction, who);
+  check_solimp(spec.solimplimit, who);
+  check_solimp(spec.solimpfriction, who);
   tendons_.push_back(spec);
 }
 
@@ -403,7 +455,18 @@ void ModelBuilder::add_equality(const EqualitySpec& in) {
   }
   check_solref(spec.solref, who);
   check_solimp(spec.solimp, who);
-  if (spec.type == EqualityType::kJoint) {
+  if (spec.type == EqualityType::kTendon) {
+    for (const std::string* name : {&spec.obj1, &spec.obj2}) {
+      if (name == &spec.obj2 && name->empty()) continue;
+      if (tendon_index(*name) < 0)
+        throw ModelError(fmt::format("{}: unknown tendon '{}'", who, *name));
+    }
+    if (spec.obj1 == spec.obj2) throw ModelError(who + ": tendon1 and tendon2 are the same tendon");
+    for (double c : spec.polycoef) {
+      if (!std::isfinite(c)) throw ModelError(who + ": polycoef is not finite");
+    }
+    if (spec.hard) throw ModelError(who + ": a tendon equality cannot be hard");
+  } else if (spec.type == EqualityType::kJoint) {
     for (const std::string* name : {&spec.obj1, &spec.obj2}) {
       if (name == &spec.obj2 && name->empty()) continue;
       const auto it = std::find_if(joints_.begin(), joints_.end(),
@@ -523,6 +586,47 @@ void ModelBuilder::add_sites(Model& m) const {
     append(m.site_size, s->size);
   }
   m.nsite = static_cast<int>(sites_.size());
+}
+
+int ModelBuilder::tendon_index(const std::string& name) const {
+  for (std::size_t i = 0; i < tendons_.size(); ++i)
+    if (tendons_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// after add_sites: a spatial tendon's sites by their model ids.  The spring length (when not
+// given), length0 and invweight0 come from the kinematics, in set_constraint_constants.
+void ModelBuilder::add_tendons(Model& m) const {
+  for (const TendonSpec& t : tendons_) {
+    m.tendon_name.push_back(t.name);
+    m.tendon_adr.push_back(static_cast<int>(m.wrap_type.size()));
+    for (const TendonSpec::Term& term : t.joints) {
+      m.wrap_type.push_back(static_cast<int>(WrapType::kJoint));
+      m.wrap_objid.push_back(m.joint_id(term.joint));
+      m.wrap_prm.push_back(term.coef);
+    }
+    for (const TendonSpec::Point& p : t.path) {
+      const bool pulley = p.site.empty();
+      m.wrap_type.push_back(static_cast<int>(pulley ? WrapType::kPulley : WrapType::kSite));
+      m.wrap_objid.push_back(pulley ? -1 : m.site_id(p.site));
+      m.wrap_prm.push_back(pulley ? p.divisor : 0.0);
+    }
+    m.tendon_num.push_back(static_cast<int>(m.wrap_type.size()) - m.tendon_adr.back());
+    m.tendon_stiffness.push_back(t.stiffness);
+    m.tendon_damping.push_back(t.damping);
+    m.tendon_lengthspring.push_back(t.springlength);
+    m.tendon_frictionloss.push_back(t.frictionloss);
+    m.tendon_limited.push_back(t.limited ? 1 : 0);
+    append(m.tendon_range, t.range);
+    m.tendon_margin.push_back(t.margin);
+    append(m.tendon_solref_lim, t.solreflimit);
+    append(m.tendon_solimp_lim, t.solimplimit);
+    append(m.tendon_solref_fri, t.solreffriction);
+    append(m.tendon_solimp_fri, t.solimpfriction);
+  }
+  m.ntendon = static_cast<int>(tendons_.size());
+  m.tendon_length0.assign(m.ntendon, 0.0);
+  m.tendon_invweight0.assign(m.ntendon, 0.0);
 }
 
 void ModelBuilder::add_geom(const GeomSpec& in) {
@@ -820,7 +924,10 @@ Model ModelBuilder::build() const {
   for (const ActuatorSpec& a : actuators_) {
     m.actuator_name.push_back(a.name);
     m.actuator_type.push_back(a.type);
-    m.actuator_trnid.push_back(m.joint_id(a.joint));
+    const bool tendon = !a.tendon.empty();
+    m.actuator_trntype.push_back(
+        static_cast<int>(tendon ? TransmissionType::kTendon : TransmissionType::kJoint));
+    m.actuator_trnid.push_back(tendon ? tendon_index(a.tendon) : m.joint_id(a.joint));
     m.actuator_gear.push_back(a.gear);
     double gain = a.gain;
     std::array<double, 3> bias = a.bias;
@@ -849,30 +956,23 @@ Model ModelBuilder::build() const {
   }
   m.nu = static_cast<int>(actuators_.size());
 
-  for (const TendonSpec& t : tendons_) {
-    m.tendon_name.push_back(t.name);
-    m.tendon_adr.push_back(static_cast<int>(m.wrap_jnt.size()));
-    m.tendon_num.push_back(static_cast<int>(t.joints.size()));
-    for (const TendonSpec::Term& term : t.joints) {
-      m.wrap_jnt.push_back(m.joint_id(term.joint));
-      m.wrap_coef.push_back(term.coef);
-    }
-  }
-  m.ntendon = static_cast<int>(tendons_.size());
-
   m.iterations = iterations_;
   m.tolerance = tolerance_;
   for (const EqualitySpec& e : equalities_) {
     const bool joint = e.type == EqualityType::kJoint;
     m.eq_name.push_back(e.name);
     m.eq_type.push_back(e.type);
-    m.eq_obj1id.push_back(joint ? m.joint_id(e.obj1) : m.body_id(e.obj1));
-    m.eq_obj2id.push_back(joint ? (e.obj2.empty() ? -1 : m.joint_id(e.obj2)) : m.body_id(e.obj2));
+    const bool tendon = e.type == EqualityType::kTendon;
+    auto object = [&](const std::string& name) {
+      return joint ? m.joint_id(name) : tendon ? tendon_index(name) : m.body_id(name);
+    };
+    m.eq_obj1id.push_back(object(e.obj1));
+    m.eq_obj2id.push_back((joint || tendon) && e.obj2.empty() ? -1 : object(e.obj2));
     m.eq_active.push_back(e.active ? 1 : 0);
     m.eq_hard.push_back(e.hard ? 1 : 0);
     std::array<double, 11> data{};
     data[10] = 1;
-    if (joint) {
+    if (joint || tendon) {
       std::copy(e.polycoef.begin(), e.polycoef.end(), data.begin());
     } else {
       std::copy(e.anchor.begin(), e.anchor.end(), data.begin());
@@ -908,6 +1008,7 @@ Model ModelBuilder::build() const {
   m.nnhc = static_cast<int>(nonholonomic_.size());
   add_contacts(m);
   add_sites(m);
+  add_tendons(m);
   add_sensors(m);
   add_keyframes(m);
   m.disableflags = disableflags_;
@@ -915,7 +1016,7 @@ Model ModelBuilder::build() const {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),
                         plan.nefc, plan.nhard, m.ndrive, m.ngeom, plan.nconmax, plan.ncon_rows,
-                        m.nsensor, m.nsensordata, sensor_body_rows(m), m.nmocap);
+                        m.nsensor, m.nsensordata, sensor_body_rows(m), m.nmocap, m.ntendon);
   }
   set_constraint_constants(m);
   return m;
@@ -967,21 +1068,6 @@ int Model::tendon_id(std::string_view name) const {
   return -1;
 }
 
-std::vector<double> tendon_lengths(const Model& model, std::span<const double> qpos) {
-  if (qpos.size() != static_cast<std::size_t>(model.nq)) {
-    throw std::invalid_argument(fmt::format(
-        "tendon_lengths: qpos has {} values, the model has nq = {}", qpos.size(), model.nq));
-  }
-  // L_t = Σ_i coef_i q_(j_i)
-  std::vector<double> length(model.ntendon, 0.0);
-  for (int t = 0; t < model.ntendon; ++t) {
-    for (int w = model.tendon_adr[t]; w < model.tendon_adr[t] + model.tendon_num[t]; ++w) {
-      length[t] += model.wrap_coef[w] * qpos[model.jnt_qposadr[model.wrap_jnt[w]]];
-    }
-  }
-  return length;
-}
-
 Sizes Model::sizes() const {
   // validate() has bounded every row count (check_instance_rows), so these fit in int
   const std::int64_t nM = static_cast<std::int64_t>(nv) * (nv + 1) / 2;
@@ -1002,7 +1088,8 @@ Sizes Model::sizes() const {
           nsensor,
           nsensordata,
           sensor_body_rows(*this),
-          nmocap};
+          nmocap,
+          ntendon};
 }
 
 double Model::total_mass() const {

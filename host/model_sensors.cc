@@ -242,14 +242,6 @@ bool is_frame_sensor(SensorType type) {
 
 std::string sensor_not_computed(SensorType type, ObjType objtype, ObjType reftype) {
   const std::string_view kind = to_string(type);
-  switch (type) {
-    case SensorType::kTendonLimitPos:
-    case SensorType::kTendonLimitVel:
-    case SensorType::kTendonLimitFrc:
-      return fmt::format("{} sensors are not computed (tendon limits are not simulated)", kind);
-    default:
-      break;
-  }
   if (!is_frame_sensor(type)) return {};
   if (objtype == ObjType::kCamera || reftype == ObjType::kCamera) {
     return fmt::format(
@@ -331,10 +323,19 @@ void ModelBuilder::add_sensor(const SensorSpec& in) {
         found = std::any_of(actuators_.begin(), actuators_.end(),
                             [&](const ActuatorSpec& a) { return a.name == name; });
         break;
-      case ObjType::kTendon:
-        found = std::any_of(tendons_.begin(), tendons_.end(),
-                            [&](const TendonSpec& t) { return t.name == name; });
+      case ObjType::kTendon: {
+        const auto it = std::find_if(tendons_.begin(), tendons_.end(),
+                                     [&](const TendonSpec& t) { return t.name == name; });
+        found = it != tendons_.end();
+        const SensorType st = spec.type;
+        if (found && !it->limited &&
+            (st == SensorType::kTendonLimitPos || st == SensorType::kTendonLimitVel ||
+             st == SensorType::kTendonLimitFrc)) {
+          throw ModelError(fmt::format("{}: tendon '{}' is not limited; {} needs a limited tendon",
+                                       who, name, to_string(st)));
+        }
         break;
+      }
       case ObjType::kJoint: {
         const auto it = std::find_if(joints_.begin(), joints_.end(),
                                      [&](const Joint& j) { return j.spec.name == name; });

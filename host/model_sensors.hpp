@@ -22,7 +22,7 @@ ObjType sensor_object(SensorType type);
 // true for frame sensors (framepos ... frameangacc), which take objtype and objname
 bool is_frame_sensor(SensorType type);
 
-// why zwang does not compute a sensor (rangefinder, tendon limits, frames of cameras,
+// why zwang does not compute a sensor (frames of cameras,
 // the orientation of a body's principal axes of inertia); empty when it does.  `reftype` is
 // kUnknown for none.
 std::string sensor_not_computed(SensorType type, ObjType objtype, ObjType reftype);

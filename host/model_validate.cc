@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "constraint_plan.hpp"
 #include "kernels/layout.h"
@@ -44,13 +45,14 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
                                  std::int64_t nefc, std::int64_t nhard, std::int64_t ndrive,
                                  std::int64_t ngeom, std::int64_t nconmax, std::int64_t ncon_rows,
                                  std::int64_t nsensor, std::int64_t nsensordata,
-                                 std::int64_t nsensorbody, std::int64_t nmocap) {
+                                 std::int64_t nsensorbody, std::int64_t nmocap,
+                                 std::int64_t ntendon) {
   // the field lists of kernels/layout.h, evaluated with 64-bit sizes
   struct {
     std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows,
-        nsensor, nsensordata, nsensorbody, nmocap;
-  } s{nq,     nv,    nu,      nbody,     njnt,    nv * (nv + 1) / 2, njac,        nefc,  nhard,
-      ndrive, ngeom, nconmax, ncon_rows, nsensor, nsensordata,       nsensorbody, nmocap};
+        nsensor, nsensordata, nsensorbody, nmocap, ntendon;
+  } s{nq,     nv,    nu,      nbody,     njnt,    nv * (nv + 1) / 2, njac,        nefc,   nhard,
+      ndrive, ngeom, nconmax, ncon_rows, nsensor, nsensordata,       nsensorbody, nmocap, ntendon};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -115,6 +117,7 @@ void Model::validate() const {
   size_is("dof_armature", dof_armature, v);
   size_is("actuator_name", actuator_name, u);
   size_is("actuator_type", actuator_type, u);
+  size_is("actuator_trntype", actuator_trntype, u);
   size_is("actuator_trnid", actuator_trnid, u);
   size_is("actuator_gear", actuator_gear, u);
   size_is("actuator_gainprm", actuator_gainprm, u);
@@ -126,7 +129,26 @@ void Model::validate() const {
   size_is("tendon_name", tendon_name, ntendon);
   size_is("tendon_adr", tendon_adr, ntendon);
   size_is("tendon_num", tendon_num, ntendon);
-  size_is("wrap_coef", wrap_coef, wrap_jnt.size());
+  size_is("wrap_objid", wrap_objid, wrap_type.size());
+  size_is("wrap_prm", wrap_prm, wrap_type.size());
+  for (const auto& [field, values, width] : {std::tuple{"tendon_stiffness", &tendon_stiffness, 1},
+                                             {"tendon_damping", &tendon_damping, 1},
+                                             {"tendon_lengthspring", &tendon_lengthspring, 1},
+                                             {"tendon_length0", &tendon_length0, 1},
+                                             {"tendon_invweight0", &tendon_invweight0, 1},
+                                             {"tendon_frictionloss", &tendon_frictionloss, 1},
+                                             {"tendon_range", &tendon_range, 2},
+                                             {"tendon_margin", &tendon_margin, 1},
+                                             {"tendon_solref_lim", &tendon_solref_lim, 2},
+                                             {"tendon_solimp_lim", &tendon_solimp_lim, 5},
+                                             {"tendon_solref_fri", &tendon_solref_fri, 2},
+                                             {"tendon_solimp_fri", &tendon_solimp_fri, 5}}) {
+    size_is(field, *values, width * ntendon);
+    for (double x : *values) {
+      if (!std::isfinite(x)) throw ModelError(fmt::format("model: {} is not finite", field));
+    }
+  }
+  size_is("tendon_limited", tendon_limited, ntendon);
   for (const auto& [field, values] : {std::pair{"body_pos", &body_pos},
                                       {"body_quat", &body_quat},
                                       {"body_mass", &body_mass},
@@ -254,14 +276,19 @@ void Model::validate() const {
   size_is("nhc_solref", nhc_solref, 2 * nh);
   for (int i = 0; i < neq; ++i) {
     const int type = static_cast<int>(eq_type[i]);
-    if (type < 0 || type > static_cast<int>(EqualityType::kJoint)) {
+    if (type < 0 || type > static_cast<int>(EqualityType::kTendon)) {
       throw ModelError(fmt::format("model: equality {} has an unknown type {}", i, type));
     }
     const bool joint = eq_type[i] == EqualityType::kJoint;
-    index_in("eq_obj1id", eq_obj1id[i], 0, joint ? njnt : nbody, i);
-    index_in("eq_obj2id", eq_obj2id[i], joint ? -1 : 0, joint ? njnt : nbody, i);
-    if (eq_hard[i] && eq_type[i] == EqualityType::kWeld) {
-      throw ModelError(fmt::format("model: equality {} is a hard weld; welds are soft", i));
+    const bool tendon = eq_type[i] == EqualityType::kTendon;
+    const int objects = joint ? njnt : tendon ? ntendon : nbody;
+    index_in("eq_obj1id", eq_obj1id[i], 0, objects, i);
+    index_in("eq_obj2id", eq_obj2id[i], joint || tendon ? -1 : 0, objects, i);
+    if (eq_hard[i] && (eq_type[i] == EqualityType::kWeld || tendon)) {
+      throw ModelError(
+          fmt::format("model: equality {} is a hard weld or tendon equality; those "
+                      "are soft",
+                      i));
     }
     for (int k = 0; joint && k < 2; ++k) {
       const int j = k == 0 ? eq_obj1id[i] : eq_obj2id[i];
@@ -494,23 +521,54 @@ void Model::validate() const {
     validate_sensors(*this);
     check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
                         plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows, nsensor,
-                        nsensordata, sensor_body_rows(*this), nmocap);
+                        nsensordata, sensor_body_rows(*this), nmocap, ntendon);
   }
   validate_keyframes(*this);
+  for (int t = 0; t < ntendon; ++t) {
+    if (tendon_adr[t] < 0 || tendon_num[t] < 0 ||
+        tendon_adr[t] + static_cast<std::size_t>(tendon_num[t]) > wrap_type.size()) {
+      throw ModelError(fmt::format("model: tendon {} runs past wrap_type", t));
+    }
+    if (tendon_stiffness[t] < 0 || tendon_damping[t] < 0 || tendon_frictionloss[t] < 0)
+      throw ModelError(
+          fmt::format("model: tendon {} has a negative stiffness, damping or "
+                      "frictionloss",
+                      t));
+    for (int k = tendon_adr[t]; k < tendon_adr[t] + tendon_num[t]; ++k) {
+      switch (static_cast<WrapType>(wrap_type[k])) {
+        case WrapType::kJoint: {
+          index_in("wrap_objid", wrap_objid[k], 0, njnt, k);
+          const JointType jt = jnt_type[wrap_objid[k]];
+          if (jt != JointType::kHinge && jt != JointType::kSlide)
+            throw ModelError(fmt::format("model: tendon {} combines a {} joint", t, to_string(jt)));
+          break;
+        }
+        case WrapType::kSite:
+          index_in("wrap_objid", wrap_objid[k], 0, nsite, k);
+          break;
+        case WrapType::kPulley:
+          if (!(wrap_prm[k] > 0))
+            throw ModelError(fmt::format("model: tendon {} has a pulley divisor <= 0", t));
+          break;
+        default:
+          throw ModelError(fmt::format("model: wrap_type[{}] = {} is not a joint, pulley or site",
+                                       k, wrap_type[k]));
+      }
+    }
+  }
   for (int a = 0; a < nu; ++a) {
+    if (actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {
+      index_in("actuator_trnid", actuator_trnid[a], 0, ntendon, a);
+      continue;
+    }
+    if (actuator_trntype[a] != static_cast<int>(TransmissionType::kJoint))
+      throw ModelError(
+          fmt::format("model: actuator {} has transmission type {}", a, actuator_trntype[a]));
     index_in("actuator_trnid", actuator_trnid[a], 0, njnt, a);
     const JointType t = jnt_type[actuator_trnid[a]];
     if (t != JointType::kHinge && t != JointType::kSlide) {
       throw ModelError(fmt::format("model: actuator {} drives a {} joint", a, to_string(t)));
     }
-  }
-  for (int t = 0; t < ntendon; ++t) {
-    if (tendon_adr[t] < 0 || tendon_num[t] < 0 ||
-        tendon_adr[t] + static_cast<std::size_t>(tendon_num[t]) > wrap_jnt.size()) {
-      throw ModelError(fmt::format("model: tendon {} runs past wrap_jnt", t));
-    }
-    for (int k = tendon_adr[t]; k < tendon_adr[t] + tendon_num[t]; ++k)
-      index_in("wrap_jnt", wrap_jnt[k], 0, njnt, k);
   }
 }
 

@@ -45,7 +45,9 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
   ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
   ok = ok && nonnegative_row(d.dof_damping(), s.nv) && nonnegative_row(d.dof_armature(), s.nv) &&
-       nonnegative_row(d.jnt_stiffness(), s.njnt);
+       nonnegative_row(d.jnt_stiffness(), s.njnt) &&
+       nonnegative_row(d.tendon_stiffness(), s.ntendon) &&
+       nonnegative_row(d.tendon_damping(), s.ntendon);
   const T rel = T(1e-9) + T(64) * T(std::numeric_limits<ScalarOf<T>>::epsilon());
   const Row<T> mass = d.body_mass(), inertia = d.body_inertia();
   for (int b = 1; b < s.nbody; ++b) {

@@ -281,6 +281,25 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
         rs.deactivate_if_empty(r, 6);
         break;
       }
+      case kEqTendon: {
+        // L1 − L1₀ − p(L2 − L2₀),  p(x) = Σ_k c_k x^k;  J = J1 − p′ J2 (MuJoCo's; soft only)
+        const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
+        const int nv = m.s.nv;
+        const Row<T> len = d.ten_length(), tj = d.ten_J();
+        const Row<T> row = rs.jac(r);
+        for (int i = 0; i < nv; ++i) row[i] = tj[t1 * nv + i];
+        T pos = len[t1] - m.tendon_length0[t1] - data[0];
+        T diag = m.tendon_invweight0[t1];
+        if (t2 >= 0) {
+          const T x = len[t2] - m.tendon_length0[t2];
+          pos -= x * (data[1] + x * (data[2] + x * (data[3] + x * data[4])));
+          const T dp = data[1] + x * (T(2) * data[2] + x * (T(3) * data[3] + x * T(4) * data[4]));
+          for (int i = 0; i < nv; ++i) row[i] -= dp * tj[t2 * nv + i];
+          diag += m.tendon_invweight0[t2];
+        }
+        rs.soft(r, pos, T(0), pos, diag, solref, solimp, true, false);
+        break;
+      }
       default: {
         // q1 − q1₀ − p(q2 − q2₀),  p(x) = Σ_k c_k x^k;  J = e1 − p′ e2;  J̇ q̇ = −p″ q̇2²
         const int j1 = m.eq_obj1id[e], j2 = m.eq_obj2id[e];
@@ -419,6 +438,36 @@ ZW_HD void friction_and_limit_rows(const ModelView<T>& m, const Instance<T>& d,
   }
 }
 
+// tendon friction (J = J_t) and limits: lower distance L − lo with J = J_t, upper hi − L
+// with J = −J_t, as a joint's
+template <class T>
+ZW_HD void tendon_rows(const ModelView<T>& m, const Instance<T>& d, const RowSetup<T>& rs) {
+  const int nv = m.s.nv;
+  const Row<T> len = d.ten_length(), tj = d.ten_J();
+  for (int t = 0; t < m.s.ntendon; ++t) {
+    const int r = m.tenfri_efcadr[t];
+    if (r < 0) continue;
+    const Row<T> row = rs.jac(r);
+    for (int i = 0; i < nv; ++i) row[i] = tj[t * nv + i];
+    rs.soft(r, T(0), T(0), T(0), m.tendon_invweight0[t], m.tendon_solref_fri + 2 * t,
+            m.tendon_solimp_fri + 5 * t, true, true);
+  }
+  for (int t = 0; t < m.s.ntendon; ++t) {
+    const int r = m.ten_efcadr[t];
+    if (r < 0) continue;
+    const T margin = m.tendon_margin[t];
+    for (int side = 0; side < 2; ++side) {
+      const T dist =
+          side == 0 ? len[t] - m.tendon_range[2 * t] : m.tendon_range[2 * t + 1] - len[t];
+      const T sign = side == 0 ? T(1) : T(-1);
+      const Row<T> row = rs.jac(r + side);
+      for (int i = 0; i < nv; ++i) row[i] = sign * tj[t * nv + i];
+      rs.soft(r + side, dist, margin, dist, m.tendon_invweight0[t], m.tendon_solref_lim + 2 * t,
+              m.tendon_solimp_lim + 5 * t, dist < margin, false);
+    }
+  }
+}
+
 // every row slot at time t
 template <class T>
 ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t) {
@@ -427,6 +476,7 @@ ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t
   drive_rows(m, d, rs, t);
   nonholonomic_rows(m, d, rs);
   friction_and_limit_rows(m, d, rs);
+  tendon_rows(m, d, rs);
 }
 
 }  // namespace zwang

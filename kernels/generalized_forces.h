@@ -1,11 +1,13 @@
-// (qpos, qvel, ctrl, xfrc_applied, body_J, parameters)
+// (qpos, qvel, ctrl, xfrc_applied, body_J, ten_length, ten_velocity, ten_J, parameters)
 //     => (qfrc_passive, qfrc_actuator, actuator_force, qfrc_applied, qfrc_smooth)
 //
 //   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
 //              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
-//              translation by −k (p − p_spring);  gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0]
-//   actuator:  l = gear q, l̇ = gear q̇, u clamped to ctrlrange,
-//              f = gain u + bias0 + bias1 l + bias2 l̇ clamped to forcerange, τ = gear f
+//              translation by −k (p − p_spring);  per tendon J_tᵀ (−k_t (L − L_spring) − b_t L̇);
+//              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0]
+//   actuator:  transmission l = gear q, l̇ = gear q̇ (joint) or l = gear L, l̇ = gear L̇ (tendon);
+//              u clamped to ctrlrange, f = gain u + bias0 + bias1 l + bias2 l̇ clamped to
+//              forcerange;  τ = gear f e_dof or gear f J_tᵀ
 //   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
 //   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
 // The model's disable flags remove terms as MuJoCo's do: passive (2.2) all passive forces,
@@ -17,6 +19,7 @@
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/tendons.h"
 
 namespace zwang {
 
@@ -63,6 +66,17 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     }
   }
 
+  // tendon springs and dampers: τ += J_tᵀ (−k (L − L_spring) − b L̇)
+  const Row<T> ten_k = d.tendon_stiffness(), ten_b = d.tendon_damping();
+  const Row<T> ten_len = d.ten_length(), ten_vel = d.ten_velocity();
+  for (int t = 0; (springs || dampers) && t < m.s.ntendon; ++t) {
+    const T fs = springs ? -ten_k[t] * (ten_len[t] - m.tendon_lengthspring[t]) : T(0);
+    const T f = fs - (dampers ? ten_b[t] * ten_vel[t] : T(0));
+    if (!any_lane<T>(f != T(0))) continue;
+    const Row<T> jac = d.ten_J() + t * m.s.nv;
+    for (int i = 0; i < m.s.nv; ++i) passive[i] += jac[i] * f;
+  }
+
   // gravity compensation at each COM, for the bodies that have it (in a pack: some lane)
   const Row<T> body_J = d.body_J();
   if (gravcomp) {
@@ -78,28 +92,37 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     }
   }
 
-  // actuators on hinge and slide joints
+  // actuators: through a joint or a tendon
   const Row<T> gear = d.actuator_gear(), gain = d.actuator_gainprm(),
                biasprm = d.actuator_biasprm();
   const Row<T> force = d.actuator_force();
   const bool actuation = !(off & kDsblActuation), clamp = !(off & kDsblClampctrl);
   for (int a = 0; a < m.s.nu; ++a) {
-    const int j = m.actuator_trnid[a];
-    const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     if (!actuation) {
       force[a] = T(0);
       continue;
     }
+    // transmission: the actuator's length and velocity
+    const T g = gear[a];
+    const T len = actuator_length(m, d, a), vel = actuator_velocity(m, d, a);
+
+    // force law: f from u, len, vel
     T u = ctrl[a];
     if (clamp && m.actuator_ctrllimited[a])
       u = clamp_range(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
-    const T g = gear[a];
-    T f = gain[a] * u + biasprm[3 * a] + biasprm[3 * a + 1] * (g * qpos[qa]) +
-          biasprm[3 * a + 2] * (g * qvel[da]);
+    T f = gain[a] * u + biasprm[3 * a] + biasprm[3 * a + 1] * len + biasprm[3 * a + 2] * vel;
     if (m.actuator_forcelimited[a])
       f = clamp_range(f, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
     force[a] = f;
-    act[da] += g * f;
+
+    // the force through the moment: τ += gear f ∂(q or L)/∂q
+    const int id = m.actuator_trnid[a];
+    if (m.actuator_trntype[a] == kTrnTendon) {
+      const Row<T> jac = d.ten_J() + id * m.s.nv;
+      for (int i = 0; i < m.s.nv; ++i) act[i] += jac[i] * (g * f);
+    } else {
+      act[m.jnt_dofadr[id]] += g * f;
+    }
   }
 
   // user wrenches through the COM Jacobians

@@ -29,7 +29,8 @@ struct Sizes {
   int nsensor;      // sensors
   int nsensordata;  // their values
   int nsensorbody;  // nbody when a sensor needs sums over subtrees (velocity, momentum, force)
-  int nmocap;     // mocap bodies, posed by each instance's mocap_pos and mocap_quat
+  int nmocap;       // mocap bodies, posed by each instance's mocap_pos and mocap_quat
+  int ntendon;      // tendons
 };
 
 #define ZW_DATA_FIELDS(X)                                                                          \
@@ -67,22 +68,26 @@ struct Sizes {
   X(subtree_com, 3 * s.nbody)     /* centre of mass of each body's subtree, world */               \
   X(cfrc_ext, 6 * s.nbody) /* external torque, force on each body about its tree's subtree_com */  \
   X(cvel, 6 * s.nbody) /* body velocities, Plücker at the world origin: [v_O; ω] (nbody x 6) */  \
+  X(ten_length, s.ntendon)     /* tendon lengths (ntendon) */                                      \
+  X(ten_velocity, s.ntendon)   /* their rates J_t q̇ (ntendon) */                                 \
   X(sensordata, s.nsensordata) /* sensor values; after step(), at the step's start state */
 
-#define ZW_PARAM_FIELDS(X)                                                                 \
-  X(body_mass, s.nbody)         /* mass (nbody) */                                         \
-  X(body_ipos, 3 * s.nbody)     /* COM in the body frame (nbody x 3) */                    \
-  X(body_inertia, 6 * s.nbody)  /* inertia about the COM, body frame: xx yy zz xy xz yz */ \
-  X(body_gravcomp, s.nbody)     /* gravity compensation: passive force −gravcomp m g */  \
-  X(dof_damping, s.nv)          /* viscous damping (nv) */                                 \
-  X(dof_armature, s.nv)         /* rotor inertia added to H's diagonal (nv) */             \
-  X(jnt_stiffness, s.njnt)      /* spring stiffness (njnt) */                              \
-  X(qpos_spring, s.nq)          /* spring rest position (nq) */                            \
-  X(actuator_gear, s.nu)        /* transmission ratio (nu) */                              \
-  X(actuator_gainprm, s.nu)     /* force = gain ctrl + bias0 + bias1 l + bias2 l̇ (nu) */ \
-  X(actuator_biasprm, 3 * s.nu) /* bias0, bias1, bias2 (nu x 3) */                         \
-  X(gravity, 3)                 /* gravitational acceleration, world (3) */                \
-  X(drive_prm, 5 * s.ndrive)    /* q0 v0 amplitude omega phase of each drive (ndrive x 5) */
+#define ZW_PARAM_FIELDS(X)                                                                    \
+  X(body_mass, s.nbody)          /* mass (nbody) */                                           \
+  X(body_ipos, 3 * s.nbody)      /* COM in the body frame (nbody x 3) */                      \
+  X(body_inertia, 6 * s.nbody)   /* inertia about the COM, body frame: xx yy zz xy xz yz */   \
+  X(body_gravcomp, s.nbody)      /* gravity compensation: passive force −gravcomp m g */    \
+  X(dof_damping, s.nv)           /* viscous damping (nv) */                                   \
+  X(dof_armature, s.nv)          /* rotor inertia added to H's diagonal (nv) */               \
+  X(jnt_stiffness, s.njnt)       /* spring stiffness (njnt) */                                \
+  X(qpos_spring, s.nq)           /* spring rest position (nq) */                              \
+  X(actuator_gear, s.nu)         /* transmission ratio (nu) */                                \
+  X(actuator_gainprm, s.nu)      /* force = gain ctrl + bias0 + bias1 l + bias2 l̇ (nu) */   \
+  X(actuator_biasprm, 3 * s.nu)  /* bias0, bias1, bias2 (nu x 3) */                           \
+  X(gravity, 3)                  /* gravitational acceleration, world (3) */                  \
+  X(drive_prm, 5 * s.ndrive)     /* q0 v0 amplitude omega phase of each drive (ndrive x 5) */ \
+  X(tendon_stiffness, s.ntendon) /* tendon spring stiffness (ntendon) */                      \
+  X(tendon_damping, s.ntendon)   /* tendon viscous damping (ntendon) */
 
 // scratch of the sensors (kernels/sensors.h), of every body where a sensor needs sums over subtrees
 #define ZW_SENSOR_WORK_FIELDS(X)                                            \
@@ -128,6 +133,7 @@ struct Sizes {
   X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */           \
   X(contact_pair, s.nconmax)   /* collision pair of each contact (nconmax) */                    \
   X(contact_mu, s.nconmax)     /* friction of the regularised cone, μ₁ √(R₁ / R₀) */    \
+  X(ten_J, s.ntendon* s.nv)    /* tendon moments ∂L/∂q in dof space, dense (ntendon x nv) */ \
   ZW_SENSOR_WORK_FIELDS(X)
 
 // row offsets of every field in its arena, and the rows of each arena

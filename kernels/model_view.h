@@ -49,8 +49,12 @@ enum DisableId : int {
 };
 
 // equality and non-holonomic types, numbered as zwang::EqualityType and NonholonomicType
-enum EqualityId : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2 };
+enum EqualityId : int { kEqConnect = 0, kEqWeld = 1, kEqJoint = 2, kEqTendon = 3 };
 enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
+
+// transmissions and tendon path entries, numbered as zwang::TransmissionType and WrapType
+enum TransmissionId : int { kTrnJoint = 0, kTrnTendon = 3 };
+enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
 
 // shared integer arrays, named and sized as in zwang::Model
 #define ZW_MODEL_INTS(X)                                                                  \
@@ -80,9 +84,12 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(geom_visible)          /* 1: rangefinder rays see it (ngeom) */                       \
   X(site_bodyid)           /* (nsite) */                                                  \
   X(site_type)             /* GeomTypeId of the site's zone (nsite) */                    \
-  X(tendon_adr)            /* first term in wrap_jnt (ntendon) */                         \
-  X(tendon_num)            /* terms (ntendon) */                                          \
-  X(wrap_jnt)              /* joint of each term */                                       \
+  X(tendon_adr)            /* first path entry in wrap_* (ntendon) */                     \
+  X(tendon_num)            /* path entries (ntendon) */                                   \
+  X(tendon_limited)        /* (ntendon) */                                                \
+  X(wrap_type)             /* WrapId of each entry */                                     \
+  X(wrap_objid)            /* joint or site of each entry, -1 for a pulley */             \
+  X(actuator_trntype)      /* TransmissionId (nu) */                                      \
   X(sensor_type)           /* SensorTypeId (nsensor) */                                   \
   X(sensor_datatype)       /* SensorDataId (nsensor) */                                   \
   X(sensor_objtype)        /* ObjTypeId (nsensor) */                                      \
@@ -95,6 +102,8 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
 // shared integer arrays of the row plan (host/constraint_plan.hpp), derived from the model
 #define ZW_PLAN_INTS(X)                                                                    \
   X(jnt_efcadr)        /* first limit row slot, -1 without (njnt) */                       \
+  X(ten_efcadr)        /* first limit row slot of each tendon, -1 without (ntendon) */     \
+  X(tenfri_efcadr)     /* friction row slot of each tendon, -1 without (ntendon) */        \
   X(dof_efcadr)        /* friction row slot, -1 without (nv) */                            \
   X(eq_efcadr)         /* first row slot, -1 when inactive or disabled (neq) */            \
   X(drive_efcadr)      /* row slot (ndrive) */                                             \
@@ -148,7 +157,16 @@ enum NonholonomicId : int { kNhcKnifeEdge = 0, kNhcRollingSphere = 1 };
   X(site_pos)            /* body frame (nsite x 3) */                                   \
   X(site_quat)           /* body frame (nsite x 4) */                                   \
   X(site_size)           /* the zone's size, as a geom's (nsite x 3) */                 \
-  X(wrap_coef)           /* coefficient of each tendon term */                          \
+  X(wrap_prm)            /* joint coefficient or pulley divisor of each entry */        \
+  X(tendon_lengthspring) /* spring rest length (ntendon) */                             \
+  X(tendon_length0)      /* length at qpos0 (ntendon) */                                \
+  X(tendon_invweight0)   /* (ntendon) */                                                \
+  X(tendon_range)        /* (ntendon x 2) */                                            \
+  X(tendon_margin)       /* (ntendon) */                                                \
+  X(tendon_solref_lim)   /* (ntendon x 2) */                                            \
+  X(tendon_solimp_lim)   /* (ntendon x 5) */                                            \
+  X(tendon_solref_fri)   /* (ntendon x 2) */                                            \
+  X(tendon_solimp_fri)   /* (ntendon x 5) */                                            \
   X(sensor_cutoff)       /* 0: none (nsensor) */                                        \
   X(magnetic)            /* magnetic field, world (3) */
 

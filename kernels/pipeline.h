@@ -1,7 +1,7 @@
 // The stages in order, for one instance (forward, step and their phases; the CUDA backend and the
 // scalar CPU backend call these) or for a pack of instances (forward_lanes, step_lanes at the
 // end; the SIMD CPU backend).
-//   smooth:  kinematics → Jacobians → M_k, n_k → H, h → generalized forces
+//   smooth:  kinematics → Jacobians → tendons → M_k, n_k → H, h → generalized forces
 //   forward: smooth → Lᵀ L = H → q̈
 //   step:    Euler: smooth → Lᵀ L = H + h·diag(damping) → q̈ → integrate
 //            RK4:   4 × (smooth → Lᵀ L = H → q̈ → stage) → integrate
@@ -39,6 +39,7 @@
 #include "kernels/model_view.h"
 #include "kernels/sensors.h"
 #include "kernels/status.h"
+#include "kernels/tendons.h"
 
 namespace zwang {
 
@@ -48,6 +49,7 @@ template <class T>
 ZW_HD void smooth(const ModelView<T>& m, const Instance<T>& d) {
   forward_kinematics(m, d);
   body_jacobians(m, d);
+  tendons(m, d);
   body_terms(m, d);
   assemble(m, d);
   generalized_forces(m, d);

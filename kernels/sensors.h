@@ -230,20 +230,19 @@ ZW_HD void interaction_forces(const ModelView<T>& m, const Instance<T>& d) {
   }
 }
 
-// a jointlimit sensor of joint j: `type` picks distance − margin, J q̇ or the force of the
-// first active row (lower before upper), 0 without one
+// a joint or tendon limit sensor: `type` picks distance − margin, J q̇ or the force of the
+// first active row of the `rows` from slot r (lower before upper), 0 without one
 template <class T>
-ZW_HD ZW_INLINE T joint_limit_value(const ModelView<T>& m, const Instance<T>& d, int j, int type) {
-  const int r = m.jnt_efcadr[j];
+ZW_HD ZW_INLINE T limit_value(const ModelView<T>& m, const Instance<T>& d, int r, int rows,
+                              T margin, int type) {
   if (r < 0) return T(0);
-  const T margin = m.jnt_margin[j];
   const Row<T> pos = d.efc_pos(), force = d.efc_force(), qvel = d.qvel();
   T value = T(0);
   // the upper row first, so that an active lower one overrides it
-  for (int k = m.jnt_type[j] == kJntBall ? 0 : 1; k >= 0; --k) {
+  for (int k = rows - 1; k >= 0; --k) {
     T v = force[r + k];
-    if (type == kSensJointLimitPos) v = pos[r + k] - margin;
-    if (type == kSensJointLimitVel) {
+    if (type == kSensJointLimitPos || type == kSensTendonLimitPos) v = pos[r + k] - margin;
+    if (type == kSensJointLimitVel || type == kSensTendonLimitVel) {
       const Row<T> jac = d.efc_J() + (r + k) * m.s.nv;
       v = T(0);
       for (int i = 0; i < m.s.nv; ++i) v += jac[i] * qvel[i];
@@ -348,21 +347,16 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
       out[0] = qvel[m.jnt_dofadr[id]];
       break;
     case kSensTendonPos:
-    case kSensTendonVel: {
-      T length = T(0);
-      for (int w = m.tendon_adr[id]; w < m.tendon_adr[id] + m.tendon_num[id]; ++w) {
-        const int j = m.wrap_jnt[w];
-        length += m.wrap_coef[w] *
-                  (type == kSensTendonPos ? qpos[m.jnt_qposadr[j]] : qvel[m.jnt_dofadr[j]]);
-      }
-      out[0] = length;
+      out[0] = d.ten_length()[id];
       break;
-    }
+    case kSensTendonVel:
+      out[0] = d.ten_velocity()[id];
+      break;
     case kSensActuatorPos:
-      out[0] = d.actuator_gear()[id] * qpos[m.jnt_qposadr[m.actuator_trnid[id]]];
+      out[0] = actuator_length(m, d, id);
       break;
     case kSensActuatorVel:
-      out[0] = d.actuator_gear()[id] * qvel[m.jnt_dofadr[m.actuator_trnid[id]]];
+      out[0] = actuator_velocity(m, d, id);
       break;
     case kSensActuatorFrc:
       out[0] = d.actuator_force()[id];
@@ -376,7 +370,13 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
     case kSensJointLimitPos:
     case kSensJointLimitVel:
     case kSensJointLimitFrc:
-      out[0] = joint_limit_value(m, d, id, type);
+      out[0] = limit_value(m, d, m.jnt_efcadr[id], m.jnt_type[id] == kJntBall ? 1 : 2,
+                           T(m.jnt_margin[id]), type);
+      break;
+    case kSensTendonLimitPos:
+    case kSensTendonLimitVel:
+    case kSensTendonLimitFrc:
+      out[0] = limit_value(m, d, m.ten_efcadr[id], 2, T(m.tendon_margin[id]), type);
       break;
     case kSensFramePos:
     case kSensFrameXAxis:

@@ -256,7 +256,7 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
   cmp.check("dof_damping", 0, z.dof_damping, view(m->dof_damping, m->nv), 1e-12);
   cmp.check("dof_armature", 0, z.dof_armature, view(m->dof_armature, m->nv), 1e-12);
   for (int a = 0; a < z.nu; ++a) {
-    EXPECT_EQ(m->actuator_trntype[a], mjTRN_JOINT) << "actuator " << a;
+    EXPECT_EQ(z.actuator_trntype[a], m->actuator_trntype[a]) << "actuator " << a;
     EXPECT_EQ(z.actuator_trnid[a], m->actuator_trnid[2 * a]) << "actuator " << a;
     EXPECT_EQ(z.actuator_ctrllimited[a], m->actuator_ctrllimited[a]) << "actuator " << a;
     EXPECT_EQ(z.actuator_forcelimited[a], m->actuator_forcelimited[a]) << "actuator " << a;
@@ -278,8 +278,9 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
   for (int t = 0; t < z.ntendon; ++t) {
     ASSERT_EQ(z.tendon_num[t], m->tendon_num[t]) << "tendon " << t;
     for (int w = 0; w < z.tendon_num[t]; ++w) {
-      EXPECT_EQ(z.wrap_jnt[z.tendon_adr[t] + w], m->wrap_objid[m->tendon_adr[t] + w]);
-      EXPECT_EQ(z.wrap_coef[z.tendon_adr[t] + w], m->wrap_prm[m->tendon_adr[t] + w]);
+      EXPECT_EQ(z.wrap_type[z.tendon_adr[t] + w], m->wrap_type[m->tendon_adr[t] + w]);
+      EXPECT_EQ(z.wrap_objid[z.tendon_adr[t] + w], m->wrap_objid[m->tendon_adr[t] + w]);
+      EXPECT_EQ(z.wrap_prm[z.tendon_adr[t] + w], m->wrap_prm[m->tendon_adr[t] + w]);
     }
   }
 }
@@ -573,7 +574,7 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
       {body_with("<joint/>\n<geom/>"),
        "bad.xml:5: <geom> of type sphere needs 1 positive size value (radius); size is 0 0 0"},
       {body_with("<joint/>\n" + sphere, "<actuator>\n<motor gear=\"2\"/>\n</actuator>"),
-       "bad.xml:9: <motor> needs the attribute 'joint'"},
+       "bad.xml:9: <motor> needs the attribute 'joint' or 'tendon'"},
       {body_with("<joint/>\n" + sphere, "<actuator>\n<motor joint=\"nope\"/>\n</actuator>"),
        "bad.xml:9: actuator 'actuator0': unknown joint 'nope'"},
       {body_with("<joint/>\n<inertial pos=\"0 0 0\"/>"),
@@ -668,8 +669,7 @@ TEST(MjcfWarnings, DynamicsNotSimulated) {
   const std::vector<std::string> expected = {
       "w.xml:2: integrator 'implicit' is not supported; Euler is used",
       "w.xml:2: fluid forces (density, viscosity, wind) are not simulated; ignored",
-      "w.xml:4: element <plugin> is not supported; ignored",
-      "w.xml:7: tendon stiffness and damping are not simulated; ignored"};
+      "w.xml:4: element <plugin> is not supported; ignored"};
   EXPECT_EQ(r.warnings, expected);
   EXPECT_EQ(r.model.integrator, Integrator::kEuler);
   EXPECT_EQ(r.model.ntendon, 1);

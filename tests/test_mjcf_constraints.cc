@@ -270,12 +270,10 @@ std::string two_bodies(std::string_view after) {
 
 TEST(MjcfConstraintErrors, MessagesNameFileLineAndWhat) {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {two_bodies("<tendon tendon1=\"t\"/>"),
-       "bad.xml:10: <tendon> equality constraints are not supported; connect, weld and joint "
-       "are"},
+      {two_bodies("<tendon tendon1=\"t\"/>"), "bad.xml:10: equality '#0': unknown tendon 't'"},
       {two_bodies("<weld body1=\"b1\"/>\n<distance geom1=\"g1\" geom2=\"g2\"/>"),
        "bad.xml:11: <distance> equality constraints are not supported (MuJoCo 2.2.2 removed "
-       "them); connect, weld and joint are"},
+       "them); connect, weld, joint and tendon are"},
       {two_bodies("<connect name=\"c\" body1=\"b1\" body2=\"nope\" anchor=\"0 0 0\"/>"),
        "bad.xml:10: equality 'c': unknown body 'nope'"},
       {two_bodies("<weld body1=\"b1\"/>\n<joint joint1=\"h1\" joint2=\"nope\"/>"),
@@ -385,8 +383,9 @@ TEST(MjcfConstraintNumerics, DriveHardKnifeEdgeRollingSphere) {
   EXPECT_EQ(z.neq, m->neq);
 }
 
-// a limited fixed tendon is not enforced yet: the loader says so rather than drop it silently
-TEST(MjcfConstraintWarnings, TendonLimitsAreNotEnforced) {
+// a limited fixed tendon is a constraint of the model, loaded without a word (its rows against
+// MuJoCo: test_tendons.cc)
+TEST(MjcfConstraintWarnings, TendonLimitsAreEnforced) {
   const std::string xml = R"(<mujoco>
   <option><flag contact="disable"/></option>
   <worldbody>
@@ -398,10 +397,10 @@ TEST(MjcfConstraintWarnings, TendonLimitsAreNotEnforced) {
   </tendon>
 </mujoco>)";
   const LoadResult r = load_mjcf_string(xml, "t.xml");
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("t.xml:8"), std::string::npos) << r.warnings[0];
-  EXPECT_NE(r.warnings[0].find("tendon limits are not enforced"), std::string::npos)
-      << r.warnings[0];
+  EXPECT_TRUE(r.warnings.empty());
+  ASSERT_EQ(r.model.ntendon, 1);
+  EXPECT_EQ(r.model.tendon_limited[0], 1);
+  EXPECT_EQ(r.model.sizes().nefc, 2);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "kernels/status.h"
 #include "sensor_models.h"
+#include "tendon_models.h"
 #include "test_util.h"
 #include "zwang/loaders.hpp"
 
@@ -74,6 +75,17 @@ std::vector<Case> cases() {
   out.push_back({"touch", load_mjcf_string(kTouchModel, "touch.xml").model});
   // rangefinders, on packs
   out.push_back({"rangefinder", load_mjcf_string(kRangefinderModel, "rangefinder.xml").model});
+  // tendons: fixed and spatial with springs, dampers and actuators (the pack's smooth dynamics);
+  // tendon limits, friction and equalities (rows lane by lane)
+  out.push_back({"fixed_tendons", load_mjcf_string(kFixedTendons, "fixed_tendons.xml").model});
+  Model spatial = load_mjcf_string(kSpatialTendons, "spatial_tendons.xml").model;
+  spatial.disableflags |= kDisableConstraint | kDisableContact;
+  spatial.validate();
+  out.push_back({"spatial_tendons", std::move(spatial)});
+  out.push_back({"tendon_limits", load_mjcf_string(kTendonLimits, "tendon_limits.xml").model});
+  out.push_back({"ball_in_cup", load_mjcf_string(kBallInCup, "ball_in_cup.xml").model});
+  out.push_back(
+      {"tendon_equality", load_mjcf_string(kTendonEquality, "tendon_equality.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

@@ -389,12 +389,38 @@ int run_info(const std::string& spec, const LoadOptions& load) {
                 m.jnt_qposadr[j], m.jnt_dofadr[j],
                 range_text(m.jnt_limited[j], &m.jnt_range[2 * j]).c_str());
   }
+  std::printf("\ntendons\n");
+  if (m.ntendon == 0) std::printf("  none\n");
+  for (int t = 0; t < m.ntendon; ++t) {
+    std::vector<std::string> path;
+    for (int w = m.tendon_adr[t]; w < m.tendon_adr[t] + m.tendon_num[t]; ++w) {
+      switch (static_cast<WrapType>(m.wrap_type[w])) {
+        case WrapType::kJoint:
+          path.push_back(fmt::format("{:g}·{}", m.wrap_prm[w], m.jnt_name[m.wrap_objid[w]]));
+          break;
+        case WrapType::kPulley:
+          path.push_back(fmt::format("pulley/{:g}", m.wrap_prm[w]));
+          break;
+        case WrapType::kSite:
+          path.push_back(m.site_name[m.wrap_objid[w]]);
+          break;
+      }
+    }
+    const bool spatial = m.tendon_num[t] > 0 && m.wrap_type[m.tendon_adr[t]] != 1;
+    std::printf("  %-4d %-24s %-7s k %-8g b %-8g range %-18s %s\n", t, m.tendon_name[t].c_str(),
+                spatial ? "spatial" : "fixed", m.tendon_stiffness[t], m.tendon_damping[t],
+                range_text(m.tendon_limited[t], &m.tendon_range[2 * t]).c_str(),
+                fmt::format("{}", fmt::join(path, spatial ? " - " : " + ")).c_str());
+  }
   std::printf("\nactuators\n");
   if (m.nu == 0) std::printf("  none\n");
   for (int a = 0; a < m.nu; ++a) {
-    std::printf("  %-4d %-24s %-9s joint %-20s gear %-8g ctrl %-18s force %s\n", a,
+    const bool tendon = m.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon);
+    std::printf("  %-4d %-24s %-9s %-6s %-20s gear %-8g ctrl %-18s force %s\n", a,
                 m.actuator_name[a].c_str(), std::string(to_string(m.actuator_type[a])).c_str(),
-                m.jnt_name[m.actuator_trnid[a]].c_str(), m.actuator_gear[a],
+                tendon ? "tendon" : "joint",
+                (tendon ? m.tendon_name : m.jnt_name)[m.actuator_trnid[a]].c_str(),
+                m.actuator_gear[a],
                 range_text(m.actuator_ctrllimited[a], &m.actuator_ctrlrange[2 * a]).c_str(),
                 range_text(m.actuator_forcelimited[a], &m.actuator_forcerange[2 * a]).c_str());
   }

@@ -31,6 +31,12 @@ enum class Integrator : int { kEuler = 0, kRK4 = 1 };
 
 enum class ActuatorType : int { kMotor, kPosition, kVelocity, kGeneral };
 
+// what an actuator drives, numbered as MuJoCo's mjtTrn
+enum class TransmissionType : int { kJoint = 0, kTendon = 3 };
+
+// an entry of a tendon's path, numbered as MuJoCo's mjtWrap
+enum class WrapType : int { kJoint = 1, kPulley = 2, kSite = 3 };
+
 std::string_view to_string(JointType type);
 std::string_view to_string(Integrator integrator);
 std::string_view to_string(ActuatorType type);
@@ -145,7 +151,7 @@ struct JointSpec {
   SolImp solimpfriction = kDefaultSolImp;
 };
 
-enum class EqualityType : int { kConnect = 0, kWeld = 1, kJoint = 2 };
+enum class EqualityType : int { kConnect = 0, kWeld = 1, kJoint = 2, kTendon = 3 };
 
 // \brief An equality constraint, MuJoCo's <equality> elements.
 //   connect: body1's point `anchor` (body1 frame) stays at the same world point as the point
@@ -253,7 +259,7 @@ struct ContactPairSpec {
 
 struct ActuatorSpec {
   std::string name;   // unique; empty gives "actuator<id>"
-  std::string joint;  // a hinge or slide joint
+  std::string joint;  // a hinge or slide joint (empty when `tendon` is given)
   ActuatorType type = ActuatorType::kMotor;
   double gear = 1;
   bool ctrllimited = false;
@@ -265,6 +271,7 @@ struct ActuatorSpec {
   // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇
   double gain = 1;
   std::array<double, 3> bias{0, 0, 0};
+  std::string tendon{};  // or a tendon: exactly one of joint and tendon
 };
 
 // \brief A keyframe (MuJoCo's <key>): a state to start or reset instances from.  An empty
@@ -291,15 +298,34 @@ struct SiteSpec {
   Vec3d size{0.005, 0.005, 0.005};
 };
 
-// \brief A fixed tendon: a linear combination of hinge and slide coordinates,
-// length = Σ_i coef_i q_i (m or rad, as the joints).
+// \brief A tendon (MuJoCo's <tendon>).
+//   fixed:   length L = Σ_i coef_i q_i over hinge and slide joints (m or rad, as the joints)
+//   spatial: a path through sites, straight between consecutive sites, L = Σ |p_{i+1} − p_i| / d
+//            where d is the divisor of the last pulley before the segment (1 before any)
+// Passive force on the tendon −k (L − springlength) − b L̇ (springlength < 0: the length at
+// qpos_spring); limits and friction loss are constraint rows as a joint's.
 struct TendonSpec {
   std::string name;  // unique; empty gives "tendon<id>"
   struct Term {
     std::string joint;  // a hinge or slide joint
     double coef = 1;
   };
-  std::vector<Term> joints;  // at least one
+  std::vector<Term> joints;  // fixed: at least one
+  // spatial: a site, or a pulley (empty site) whose divisor applies to the segments after it
+  struct Point {
+    std::string site;
+    double divisor = 0;
+  };
+  std::vector<Point> path{};  // spatial: at least two sites
+  bool spatial = false;
+  double stiffness = 0, damping = 0;  // (N/m, N s/m, or per rad)
+  double springlength = -1;
+  double frictionloss = 0;
+  bool limited = false;
+  std::array<double, 2> range{0, 0};
+  double margin = 0;
+  SolRef solreflimit = kDefaultSolRef, solreffriction = kDefaultSolRef;
+  SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
 };
 
 // numbered as MuJoCo's mjtSensor
@@ -369,14 +395,15 @@ std::string_view to_string(ObjType type);     // MJCF's objtype: "body", "xbody"
 // forward() and by step() at the state the step starts from (as mj_step leaves them).
 //   site sensors (accelerometer, velocimeter, gyro, force, torque, magnetometer): objtype site
 //   jointpos, jointvel: a hinge or slide; ballquat, ballangvel: a ball; jointlimit*: a limited
-//   joint; tendonpos, tendonvel: a fixed tendon; actuatorpos, actuatorvel, actuatorfrc
+//   joint; tendonpos, tendonvel: a tendon; tendonlimit*: a limited tendon; actuatorpos,
+//   actuatorvel, actuatorfrc
 //   frame sensors (frame*): objtype body, xbody, geom or site, and for framepos, framequat,
 //   the axes and the velocities an optional reference frame (reftype, refname) of those types;
 //   the orientation of a kBody (its principal axes) is not available: use kXBody or a site
 //   subtreecom, subtreelinvel, subtreeangmom: a body; clock: no object
 //   user: `dim` values that zwang never writes (the user's own, 0 after a reset)
-// Rangefinder and tendon limit sensors, frames of cameras and the orientation of a
-// body's principal axes are not computed (ModelError).
+// Frames of cameras and the orientation of a body's principal axes are not computed
+// (ModelError).
 struct SensorSpec {
   std::string name;  // unique among sensors; empty gives "sensor<id>"
   SensorType type = SensorType::kClock;
@@ -457,7 +484,8 @@ struct Model {
 
   std::vector<std::string> actuator_name;
   std::vector<ActuatorType> actuator_type;  // (nu)
-  std::vector<int> actuator_trnid;          // driven joint (nu)
+  std::vector<int> actuator_trntype;        // TransmissionType (nu)
+  std::vector<int> actuator_trnid;          // driven joint or tendon (nu)
   std::vector<double> actuator_gear;        // (nu)
   std::vector<double> actuator_gainprm;     // (nu)
   std::vector<double> actuator_biasprm;     // (nu x 3)
@@ -466,12 +494,26 @@ struct Model {
   std::vector<int> actuator_forcelimited;   // (nu)
   std::vector<double> actuator_forcerange;  // (nu x 2)
 
-  int ntendon = 0;  // fixed tendons
+  int ntendon = 0;  // tendons, fixed and spatial
   std::vector<std::string> tendon_name;
-  std::vector<int> tendon_adr;    // first term in wrap_jnt/wrap_coef (ntendon)
-  std::vector<int> tendon_num;    // terms (ntendon)
-  std::vector<int> wrap_jnt;      // joint of each term (Σ tendon_num)
-  std::vector<double> wrap_coef;  // coefficient of each term (Σ tendon_num)
+  std::vector<int> tendon_adr;              // first entry in wrap_* (ntendon)
+  std::vector<int> tendon_num;              // entries (ntendon)
+  std::vector<int> wrap_type;               // WrapType of each entry (Σ tendon_num)
+  std::vector<int> wrap_objid;              // joint or site, -1 for a pulley (Σ tendon_num)
+  std::vector<double> wrap_prm;             // joint coefficient or pulley divisor (Σ tendon_num)
+  std::vector<double> tendon_stiffness;     // (ntendon)
+  std::vector<double> tendon_damping;       // (ntendon)
+  std::vector<double> tendon_lengthspring;  // spring rest length (ntendon)
+  std::vector<double> tendon_length0;       // length at qpos0 (ntendon)
+  std::vector<double> tendon_invweight0;    // J H⁻¹ Jᵀ at qpos0 (ntendon)
+  std::vector<double> tendon_frictionloss;  // (ntendon)
+  std::vector<int> tendon_limited;          // (ntendon)
+  std::vector<double> tendon_range;         // (ntendon x 2)
+  std::vector<double> tendon_margin;        // (ntendon)
+  std::vector<double> tendon_solref_lim;    // (ntendon x 2)
+  std::vector<double> tendon_solimp_lim;    // (ntendon x 5)
+  std::vector<double> tendon_solref_fri;    // (ntendon x 2)
+  std::vector<double> tendon_solimp_fri;    // (ntendon x 5)
 
   int neq = 0;  // equality constraints
   std::vector<std::string> eq_name;
@@ -681,6 +723,8 @@ class ModelBuilder {
   std::vector<MeshSpec> meshes_;
   std::vector<SiteSpec> sites_;
   void add_sites(Model& m) const;
+  void add_tendons(Model& m) const;
+  int tendon_index(const std::string& name) const;  // -1 if none
   std::vector<SensorSpec> sensors_;
   Vec3d magnetic_{0, -0.5, 0};
   void add_sensors(Model& m) const;
@@ -716,8 +760,9 @@ ContactMix mix_contact(const Model& model, int geom1, int geom2);
 std::vector<double> mocap_pos0(const Model& model);
 std::vector<double> mocap_quat0(const Model& model);
 
-// \brief Length of every fixed tendon at a configuration: Σ_i coef_i qpos[jnt_qposadr[j_i]]
-// (ntendon); std::invalid_argument if qpos does not have nq values.
+// \brief Length of every tendon at a configuration (ntendon), the mocap bodies at their default
+// poses: fixed Σ_i coef_i qpos[jnt_qposadr[j_i]], spatial the path through its sites;
+// std::invalid_argument if qpos does not have nq values.
 std::vector<double> tendon_lengths(const Model& model, std::span<const double> qpos);
 
 }  // namespace zwang

@@ -108,6 +108,8 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "nsite", [](const PyModel& p) { return p.model.nsite; }, "sites")
       .def_prop_ro(
+          "ntendon", [](const PyModel& p) { return p.model.ntendon; }, "tendons")
+      .def_prop_ro(
           "nsensor", [](const PyModel& p) { return p.model.nsensor; }, "sensors")
       .def_prop_ro(
           "nsensordata", [](const PyModel& p) { return p.model.nsensordata; },

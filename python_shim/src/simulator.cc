@@ -91,7 +91,8 @@ int size_named(const Sizes& s, std::string_view name) {
                                                     {"nconmax", s.nconmax},
                                                     {"ncon_rows", s.ncon_rows},
                                                     {"nsensordata", s.nsensordata},
-{"nmocap", s.nmocap}};
+                                                    {"nmocap", s.nmocap},
+                                                    {"ntendon", s.ntendon}};
   for (const auto& [n, v] : sizes) {
     if (n == name) return v;
   }

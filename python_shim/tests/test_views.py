@@ -32,6 +32,7 @@ def expected_shapes(model, sim):
         "contact_dist": (con,), "contact_pos": (con, 3), "contact_frame": (con, 9),
         "contact_force": (con, 6), "geom_xpos": (model.ngeom, 3), "geom_xmat": (model.ngeom, 9),
         "subtree_com": (nb, 3), "cfrc_ext": (nb, 6), "sensordata": (model.nsensordata,),
+        "ten_length": (0,), "ten_velocity": (0,),
     }
 
 
@@ -53,6 +54,7 @@ def test_shapes_and_dtypes(ant, precision, dtype):
         "dof_damping": (ant.nv,), "dof_armature": (ant.nv,), "jnt_stiffness": (ant.njnt,),
         "qpos_spring": (ant.nq,), "actuator_gear": (ant.nu,), "actuator_gainprm": (ant.nu,),
         "actuator_biasprm": (ant.nu, 3), "gravity": (3,), "drive_prm": (0, 5),
+        "tendon_stiffness": (0,), "tendon_damping": (0,),
     }
     assert set(zwang.PARAM_FIELDS) == set(params)
     for name, shape in params.items():
