@@ -302,6 +302,7 @@ std::vector<std::pair<int, std::span<const double>>> Batch<T>::parameter_default
           {l.actuator_gear, model.actuator_gear},
           {l.actuator_gainprm, model.actuator_gainprm},
           {l.actuator_biasprm, model.actuator_biasprm},
+          {l.actuator_dynprm, model.actuator_dynprm},
           {l.drive_prm, model.drive_prm},
           {l.tendon_stiffness, model.tendon_stiffness},
           {l.tendon_damping, model.tendon_damping},

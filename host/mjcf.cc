@@ -134,8 +134,13 @@ class Loader {
     compiler_.node = node;
     a.finish();
     for (const pugi::xml_node child : ctx_.children(node)) {
-      // actuator length ranges: only for muscles, which are not supported
-      if (std::string_view(child.name()) != "lengthrange") ctx_.unsupported(child);
+      if (std::string_view(child.name()) != "lengthrange") {
+        ctx_.unsupported(child);
+        continue;
+      }
+      Attrs lr(ctx_, child);
+      read_lengthrange(lr, compiler_);
+      lr.finish();
     }
   }
 
@@ -399,8 +404,8 @@ class Loader {
       }
       // an actuator left out would shift the ctrl layout away from MuJoCo's
       if (!is_supported_actuator_kind(kind)) {
-        ctx_.fail(node, fmt::format("<{}> actuators are not supported (motor, position, velocity "
-                                    "and general are)",
+        ctx_.fail(node, fmt::format("<{}> actuators are not supported (motor, position, velocity, "
+                                    "cylinder, muscle and general are)",
                                     kind));
       }
       Attrs a(ctx_, node);
@@ -424,18 +429,27 @@ class Loader {
         a.fail(fmt::format("<{}> needs the attribute 'joint' or 'tendon'", kind));
       if (joint && tendon) a.fail(fmt::format("<{}> has both 'joint' and 'tendon'", kind));
       a.finish();
-      if (d.dyntype != 0)
-        a.fail(fmt::format("<{}> dyntype other than none is not supported", kind));
-      if (d.gaintype != 0)
-        a.fail(fmt::format("<{}> gaintype other than fixed is not supported", kind));
-      if (d.biastype > 1) {
-        a.fail(fmt::format("<{}> biastype other than none and affine is not supported", kind));
+      if (d.dyntype == 4) {
+        a.fail(
+            fmt::format("<{}> dyntype \"user\" is not supported (none, integrator, filter, "
+                        "filterexact and muscle are)",
+                        kind));
+      }
+      if (d.gaintype > 2) {
+        a.fail(fmt::format("<{}> gaintype \"user\" is not supported (fixed, affine and muscle are)",
+                           kind));
+      }
+      if (d.biastype > 2) {
+        a.fail(fmt::format("<{}> biastype \"user\" is not supported (none, affine and muscle are)",
+                           kind));
       }
       spec.joint = joint.value_or("");
       spec.tendon = tendon.value_or("");
       spec.type = kind == "motor"      ? ActuatorType::kMotor
                   : kind == "position" ? ActuatorType::kPosition
                   : kind == "velocity" ? ActuatorType::kVelocity
+                  : kind == "cylinder" ? ActuatorType::kCylinder
+                  : kind == "muscle"   ? ActuatorType::kMuscle
                                        : ActuatorType::kGeneral;
       spec.gear = d.gear[0];
       spec.ctrllimited = resolve_limited(a, d.ctrllimited, d.ctrlrange, compiler_.autolimits,
@@ -446,6 +460,22 @@ class Loader {
       spec.forcerange = d.forcerange;
       spec.kp = spec.kv = spec.gain = d.gainprm[0];
       if (d.biastype == 1) spec.bias = {d.biasprm[0], d.biasprm[1], d.biasprm[2]};
+      if (d.gaintype == 1) spec.gain_slope = {d.gainprm[1], d.gainprm[2]};
+      spec.gaintype = static_cast<ActuatorGain>(d.gaintype);
+      spec.biastype = static_cast<ActuatorBias>(d.biastype);
+      std::copy_n(d.gainprm.begin(), 9, spec.muscle_gain.begin());
+      std::copy_n(d.biasprm.begin(), 9, spec.muscle_bias.begin());
+      spec.dyntype = static_cast<ActuatorDyn>(d.dyntype);
+      std::copy_n(d.dynprm.begin(), 3, spec.dynprm.begin());
+      // MuJoCo's length range rules (<compiler><lengthrange>): a muscle's given range when
+      // useexisting (or when mode none computes nothing), else its joint's range when uselimit
+      const bool computes = compiler_.lengthrange_mode != 0;
+      if (compiler_.lengthrange_useexisting || !computes) spec.lengthrange = d.lengthrange;
+      spec.lengthrange_from_limit = computes && compiler_.lengthrange_uselimit;
+      spec.actlimited = resolve_limited(a, d.actlimited, d.actrange, compiler_.autolimits,
+                                        "actlimited", "actrange");
+      spec.actrange = d.actrange;
+      spec.actearly = d.actearly;
       try {
         builder_.add_actuator(spec);
       } catch (const ModelError& e) {

@@ -310,6 +310,15 @@ void read_compiler(Attrs& a, Compiler& c) {
   a.ignore({"texturedir", "discardvisual", "convexhull", "usethread"});
 }
 
+void read_lengthrange(Attrs& a, Compiler& c) {
+  if (const auto mode = a.keyword("mode", {"none", "muscle", "muscleuser", "all"}))
+    c.lengthrange_mode = *mode;
+  if (const auto b = a.boolean("useexisting")) c.lengthrange_useexisting = *b;
+  if (const auto b = a.boolean("uselimit")) c.lengthrange_uselimit = *b;
+  // the rest tunes the simulation that finds a length range, which zwang does not run
+  a.ignore({"accel", "maxforce", "timeconst", "timestep", "inttotal", "inteval", "tolrange"});
+}
+
 Quatd z_to(const Vec3d& v) {
   return wxyz(from_z(vec(v)));
 }

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <numbers>
+#include <span>
 
 #include "mjcf_reader.hpp"
 
@@ -107,12 +109,13 @@ void read_site(Attrs& a, SiteDef& d, const Compiler& c) {
 }
 
 bool is_actuator_kind(std::string_view tag) {
-  return is_supported_actuator_kind(tag) || tag == "cylinder" || tag == "muscle" ||
-         tag == "adhesion" || tag == "damper" || tag == "intvelocity";
+  return is_supported_actuator_kind(tag) || tag == "adhesion" || tag == "damper" ||
+         tag == "intvelocity";
 }
 
 bool is_supported_actuator_kind(std::string_view tag) {
-  return tag == "general" || tag == "motor" || tag == "position" || tag == "velocity";
+  return tag == "general" || tag == "motor" || tag == "position" || tag == "velocity" ||
+         tag == "cylinder" || tag == "muscle";
 }
 
 void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
@@ -121,10 +124,15 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
   a.exact("ctrlrange", d.ctrlrange);
   a.exact("forcerange", d.forcerange);
   a.numbers("gear", d.gear, 1);
-  // activation limits and lengths only matter for dynamics and transmissions zwang rejects
-  a.ignore({"group", "user", "lengthrange", "cranklength", "actlimited", "actrange"});
+  a.exact("lengthrange", d.lengthrange);
+  // the crank length only matters for a transmission zwang rejects
+  a.ignore({"group", "user", "cranklength"});
   if (kind == "general") {
-    if (const auto t = a.keyword("dyntype", {"none", "integrator", "filter", "muscle", "user"})) {
+    if (const auto limited = read_limited(a, "actlimited")) d.actlimited = *limited;
+    a.exact("actrange", d.actrange);
+    if (const auto early = a.boolean("actearly")) d.actearly = *early;
+    if (const auto t = a.keyword(
+            "dyntype", {"none", "integrator", "filter", "muscle", "user", "filterexact"})) {
       d.dyntype = *t;
     }
     if (const auto t = a.keyword("gaintype", {"fixed", "affine", "muscle", "user"}))
@@ -132,7 +140,40 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     if (const auto t = a.keyword("biastype", {"none", "affine", "muscle", "user"})) d.biastype = *t;
     a.numbers("gainprm", d.gainprm, 1);
     a.numbers("biasprm", d.biasprm, 1);
-    a.ignore({"dynprm"});
+    a.numbers("dynprm", d.dynprm, 1);
+    return;
+  }
+  // cylinder: a filter of time constant timeconst, gain area (π d² / 4 from a diameter), an
+  // affine bias
+  if (kind == "cylinder") {
+    a.numbers("timeconst", std::span(d.dynprm).first(1), 1);
+    a.numbers("bias", std::span(d.biasprm).first(3), 1);
+    a.numbers("area", std::span(d.gainprm).first(1), 1);
+    if (const auto diameter = a.number("diameter"))
+      d.gainprm[0] = std::numbers::pi / 4 * *diameter * *diameter;
+    d.dyntype = 2;
+    d.gaintype = 0;
+    d.biastype = 1;
+    return;
+  }
+  // muscle: MuJoCo 2.2.2's defaults where the class left the general defaults, then the
+  // attributes; the bias reads the gain's numbers
+  if (kind == "muscle") {
+    constexpr std::array<double, 9> kGeneral{1, 0, 0, 0, 0, 0, 0, 0, 0};
+    constexpr std::array<double, 9> kMuscle{0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+    if (d.dynprm[0] == 1) d.dynprm[0] = 0.01;
+    if (d.dynprm[1] == 0) d.dynprm[1] = 0.04;
+    for (int k = 0; k < 9; ++k) {
+      if (d.gainprm[k] == kGeneral[k]) d.gainprm[k] = kMuscle[k];
+    }
+    a.numbers("timeconst", std::span(d.dynprm).first(2), 1);
+    a.numbers("range", std::span(d.gainprm).first(2), 1);
+    const char* names[] = {"force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax"};
+    for (int k = 0; k < 7; ++k) a.numbers(names[k], std::span(d.gainprm).subspan(2 + k, 1), 1);
+    std::copy(d.gainprm.begin(), d.gainprm.begin() + 9, d.biasprm.begin());
+    d.dyntype = 3;
+    d.gaintype = 2;
+    d.biastype = 2;
     return;
   }
   // the shortcuts: no activation, a fixed gain, and a bias that is none (motor), −kp l

@@ -35,15 +35,8 @@ std::vector<pugi::xml_node> read_keyframes(Context& ctx, std::span<const pugi::x
     spec.ctrl = all_numbers(a, "ctrl");
     spec.mpos = all_numbers(a, "mpos");
     spec.mquat = all_numbers(a, "mquat");
-    // zwang's actuators have no activation state (na = 0)
-    const std::vector<double> act = all_numbers(a, "act");
+    spec.act = all_numbers(a, "act");
     a.finish();
-    if (!act.empty()) {
-      a.fail(
-          fmt::format("<key> act has {} value{}, the model needs na = 0 (no actuator has an "
-                      "activation)",
-                      act.size(), act.size() == 1 ? "" : "s"));
-    }
     try {
       builder.add_keyframe(spec);
     } catch (const ModelError& e) {

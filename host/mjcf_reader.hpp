@@ -131,11 +131,17 @@ struct Compiler {
   bool strippath = false;
   bool exactmeshinertia = false;
   bool fitaabb = false;
+  // <lengthrange>: which actuators need a length range (mode none muscle muscleuser all), and
+  // where it may come from without simulation (a given one, the joint's limits)
+  int lengthrange_mode = 1;
+  bool lengthrange_useexisting = true, lengthrange_uselimit = false;
 
   double angle_scale() const;
 };
 
 void read_compiler(Attrs& a, Compiler& c);
+// <compiler><lengthrange>
+void read_lengthrange(Attrs& a, Compiler& c);
 
 // <option><flag>: MuJoCo 2.2.2's names and MuJoCo 3 and 4's, each value "enable" or
 // "disable"; the DisableBit flags into `disableflags`, a warning or an error naming what differs
@@ -224,11 +230,16 @@ struct PairDef {
 
 // MuJoCo's general actuator, which motor, position and velocity set up
 struct ActuatorDef {
-  int dyntype = 0;   // none integrator filter muscle user
+  int dyntype = 0;   // none integrator filter muscle user filterexact
   int gaintype = 0;  // fixed affine muscle user
   int biastype = 0;  // none affine muscle user
   std::array<double, 10> gainprm{1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   std::array<double, 10> biasprm{};
+  std::array<double, 10> dynprm{1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  Limited actlimited = Limited::kAuto;
+  std::array<double, 2> actrange{0, 0};
+  bool actearly = false;  // MuJoCo 3: the force from the activation at the end of the step
+  std::array<double, 2> lengthrange{0, 0};
   std::array<double, 6> gear{1, 0, 0, 0, 0, 0};
   Limited ctrllimited = Limited::kAuto, forcelimited = Limited::kAuto;
   std::array<double, 2> ctrlrange{0, 0}, forcerange{0, 0};

@@ -4,9 +4,11 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 #include <string>
 
+#include "actuator_constants.hpp"
 #include "constraint_plan.hpp"
 #include "kernels/model_view.h"
 #include "mass_matrix_check.hpp"
@@ -18,6 +20,9 @@ namespace zwang {
 namespace {
 
 bool finite(std::initializer_list<double> values) {
+  return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
+}
+bool finite(std::span<const double> values) {
   return std::all_of(values.begin(), values.end(), [](double v) { return std::isfinite(v); });
 }
 
@@ -164,6 +169,10 @@ std::string_view to_string(ActuatorType type) {
       return "velocity";
     case ActuatorType::kGeneral:
       return "general";
+    case ActuatorType::kCylinder:
+      return "cylinder";
+    case ActuatorType::kMuscle:
+      return "muscle";
   }
   return "unknown";
 }
@@ -331,7 +340,11 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
                       spec.joint, to_string(it->spec.type)));
     }
   }
-  if (!finite({spec.gear, spec.kp, spec.kv, spec.gain, spec.bias[0], spec.bias[1], spec.bias[2]})) {
+  if (!finite({spec.gear, spec.kp, spec.kv, spec.gain, spec.bias[0], spec.bias[1], spec.bias[2],
+               spec.gain_slope[0], spec.gain_slope[1], spec.dynprm[0], spec.dynprm[1],
+               spec.dynprm[2], spec.actrange[0], spec.actrange[1], spec.lengthrange[0],
+               spec.lengthrange[1]}) ||
+      !finite(spec.muscle_gain) || !finite(spec.muscle_bias)) {
     throw ModelError(who + ": a value is not finite");
   }
   if (spec.ctrllimited && !(spec.ctrlrange[0] <= spec.ctrlrange[1])) {
@@ -341,6 +354,48 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
   if (spec.forcelimited && !(spec.forcerange[0] <= spec.forcerange[1])) {
     throw ModelError(fmt::format("{}: forcerange [{}, {}] is empty", who, spec.forcerange[0],
                                  spec.forcerange[1]));
+  }
+  if (spec.actlimited && !(spec.actrange[0] <= spec.actrange[1])) {
+    throw ModelError(
+        fmt::format("{}: actrange [{}, {}] is empty", who, spec.actrange[0], spec.actrange[1]));
+  }
+  if (spec.type == ActuatorType::kCylinder) spec.dyntype = ActuatorDyn::kFilter;
+  if (spec.type == ActuatorType::kMuscle) {
+    spec.dyntype = ActuatorDyn::kMuscle;
+    spec.gaintype = ActuatorGain::kMuscle;
+    spec.biastype = ActuatorBias::kMuscle;
+  }
+  if ((spec.dyntype == ActuatorDyn::kFilter || spec.dyntype == ActuatorDyn::kFilterExact) &&
+      spec.dynprm[0] < 0)
+    throw ModelError(who + ": the filter's time constant must be non-negative");
+  // a muscle's length range: given, or the range of its joint or tendon (MuJoCo's uselimit)
+  if (spec.gaintype == ActuatorGain::kMuscle || spec.biastype == ActuatorBias::kMuscle) {
+    if (!(spec.lengthrange[0] < spec.lengthrange[1])) {
+      bool limited = false;
+      std::array<double, 2> range{0, 0};
+      if (!spec.tendon.empty()) {
+        for (const TendonSpec& t : tendons_) {
+          if (t.name != spec.tendon) continue;
+          limited = t.limited;
+          range = t.range;
+        }
+      } else {
+        for (const Joint& j : joints_) {
+          if (j.spec.name != spec.joint) continue;
+          limited = j.spec.limited;
+          range = j.spec.range;
+        }
+      }
+      if (!spec.lengthrange_from_limit || !limited) {
+        throw ModelError(fmt::format(
+            "{}: a muscle needs its length range: give lengthrange=\"lo hi\", or limit {} "
+            "'{}' and set <compiler><lengthrange uselimit=\"true\"/></compiler> (zwang does not "
+            "find it by simulation as MuJoCo's compiler does)",
+            who, spec.tendon.empty() ? "joint" : "tendon",
+            spec.tendon.empty() ? spec.joint : spec.tendon));
+      }
+      spec.lengthrange = range;
+    }
   }
   if (spec.type == ActuatorType::kPosition && spec.kp < 0)
     throw ModelError(who + ": kp must be non-negative");
@@ -945,10 +1000,51 @@ Model ModelBuilder::build() const {
         bias = {0, 0, -a.kv};
         break;
       case ActuatorType::kGeneral:
+      case ActuatorType::kCylinder:
+      case ActuatorType::kMuscle:
         break;
     }
-    m.actuator_gainprm.push_back(gain);
-    append(m.actuator_biasprm, bias);
+    // the shortcuts motor, position and velocity have a fixed gain and no dynamics
+    const bool shortcut = a.type == ActuatorType::kMotor || a.type == ActuatorType::kPosition ||
+                          a.type == ActuatorType::kVelocity;
+    const ActuatorGain gaintype = shortcut ? ActuatorGain::kFixed : a.gaintype;
+    const ActuatorBias biastype = a.biastype == ActuatorBias::kMuscle      ? ActuatorBias::kMuscle
+                                  : bias == std::array<double, 3>{0, 0, 0} ? ActuatorBias::kNone
+                                                                           : ActuatorBias::kAffine;
+    const ActuatorDyn dyn = shortcut ? ActuatorDyn::kNone : a.dyntype;
+    const bool affine_gain = gaintype == ActuatorGain::kAffine;
+    // muscles: F0 in gainprm0 and F0 fpmax in biasprm0 (set_muscle_constants), their curves
+    const bool muscle_gain = gaintype == ActuatorGain::kMuscle;
+    const bool muscle_bias = biastype == ActuatorBias::kMuscle;
+    append(m.actuator_gainprm,
+           std::array<double, 3>{muscle_gain ? 0 : gain, affine_gain ? a.gain_slope[0] : 0,
+                                 affine_gain ? a.gain_slope[1] : 0});
+    append(m.actuator_biasprm, muscle_bias ? std::array<double, 3>{0, 0, 0} : bias);
+    m.actuator_gaintype.push_back(gaintype);
+    m.actuator_biastype.push_back(biastype);
+    m.actuator_dyntype.push_back(dyn);
+    const bool has_prm = dyn == ActuatorDyn::kFilter || dyn == ActuatorDyn::kFilterExact ||
+                         dyn == ActuatorDyn::kMuscle;
+    append(m.actuator_dynprm, has_prm ? a.dynprm : std::array<double, 3>{1, 0, 0});
+    append(m.actuator_lengthrange,
+           muscle_gain || muscle_bias ? a.lengthrange : std::array<double, 2>{0, 0});
+    // L0 = (lengthrange1 − lengthrange0) / max(range1 − range0, 1e-15)
+    const auto optimum = [&](const std::array<double, 9>& p) {
+      return (a.lengthrange[1] - a.lengthrange[0]) / std::max(1e-15, p[1] - p[0]);
+    };
+    const std::array<double, 9>& g = a.muscle_gain;
+    const std::array<double, 9>& mb = a.muscle_bias;
+    append(m.actuator_musclegain, muscle_gain
+                                      ? std::array<double, 8>{a.lengthrange[0], optimum(g), g[0],
+                                                              g[4], g[5], g[6], g[8], 0}
+                                      : std::array<double, 8>{});
+    append(m.actuator_musclebias,
+           muscle_bias ? std::array<double, 4>{a.lengthrange[0], optimum(mb), mb[0], mb[5]}
+                       : std::array<double, 4>{});
+    m.actuator_actadr.push_back(dyn == ActuatorDyn::kNone ? -1 : m.na++);
+    m.actuator_actlimited.push_back(a.actlimited && dyn != ActuatorDyn::kNone ? 1 : 0);
+    m.actuator_actearly.push_back(a.actearly && dyn != ActuatorDyn::kNone ? 1 : 0);
+    append(m.actuator_actrange, a.actrange);
     m.actuator_ctrllimited.push_back(a.ctrllimited ? 1 : 0);
     append(m.actuator_ctrlrange, a.ctrlrange);
     m.actuator_forcelimited.push_back(a.forcelimited ? 1 : 0);
@@ -1016,9 +1112,10 @@ Model ModelBuilder::build() const {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),
                         plan.nefc, plan.nhard, m.ndrive, m.ngeom, plan.nconmax, plan.ncon_rows,
-                        m.nsensor, m.nsensordata, sensor_body_rows(m), m.nmocap, m.ntendon);
+                        m.nsensor, m.nsensordata, sensor_body_rows(m), m.nmocap, m.ntendon, m.na);
   }
   set_constraint_constants(m);
+  set_muscle_constants(m, actuators_);
   return m;
 }
 
@@ -1089,7 +1186,8 @@ Sizes Model::sizes() const {
           nsensordata,
           sensor_body_rows(*this),
           nmocap,
-          ntendon};
+          ntendon,
+          na};
 }
 
 double Model::total_mass() const {

@@ -85,7 +85,7 @@ void ModelBuilder::add_keyframe(const KeyframeSpec& spec) {
   }
   if (!std::isfinite(spec.time)) throw ModelError(who + ": time is not finite");
   for (const std::vector<double>* v :
-       {&spec.qpos, &spec.qvel, &spec.ctrl, &spec.mpos, &spec.mquat}) {
+       {&spec.qpos, &spec.qvel, &spec.ctrl, &spec.act, &spec.mpos, &spec.mquat}) {
     for (double x : *v) {
       if (!std::isfinite(x)) throw ModelError(who + ": a value is not finite");
     }
@@ -115,6 +115,7 @@ void ModelBuilder::add_keyframes(Model& m) const {
     append(m.key_qpos, qpos);
     append(m.key_qvel, entry(k.qvel, std::vector<double>(m.nv, 0.0), who, "qvel", "nv"));
     append(m.key_ctrl, entry(k.ctrl, std::vector<double>(m.nu, 0.0), who, "ctrl", "nu"));
+    append(m.key_act, entry(k.act, std::vector<double>(m.na, 0.0), who, "act", "na"));
     append(m.key_mpos, entry(k.mpos, mpos, who, "mpos", "3 nmocap"));
     append(m.key_mquat, q);
   }
@@ -129,12 +130,14 @@ void validate_keyframes(const Model& m) {
   size_is("key_qpos", m.key_qpos, k * m.nq);
   size_is("key_qvel", m.key_qvel, k * m.nv);
   size_is("key_ctrl", m.key_ctrl, k * m.nu);
+  size_is("key_act", m.key_act, k * m.na);
   size_is("key_mpos", m.key_mpos, k * 3 * m.nmocap);
   size_is("key_mquat", m.key_mquat, k * 4 * m.nmocap);
   for (const auto& [field, values] : {std::pair{"key_time", &m.key_time},
                                       {"key_qpos", &m.key_qpos},
                                       {"key_qvel", &m.key_qvel},
                                       {"key_ctrl", &m.key_ctrl},
+                                      {"key_act", &m.key_act},
                                       {"key_mpos", &m.key_mpos},
                                       {"key_mquat", &m.key_mquat}}) {
     for (std::size_t i = 0; i < values->size(); ++i) {

@@ -19,6 +19,6 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
                                  std::int64_t nconmax = 0, std::int64_t ncon_rows = 0,
                                  std::int64_t nsensor = 0, std::int64_t nsensordata = 0,
                                  std::int64_t nsensorbody = 0, std::int64_t nmocap = 0,
-                                 std::int64_t ntendon = 0);
+                                 std::int64_t ntendon = 0, std::int64_t na = 0);
 
 }  // namespace zwang

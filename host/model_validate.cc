@@ -46,13 +46,14 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
                                  std::int64_t ngeom, std::int64_t nconmax, std::int64_t ncon_rows,
                                  std::int64_t nsensor, std::int64_t nsensordata,
                                  std::int64_t nsensorbody, std::int64_t nmocap,
-                                 std::int64_t ntendon) {
+                                 std::int64_t ntendon, std::int64_t na) {
   // the field lists of kernels/layout.h, evaluated with 64-bit sizes
   struct {
     std::int64_t nq, nv, nu, nbody, njnt, nM, njac, nefc, nhard, ndrive, ngeom, nconmax, ncon_rows,
-        nsensor, nsensordata, nsensorbody, nmocap, ntendon;
-  } s{nq,     nv,    nu,      nbody,     njnt,    nv * (nv + 1) / 2, njac,        nefc,   nhard,
-      ndrive, ngeom, nconmax, ncon_rows, nsensor, nsensordata,       nsensorbody, nmocap, ntendon};
+        nsensor, nsensordata, nsensorbody, nmocap, ntendon, na;
+  } s{nq,          nv,          nu,     nbody,   njnt,    nv * (nv + 1) / 2, njac,
+      nefc,        nhard,       ndrive, ngeom,   nconmax, ncon_rows,         nsensor,
+      nsensordata, nsensorbody, nmocap, ntendon, na};
   std::int64_t rows = 0;
 #define ZW_X(name, count) rows += (count);
   ZW_DATA_FIELDS(ZW_X)
@@ -120,7 +121,18 @@ void Model::validate() const {
   size_is("actuator_trntype", actuator_trntype, u);
   size_is("actuator_trnid", actuator_trnid, u);
   size_is("actuator_gear", actuator_gear, u);
-  size_is("actuator_gainprm", actuator_gainprm, u);
+  size_is("actuator_gainprm", actuator_gainprm, 3 * u);
+  size_is("actuator_dynprm", actuator_dynprm, 3 * u);
+  size_is("actuator_dyntype", actuator_dyntype, u);
+  size_is("actuator_gaintype", actuator_gaintype, u);
+  size_is("actuator_biastype", actuator_biastype, u);
+  size_is("actuator_actadr", actuator_actadr, u);
+  size_is("actuator_actlimited", actuator_actlimited, u);
+  size_is("actuator_actearly", actuator_actearly, u);
+  size_is("actuator_actrange", actuator_actrange, 2 * u);
+  size_is("actuator_lengthrange", actuator_lengthrange, 2 * u);
+  size_is("actuator_musclegain", actuator_musclegain, 8 * u);
+  size_is("actuator_musclebias", actuator_musclebias, 4 * u);
   size_is("actuator_biasprm", actuator_biasprm, 3 * u);
   size_is("actuator_ctrllimited", actuator_ctrllimited, u);
   size_is("actuator_ctrlrange", actuator_ctrlrange, 2 * u);
@@ -164,7 +176,11 @@ void Model::validate() const {
                                       {"dof_armature", &dof_armature},
                                       {"actuator_gear", &actuator_gear},
                                       {"actuator_gainprm", &actuator_gainprm},
-                                      {"actuator_biasprm", &actuator_biasprm}}) {
+                                      {"actuator_biasprm", &actuator_biasprm},
+                                      {"actuator_dynprm", &actuator_dynprm},
+                                      {"actuator_actrange", &actuator_actrange},
+                                      {"actuator_musclegain", &actuator_musclegain},
+                                      {"actuator_musclebias", &actuator_musclebias}}) {
     finite(field, *values);
   }
 

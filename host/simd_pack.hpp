@@ -122,6 +122,9 @@ struct Lanes<Pack<S, Abi>> {
   static P atan2(const P& y, const P& x) {
     return per_lane(y, x, [](S a, S b) { return std::atan2(a, b); });
   }
+  static P exp(const P& x) {
+    return per_lane(x, x, [](S a, S) { return std::exp(a); });
+  }
   static Mask isfinite(const P& x) {
     return stdx::isfinite(x.v);
   }

@@ -123,6 +123,7 @@ void Simulator<T>::reset(std::span<const std::int64_t> instances, const State& s
   check("qpos", state.qpos.size(), model_.nq, false);
   check("qvel", state.qvel.size(), model_.nv, false);
   check("ctrl", state.ctrl.size(), model_.nu, true);
+  check("act", state.act.size(), model_.na, true);
   for (std::int64_t i : instances) {
     if (i < 0 || i >= batch_.size()) {
       throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, batch_.size()));
@@ -133,6 +134,12 @@ void Simulator<T>::reset(std::span<const std::int64_t> instances, const State& s
   std::vector<T> ctrl(model_.nu, T(0));
   std::copy(state.ctrl.begin(), state.ctrl.end(), ctrl.begin());
   impl_->reset(model_, batch_, instances, qpos.data(), qvel.data(), ctrl.data());
+  // activations through the batch (a device copy gets them before its next call)
+  if (state.act.empty() || instances.empty()) return;
+  const FieldRef<T> act = batch_.act();
+  for (std::int64_t i : instances) {
+    for (int j = 0; j < model_.na; ++j) act(i, j) = static_cast<T>(state.act[j]);
+  }
 }
 
 template <class T>
@@ -145,7 +152,7 @@ void Simulator<T>::reset_keyframe(std::span<const std::int64_t> instances, int k
     return std::vector<double>(first, first + width);
   };
   reset(instances, State{slice(model_.key_qpos, model_.nq), slice(model_.key_qvel, model_.nv),
-                         slice(model_.key_ctrl, model_.nu)});
+                         slice(model_.key_ctrl, model_.nu), slice(model_.key_act, model_.na)});
   if (instances.empty()) return;
   // time and the mocap poses through the batch (a device copy gets them before its next call)
   const std::span<double> time = batch_.time();

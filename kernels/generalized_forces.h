@@ -1,20 +1,22 @@
-// (qpos, qvel, ctrl, xfrc_applied, body_J, ten_length, ten_velocity, ten_J, parameters)
-//     => (qfrc_passive, qfrc_actuator, actuator_force, qfrc_applied, qfrc_smooth)
+// (qpos, qvel, ctrl, act, xfrc_applied, body_J, ten_length, ten_velocity, ten_J, parameters)
+//     => (qfrc_passive, qfrc_actuator, actuator_force, act_dot, qfrc_applied, qfrc_smooth)
 //
 //   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
 //              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
 //              translation by −k (p − p_spring);  per tendon J_tᵀ (−k_t (L − L_spring) − b_t L̇);
 //              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0]
 //   actuator:  transmission l = gear q, l̇ = gear q̇ (joint) or l = gear L, l̇ = gear L̇ (tendon);
-//              u clamped to ctrlrange, f = gain u + bias0 + bias1 l + bias2 l̇ clamped to
-//              forcerange;  τ = gear f e_dof or gear f J_tᵀ
+//              u clamped to ctrlrange, f from the force law of kernels/actuator_dynamics.h (and
+//              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ
 //   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
 //   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
 // The model's disable flags remove terms as MuJoCo's do: passive (2.2) all passive forces,
 // spring and damper (3.x) theirs and, both together, gravity compensation; gravity the
-// compensation; actuation every actuator force; clampctrl the clamping of u.
+// compensation; actuation every actuator force and act_dot (as MuJoCo 3; 2.2.2 leaves act_dot
+// as it was); clampctrl the clamping of u.
 #pragma once
 
+#include "kernels/actuator_dynamics.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -92,11 +94,11 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     }
   }
 
-  // actuators: through a joint or a tendon
-  const Row<T> gear = d.actuator_gear(), gain = d.actuator_gainprm(),
-               biasprm = d.actuator_biasprm();
+  // actuators, through a joint or a tendon; with actuation off no force and no act_dot
+  const Row<T> gear = d.actuator_gear(), activation = d.act(), act_dot = d.act_dot();
   const Row<T> force = d.actuator_force();
   const bool actuation = !(off & kDsblActuation), clamp = !(off & kDsblClampctrl);
+  for (int i = 0; i < m.s.na; ++i) act_dot[i] = T(0);
   for (int a = 0; a < m.s.nu; ++a) {
     if (!actuation) {
       force[a] = T(0);
@@ -105,12 +107,18 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     // transmission: the actuator's length and velocity
     const T g = gear[a];
     const T len = actuator_length(m, d, a), vel = actuator_velocity(m, d, a);
-
-    // force law: f from u, len, vel
     T u = ctrl[a];
     if (clamp && m.actuator_ctrllimited[a])
       u = clamp_range(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
-    T f = gain[a] * u + biasprm[3 * a] + biasprm[3 * a + 1] * len + biasprm[3 * a + 2] * vel;
+    // force law and activation dynamics
+    const int adr = m.actuator_actadr[a];
+    T state = adr >= 0 ? activation[adr] : u;
+    if (adr >= 0) {
+      act_dot[adr] = actuator_act_dot(m, d, a, u, state);
+      if (m.actuator_actearly[a])
+        state = next_activation(m, d, a, state, act_dot[adr], T(m.timestep));
+    }
+    T f = actuator_force_law(m, d, a, len, vel, u, state);
     if (m.actuator_forcelimited[a])
       f = clamp_range(f, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
     force[a] = f;

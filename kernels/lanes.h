@@ -33,6 +33,7 @@ struct Lanes {
     c = std::cos(x);
   }
   ZW_HD ZW_INLINE static T atan2(T y, T x) { return std::atan2(y, x); }
+  ZW_HD ZW_INLINE static T exp(T x) { return std::exp(x); }
   ZW_HD ZW_INLINE static bool isfinite(T x) { return std::isfinite(x); }
   // the lanes whose status has one of `bits`
   ZW_HD ZW_INLINE static bool flagged(const int* status, int bits) { return (*status & bits) != 0; }
@@ -88,6 +89,10 @@ ZW_HD ZW_INLINE void vsincos(T x, T& s, T& c) {
 template <class T>
 ZW_HD ZW_INLINE T vatan2(T y, T x) {
   return Lanes<T>::atan2(y, x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vexp(T x) {
+  return Lanes<T>::exp(x);
 }
 template <class T>
 ZW_HD ZW_INLINE MaskOf<T> visfinite(T x) {

@@ -31,12 +31,14 @@ struct Sizes {
   int nsensorbody;  // nbody when a sensor needs sums over subtrees (velocity, momentum, force)
   int nmocap;       // mocap bodies, posed by each instance's mocap_pos and mocap_quat
   int ntendon;      // tendons
+  int na;           // activations: one per actuator with dynamics, in actuator order
 };
 
 #define ZW_DATA_FIELDS(X)                                                                          \
   X(qpos, s.nq)                /* joint positions, MuJoCo layout (nq) */                           \
   X(qvel, s.nv)                /* joint velocities, MuJoCo layout (nv) */                          \
   X(ctrl, s.nu)                /* actuator controls (nu) */                                        \
+  X(act, s.na)                 /* actuator activations, part of the state (na) */                  \
   X(xfrc_applied, 6 * s.nbody) /* external wrench at each COM, world: force, torque */             \
   X(mocap_pos, 3 * s.nmocap)   /* position of each mocap body, world (nmocap x 3) */               \
   X(mocap_quat, 4 * s.nmocap)  /* orientation of each mocap body, world, normalised on use */      \
@@ -47,6 +49,7 @@ struct Sizes {
   X(qfrc_actuator, s.nv)       /* actuator forces in joint space (nv) */                           \
   X(qfrc_applied, s.nv)        /* Σ J_kᵀ xfrc_applied_k (nv) */                                 \
   X(actuator_force, s.nu)      /* scalar actuator forces (nu) */                                   \
+  X(act_dot, s.na)             /* time derivative of act (na) */                                   \
   X(xpos, 3 * s.nbody)         /* body frame origins, world (nbody x 3) */                         \
   X(xquat, 4 * s.nbody)        /* body frame orientations, world (nbody x 4) */                    \
   X(xipos, 3 * s.nbody)        /* body centres of mass, world (nbody x 3) */                       \
@@ -82,8 +85,9 @@ struct Sizes {
   X(jnt_stiffness, s.njnt)       /* spring stiffness (njnt) */                                \
   X(qpos_spring, s.nq)           /* spring rest position (nq) */                              \
   X(actuator_gear, s.nu)         /* transmission ratio (nu) */                                \
-  X(actuator_gainprm, s.nu)      /* force = gain ctrl + bias0 + bias1 l + bias2 l̇ (nu) */   \
-  X(actuator_biasprm, 3 * s.nu)  /* bias0, bias1, bias2 (nu x 3) */                           \
+  X(actuator_gainprm, 3 * s.nu)  /* gain = gain0 + gain1 l + gain2 l̇ (nu x 3) */            \
+  X(actuator_biasprm, 3 * s.nu)  /* bias = bias0 + bias1 l + bias2 l̇ (nu x 3) */            \
+  X(actuator_dynprm, 3 * s.nu)   /* filter: time constant τ (nu x 3) */                      \
   X(gravity, 3)                  /* gravitational acceleration, world (3) */                  \
   X(drive_prm, 5 * s.ndrive)     /* q0 v0 amplitude omega phase of each drive (ndrive x 5) */ \
   X(tendon_stiffness, s.ntendon) /* tendon spring stiffness (ntendon) */                      \
@@ -110,6 +114,8 @@ struct Sizes {
   X(qfrc_smooth, s.nv)         /* τ + Σ J_kᵀ w_k − h: the right-hand side of H q̈ (nv) */ \
   X(step_qpos, s.nq)           /* qpos at the start of the step */                               \
   X(step_qvel, s.nv)           /* qvel at the start of the step */                               \
+  X(step_act, s.na)            /* act at the start of the step */                                \
+  X(rk_dact, s.na)             /* RK4: weighted sum of stage activation rates */                 \
   X(rk_rate, s.nv)             /* RK4: rate of the step's local coordinates, last stage */       \
   X(rk_dpos, s.nv)             /* RK4: weighted sum of the rates */                              \
   X(rk_dvel, s.nv)             /* RK4: weighted sum of stage accelerations */                    \

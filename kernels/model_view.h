@@ -33,6 +33,18 @@ enum EfcKind : int {
   kEfcElliptic = 5
 };
 
+// actuator dynamics, gain and bias types, numbered as MuJoCo's mjtDyn, mjtGain, mjtBias
+// (filterexact, MuJoCo 3's, takes 5: 2.2.2's numbers stay as they are)
+enum ActDynId : int {
+  kDynNone = 0,
+  kDynIntegrator = 1,
+  kDynFilter = 2,
+  kDynMuscle = 3,
+  kDynFilterExact = 5
+};
+enum ActGainId : int { kGainFixed = 0, kGainAffine = 1, kGainMuscle = 2 };
+enum ActBiasId : int { kBiasNone = 0, kBiasAffine = 1, kBiasMuscle = 2 };
+
 enum ConeId : int { kConePyramidal = 0, kConeElliptic = 1 };
 
 // the bits of zwang::DisableBit that the stages read
@@ -72,6 +84,12 @@ enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
   X(actuator_trnid)        /* joint driven by the actuator (nu) */                        \
   X(actuator_ctrllimited)  /* clamp ctrl to ctrlrange (nu) */                             \
   X(actuator_forcelimited) /* clamp force to forcerange (nu) */                           \
+  X(actuator_dyntype)      /* ActDynId (nu) */                                            \
+  X(actuator_gaintype)     /* ActGainId (nu) */                                           \
+  X(actuator_biastype)     /* ActBiasId (nu) */                                           \
+  X(actuator_actadr)       /* index of its activation in act, -1 without dynamics (nu) */ \
+  X(actuator_actlimited)   /* clamp act to actrange after each step (nu) */               \
+  X(actuator_actearly)     /* force from the activation after the step (MuJoCo 3) (nu) */ \
   X(jnt_limited)           /* (njnt) */                                                   \
   X(eq_type)               /* EqualityType (neq) */                                       \
   X(eq_obj1id)             /* body or joint (neq) */                                      \
@@ -135,6 +153,9 @@ enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
   X(body_inertia)        /* the model's inertias, likewise (nbody x 6) */               \
   X(actuator_ctrlrange)  /* (nu x 2) */                                                 \
   X(actuator_forcerange) /* (nu x 2) */                                                 \
+  X(actuator_actrange)   /* (nu x 2) */                                                 \
+  X(actuator_musclegain) /* lengthrange0 L0 range0 lmin lmax vmax fvmax 0 (nu x 8) */   \
+  X(actuator_musclebias) /* lengthrange0 L0 range0 lmax (nu x 4) */                     \
   X(jnt_range)           /* (njnt x 2) */                                               \
   X(jnt_margin)          /* (njnt) */                                                   \
   X(jnt_solref)          /* (njnt x 2) */                                               \

@@ -127,8 +127,8 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
 // of `live` get their status bits
 template <class T>
 ZW_HD MaskOf<T> check_lanes(const ModelView<T>& m, const Instance<T>& d, MaskOf<T> live) {
-  const MaskOf<T> state_ok =
-      all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) && all_finite(d.ctrl(), m.s.nu);
+  const MaskOf<T> state_ok = all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) &&
+                             all_finite(d.ctrl(), m.s.nu) && all_finite(d.act(), m.s.na);
   const MaskOf<T> parameters_ok = parameters_valid(m, d);
   Lanes<T>::set_bits(d.status, live && !state_ok, kStatusBadState);
   Lanes<T>::set_bits(d.status, live && !parameters_ok, kStatusBadParameters);
@@ -161,16 +161,25 @@ ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d) {
   return forward_end(m, d, phase);
 }
 
+// the state (qpos, qvel, act) is finite: the lanes where it is
+template <class T>
+ZW_HD ZW_INLINE MaskOf<T> state_finite(const ModelView<T>& m, const Instance<T>& d) {
+  return all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) &&
+         all_finite(d.act(), m.s.na);
+}
+
 // the end of step(): a failed or non-finite step is undone, so the instance keeps the state it
 // had before the step; a good one advances the time
 template <class T>
 ZW_HD void step_finish(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qpos = d.qpos(), qvel = d.qvel(), qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
-  stop_lanes(d, !(all_finite(qpos, m.s.nq) && all_finite(qvel, m.s.nv)), kStatusDiverged);
+  const Row<T> act = d.act(), act0 = d.step_act();
+  stop_lanes(d, !state_finite(m, d), kStatusDiverged);
   const MaskOf<T> undo = stopped(d);
   if (any_lane<T>(undo)) {
     for (int i = 0; i < m.s.nq; ++i) qpos[i] = vselect(undo, qpos0[i], qpos[i]);
     for (int i = 0; i < m.s.nv; ++i) qvel[i] = vselect(undo, qvel0[i], qvel[i]);
+    for (int i = 0; i < m.s.na; ++i) act[i] = vselect(undo, act0[i], act[i]);
   }
   Lanes<T>::advance(d.time, !undo, m.timestep);
 }
@@ -180,9 +189,11 @@ template <class T>
 ZW_HD void step_keep(const ModelView<T>& m, const Instance<T>& d) {
   copy_row(d.step_qpos(), d.qpos(), m.s.nq);
   copy_row(d.step_qvel(), d.qvel(), m.s.nv);
+  copy_row(d.step_act(), d.act(), m.s.na);
   if (m.integrator == kIntRK4) {
-    const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
+    const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel(), dact = d.rk_dact();
     for (int i = 0; i < m.s.nv; ++i) dpos[i] = dvel[i] = rate[i] = T(0);
+    for (int i = 0; i < m.s.na; ++i) dact[i] = T(0);
   }
 }
 
@@ -195,18 +206,22 @@ ZW_HD int step_begin(const ModelView<T>& m, const Instance<T>& d) {
   return kPhaseSolve;
 }
 
-// Euler (semi-implicit): q̇⁺ = q̇ + h q̈,  q⁺ = q ⊕ h q̇⁺
+// Euler (semi-implicit): act⁺ = act + h act_dot (clamped to actrange),  q̇⁺ = q̇ + h q̈,
+// q⁺ = q ⊕ h q̇⁺
 template <class T>
 ZW_HD void euler_update(const ModelView<T>& m, const Instance<T>& d) {
   const T h = T(m.timestep);
-  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
+  const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc(), act = d.act();
+  const Row<T> act_dot = d.act_dot();
+  advance_activations(m, d, act, act, act_dot, h);
   for (int i = 0; i < m.s.nv; ++i) qvel[i] += h * qacc[i];
   integrate_pos(m, qpos, qvel, h);
 }
 
-// RK4 after the solve of `stage`: k_stage = (Ω̇, q̈) at x_stage = x ⊕ advance_stage h k_{stage−1}
-// joins the weighted sums; then x⁺ = x ⊕ h Σ w_i k_i after the last stage, else the next stage's
-// state x_{stage+1} = x ⊕ c k_stage, c = advance_{stage+1} h
+// RK4 after the solve of `stage`: k_stage = (Ω̇, q̈, act_dot) at x_stage = x ⊕ advance_stage h
+// k_{stage−1} joins the weighted sums; then x⁺ = x ⊕ h Σ w_i k_i after the last stage (act⁺
+// clamped to actrange), else the next stage's state x_{stage+1} = x ⊕ c k_stage,
+// c = advance_{stage+1} h
 template <class T>
 ZW_HD void rk4_update(const ModelView<T>& m, const Instance<T>& d, int stage) {
   const T h = T(m.timestep);
@@ -214,21 +229,25 @@ ZW_HD void rk4_update(const ModelView<T>& m, const Instance<T>& d, int stage) {
   const Row<T> qpos = d.qpos(), qvel = d.qvel(), qacc = d.qacc();
   const Row<T> qpos0 = d.step_qpos(), qvel0 = d.step_qvel();
   const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel();
+  const Row<T> act = d.act(), act0 = d.step_act(), act_dot = d.act_dot(), dact = d.rk_dact();
   local_rate(m, qvel, rk4_advance<T>(stage) * h, rate);
   const T w = rk4_weight<T>(stage);
   for (int i = 0; i < nv; ++i) {
     dpos[i] += w * rate[i];
     dvel[i] += w * qacc[i];
   }
+  for (int i = 0; i < m.s.na; ++i) dact[i] += w * act_dot[i];
   copy_row(qpos, qpos0, nq);
   if (stage == 3) {
     integrate_pos(m, qpos, dpos, h);
     for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + h * dvel[i];
+    advance_activations(m, d, act, act0, dact, h);
     return;
   }
   const T c = rk4_advance<T>(stage + 1) * h;
   integrate_pos(m, qpos, rate, c);
   for (int i = 0; i < nv; ++i) qvel[i] = qvel0[i] + c * qacc[i];
+  for (int i = 0; i < m.s.na; ++i) act[i] = act0[i] + c * act_dot[i];
 }
 
 // step() after the solve of `stage`: Euler integrates; RK4 accumulates the stage and either
@@ -257,7 +276,7 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
     step_finish(m, d);
     return kPhaseIdle;
   }
-  if (!all_finite(d.qpos(), m.s.nq) || !all_finite(d.qvel(), m.s.nv)) {
+  if (!state_finite(m, d)) {
     *d.status |= kStatusDiverged;
     step_finish(m, d);
     return kPhaseIdle;
@@ -342,8 +361,7 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
     stop_lanes(d, !all_finite(d.qacc(), m.s.nv), kStatusDiverged);
     rk4_update(m, d, stage);
     if (stage < 3) {
-      stop_lanes(d, !(all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv)),
-                 kStatusDiverged);
+      stop_lanes(d, !state_finite(m, d), kStatusDiverged);
     }
   }
   step_finish(m, d);

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 
+#include "actuator_models.h"
 #include "cli_common.hpp"
 #include "cli_process.h"
 #include "commands.hpp"
@@ -68,7 +69,7 @@ TEST(Cli, RandomizeScalesEachInstanceWithinItsRange) {
       EXPECT_LE(b.dof_damping()(i, d), 1.0);
     }
     // a position servo's gain and bias scale together, so it still pulls towards the control
-    EXPECT_NEAR(b.actuator_biasprm()(i, 3 * 1 + 1), -b.actuator_gainprm()(i, 1), 1e-12);
+    EXPECT_NEAR(b.actuator_biasprm()(i, 3 * 1 + 1), -b.actuator_gainprm()(i, 3 * 1), 1e-12);
   }
   EXPECT_LT(lowest, 0.82);
   EXPECT_GT(highest, 1.18);
@@ -430,6 +431,78 @@ TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
     expect_mujocos(row(qpos, i, z.nq), row(qvel, i, z.nv), row(ctrl, i, z.nu), time[i],
                    row(data, i, z.nsensordata), "run record 0, instance " + std::to_string(i));
   }
+  for (const auto& f : {xml, input, output, h5}) std::filesystem::remove(f);
+}
+
+// activations: zwang dynamics takes act and answers act_dot and actuator_force as MuJoCo's
+// mj_forward; zwang run records act
+TEST(Cli, ActivationsOfDynamicsAndRun) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path xml = dir / "zwang_test_act.xml",
+                              input = dir / "zwang_test_act_states.json",
+                              output = dir / "zwang_test_act_dynamics.json",
+                              h5 = dir / "zwang_test_act.h5";
+  std::ofstream(xml) << kActuatorDynamicsModel;
+  const Model z = load_mjcf(xml).model;
+  ASSERT_EQ(z.na, 4);
+  std::string error;
+  const MjModelPtr m = load_mujoco(xml, &error);
+  ASSERT_TRUE(m) << error;
+  const MjDataPtr d(mj_makeData(m.get()));
+  const std::vector<State> states = random_states(z, 3, 5);
+  nlohmann::json in{{"qpos", nlohmann::json::array()},
+                    {"qvel", nlohmann::json::array()},
+                    {"ctrl", nlohmann::json::array()},
+                    {"act", nlohmann::json::array()}};
+  for (std::size_t s = 0; s < states.size(); ++s) {
+    in["qpos"].push_back(states[s].qpos);
+    in["qvel"].push_back(states[s].qvel);
+    in["ctrl"].push_back(states[s].ctrl);
+    in["act"].push_back(std::vector<double>{0.3 * s, -0.2, 0.7, 1.0 - s});
+  }
+  std::ofstream(input) << in.dump();
+  const ProgramResult dyn =
+      run_zwang("dynamics " + xml.string() + " -i " + input.string() + " -o " + output.string());
+  ASSERT_EQ(dyn.exit_code, 0) << dyn.output;
+  const nlohmann::json out = nlohmann::json::parse(std::ifstream(output));
+  for (std::size_t s = 0; s < states.size(); ++s) {
+    mj_resetData(m.get(), d.get());
+    std::copy(states[s].qpos.begin(), states[s].qpos.end(), d->qpos);
+    std::copy(states[s].qvel.begin(), states[s].qvel.end(), d->qvel);
+    std::copy(states[s].ctrl.begin(), states[s].ctrl.end(), d->ctrl);
+    const std::vector<double> act = in["act"][s];
+    std::copy(act.begin(), act.end(), d->act);
+    mj_forward(m.get(), d.get());
+    const std::vector<double> act_dot = out["act_dot"][s], force = out["actuator_force"][s],
+                              qacc = out["qacc"][s];
+    for (int k = 0; k < z.na; ++k) EXPECT_NEAR(act_dot[k], d->act_dot[k], 1e-10) << s;
+    for (int k = 0; k < z.nu; ++k) EXPECT_NEAR(force[k], d->actuator_force[k], 1e-10) << s;
+    for (int k = 0; k < z.nv; ++k) EXPECT_NEAR(qacc[k], d->qacc[k], 1e-9) << s;
+  }
+  in["act"][0] = std::vector<double>{1, 2};
+  std::ofstream(input) << in.dump();
+  const ProgramResult bad =
+      run_zwang("dynamics " + xml.string() + " -i " + input.string() + " -o " + output.string());
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("act[0] must be a list of 4 numbers"), std::string::npos) << bad.output;
+
+  const ProgramResult run =
+      run_zwang("run " + xml.string() +
+                " -n 3 -t 20 --record-every 10 --ctrl random --no-progress -o " + h5.string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  std::vector<hsize_t> dims;
+  const std::vector<double> act = dataset(file, "act", &dims);
+  ASSERT_EQ(dims, (std::vector<hsize_t>{3, 3, 4}));
+  H5Fclose(file);
+  // the start is act = 0; the integrator's activation (act 0) stays in its actrange
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(act[4 * i], 0.0);
+  for (std::size_t k = 0; k < act.size(); k += 4) {
+    EXPECT_GE(act[k], -0.5);
+    EXPECT_LE(act[k], 0.8);
+  }
+  EXPECT_NE(act[4 * 3 + 1], 0.0);
   for (const auto& f : {xml, input, output, h5}) std::filesystem::remove(f);
 }
 

@@ -115,9 +115,9 @@ TEST(CliInput, StatesJsonNamesTheFieldOfEveryError) {
   EXPECT_EQ(error(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "qpos": [[2, 3]]})"),
             "states: key \"qpos\" appears twice");
   EXPECT_EQ(error(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "qacc": [[0, 0]]})"),
-            "states: unknown key \"qacc\" (known: qpos, qvel, ctrl)");
+            "states: unknown key \"qacc\" (known: qpos, qvel, ctrl, act)");
   EXPECT_EQ(error(R"({"qpos": [[0, 1]], "qvel": [[0, 0]], "ctrl": [[0]], "Ctrl": [[0]]})"),
-            "states: unknown key \"Ctrl\" (known: qpos, qvel, ctrl)");
+            "states: unknown key \"Ctrl\" (known: qpos, qvel, ctrl, act)");
   EXPECT_EQ(error(R"({"qpos": [[0, 1]], )").rfind("states: not valid JSON", 0), 0u);
   // tiny numbers are numbers, rounded to the nearest double
   const cli::States s = cli::parse_states(R"({"qpos": [[1e-400, 1]], "qvel": [[0, 0]]})", m);

@@ -260,9 +260,17 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
     EXPECT_EQ(z.actuator_trnid[a], m->actuator_trnid[2 * a]) << "actuator " << a;
     EXPECT_EQ(z.actuator_ctrllimited[a], m->actuator_ctrllimited[a]) << "actuator " << a;
     EXPECT_EQ(z.actuator_forcelimited[a], m->actuator_forcelimited[a]) << "actuator " << a;
-    const std::array<double, 1> gear{z.actuator_gear[a]}, gain{z.actuator_gainprm[a]};
+    const std::array<double, 1> gear{z.actuator_gear[a]};
     cmp.check("actuator_gear", a, gear, view(m->actuator_gear + 6 * a, 1), 1e-12);
-    cmp.check("actuator_gainprm", a, gain, view(m->actuator_gainprm + mjNGAIN * a, 1), 1e-12);
+    // MuJoCo keeps gainprm[1..2] when gaintype is fixed; zwang stores the zeros it means
+    const std::vector<double> gain =
+        m->actuator_gaintype[a] == mjGAIN_FIXED
+            ? std::vector<double>{m->actuator_gainprm[mjNGAIN * a], 0, 0}
+            : std::vector<double>(m->actuator_gainprm + mjNGAIN * a,
+                                  m->actuator_gainprm + mjNGAIN * a + 3);
+    cmp.check("actuator_gainprm", a, std::span(z.actuator_gainprm).subspan(3 * a, 3), gain, 1e-12);
+    EXPECT_EQ(static_cast<int>(z.actuator_dyntype[a]), m->actuator_dyntype[a]) << "actuator " << a;
+    EXPECT_EQ(z.actuator_actadr[a] >= 0, m->actuator_dyntype[a] != mjDYN_NONE) << "actuator " << a;
     // MuJoCo keeps biasprm when biastype is none; zwang stores the zero bias it means
     const std::vector<double> bias =
         m->actuator_biastype[a] == mjBIAS_NONE
@@ -599,9 +607,9 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
        "bad.xml:4: <joint> attribute 'range': [0, 0] is empty (the lower bound must be smaller)"},
       // what would change the state or control layout is an error, not a warning
       {body_with("<joint name=\"j\"/>\n" + sphere,
-                 "<actuator>\n<muscle joint=\"j\"/>\n</actuator>"),
-       "bad.xml:9: <muscle> actuators are not supported (motor, position, velocity and general "
-       "are)"},
+                 "<actuator>\n<damper joint=\"j\"/>\n</actuator>"),
+       "bad.xml:9: <damper> actuators are not supported (motor, position, velocity, cylinder, "
+       "muscle and general are)"},
       {"<mujoco>\n<compiler coordinate=\"global\"/>\n</mujoco>\n",
        "bad.xml:2: <compiler> coordinate=\"global\" is not supported; write the model in local "
        "coordinates"},

@@ -606,8 +606,7 @@ TEST(MjcfOptionErrors, MessagesNameFileAndLine) {
       {body("", "<keyframe>\n<key ctrl=\"1\"/>\n</keyframe>"),
        "bad.xml:10: keyframe 0: ctrl has 1 value, the model needs nu = 0"},
       {body("", "<keyframe>\n<key act=\"1\"/>\n</keyframe>"),
-       "bad.xml:10: <key> act has 1 value, the model needs na = 0 (no actuator has an "
-       "activation)"},
+       "bad.xml:10: keyframe 0: act has 1 value, the model needs na = 0"},
       {body("", "<keyframe>\n<key name=\"k\"/>\n<key name=\"k\"/>\n</keyframe>"),
        "bad.xml:11: keyframe 'k': a keyframe of that name exists already"},
       // an unnamed body is named by its place

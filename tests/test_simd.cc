@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "actuator_models.h"
 #include "kernels/status.h"
 #include "sensor_models.h"
 #include "tendon_models.h"
@@ -86,6 +87,12 @@ std::vector<Case> cases() {
   out.push_back({"ball_in_cup", load_mjcf_string(kBallInCup, "ball_in_cup.xml").model});
   out.push_back(
       {"tendon_equality", load_mjcf_string(kTendonEquality, "tendon_equality.xml").model});
+  // activations: integrator (clamped to actrange), filter, cylinder, affine gain and bias
+  out.push_back({"actuator_dynamics", load_mjcf_string(kActuatorDynamicsModel, "act.xml").model});
+  out.push_back({"muscles", load_mjcf_string(kMuscleModel, "muscles.xml").model});
+  out.push_back(
+      {"tendon_actuators", load_mjcf_string(kTendonActuatorModel, "tendon_actuators.xml").model});
+  out.push_back({"filterexact", load_mjcf_string(kFilterExactModel, "filterexact.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {
@@ -117,9 +124,11 @@ void set_same_states(Simulator<T>& a, Simulator<T>& b, std::uint32_t seed) {
   const Model& m = a.model();
   for (std::int64_t i = 0; i < a.size(); ++i) {
     const RandomState s = random_state(m, rng, 0.5);
-    Eigen::VectorXd xfrc(6 * m.nbody);
+    Eigen::VectorXd xfrc(6 * m.nbody), act(m.na);
     for (Eigen::Index k = 0; k < xfrc.size(); ++k) xfrc[k] = i % 3 == 0 ? 0.0 : normal(rng);
+    for (Eigen::Index k = 0; k < act.size(); ++k) act[k] = normal(rng);
     for (Simulator<T>* sim : {&a, &b}) {
+      set(sim->batch().act(), i, act);
       set(sim->batch().qpos(), i, s.qpos);
       set(sim->batch().qvel(), i, s.qvel);
       set(sim->batch().ctrl(), i, s.ctrl);
@@ -142,7 +151,7 @@ void expect_same_state(Simulator<T>& simd, Simulator<T>& scalar, std::int64_t i,
                        const std::string& where) {
   EXPECT_EQ(simd.batch().status()[i], scalar.batch().status()[i]) << where << ", instance " << i;
   EXPECT_EQ(simd.batch().time()[i], scalar.batch().time()[i]) << where << ", instance " << i;
-  for (FieldId f : {FieldId::qpos, FieldId::qvel}) {
+  for (FieldId f : {FieldId::qpos, FieldId::qvel, FieldId::act}) {
     const std::vector<T> a = simd.batch().field(f).get(i);
     const std::vector<T> b = scalar.batch().field(f).get(i);
     for (std::size_t k = 0; k < a.size(); ++k) {
@@ -253,7 +262,7 @@ void compare_failures(const Model& model, CpuSimd isa) {
       }
       EXPECT_EQ(simd.batch().status()[i], status) << where << ", instance " << i;
       EXPECT_EQ(simd.batch().time()[i], scalar.batch().time()[i]) << where << ", instance " << i;
-      for (FieldId f : {FieldId::qpos, FieldId::qvel}) {
+      for (FieldId f : {FieldId::qpos, FieldId::qvel, FieldId::act}) {
         const char* name = field_name(f);
         const std::vector<T> a = simd.batch().field(f).get(i);
         const std::vector<T> b = scalar.batch().field(f).get(i);

@@ -383,7 +383,7 @@ void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
       for (auto& row : factors) {
         for (double& f : row) f = u(rng);
       }
-      scale(b.actuator_gainprm(), 1, t.low, t.high, rng, &factors);
+      scale(b.actuator_gainprm(), 3, t.low, t.high, rng, &factors);
       scale(b.actuator_biasprm(), 3, t.low, t.high, rng, &factors);
     } else if (t.parameter == "gear") {
       scale(b.actuator_gear(), 1, t.low, t.high, rng);
@@ -566,9 +566,10 @@ States parse_states(const std::string& json_text, const Model& model) {
   if (!doc.is_object())
     throw std::invalid_argument("states: expected an object with \"qpos\" and \"qvel\"");
   for (const auto& item : doc.items()) {
-    if (item.key() != "qpos" && item.key() != "qvel" && item.key() != "ctrl") {
+    if (item.key() != "qpos" && item.key() != "qvel" && item.key() != "ctrl" &&
+        item.key() != "act") {
       throw std::invalid_argument(
-          fmt::format("states: unknown key \"{}\" (known: qpos, qvel, ctrl)", item.key()));
+          fmt::format("states: unknown key \"{}\" (known: qpos, qvel, ctrl, act)", item.key()));
     }
   }
   States s;
@@ -576,6 +577,7 @@ States parse_states(const std::string& json_text, const Model& model) {
   if (s.qpos.empty()) throw std::invalid_argument("states: \"qpos\" holds no state");
   s.qvel = rows(doc, "qvel", model.nv, s.qpos.size(), false);
   s.ctrl = rows(doc, "ctrl", model.nu, s.qpos.size(), true);
+  s.act = rows(doc, "act", model.na, s.qpos.size(), true);
   return s;
 }
 
@@ -662,6 +664,8 @@ std::string dynamics_json(const Model& model, const States& states,
     b.qvel().set(i, std::vector<T>(states.qvel[i].begin(), states.qvel[i].end()));
     if (!states.ctrl.empty())
       b.ctrl().set(i, std::vector<T>(states.ctrl[i].begin(), states.ctrl[i].end()));
+    if (!states.act.empty())
+      b.act().set(i, std::vector<T>(states.act[i].begin(), states.act[i].end()));
   }
   sim.forward();
   for (const InstanceFailure& f : sim.failures()) {
@@ -692,6 +696,10 @@ std::string dynamics_json(const Model& model, const States& states,
   add_contacts(model, b, out);
   if (model.ndrive > 0) out["drive_force"] = per_instance(b.drive_force());
   if (model.nsensor > 0) out["sensordata"] = per_instance(b.sensordata());
+  if (model.na > 0) {
+    out["act_dot"] = per_instance(b.act_dot());
+    out["actuator_force"] = per_instance(b.actuator_force());
+  }
   return out.dump();
 }
 

@@ -88,6 +88,7 @@ void start_from_keyframe(Simulator<T>& sim, const std::string& key, double noise
 // \brief States for `zwang dynamics`: {"qpos": [[...], ...], "qvel": [[...], ...], "ctrl": ...}.
 struct States {
   std::vector<std::vector<double>> qpos, qvel, ctrl;  // ctrl empty: zero controls
+  std::vector<std::vector<double>> act;               // empty: zero activations
 };
 // \brief std::invalid_argument names the field and state index of a bad shape or value, and
 // any unknown or repeated key.

@@ -159,6 +159,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->create_series("qpos", {n, static_cast<hsize_t>(m.nq)}, bytes);
     h5->create_series("qvel", {n, static_cast<hsize_t>(m.nv)}, bytes);
     h5->create_series("ctrl", {n, static_cast<hsize_t>(m.nu)}, bytes);
+    if (m.na > 0) h5->create_series("act", {n, static_cast<hsize_t>(m.na)}, bytes);
     h5->create_series("time", {n}, 8);
     h5->create_int_series("efc_nactive", {n});
     h5->create_int_series("solver_niter", {n});
@@ -168,6 +169,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("nq", std::int64_t{m.nq});
     h5->attribute("nv", std::int64_t{m.nv});
     h5->attribute("nu", std::int64_t{m.nu});
+    h5->attribute("na", std::int64_t{m.na});
     h5->attribute("nbody", std::int64_t{m.nbody});
     h5->attribute("ngeom", std::int64_t{m.ngeom});
     h5->attribute("nconmax", std::int64_t{b.sizes().nconmax});
@@ -198,7 +200,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->write("sensor_dim", {static_cast<hsize_t>(m.nsensor)}, m.sensor_dim);
     h5->attribute(
         "layout",
-        std::string("qpos, qvel, ctrl: [record][instance][coordinate]; time, efc_nactive, "
+        std::string("qpos, qvel, ctrl, act (when na > 0): [record][instance][coordinate]; time, "
+                    "efc_nactive, "
                     "solver_niter, ncon: [record][instance]; sensordata: [record][instance][value] "
                     "(sensor i at sensor_adr[i], sensor_dim[i] values); parameters/drive_prm: "
                     "[instance][q0 v0 amplitude omega phase of each of drive_joints]"));
@@ -218,6 +221,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->append("qpos", gather(b.qpos()).data());
     h5->append("qvel", gather(b.qvel()).data());
     h5->append("ctrl", gather(b.ctrl()).data());
+    if (m.na > 0) h5->append("act", gather(b.act()).data());
     const std::span<const double> t = std::as_const(b).time();
     h5->append("time", t.data());
     h5->append("efc_nactive", counts(b.efc_nactive()).data());
@@ -339,8 +343,8 @@ int run_info(const std::string& spec, const LoadOptions& load) {
   const OpenedModel opened = open_model(spec, load);
   const Model& m = opened.model;
   std::printf("model       %s\n", opened.source.c_str());
-  std::printf("sizes       nbody %d (world included), njnt %d, nq %d, nv %d, nu %d\n", m.nbody,
-              m.njnt, m.nq, m.nv, m.nu);
+  std::printf("sizes       nbody %d (world included), njnt %d, nq %d, nv %d, nu %d, na %d\n",
+              m.nbody, m.njnt, m.nq, m.nv, m.nu, m.na);
   std::printf("total mass  %.6g kg\n", m.total_mass());
   std::printf("options     timestep %g s, integrator %s, gravity %g %g %g\n", m.timestep,
               std::string(to_string(m.integrator)).c_str(), m.gravity[0], m.gravity[1],
@@ -416,13 +420,21 @@ int run_info(const std::string& spec, const LoadOptions& load) {
   if (m.nu == 0) std::printf("  none\n");
   for (int a = 0; a < m.nu; ++a) {
     const bool tendon = m.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon);
-    std::printf("  %-4d %-24s %-9s %-6s %-20s gear %-8g ctrl %-18s force %s\n", a,
-                m.actuator_name[a].c_str(), std::string(to_string(m.actuator_type[a])).c_str(),
-                tendon ? "tendon" : "joint",
-                (tendon ? m.tendon_name : m.jnt_name)[m.actuator_trnid[a]].c_str(),
-                m.actuator_gear[a],
-                range_text(m.actuator_ctrllimited[a], &m.actuator_ctrlrange[2 * a]).c_str(),
-                range_text(m.actuator_forcelimited[a], &m.actuator_forcerange[2 * a]).c_str());
+    constexpr const char* kDynNames[] = {"none",   "integrator", "filter",
+                                         "muscle", "user",       "filterexact"};
+    const int dyn = static_cast<int>(m.actuator_dyntype[a]);
+    const std::string act =
+        m.actuator_actadr[a] < 0
+            ? std::string()
+            : fmt::format("  act {} ({}, actrange {})", m.actuator_actadr[a], kDynNames[dyn],
+                          range_text(m.actuator_actlimited[a], &m.actuator_actrange[2 * a]));
+    std::printf(
+        "  %-4d %-24s %-9s %-6s %-20s gear %-8g ctrl %-18s force %s%s\n", a,
+        m.actuator_name[a].c_str(), std::string(to_string(m.actuator_type[a])).c_str(),
+        tendon ? "tendon" : "joint",
+        (tendon ? m.tendon_name : m.jnt_name)[m.actuator_trnid[a]].c_str(), m.actuator_gear[a],
+        range_text(m.actuator_ctrllimited[a], &m.actuator_ctrlrange[2 * a]).c_str(),
+        range_text(m.actuator_forcelimited[a], &m.actuator_forcerange[2 * a]).c_str(), act.c_str());
   }
   std::printf("\nsensors (%d values)\n", m.nsensordata);
   if (m.nsensor == 0) std::printf("  none\n");

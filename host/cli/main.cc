@@ -148,13 +148,16 @@ int main(int argc, char** argv) {
       "states");
   add_model(dyn);
   std::string input, output, precision = "f64";
-  dyn->add_option("-i,--input", input,
-                  "JSON {\"qpos\": [[...]], \"qvel\": [[...]], \"ctrl\": [[...]]}")
+  dyn->add_option(
+         "-i,--input", input,
+         "JSON {\"qpos\": [[...]], \"qvel\": [[...]], \"ctrl\": [[...]], \"act\": [[...]]} "
+         "(ctrl and act optional, zero when absent)")
       ->required();
   dyn->add_option("-o,--output", output,
                   "JSON {\"nq\", \"nv\", \"M\", \"bias\", \"qacc\" (constrained), "
                   "\"qacc_smooth\", \"qfrc_constraint\", \"efc_nactive\", \"solver_niter\", "
-                  "\"ncon\", \"drive_force\" (with drives), and per state its ncon contacts: "
+                  "\"ncon\", \"drive_force\" (with drives), \"act_dot\" and \"actuator_force\" "
+                  "(with activations), and per state its ncon contacts: "
                   "\"contact_geom\" [[g1, g2]], \"contact_geom_name\", \"contact_dist\", "
                   "\"contact_pos\" [[3]], \"contact_frame\" [[9]] (rows normal, tangents), "
                   "\"contact_force\" [[6]] (in the contact frame)}")

@@ -29,7 +29,22 @@ enum class JointType : int { kFree = 0, kBall = 1, kSlide = 2, kHinge = 3, kFixe
 // kEuler is semi-implicit (velocity first) with joint damping implicit, as MuJoCo's Euler
 enum class Integrator : int { kEuler = 0, kRK4 = 1 };
 
-enum class ActuatorType : int { kMotor, kPosition, kVelocity, kGeneral };
+// cylinder: a general actuator with a filter of time constant dynprm[0], gain = the area;
+// muscle: muscle gain, bias and dynamics
+enum class ActuatorType : int { kMotor, kPosition, kVelocity, kGeneral, kCylinder, kMuscle };
+// \brief Activation dynamics, numbered as MuJoCo's mjtDyn: none (no activation state),
+// integrator (ȧ = u), filter (ȧ = (u − a) / τ), muscle (MuJoCo's mju_muscleDynamics), and
+// MuJoCo 3's filterexact (the filter integrated exactly over a step), numbered 5.
+enum class ActuatorDyn : int {
+  kNone = 0,
+  kIntegrator = 1,
+  kFilter = 2,
+  kMuscle = 3,
+  kFilterExact = 5
+};
+// \brief Gain and bias laws, numbered as MuJoCo's mjtGain and mjtBias.
+enum class ActuatorGain : int { kFixed = 0, kAffine = 1, kMuscle = 2 };
+enum class ActuatorBias : int { kNone = 0, kAffine = 1, kMuscle = 2 };
 
 // what an actuator drives, numbered as MuJoCo's mjtTrn
 enum class TransmissionType : int { kJoint = 0, kTendon = 3 };
@@ -268,10 +283,29 @@ struct ActuatorSpec {
   std::array<double, 2> forcerange{0, 0};
   double kp = 1;  // position servo: f = kp (u − l)
   double kv = 1;  // velocity servo: f = kv (u − l̇)
-  // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇
+  // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇, u replaced by the activation a
+  // when the actuator has dynamics; an affine gain is gain + gain_slope[0] l + gain_slope[1] l̇
   double gain = 1;
   std::array<double, 3> bias{0, 0, 0};
   std::string tendon{};  // or a tendon: exactly one of joint and tendon
+  ActuatorGain gaintype = ActuatorGain::kFixed;
+  std::array<double, 2> gain_slope{0, 0};
+  ActuatorBias biastype = ActuatorBias::kAffine;  // kMuscle, or affine (none when bias is 0)
+  ActuatorDyn dyntype = ActuatorDyn::kNone;
+  // filter: τ (s); muscle: activation and deactivation time constants (s)
+  std::array<double, 3> dynprm{1, 0, 0};
+  bool actlimited = false;
+  std::array<double, 2> actrange{0, 0};  // a clamped to it after each step when actlimited
+  bool actearly = false;                 // MuJoCo 3: the force from the activation after the step
+  // muscle gain and bias, MuJoCo's gainprm and biasprm: range0, range1, force (< 0: scale /
+  // acc0), scale, lmin, lmax, vmax, fpmax, fvmax (the bias reads range, force, scale, lmax, fpmax)
+  std::array<double, 9> muscle_gain{0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+  std::array<double, 9> muscle_bias{0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+  // the range of the actuator length a muscle works over (lo < hi); when not given, the joint's
+  // range if `lengthrange_from_limit` and the joint is limited (MuJoCo's uselimit), else an
+  // error: zwang does not find it by simulation as MuJoCo's compiler does
+  std::array<double, 2> lengthrange{0, 0};
+  bool lengthrange_from_limit = false;
 };
 
 // \brief A keyframe (MuJoCo's <key>): a state to start or reset instances from.  An empty
@@ -283,6 +317,7 @@ struct KeyframeSpec {
   double time = 0;   // (s)
   std::vector<double> qpos, qvel, ctrl;
   std::vector<double> mpos, mquat;  // mocap poses in mocap order (nmocap x 3, nmocap x 4)
+  std::vector<double> act = {};     // activations (na)
 };
 
 // \brief A site (MuJoCo's <site>): a frame fixed to a body, where positions and orientations
@@ -483,12 +518,25 @@ struct Model {
   std::vector<int> tree_dof;            // ancestor dofs of each body, increasing
 
   std::vector<std::string> actuator_name;
-  std::vector<ActuatorType> actuator_type;  // (nu)
-  std::vector<int> actuator_trntype;        // TransmissionType (nu)
-  std::vector<int> actuator_trnid;          // driven joint or tendon (nu)
-  std::vector<double> actuator_gear;        // (nu)
-  std::vector<double> actuator_gainprm;     // (nu)
-  std::vector<double> actuator_biasprm;     // (nu x 3)
+  std::vector<ActuatorType> actuator_type;      // (nu)
+  std::vector<int> actuator_trntype;            // TransmissionType (nu)
+  std::vector<int> actuator_trnid;              // driven joint or tendon (nu)
+  std::vector<double> actuator_gear;            // (nu)
+  std::vector<double> actuator_gainprm;         // gain0 gain1 gain2: fixed gain0 (nu x 3)
+  std::vector<double> actuator_biasprm;         // (nu x 3)
+  std::vector<ActuatorDyn> actuator_dyntype;    // (nu)
+  std::vector<ActuatorGain> actuator_gaintype;  // (nu)
+  std::vector<ActuatorBias> actuator_biastype;  // (nu)
+  std::vector<double> actuator_dynprm;          // filter: τ, 0, 0 (nu x 3)
+  std::vector<int> actuator_actadr;             // index in act, -1 without dynamics (nu)
+  std::vector<int> actuator_actlimited;         // (nu)
+  std::vector<int> actuator_actearly;           // force from next_activation (MuJoCo 3) (nu)
+  std::vector<double> actuator_actrange;        // (nu x 2)
+  std::vector<double> actuator_lengthrange;     // muscles' length range, else 0 0 (nu x 2)
+  // muscle curves (kernels/actuator_dynamics.h): lengthrange0 L0 range0 lmin lmax vmax fvmax 0
+  std::vector<double> actuator_musclegain;  // (nu x 8)
+  std::vector<double> actuator_musclebias;  // lengthrange0 L0 range0 lmax (nu x 4)
+  int na = 0;  // activations: the actuators with dynamics, in actuator order
   std::vector<int> actuator_ctrllimited;    // (nu)
   std::vector<double> actuator_ctrlrange;   // (nu x 2)
   std::vector<int> actuator_forcelimited;   // (nu)
@@ -623,6 +671,7 @@ struct Model {
   std::vector<double> key_qpos;       // quaternions normalised (nkey x nq)
   std::vector<double> key_qvel;       // (nkey x nv)
   std::vector<double> key_ctrl;       // (nkey x nu)
+  std::vector<double> key_act;        // (nkey x na)
   std::vector<double> key_mpos;       // (nkey x nmocap x 3)
   std::vector<double> key_mquat;      // unit (nkey x nmocap x 4)
 

@@ -69,12 +69,13 @@ CudaStatus cuda_status();
 // \brief The widest CpuSimd this CPU runs (kScalar when neither AVX2 nor AVX-512).
 CpuSimd cpu_simd_supported();
 
-// \brief One instance's state, in the model's qpos/qvel/ctrl layout.  An empty ctrl means
-// zero controls.
+// \brief One instance's state, in the model's qpos/qvel/ctrl/act layout.  An empty ctrl means
+// zero controls, an empty act zero activations.
 struct State {
   std::vector<double> qpos;
   std::vector<double> qvel;
   std::vector<double> ctrl;
+  std::vector<double> act = {};  // (na), empty: zeros
 };
 
 // \brief An instance that stopped: which one, the StatusBit flags, and what they mean.
@@ -135,7 +136,7 @@ class Simulator {
   // \brief Instances to the given state; std::invalid_argument if a size is wrong.
   void reset(std::span<const std::int64_t> instances, const State& state);
   // \brief Instances to keyframe `key` of the model (MuJoCo's mj_resetDataKeyframe): its time,
-  // qpos, qvel, ctrl and mocap poses, every other state and output 0, status cleared
+  // qpos, qvel, ctrl, act and mocap poses, every other state and output 0, status cleared
   // (parameters are kept); std::out_of_range for a key not in [0, nkey).
   void reset_keyframe(std::span<const std::int64_t> instances, int key);
   // \brief The same for the keyframe of that name; std::invalid_argument if there is none.

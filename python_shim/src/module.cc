@@ -99,6 +99,9 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "nu", [](const PyModel& p) { return p.model.nu; }, "actuators")
       .def_prop_ro(
+          "na", [](const PyModel& p) { return p.model.na; },
+          "activations: the actuators with dynamics, in actuator order")
+      .def_prop_ro(
           "nbody", [](const PyModel& p) { return p.model.nbody; },
           "bodies, the world (body 0) included")
       .def_prop_ro(
@@ -248,6 +251,12 @@ void bind_model(nb::module_& m) {
             return copy_array<double>(p.model.key_ctrl, {sz(p.model.nkey), sz(p.model.nu)});
           },
           "ctrl of each keyframe (nkey, nu)")
+      .def_prop_ro(
+          "key_act",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.key_act, {sz(p.model.nkey), sz(p.model.na)});
+          },
+          "act of each keyframe (nkey, na)")
       .def_prop_ro(
           "key_mpos",
           [](const PyModel& p) {

@@ -92,7 +92,8 @@ int size_named(const Sizes& s, std::string_view name) {
                                                     {"ncon_rows", s.ncon_rows},
                                                     {"nsensordata", s.nsensordata},
                                                     {"nmocap", s.nmocap},
-                                                    {"ntendon", s.ntendon}};
+                                                    {"ntendon", s.ntendon},
+                                                    {"na", s.na}};
   for (const auto& [n, v] : sizes) {
     if (n == name) return v;
   }
@@ -309,7 +310,7 @@ int keyframe_of(const Model& m, nb::handle keyframe) {
 }
 
 void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qvel,
-           nb::handle keyframe) {
+           nb::handle keyframe, nb::handle act) {
   const std::vector<std::int64_t> list = instance_list(s, instances);
   const Model& m = s.model().model;
   const int key = keyframe.is_none() ? -1 : keyframe_of(m, keyframe);
@@ -317,6 +318,8 @@ void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qve
       qpos.is_none() ? std::vector<double>{} : rows_for(qpos, "qpos", m.nq, list);
   const std::vector<double> v =
       qvel.is_none() ? std::vector<double>{} : rows_for(qvel, "qvel", m.nv, list);
+  const std::vector<double> a =
+      act.is_none() ? std::vector<double>{} : rows_for(act, "act", m.na, list);
   std::lock_guard<std::mutex> lock(s.mutex());
   s.visit([&](auto& sim) {
     using T = ZW_SCALAR(sim);
@@ -336,6 +339,7 @@ void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qve
     };
     write(b.qpos(), q, m.nq);
     write(b.qvel(), v, m.nv);
+    write(b.act(), a, m.na);
   });
 }
 
@@ -564,13 +568,15 @@ void bind_simulator(nb::module_& m) {
           "released meanwhile.")
       .def("reset", &reset, nb::arg("instances") = nb::none(), nb::arg("qpos") = nb::none(),
            nb::arg("qvel") = nb::none(), nb::arg("keyframe") = nb::none(),
+           nb::arg("act") = nb::none(),
            "Puts instances (None: all; an int or a sequence of ints) back to the model's default "
            "state: qpos0, zero qvel and ctrl, the mocap bodies at their model poses, outputs "
            "cleared, time 0, status cleared (parameters are kept); with ``keyframe`` (a name or "
-           "an index of Model.key_names) to that keyframe instead: its time, qpos, qvel, ctrl "
-           "and mocap poses, as MuJoCo's mj_resetDataKeyframe. Then sets qpos and qvel where "
-           "given, each (nq,) for every listed instance or (k, nq) one row per listed instance "
-           "(nv for qvel). ValueError for a wrong shape or a non-finite value (naming the "
+           "an index of Model.key_names) to that keyframe instead: its time, qpos, qvel, ctrl, "
+           "act and mocap poses, as MuJoCo's mj_resetDataKeyframe. Then sets qpos, qvel and act "
+           "where given, each (nq,) for every listed instance or (k, nq) one row per listed "
+           "instance (nv for qvel, na for act: the activations, zero otherwise). ValueError for a "
+           "wrong shape or a non-finite value (naming the "
            "instance), IndexError for an instance or keyframe index out of range, KeyError for "
            "an unknown keyframe name; nothing changes then.")
       .def("device_field", &device_field, nb::arg("name"),

@@ -22,7 +22,8 @@ def expected_shapes(model, sim):
     nb, nq, nv, nu = model.nbody, model.nq, model.nv, model.nu
     con = sim.contact_dist.shape[1]
     return {
-        "qpos": (nq,), "qvel": (nv,), "ctrl": (nu,), "xfrc_applied": (nb, 6),
+        "qpos": (nq,), "qvel": (nv,), "ctrl": (nu,), "act": (model.na,), "act_dot": (model.na,),
+        "xfrc_applied": (nb, 6),
         "mocap_pos": (0, 3), "mocap_quat": (0, 4),
         "qacc": (nv,), "qfrc_bias": (nv,), "qfrc_passive": (nv,), "qfrc_actuator": (nv,),
         "qfrc_applied": (nv,), "actuator_force": (nu,), "xpos": (nb, 3), "xquat": (nb, 4),
@@ -52,9 +53,9 @@ def test_shapes_and_dtypes(ant, precision, dtype):
         "body_mass": (ant.nbody,), "body_ipos": (ant.nbody, 3), "body_inertia": (ant.nbody, 6),
         "body_gravcomp": (ant.nbody,),
         "dof_damping": (ant.nv,), "dof_armature": (ant.nv,), "jnt_stiffness": (ant.njnt,),
-        "qpos_spring": (ant.nq,), "actuator_gear": (ant.nu,), "actuator_gainprm": (ant.nu,),
-        "actuator_biasprm": (ant.nu, 3), "gravity": (3,), "drive_prm": (0, 5),
-        "tendon_stiffness": (0,), "tendon_damping": (0,),
+        "qpos_spring": (ant.nq,), "actuator_gear": (ant.nu,), "actuator_gainprm": (ant.nu, 3),
+        "actuator_biasprm": (ant.nu, 3), "actuator_dynprm": (ant.nu, 3), "gravity": (3,),
+        "drive_prm": (0, 5), "tendon_stiffness": (0,), "tendon_damping": (0,),
     }
     assert set(zwang.PARAM_FIELDS) == set(params)
     for name, shape in params.items():

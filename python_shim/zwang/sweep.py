@@ -44,7 +44,7 @@ import numpy as np
 # instance-steps from which a progress bar is shown by default
 _PROGRESS_MIN_WORK = 10_000_000
 # fields that are part of the state: recording them needs no evaluation of the pipeline
-_STATE_FIELDS = frozenset({"qpos", "qvel", "ctrl", "time", "status", "xfrc_applied"})
+_STATE_FIELDS = frozenset({"qpos", "qvel", "ctrl", "act", "time", "status", "xfrc_applied"})
 # the element a field's first per-instance axis runs over, by the field's name prefix
 _FIRST_AXIS = (("qpos", "coordinate"), ("ctrl", "actuator"), ("actuator_", "actuator"),
                ("site_", "site"), ("jnt_", "joint"), ("contact_", "contact"), ("q", "dof"),

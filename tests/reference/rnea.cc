@@ -275,7 +275,7 @@ Eigen::VectorXd Rnea::actuator(const Eigen::VectorXd& q, const Eigen::VectorXd& 
     if (m.actuator_ctrllimited[a])
       u = std::clamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
     const double length = gear * q[m.jnt_qposadr[j]], velocity = gear * qd[m.jnt_dofadr[j]];
-    double force = m.actuator_gainprm[a] * u + m.actuator_biasprm[3 * a] +
+    double force = m.actuator_gainprm[3 * a] * u + m.actuator_biasprm[3 * a] +
                    m.actuator_biasprm[3 * a + 1] * length +
                    m.actuator_biasprm[3 * a + 2] * velocity;
     if (m.actuator_forcelimited[a]) {
