@@ -8,14 +8,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "kernels/assemble.h"
-#include "kernels/body_jacobians.h"
-#include "kernels/body_terms.h"
-#include "kernels/forward_kinematics.h"
 #include "kernels/model_view.h"
 #include "kernels/narrowphase.h"
-#include "kernels/tendons.h"
 #include "model_arrays.hpp"
+#include "smooth_instance.hpp"
 
 namespace zwang {
 
@@ -289,49 +285,13 @@ void set_constraint_constants(Model& model) {
   soft_rows = soft_rows || model.ngeom > 0 || model.ntendon > 0;
   if (!soft_rows) return;
   // the smooth quantities at qpos0, from the kernels themselves, without constraint rows
-  Model smooth = model;
-  smooth.disableflags = kDisableConstraint;
-  smooth.ndrive = smooth.nnhc = 0;
-  smooth.drive_jnt.clear();
-  smooth.drive_prm.clear();
-  smooth.drive_solref.clear();
-  smooth.nhc_type.clear();
-  smooth.nhc_body.clear();
-  smooth.nhc_data.clear();
-  smooth.nhc_solref.clear();
-  const ModelArrays<double> arrays(smooth);
-  const ModelView<double> view = arrays.view();
-  const Layout& lay = view.lay;
-  std::vector<double> data(std::max(lay.data_rows, 1)), param(std::max(lay.param_rows, 1)),
-      work(std::max(lay.work_rows, 1));
-  double time = 0;
-  int status = 0;
-  const Instance<double> d{{data.data(), 1}, {param.data(), 1}, {work.data(), 1}, &view.lay, &time,
-                           &status};
-  for (int i = 0; i < model.nq; ++i) d.qpos()[i] = model.qpos0[i];
-  for (int b = 0; b < model.nbody; ++b) {
-    d.body_mass()[b] = model.body_mass[b];
-    for (int k = 0; k < 3; ++k) d.body_ipos()[3 * b + k] = model.body_ipos[3 * b + k];
-    for (int k = 0; k < 6; ++k) d.body_inertia()[6 * b + k] = model.body_inertia[6 * b + k];
-  }
-  for (int v = 0; v < model.nv; ++v) d.dof_armature()[v] = model.dof_armature[v];
-  const std::vector<double> mpos = mocap_pos0(model), mquat = mocap_quat0(model);
-  for (std::size_t i = 0; i < mpos.size(); ++i) d.mocap_pos()[i] = mpos[i];
-  for (std::size_t i = 0; i < mquat.size(); ++i) d.mocap_quat()[i] = mquat[i];
-  forward_kinematics(view, d);
-  body_jacobians(view, d);
-  tendons(view, d);
-  body_terms(view, d);
-  assemble(view, d);
+  SmoothInstance smooth(model);
+  const Instance<double>& d = smooth.evaluate(model.qpos0, true);
   for (int t = 0; t < model.ntendon; ++t) model.tendon_length0[t] = d.ten_length()[t];
 
   const int nv = model.nv;
   if (nv > 0) {
-    Eigen::MatrixXd h(nv, nv);
-    for (int i = 0; i < nv; ++i) {
-      for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = d.qM()[i * (i + 1) / 2 + j];
-    }
-    const Eigen::LLT<Eigen::MatrixXd> llt(h);
+    const Eigen::LLT<Eigen::MatrixXd> llt(smooth.mass_matrix());
     const Eigen::MatrixXd hinv = llt.solve(Eigen::MatrixXd::Identity(nv, nv));
     // A = J H⁻¹ Jᵀ for each body's COM Jacobian (translation, rotation), over its ancestor
     // dofs only: mean diagonals
@@ -372,15 +332,10 @@ void set_constraint_constants(Model& model) {
 
   // tendons: J H⁻¹ Jᵀ at qpos0
   if (nv > 0) {
-    Eigen::MatrixXd h(nv, nv);
-    for (int i = 0; i < nv; ++i) {
-      for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = d.qM()[i * (i + 1) / 2 + j];
-    }
-    const Eigen::LLT<Eigen::MatrixXd> llt(h);
+    const Eigen::LLT<Eigen::MatrixXd> llt(smooth.mass_matrix());
+    const Eigen::MatrixXd jac = smooth.tendon_jacobian();
     for (int t = 0; t < model.ntendon; ++t) {
-      Eigen::VectorXd jac(nv);
-      for (int i = 0; i < nv; ++i) jac[i] = d.ten_J()[t * nv + i];
-      model.tendon_invweight0[t] = jac.dot(llt.solve(jac));
+      model.tendon_invweight0[t] = jac.row(t).dot(llt.solve(jac.row(t).transpose()));
     }
   }
   // connect: the anchor in body2's frame; weld: anchor in body1's frame and q1⁻¹ q2, at qpos0
@@ -424,9 +379,7 @@ void set_constraint_constants(Model& model) {
   bool spring_length = false;
   for (double l : model.tendon_lengthspring) spring_length = spring_length || l < 0;
   if (spring_length) {
-    for (int i = 0; i < model.nq; ++i) d.qpos()[i] = model.qpos_spring[i];
-    forward_kinematics(view, d);
-    tendons(view, d);
+    smooth.evaluate(model.qpos_spring, false);
     for (int t = 0; t < model.ntendon; ++t) {
       if (model.tendon_lengthspring[t] < 0) model.tendon_lengthspring[t] = d.ten_length()[t];
     }
@@ -439,34 +392,8 @@ std::vector<double> tendon_lengths(const Model& model, std::span<const double> q
         "tendon_lengths: qpos has {} values, the model has nq = {}", qpos.size(), model.nq));
   }
   // the kernels' kinematics and tendons, on one instance without constraint rows
-  Model plain = model;
-  plain.disableflags = kDisableConstraint;
-  plain.ndrive = plain.nnhc = 0;
-  plain.drive_jnt.clear();
-  plain.drive_prm.clear();
-  plain.drive_solref.clear();
-  plain.nhc_type.clear();
-  plain.nhc_body.clear();
-  plain.nhc_data.clear();
-  plain.nhc_solref.clear();
-  const ModelArrays<double> arrays(plain);
-  const ModelView<double> view = arrays.view();
-  const Layout& lay = view.lay;
-  std::vector<double> data(std::max(lay.data_rows, 1)), param(std::max(lay.param_rows, 1)),
-      work(std::max(lay.work_rows, 1));
-  double time = 0;
-  int status = 0;
-  const Instance<double> d{{data.data(), 1}, {param.data(), 1}, {work.data(), 1}, &view.lay, &time,
-                           &status};
-  for (int i = 0; i < model.nq; ++i) d.qpos()[i] = qpos[i];
-  for (int b = 0; b < model.nbody; ++b) {
-    for (int k = 0; k < 3; ++k) d.body_ipos()[3 * b + k] = model.body_ipos[3 * b + k];
-  }
-  const std::vector<double> mpos = mocap_pos0(model), mquat = mocap_quat0(model);
-  for (std::size_t i = 0; i < mpos.size(); ++i) d.mocap_pos()[i] = mpos[i];
-  for (std::size_t i = 0; i < mquat.size(); ++i) d.mocap_quat()[i] = mquat[i];
-  forward_kinematics(view, d);
-  tendons(view, d);
+  SmoothInstance smooth(model);
+  const Instance<double>& d = smooth.evaluate(qpos, false);
   std::vector<double> length(model.ntendon);
   for (int t = 0; t < model.ntendon; ++t) length[t] = d.ten_length()[t];
   return length;
