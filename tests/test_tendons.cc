@@ -74,6 +74,21 @@ void compare_model(const Model& z, const mjModel* m, Comparison& cmp) {
   }
 }
 
+// one step of `model` from each state against MuJoCo's mj_step
+void expect_step_matches(Comparison& cmp, const std::string& name, const Model& model, mjModel* m,
+                         mjData* d, const std::vector<State>& states) {
+  const auto stepped = simulator(model, states);
+  stepped->step();
+  for (const auto& f : stepped->failures()) ADD_FAILURE() << name << ": " << f.message();
+  for (std::size_t s = 0; s < states.size(); ++s) {
+    set_state(m, d, states[s]);
+    mj_step(m, d);
+    const int i = static_cast<int>(s);
+    cmp.check("step qpos", i, stepped->batch().qpos().get(s), view(d->qpos, m->nq), kTol);
+    cmp.check("step qvel", i, stepped->batch().qvel().get(s), view(d->qvel, m->nv), kTol);
+  }
+}
+
 class Smooth : public ::testing::TestWithParam<Case> {};
 
 // constraint rows off on both sides
@@ -119,16 +134,7 @@ TEST_P(Smooth, MatchesMujoco) {
     stepped_model.integrator = integrator;
     m->opt.integrator = integrator == Integrator::kEuler ? mjINT_EULER : mjINT_RK4;
     if (integrator == Integrator::kRK4 && has_rotation_joint(model)) continue;
-    const auto stepped = simulator(stepped_model, states);
-    stepped->step();
-    for (const auto& f : stepped->failures()) ADD_FAILURE() << c.name << ": " << f.message();
-    for (std::size_t s = 0; s < states.size(); ++s) {
-      set_state(m.get(), d.get(), states[s]);
-      mj_step(m.get(), d.get());
-      const int i = static_cast<int>(s);
-      cmp.check("step qpos", i, stepped->batch().qpos().get(s), view(d->qpos, m->nq), kTol);
-      cmp.check("step qvel", i, stepped->batch().qvel().get(s), view(d->qvel, nv), kTol);
-    }
+    expect_step_matches(cmp, c.name, stepped_model, m.get(), d.get(), states);
   }
 }
 
@@ -185,16 +191,7 @@ TEST_P(Constrained, MatchesMujoco) {
   // the states must exercise the rows
   EXPECT_GT(rows, static_cast<int>(states.size())) << c.name;
 
-  const auto stepped = simulator(model, states);
-  stepped->step();
-  for (const auto& f : stepped->failures()) ADD_FAILURE() << c.name << ": " << f.message();
-  for (std::size_t s = 0; s < states.size(); ++s) {
-    set_state(m.get(), d.get(), states[s]);
-    mj_step(m.get(), d.get());
-    const int i = static_cast<int>(s);
-    cmp.check("step qpos", i, stepped->batch().qpos().get(s), view(d->qpos, m->nq), kTol);
-    cmp.check("step qvel", i, stepped->batch().qvel().get(s), view(d->qvel, nv), kTol);
-  }
+  expect_step_matches(cmp, c.name, model, m.get(), d.get(), states);
 }
 
 INSTANTIATE_TEST_SUITE_P(Mjcf, Constrained,
