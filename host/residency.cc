@@ -10,8 +10,8 @@ bool writes(DeviceCall call, FieldId f) {
     case DeviceCall::kForward:
       return output || f == FieldId::status;
     case DeviceCall::kStep:
-      return output || f == FieldId::qpos || f == FieldId::qvel || f == FieldId::time ||
-             f == FieldId::status;
+      return output || f == FieldId::qpos || f == FieldId::qvel || f == FieldId::act ||
+             f == FieldId::time || f == FieldId::status;
     case DeviceCall::kReset:
       return data || f == FieldId::time || f == FieldId::status;
   }

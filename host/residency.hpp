@@ -38,7 +38,7 @@ class FieldCopier {
 // which calls write which fields on the device
 enum class DeviceCall {
   kForward,  // outputs (every data field from qacc on) and status
-  kStep,     // those, qpos, qvel and time
+  kStep,     // those, qpos, qvel, act and time
   kReset,    // every data field, time and status (of the listed instances)
 };
 bool writes(DeviceCall call, FieldId f);

@@ -123,7 +123,8 @@ TEST(Fields, CallsWriteTheirFields) {
     EXPECT_TRUE(writes(DeviceCall::kForward, f)) << field_name(f);
     EXPECT_TRUE(writes(DeviceCall::kStep, f)) << field_name(f);
   }
-  for (FieldId f : {qpos, qvel, time}) {
+  // the state: act too, which a step integrates
+  for (FieldId f : {qpos, qvel, act, time}) {
     EXPECT_FALSE(writes(DeviceCall::kForward, f)) << field_name(f);
     EXPECT_TRUE(writes(DeviceCall::kStep, f)) << field_name(f);
   }
