@@ -19,7 +19,7 @@ std::string describe_status(int status) {
     if (!out.empty()) out += "; ";
     out += what;
   };
-  if (status & kStatusBadState) add("bad state: qpos, qvel or ctrl is not finite");
+  if (status & kStatusBadState) add("bad state: qpos, qvel, ctrl or act is not finite");
   if (status & kStatusFactorization) {
     add("factorisation: H is not positive definite (check masses and inertias)");
   }
