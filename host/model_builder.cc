@@ -365,6 +365,27 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
     spec.gaintype = ActuatorGain::kMuscle;
     spec.biastype = ActuatorBias::kMuscle;
   }
+  if (spec.actlimited && spec.dyntype == ActuatorDyn::kNone) {
+    throw ModelError(who + ": actrange is given but the actuator has no dynamics (dyntype none)");
+  }
+  // muscle gain and bias: range0 < range1, lmin < 1 < lmax, scale, vmax, fpmax, fvmax > 0
+  const auto check_muscle = [&](const std::array<double, 9>& p, const char* which) {
+    if (!(p[0] < p[1])) {
+      throw ModelError(
+          fmt::format("{}: the muscle {}'s range [{}, {}] is empty", who, which, p[0], p[1]));
+    }
+    if (!(p[4] < 1 && p[5] > 1)) {
+      throw ModelError(fmt::format("{}: the muscle {} needs lmin < 1 < lmax (got {}, {})", who,
+                                   which, p[4], p[5]));
+    }
+    if (!(p[3] > 0 && p[6] > 0 && p[7] > 0 && p[8] > 0)) {
+      throw ModelError(fmt::format(
+          "{}: the muscle {} needs positive scale, vmax, fpmax, fvmax (got {}, {}, {}, {})", who,
+          which, p[3], p[6], p[7], p[8]));
+    }
+  };
+  if (spec.gaintype == ActuatorGain::kMuscle) check_muscle(spec.muscle_gain, "gain");
+  if (spec.biastype == ActuatorBias::kMuscle) check_muscle(spec.muscle_bias, "bias");
   if ((spec.dyntype == ActuatorDyn::kFilter || spec.dyntype == ActuatorDyn::kFilterExact) &&
       spec.dynprm[0] < 0)
     throw ModelError(who + ": the filter's time constant must be non-negative");

@@ -70,9 +70,10 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
 }
 
 void Model::validate() const {
-  if (nbody < 1 || njnt < 0 || nq < 0 || nv < 0 || nu < 0 || ntendon < 0) {
-    throw ModelError(fmt::format("model: negative sizes (nbody {}, njnt {}, nq {}, nv {}, nu {})",
-                                 nbody, njnt, nq, nv, nu));
+  if (nbody < 1 || njnt < 0 || nq < 0 || nv < 0 || nu < 0 || ntendon < 0 || na < 0) {
+    throw ModelError(fmt::format(
+        "model: negative sizes (nbody {}, njnt {}, nq {}, nv {}, nu {}, ntendon {}, na {})", nbody,
+        njnt, nq, nv, nu, ntendon, na));
   }
   if (!(timestep > 0) || !std::isfinite(timestep)) {
     throw ModelError(fmt::format("model: timestep must be positive (got {})", timestep));
@@ -180,7 +181,8 @@ void Model::validate() const {
                                       {"actuator_dynprm", &actuator_dynprm},
                                       {"actuator_actrange", &actuator_actrange},
                                       {"actuator_musclegain", &actuator_musclegain},
-                                      {"actuator_musclebias", &actuator_musclebias}}) {
+                                      {"actuator_musclebias", &actuator_musclebias},
+                                      {"wrap_prm", &wrap_prm}}) {
     finite(field, *values);
   }
 
@@ -537,7 +539,7 @@ void Model::validate() const {
     validate_sensors(*this);
     check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
                         plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows, nsensor,
-                        nsensordata, sensor_body_rows(*this), nmocap, ntendon);
+                        nsensordata, sensor_body_rows(*this), nmocap, ntendon, na);
   }
   validate_keyframes(*this);
   for (int t = 0; t < ntendon; ++t) {
@@ -571,6 +573,26 @@ void Model::validate() const {
                                        k, wrap_type[k]));
       }
     }
+  }
+  // activations: the actuators with dynamics, numbered 0 … na − 1 in actuator order
+  int activations = 0;
+  for (int a = 0; a < nu; ++a) {
+    const int dyn = static_cast<int>(actuator_dyntype[a]);
+    const int gain = static_cast<int>(actuator_gaintype[a]);
+    const int bias = static_cast<int>(actuator_biastype[a]);
+    if (dyn < 0 || dyn > 5 || dyn == 4 || gain < 0 || gain > 2 || bias < 0 || bias > 2) {
+      throw ModelError(fmt::format("model: actuator {} has dyntype {}, gaintype {}, biastype {}", a,
+                                   dyn, gain, bias));
+    }
+    const int expected = actuator_dyntype[a] == ActuatorDyn::kNone ? -1 : activations++;
+    if (actuator_actadr[a] != expected) {
+      throw ModelError(
+          fmt::format("model: actuator {} has actadr {}, not {}", a, actuator_actadr[a], expected));
+    }
+  }
+  if (activations != na) {
+    throw ModelError(
+        fmt::format("model: na is {}, but {} actuators have dynamics", na, activations));
   }
   for (int a = 0; a < nu; ++a) {
     if (actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {

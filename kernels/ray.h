@@ -4,9 +4,10 @@
 // position c with orientation R (row-major); in its frame the ray is p' = Rᵀ (p − c),
 // v' = Rᵀ v.  A ray that starts inside the shape meets its surface from within, so x ≥ 0 holds
 // exactly when the ray starts inside the shape or enters it.  v need not be a unit vector:
-// x counts multiples of v.  As MuJoCo's ray functions (engine_ray.c): a quadric's roots count when
-// the discriminant is at least 1e-15, a flat face when |v'_i| > 1e-15, and capsules, cylinders
-// and boxes are first tested against their bounding spheres.
+// x counts multiples of v; a distance that is not a number (a zero size) is a miss.  As MuJoCo's
+// ray functions (engine_ray.c): a quadric's roots count when the discriminant is at least 1e-15, a
+// flat face when |v'_i| > 1e-15, and capsules, cylinders and boxes are first tested against their
+// bounding spheres.
 #pragma once
 
 #include "kernels/hd.h"
@@ -43,7 +44,7 @@ struct RayRoots {
 template <class T>
 ZW_HD ZW_INLINE RayRoots<T> ray_roots(T a, T b, T c) {
   const T det = b * b - a * c;
-  const MaskOf<T> real = !(det < T(kRayMinVal));
+  const MaskOf<T> real = det >= T(kRayMinVal);
   const T s = vsqrt(vselect(real, det, T(0)));
   return {(-b - s) / a, (-b + s) / a, real};
 }
@@ -51,7 +52,7 @@ ZW_HD ZW_INLINE RayRoots<T> ray_roots(T a, T b, T c) {
 // the first non-negative root, −1 without one
 template <class T>
 ZW_HD ZW_INLINE T ray_first_root(const RayRoots<T>& r) {
-  const T x = vselect(r.x0 < T(0), vselect(r.x1 < T(0), T(-1), r.x1), r.x0);
+  const T x = vselect(r.x0 >= T(0), r.x0, vselect(r.x1 >= T(0), r.x1, T(-1)));
   return vselect(r.real, x, T(-1));
 }
 
@@ -70,7 +71,7 @@ ZW_HD ZW_INLINE T ray_round_side(T r, T h, const Vec3<T>& p, const Vec3<T>& v) {
   const MaskOf<T> across = a > T(0);
   const T safe = vselect(across, a, T(1));
   const T x = ray_first_root(ray_roots(safe, v.x * p.x + v.y * p.y, p.x * p.x + p.y * p.y - r * r));
-  return vselect(across && !(x < T(0)) && !(ray_abs(p.z + x * v.z) > h), x, T(-1));
+  return vselect(across && x >= T(0) && ray_abs(p.z + x * v.z) <= h, x, T(-1));
 }
 
 template <class T>
@@ -84,8 +85,8 @@ ZW_HD T ray_capsule(T r, T h, const Vec3<T>& p, const Vec3<T>& v) {
     for (int k = 0; k < 2; ++k) {
       const T x = k == 0 ? roots.x0 : roots.x1;
       const T z = p.z + x * v.z;
-      const MaskOf<T> cap = side > 0 ? !(z < h) : !(z > -h);
-      best = ray_nearer(best, x, roots.real && !(x < T(0)) && cap);
+      const MaskOf<T> cap = side > 0 ? z >= h : z <= -h;
+      best = ray_nearer(best, x, roots.real && x >= T(0) && cap);
     }
   }
   return best;
@@ -110,7 +111,7 @@ ZW_HD T ray_cylinder(T r, T h, const Vec3<T>& p, const Vec3<T>& v) {
   for (int side = -1; side <= 1; side += 2) {
     const T x = (T(side) * h - p.z) / vz;
     const T px = p.x + x * v.x, py = p.y + x * v.y;
-    best = ray_nearer(best, x, crosses && !(x < T(0)) && !(px * px + py * py > r * r));
+    best = ray_nearer(best, x, crosses && x >= T(0) && px * px + py * py <= r * r);
   }
   return best;
 }
@@ -128,8 +129,8 @@ ZW_HD T ray_box(const Vec3<T>& half, const Vec3<T>& p, const Vec3<T>& v) {
       const T pj = ray_component(p, j) + x * ray_component(v, j);
       const T pk = ray_component(p, k) + x * ray_component(v, k);
       const MaskOf<T> on_face =
-          !(ray_abs(pj) > ray_component(half, j)) && !(ray_abs(pk) > ray_component(half, k));
-      best = ray_nearer(best, x, crosses && !(x < T(0)) && on_face);
+          ray_abs(pj) <= ray_component(half, j) && ray_abs(pk) <= ray_component(half, k);
+      best = ray_nearer(best, x, crosses && x >= T(0) && on_face);
     }
   }
   return best;
@@ -142,9 +143,9 @@ ZW_HD T ray_plane(const Vec3<T>& size, const Vec3<T>& p, const Vec3<T>& v) {
   const MaskOf<T> facing = v.z < T(-kRayMinVal);
   const T x = -p.z / vselect(facing, v.z, T(-1));
   const T px = p.x + x * v.x, py = p.y + x * v.y;
-  const MaskOf<T> within = (!(size.x > T(0)) || !(ray_abs(px) > size.x)) &&
-                           (!(size.y > T(0)) || !(ray_abs(py) > size.y));
-  return vselect(facing && !(x < T(0)) && within, x, T(-1));
+  const MaskOf<T> within =
+      (size.x <= T(0) || ray_abs(px) <= size.x) && (size.y <= T(0) || ray_abs(py) <= size.y);
+  return vselect(facing && x >= T(0) && within, x, T(-1));
 }
 
 // the ray against the shape of GeomTypeId `type` (0 plane, 2 sphere … 6 box); −1 for other types

@@ -273,7 +273,7 @@ ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
       if ((b != b1 && b != b2) || !(fn > T(0))) continue;
       const Vec3<T> n = load3(frame, 9 * c);
       const Vec3<T> ray = (b == b2 ? T(-1) : T(1)) / norm(n) * n;
-      if (!(ray_shape(m.site_type[site], zone.pos, zone.rot, size, load3(pos, 3 * c), ray) < T(0)))
+      if (ray_shape(m.site_type[site], zone.pos, zone.rot, size, load3(pos, 3 * c), ray) >= T(0))
         sum += fn;
     }
     return sum;
@@ -293,7 +293,7 @@ ZW_HD T rangefinder_value(const ModelView<T>& m, const Instance<T>& d, int site)
     if (m.geom_body[g] == f.body || !m.geom_visible[g]) continue;
     const T x = ray_shape(m.geom_type[g], load3(xpos, 3 * g), load_mat(xmat, 9 * g),
                           load3(m.geom_size, 3 * g), f.pos, v);
-    best = ray_nearer(best, x, !(x < T(0)));
+    best = ray_nearer(best, x, x >= T(0));
   }
   return best;
 }

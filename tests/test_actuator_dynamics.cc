@@ -338,6 +338,44 @@ TEST(ActuatorDynamics, BadInputNamesTheLine) {
   EXPECT_EQ(load_error("<general joint=\"j\" gaintype=\"user\"/>"),
             "bad.xml:9: <general> gaintype \"user\" is not supported (fixed, affine and muscle "
             "are)");
+  // MuJoCo 2.2.2's compiler checks: muscle parameters, actrange without dynamics
+  const auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  const std::string lmin = load_error("<muscle joint=\"j\" lmin=\"1.2\" lengthrange=\"0 1\"/>");
+  EXPECT_TRUE(has(lmin, "bad.xml:9:") && has(lmin, "lmin < 1 < lmax")) << lmin;
+  const std::string range = load_error(
+      "<general joint=\"j\" gaintype=\"muscle\" biastype=\"muscle\" dyntype=\"muscle\" "
+      "lengthrange=\"0 1\"/>");
+  EXPECT_TRUE(has(range, "bad.xml:9:") && has(range, "the muscle gain's range [1, 0] is empty"))
+      << range;
+  const std::string fvmax = load_error("<muscle joint=\"j\" fvmax=\"0\" lengthrange=\"0 1\"/>");
+  EXPECT_TRUE(has(fvmax, "positive scale, vmax, fpmax, fvmax")) << fvmax;
+  const std::string none =
+      load_error("<general joint=\"j\" actlimited=\"true\" actrange=\"0 1\"/>");
+  EXPECT_TRUE(has(none, "bad.xml:9:") && has(none, "no dynamics (dyntype none)")) << none;
+}
+
+// validate() keeps hand-edited activation layouts from addressing other rows
+TEST(ActuatorDynamics, ValidateChecksTheActivations) {
+  const Model z = load_mjcf_string(kActuatorDynamicsModel, "act.xml").model;
+  ASSERT_GT(z.na, 1);
+  z.validate();
+  Model bad = z;
+  bad.na = 0;
+  bad.key_act.clear();
+  EXPECT_THROW(bad.validate(), ModelError);
+  bad = z;
+  bad.na = -1;
+  EXPECT_THROW(bad.validate(), ModelError);
+  bad = z;
+  for (int& adr : bad.actuator_actadr) {
+    if (adr >= 0) adr += 5;
+  }
+  EXPECT_THROW(bad.validate(), ModelError);
+  bad = z;
+  bad.actuator_dyntype[0] = static_cast<ActuatorDyn>(9);
+  EXPECT_THROW(bad.validate(), ModelError);
 }
 
 }  // namespace

@@ -80,6 +80,14 @@ TEST(Ray, ShapesAgainstMuJoCo) {
         }
       }
     }
+    // a zero size: distances that are not numbers, which both count as misses
+    for (int k = 0; k < 3; ++k) {
+      Vec3<double> flat{0.2, 0.3, 0.4};
+      (k == 0 ? flat.x : k == 1 ? flat.y : flat.z) = 0;
+      const Vec3<double> c{0, 0, 0}, p{0.01, 0.02, -1};
+      check(type, c, random_rotation(rng), flat, p, Vec3<double>{0, 0, 1}, tally);
+      check(type, c, random_rotation(rng), flat, p, Vec3<double>{0.01, 0, 1}, tally);
+    }
     SCOPED_TRACE(fmt::format("type {}: {} hits, {} misses", type, tally.hits, tally.misses));
     EXPECT_GT(tally.hits, 1000);
     EXPECT_GT(tally.misses, 1000);
