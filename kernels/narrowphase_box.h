@@ -35,9 +35,11 @@
 namespace zwang {
 namespace box_pairs {
 
+// |x| with the sign of a zero dropped, as MuJoCo's fabs: a reach s / |a| along an axis the
+// capsule does not move along is +∞, never −∞ (a planar mechanism gives a = −0)
 template <class T>
 ZW_HD ZW_INLINE T abs_of(T x) {
-  return x < T(0) ? -x : x;
+  return std::fabs(x);
 }
 
 template <class T>

@@ -38,6 +38,9 @@ fi
 [[ -f /usr/share/mujoco/model/humanoid/humanoid.xml ]] &&
   cp /usr/share/mujoco/model/humanoid/humanoid.xml "$out/models/mj_humanoid.xml"
 cp scripts/gpu_check.py "$out/"
+# the model files the CUDA tests read (tests/model_cases.h: ZWANG_TEST_DIR, ZWANG_HUMANOID_XML)
+mkdir -p "$out/tests"
+cp -r tests/models "$out/tests/"
 cat >"$out/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # RESULTS_DIR receives the test report, the GPU-vs-CPU contact comparison and the benchmarks
@@ -47,6 +50,7 @@ res=${1:?results folder}
 mkdir -p "$res"
 cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 export LD_LIBRARY_PATH="$here/lib:$cuda/lib64:$cuda/lib:${LD_LIBRARY_PATH:-}"
+export ZWANG_TEST_DIR="$here/tests" ZWANG_HUMANOID_XML="$here/models/mj_humanoid.xml"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$res/gpu.txt"
 nvcc --version | tail -2 | tee -a "$res/gpu.txt"
 ldd "$here/bin/"* | grep "not found" && exit 1

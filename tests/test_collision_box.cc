@@ -146,6 +146,28 @@ TEST(CollisionBox, CapsuleParallelToFace) {
   EXPECT_GT(t.several, t.cases / 4);
 }
 
+// a planar mechanism: box and capsule turned about y alone, centres at y = 0, so that the
+// capsule's axis in the box frame has a y component of ±0 and the second sphere's reach along
+// the box's y edge is a division by zero (+∞ in MuJoCo, whose fabs drops the sign of −0)
+TEST(CollisionBox, CapsuleInThePlaneOfTheBox) {
+  Rng rng(33);
+  std::vector<Case> cases;
+  for (int i = 0; i < 300; ++i) {
+    Placement box = random_geom(kGeomBox, rng);
+    Placement cap = random_geom(kGeomCapsule, rng);
+    box.quat = about(1, uniform(rng, -std::numbers::pi, std::numbers::pi));
+    cap.quat = about(1, uniform(rng, -std::numbers::pi, std::numbers::pi));
+    const double reach = (bound(box) + bound(cap)) * uniform(rng, 0.15, 0.9);
+    const double angle = uniform(rng, -std::numbers::pi, std::numbers::pi);
+    cap.pos = {box.pos[0] + reach * std::cos(angle), 0, box.pos[2] + reach * std::sin(angle)};
+    box.pos[1] = 0;
+    cases.push_back(i % 2 ? Case{cap, box} : Case{box, cap});
+  }
+  const Tally t = check("capsule-box planar", cases, false);
+  EXPECT_GE(t.touching, t.cases / 3);
+  EXPECT_GT(t.several, 10);
+}
+
 TEST(CollisionBox, BoxBox) {
   EXPECT_GT(check_random(kGeomBox, kGeomBox, 500, 41).several, 20);
 }

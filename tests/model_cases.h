@@ -1,0 +1,140 @@
+// The models on which two backends must agree instance by instance: the built-in examples, a
+// spatial rod chain, MuJoCo's humanoid.xml with and without its contacts and limits, a four-bar
+// closed by soft and by hard rows, every sensor type, tendons, actuator dynamics; each again
+// under RK4.  Shared by test_simd.cc (SIMD against scalar) and test_cuda.cc (CUDA against CPU).
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actuator_models.h"
+#include "sensor_models.h"
+#include "tendon_models.h"
+#include "test_util.h"
+#include "zwang/examples.hpp"
+#include "zwang/loaders.hpp"
+#include "zwang/model.hpp"
+#include "zwang/simulator.hpp"
+
+namespace zwang::test {
+
+inline std::filesystem::path model_cases_dir() {
+  const char* dir = std::getenv("ZWANG_TEST_DIR");
+  return dir != nullptr ? std::filesystem::path(dir)
+                        : std::filesystem::path(__FILE__).parent_path();
+}
+
+// MuJoCo's humanoid.xml from Debian's libmujoco-samples, or the file ZWANG_HUMANOID_XML names
+// (a GPU machine without the package gets it with the bundle of scripts/gpu_bundle.sh)
+inline std::filesystem::path humanoid_xml() {
+  const char* file = std::getenv("ZWANG_HUMANOID_XML");
+  return file != nullptr ? std::filesystem::path(file)
+                         : std::filesystem::path("/usr/share/mujoco/model/humanoid/humanoid.xml");
+}
+
+inline std::string read_model_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct ModelCase {
+  std::string name;
+  Model model;
+};
+
+inline std::vector<ModelCase> model_cases() {
+  std::vector<ModelCase> out;
+  for (Example& e : all_examples()) out.push_back({e.name, std::move(e.model)});
+  out.push_back({"rod_chain_spatial", examples::rod_chain({.planar = false, .damping = 0.1})});
+  if (std::filesystem::exists(humanoid_xml())) {
+    // with its contacts and joint limits, and without
+    Model humanoid = load_mjcf(humanoid_xml()).model;
+    out.push_back({"humanoid_contacts", humanoid});
+    humanoid.disableflags |= kDisableConstraint | kDisableContact;
+    humanoid.validate();
+    out.push_back({"humanoid", humanoid});
+  }
+  // a soft connect equality, and the same closed as hard rows beside a drive and friction loss
+  const std::filesystem::path four_bar = model_cases_dir() / "models" / "four_bar.xml";
+  out.push_back({"four_bar", load_mjcf(four_bar).model});
+  std::string hard = read_model_text(four_bar);
+  hard.replace(hard.find("</mujoco>"), 9,
+               "<custom><numeric name=\"hard:closure\" data=\"1\"/>"
+               "<numeric name=\"drive:rocker\" data=\"0 0.5 0.2 3 0\"/></custom></mujoco>");
+  hard.replace(hard.find("damping=\"0.05\""), 14, "damping=\"0.05\" frictionloss=\"0.1\"");
+  out.push_back({"four_bar_hard", load_mjcf_string(hard, "four_bar_hard.xml").model});
+  // every sensor type zwang computes (kernels/sensors.h)
+  out.push_back({"sensors", load_mjcf_string(kSensorModel, "sensors.xml").model});
+  // sensors of joint limits, which read the rows: they run lane by lane with the rows
+  out.push_back({"limit_sensors", load_mjcf_string(kLimitSensorModel, "limit_sensors.xml").model});
+  // touch sensors, which read the contacts: likewise lane by lane
+  out.push_back({"touch", load_mjcf_string(kTouchModel, "touch.xml").model});
+  // rangefinders, on packs
+  out.push_back({"rangefinder", load_mjcf_string(kRangefinderModel, "rangefinder.xml").model});
+  // tendons: fixed and spatial with springs, dampers and actuators (the pack's smooth dynamics);
+  // tendon limits, friction and equalities (rows lane by lane)
+  out.push_back({"fixed_tendons", load_mjcf_string(kFixedTendons, "fixed_tendons.xml").model});
+  Model spatial = load_mjcf_string(kSpatialTendons, "spatial_tendons.xml").model;
+  spatial.disableflags |= kDisableConstraint | kDisableContact;
+  spatial.validate();
+  out.push_back({"spatial_tendons", std::move(spatial)});
+  out.push_back({"tendon_limits", load_mjcf_string(kTendonLimits, "tendon_limits.xml").model});
+  out.push_back({"ball_in_cup", load_mjcf_string(kBallInCup, "ball_in_cup.xml").model});
+  out.push_back(
+      {"tendon_equality", load_mjcf_string(kTendonEquality, "tendon_equality.xml").model});
+  // activations: integrator (clamped to actrange), filter, cylinder, affine gain and bias
+  out.push_back({"actuator_dynamics", load_mjcf_string(kActuatorDynamicsModel, "act.xml").model});
+  out.push_back({"muscles", load_mjcf_string(kMuscleModel, "muscles.xml").model});
+  out.push_back(
+      {"tendon_actuators", load_mjcf_string(kTendonActuatorModel, "tendon_actuators.xml").model});
+  out.push_back({"filterexact", load_mjcf_string(kFilterExactModel, "filterexact.xml").model});
+  // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
+  const std::size_t euler = out.size();
+  for (std::size_t i = 0; i < euler; ++i) {
+    Model m = out[i].model;
+    m.integrator = Integrator::kRK4;
+    m.validate();
+    out.push_back({out[i].name + "_rk4", std::move(m)});
+  }
+  return out;
+}
+
+// the same random states, controls, activations and external wrenches in two simulators
+template <class T>
+void set_same_states(Simulator<T>& a, Simulator<T>& b, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> normal(0, 1);
+  const Model& m = a.model();
+  for (std::int64_t i = 0; i < a.size(); ++i) {
+    const RandomState s = random_state(m, rng, 0.5);
+    Eigen::VectorXd xfrc(6 * m.nbody), act(m.na);
+    for (Eigen::Index k = 0; k < xfrc.size(); ++k) xfrc[k] = i % 3 == 0 ? 0.0 : normal(rng);
+    for (Eigen::Index k = 0; k < act.size(); ++k) act[k] = normal(rng);
+    for (Simulator<T>* sim : {&a, &b}) {
+      set(sim->batch().act(), i, act);
+      set(sim->batch().qpos(), i, s.qpos);
+      set(sim->batch().qvel(), i, s.qvel);
+      set(sim->batch().ctrl(), i, s.ctrl);
+      set(sim->batch().xfrc_applied(), i, xfrc);
+    }
+  }
+}
+
+inline std::vector<FieldId> data_fields() {
+  return {
+#define ZW_X(name, count) FieldId::name,
+      ZW_DATA_FIELDS(ZW_X)
+#undef ZW_X
+  };
+}
+
+}  // namespace zwang::test
