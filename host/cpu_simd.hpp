@@ -30,6 +30,7 @@ struct PackRun {
   // instruction set's unit: with constraint rows each lane's collisions, rows and solver run
   // one instance at a time, in the same code as the scalar backend's
   void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage);
+  bool prefetch;  // the next pack's rows are prefetched: they come from beyond the L2
 };
 
 template <class T>
