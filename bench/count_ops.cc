@@ -184,7 +184,6 @@ struct CountedInstance {
 #define ZW_X(name) view.name = dv.name;
     ZW_MODEL_INTS(ZW_X)
     ZW_PLAN_INTS(ZW_X)
-    ZW_DERIVED_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) view.name = reals.data() + (dv.name - arrays.reals().data());
     ZW_MODEL_REALS(ZW_X)

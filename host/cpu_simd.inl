@@ -45,7 +45,6 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
 #define ZW_X(name) p.name = v.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
-  ZW_DERIVED_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) p.name = {v.name};
   ZW_MODEL_REALS(ZW_X)

@@ -1,7 +1,6 @@
 #include "model_arrays.hpp"
 
 #include "constraint_plan.hpp"
-#include "kernels/check_parameters.h"
 
 namespace zwang {
 
@@ -58,11 +57,6 @@ ModelArrays<T>::ModelArrays(const Model& model)
   ints_.insert(ints_.end(), plan.name.begin(), plan.name.end());
   ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
-  offsets_.body_inertia_rule = static_cast<int>(ints_.size());
-  for (int b = 0; b < model.nbody; ++b) {
-    const auto i = [&](int k) { return static_cast<T>(model.body_inertia[6 * b + k]); };
-    ints_.push_back(inertia_rule(Sym3<T>{i(0), i(1), i(2), i(3), i(4), i(5)}));
-  }
 #define ZW_X(name)                                 \
   offsets_.name = static_cast<int>(reals_.size()); \
   for (double x : model.name) reals_.push_back(static_cast<T>(x));
@@ -97,7 +91,6 @@ ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
-  ZW_DERIVED_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) v.name = reals + offsets_.name;
   ZW_MODEL_REALS(ZW_X)

@@ -28,7 +28,6 @@ class ModelArrays {
 #define ZW_X(name) int name;
     ZW_MODEL_INTS(ZW_X)
     ZW_PLAN_INTS(ZW_X)
-    ZW_DERIVED_INTS(ZW_X)
     ZW_MODEL_REALS(ZW_X)
     ZW_PLAN_REALS(ZW_X)
 #undef ZW_X

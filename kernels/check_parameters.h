@@ -37,30 +37,6 @@ ZW_HD ZW_INLINE MaskOf<T> nonnegative_row(Row<T> r, int n) {
   return ok;
 }
 
-// which of the rules on I_k below the model's own inertia i0 obeys, in the precision T: the
-// instances are held to a rule where the model obeys it.  Evaluated once per model and precision
-// (ModelArrays, ModelView::body_inertia_rule) rather than at each check.
-enum InertiaRuleBit : int { kInertiaRigid = 1, kInertiaDefinite = 2 };
-
-template <class T>
-ZW_HD ZW_INLINE T inertia_rule_margin(T half_trace) {
-  const T rel = T(1e-9) + T(64) * T(std::numeric_limits<ScalarOf<T>>::epsilon());
-  return rel * T(2) * half_trace + T(std::numeric_limits<ScalarOf<T>>::min());
-}
-
-// C = ½ tr(I) 1 − I, the second moment of the mass distribution
-template <class T>
-ZW_HD ZW_INLINE Sym3<T> second_moment(const Sym3<T>& i, T half_trace) {
-  return {half_trace - i.xx, half_trace - i.yy, half_trace - i.zz, -i.xy, -i.xz, -i.yz};
-}
-
-template <class T>
-int inertia_rule(const Sym3<T>& i0) {
-  const T half_trace = T(0.5) * (i0.xx + i0.yy + i0.zz);
-  const bool rigid = psd_within(second_moment(i0, half_trace), inertia_rule_margin(half_trace));
-  return (rigid ? kInertiaRigid : 0) | (psd_within(i0, T(0)) ? kInertiaDefinite : 0);
-}
-
 template <class T>
 ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
   const Sizes& s = m.s;
@@ -72,18 +48,25 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
        nonnegative_row(d.jnt_stiffness(), s.njnt) &&
        nonnegative_row(d.tendon_stiffness(), s.ntendon) &&
        nonnegative_row(d.tendon_damping(), s.ntendon);
+  const T rel = T(1e-9) + T(64) * T(std::numeric_limits<ScalarOf<T>>::epsilon());
   const Row<T> mass = d.body_mass(), inertia = d.body_inertia();
   for (int b = 1; b < s.nbody; ++b) {
     const T mb = mass[b];
     const Sym3<T> ib = load_sym(inertia, 6 * b);
+    const auto i0p = m.body_inertia + 6 * b;
+    const Sym3<T> i0{i0p[0], i0p[1], i0p[2], i0p[3], i0p[4], i0p[5]};
+    const T tiny = T(std::numeric_limits<ScalarOf<T>>::min());
+    const T half_trace = T(0.5) * (ib.xx + ib.yy + ib.zz);
+    const Sym3<T> second{
+        half_trace - ib.xx, half_trace - ib.yy, half_trace - ib.zz, -ib.xy, -ib.xz, -ib.yz};
+    const T half_trace0 = T(0.5) * (i0.xx + i0.yy + i0.zz);
+    const Sym3<T> second0{
+        half_trace0 - i0.xx, half_trace0 - i0.yy, half_trace0 - i0.zz, -i0.xy, -i0.xz, -i0.yz};
     ok = ok && mb >= T(0) && (mb > T(0) || !(m.body_mass[b] > T(0)));
-    const int rule = m.body_inertia_rule[b];
-    if ((rule & kInertiaRigid) != 0) {
-      const T half_trace = T(0.5) * (ib.xx + ib.yy + ib.zz);
-      ok = ok && psd_within(second_moment(ib, half_trace), inertia_rule_margin(half_trace));
-    }
+    ok = ok && (psd_within(second, rel * T(2) * half_trace + tiny) ||
+                !psd_within(second0, rel * T(2) * half_trace0 + tiny));
     // positive definite where the model's is: Cholesky pivots of I_k with no margin
-    if ((rule & kInertiaDefinite) != 0) ok = ok && psd_within(ib, T(0));
+    ok = ok && (psd_within(ib, T(0)) || !psd_within(i0, T(0)));
   }
   return ok;
 }

@@ -142,10 +142,6 @@ enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
   X(collision_margin)   /* contacts found at distance < margin (ncollision) */  \
   X(collision_gap)      /* and rows for those at distance < margin − gap (ncollision) */
 
-// shared integer arrays that ModelArrays<T> derives from the model in the precision T
-#define ZW_DERIVED_INTS(X) \
-  X(body_inertia_rule) /* InertiaRuleBit of each body's model inertia, evaluated in T (nbody) */
-
 // shared real arrays
 #define ZW_MODEL_REALS(X)                                                               \
   X(body_pos)            /* frame origin in the parent frame (nbody x 3) */             \
@@ -212,7 +208,6 @@ struct ModelView {
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
-  ZW_DERIVED_INTS(ZW_X)
 #undef ZW_X
   // for a pack, a pointer that broadcasts each model real to every lane
 #define ZW_X(name) typename Lanes<T>::ConstPtr name;
