@@ -3,7 +3,9 @@
 // lanes of SIMD registers (host/cpu_simd.inl) where the CPU and the model allow.
 #include <fmt/format.h>
 #include <omp.h>
+#if __has_include(<unistd.h>)
 #include <unistd.h>
+#endif
 
 #include <algorithm>
 #include <stdexcept>
@@ -106,10 +108,13 @@ class CpuBackend final : public BackendImpl<T> {
   std::vector<std::vector<T>> buffers_;
 };
 
-// the L2 of one core as the C library reports it, 1 MiB where it does not
+// the L2 of one core as the C library reports it (glibc), 1 MiB where it does not
 std::size_t l2_bytes() {
   static const std::size_t bytes = [] {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    long l2 = 0;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
     return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t{1} << 20;
   }();
   return bytes;
@@ -144,8 +149,8 @@ class SimdBackend final : public BackendImpl<T> {
     const auto address = reinterpret_cast<std::uintptr_t>(scratch_.data());
     std::byte* aligned = scratch_.data() + (64 - address % 64) % 64;
     // A thread's share of the rows that fits in half its L2 stays there from one call to the
-    // next: prefetching it again costs one instruction and more per row and pack (7 % of a
-    // humanoid's step(1) at 64 instances) and brings nothing.
+    // next: prefetching it again costs two instructions and more per row and pack (1.1k per
+    // instance-step of a humanoid's step(1), 3.5 %) and brings nothing.
     const std::size_t rows = static_cast<std::size_t>(view_.lay.data_rows + view_.lay.param_rows);
     const std::size_t share = rows * static_cast<std::size_t>(batch.padded_size()) * sizeof(T) /
                               static_cast<std::size_t>(std::max(threads_, 1));

@@ -174,9 +174,11 @@ void run(const PackRun<S>& job) {
       stopped_before = stopped_before || (job.status[first + i] & kStatusStopping) != 0;
     }
     // the next pack's rows, a register (at most a cache line) each, while this one computes: the
-    // hardware prefetchers do not follow a stride of a padded row.  Only where the next pack
-    // begins new cache lines (two AVX2 float64 packs share each line of a row)
-    if (job.prefetch && k + 1 < packs && (first + w) * sizeof(S) % 64 == 0) {
+    // hardware prefetchers do not follow a stride of a padded row.  Where rows start on cache
+    // lines (ld a multiple of 64 bytes: from 32 instances on), only when the next pack begins
+    // new lines: two AVX2 packs (32 bytes) share each line of a row.
+    if (job.prefetch && k + 1 < packs &&
+        (job.ld * sizeof(S) % 64 != 0 || (first + w) * sizeof(S) % 64 == 0)) {
       for (int r = 0; r < lay.data_rows; ++r)
         __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
       for (int r = 0; r < lay.param_rows; ++r)

@@ -35,8 +35,11 @@ if [[ -n $gym ]]; then
   done
 fi
 # MuJoCo's humanoid (27 dofs, contacts), the model of the GPU benchmarks beside the examples
-[[ -f /usr/share/mujoco/model/humanoid/humanoid.xml ]] &&
+if [[ -f /usr/share/mujoco/model/humanoid/humanoid.xml ]]; then
   cp /usr/share/mujoco/model/humanoid/humanoid.xml "$out/models/mj_humanoid.xml"
+else
+  echo "no /usr/share/mujoco/model/humanoid/humanoid.xml (libmujoco-samples): the bundle's tests and benchmarks leave the humanoid out" >&2
+fi
 cp scripts/gpu_check.py "$out/"
 # the model files the CUDA tests read (tests/model_cases.h: ZWANG_TEST_DIR, ZWANG_HUMANOID_XML)
 mkdir -p "$out/tests"
@@ -50,7 +53,8 @@ res=${1:?results folder}
 mkdir -p "$res"
 cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 export LD_LIBRARY_PATH="$here/lib:$cuda/lib64:$cuda/lib:${LD_LIBRARY_PATH:-}"
-export ZWANG_TEST_DIR="$here/tests" ZWANG_HUMANOID_XML="$here/models/mj_humanoid.xml"
+export ZWANG_TEST_DIR="$here/tests"
+[[ -f $here/models/mj_humanoid.xml ]] && export ZWANG_HUMANOID_XML="$here/models/mj_humanoid.xml"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$res/gpu.txt"
 nvcc --version | tail -2 | tee -a "$res/gpu.txt"
 ldd "$here/bin/"* | grep "not found" && exit 1

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <iostream>
 #include <limits>
@@ -201,12 +202,14 @@ INSTANTIATE_TEST_SUITE_P(Examples, CudaVsCpu, ::testing::ValuesIn(gpu_cases()), 
 
 // Every model of model_cases.h (sensors of every type, tendons, actuator dynamics, contacts, soft
 // and hard rows, RK4), CUDA against the CPU backend from the same states, controls, activations
-// and external wrenches: every data field after forward(), step(1) and step(5), but the
-// solver's iteration count and residual (one iteration more or less where the two roundings
-// straddle the tolerance).  Bounds: float64 10³ × the solve's rounding bound 2 ε κ₂(H), at
-// least 10⁻⁹, room for six steps of rounding that differs (fused multiply-adds on the GPU) to
-// grow; float32 likewise, at least 10⁻³, and after steps only the state.  A wrong index or a
-// missing stage gives errors of order one.
+// and external wrenches: every data field after forward(), and after step(1) and step(5) in
+// float64 (the state alone in float32), but the solver's iteration count and residual (one
+// iteration more or less where the two roundings straddle the tolerance).  The bound is 10³ ×
+// the solve's rounding bound above, max(2 ε κ₂(H), 10⁻¹² or 10⁻⁴), room for six steps of rounding
+// that differs (fused multiply-adds on the GPU) to grow, and at most 10⁻⁶ in float64 and 0.2
+// in float32, so that a wrong index or a missing stage, errors of order one, always fails
+// (measured on an H100: at most 0.052 in float32, 1.3·10⁻¹⁰ in float64, outside parted
+// instances).
 //
 // Contacts make the step a discontinuous function of the state, and these random states put
 // geoms into each other at ties that rounding decides: capsules of a planar linkage crossing
@@ -214,16 +217,29 @@ INSTANTIATE_TEST_SUITE_P(Examples, CudaVsCpu, ::testing::ValuesIn(gpu_cases()), 
 // box's corners, a contact at dist = 0.  A random state also violates a hard closure by O(1),
 // which its rows correct with forces up to 10¹² and velocities past 10³ that amplify any
 // rounding difference.  An instance that has had a contact or such a velocity may therefore
-// part from the CPU (measured on an H100: at most 9 of 77 instances, float32 four_bar_hard); at
-// most 11 may, and every other instance must agree.  The status bits that stop an instance
-// must be equal; kStatusNotConverged, the solver's iteration cap, may differ as its count does.
+// part from the CPU (measured: at most 9 of 77 instances, float32 four_bar_hard); at most 11
+// may, and every other instance must agree, as must every instance after forward() in the
+// fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
+// tendons).  The status bits that stop an instance must be equal; kStatusNotConverged, the
+// solver's iteration cap, may differ as its count does.
+// why the model files could not be read, where they could not (one failing case says so)
+std::string& model_cases_error() {
+  static std::string error;
+  return error;
+}
+
 std::vector<GpuCase> model_gpu_cases() {
   std::vector<GpuCase> out;
-  for (const ModelCase& c : model_cases()) {
-    out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kFused});
-    out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kStaged});
-    out.push_back({c.name, true, CholeskyPath::kCusolver, CudaKernels::kFused});
-    out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused});
+  try {
+    for (const ModelCase& c : model_cases()) {
+      out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kFused});
+      out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kStaged});
+      out.push_back({c.name, true, CholeskyPath::kCusolver, CudaKernels::kFused});
+      out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused});
+    }
+  } catch (const std::exception& e) {
+    model_cases_error() = e.what();
+    out = {{"models_unavailable", true, CholeskyPath::kInKernel, CudaKernels::kFused}};
   }
   return out;
 }
@@ -235,6 +251,7 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
   template <class T>
   void compare() {
     const GpuCase& c = GetParam();
+    ASSERT_TRUE(model_cases_error().empty()) << model_cases_error();
     static const std::vector<ModelCase> cases = model_cases();
     Model model;
     for (const ModelCase& m : cases) {
@@ -249,12 +266,24 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
     Simulator<T> gpu(model, kN, options), cpu(model, kN, {.threads = 2});
     set_same_states(gpu, cpu, 5);
     constexpr double kGrowth = 1e3;
-    const double floor = std::is_same_v<T, double> ? 1e-9 : 1e-3;
-    std::vector<FieldId> outputs;
-    for (FieldId f : data_fields()) {
-      if (f != FieldId::solver_niter && f != FieldId::solver_residual) outputs.push_back(f);
-    }
+    const double cap = std::is_same_v<T, double> ? 1e-6 : 0.2;
     const std::vector<FieldId> state = {FieldId::qpos, FieldId::qvel, FieldId::act};
+    const std::vector<FieldId> contact_free = {
+        FieldId::qpos,        FieldId::qvel,         FieldId::act,        FieldId::qM,
+        FieldId::qfrc_bias,   FieldId::qfrc_passive, FieldId::xpos,       FieldId::xquat,
+        FieldId::xipos,       FieldId::qacc_smooth,  FieldId::ten_length, FieldId::ten_velocity,
+        FieldId::subtree_com, FieldId::cvel};
+    const auto is_contact_free = [&](FieldId f) {
+      return std::find(contact_free.begin(), contact_free.end(), f) != contact_free.end();
+    };
+    // the fields contacts do not touch first, so that a difference there is never hidden behind
+    // one that a contact explains
+    std::vector<FieldId> outputs = contact_free;
+    for (FieldId f : data_fields()) {
+      if (!is_contact_free(f) && f != FieldId::solver_niter && f != FieldId::solver_residual) {
+        outputs.push_back(f);
+      }
+    }
     std::vector<bool> touched(kN, false);
     std::map<std::int64_t, std::string> parted;  // instance: the first difference
     double worst = 0;
@@ -268,13 +297,14 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
         }
         if (parted.count(i) != 0) continue;
         std::string difference;
+        bool excusable = touched[i];
         const int stop_gpu = gpu.batch().status()[i] & kStatusStopping;
         const int stop_cpu = cpu.batch().status()[i] & kStatusStopping;
         if (stop_gpu != stop_cpu) {
           difference = fmt::format("{}, instance {}: status {} vs {}", what, i,
                                    gpu.batch().status()[i], cpu.batch().status()[i]);
         } else if (stop_cpu == 0) {
-          const double tol = std::max(floor, kGrowth * tolerance(cpu.batch(), i));
+          const double tol = std::min(cap, kGrowth * tolerance(cpu.batch(), i));
           for (FieldId f : all_fields ? outputs : state) {
             const Eigen::VectorXd a = get(gpu.batch().field(f), i);
             const Eigen::VectorXd b = get(cpu.batch().field(f), i);
@@ -284,6 +314,7 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
               values << a.transpose() << " vs " << b.transpose();
               difference = fmt::format("{}, instance {}, {}: {:.3g} (bound {:.2g}): {}", what, i,
                                        field_name(f), e, tol, values.str());
+              excusable = excusable && !(what == "forward" && is_contact_free(f));
               break;
             }
             if (e / tol > worst) {
@@ -293,7 +324,7 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
           }
         }
         if (difference.empty()) continue;
-        EXPECT_TRUE(touched[i]) << "no contact, no fast velocity: " << difference;
+        EXPECT_TRUE(excusable) << "neither a contact nor a fast velocity explains: " << difference;
         parted[i] = difference;
       }
     };

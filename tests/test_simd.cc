@@ -7,12 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
