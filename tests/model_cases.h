@@ -74,14 +74,14 @@ inline std::vector<ModelCase> model_cases() {
   out.push_back({"four_bar_hard", load_mjcf_string(hard, "four_bar_hard.xml").model});
   // every sensor type zwang computes (kernels/sensors.h)
   out.push_back({"sensors", load_mjcf_string(kSensorModel, "sensors.xml").model});
-  // sensors of joint limits, which read the rows: they run lane by lane with the rows
+  // sensors of joint limits, which read the constraint rows
   out.push_back({"limit_sensors", load_mjcf_string(kLimitSensorModel, "limit_sensors.xml").model});
-  // touch sensors, which read the contacts: likewise lane by lane
+  // touch sensors, which read the contacts
   out.push_back({"touch", load_mjcf_string(kTouchModel, "touch.xml").model});
-  // rangefinders, on packs
+  // rangefinders, rays against every primitive
   out.push_back({"rangefinder", load_mjcf_string(kRangefinderModel, "rangefinder.xml").model});
-  // tendons: fixed and spatial with springs, dampers and actuators (the pack's smooth dynamics);
-  // tendon limits, friction and equalities (rows lane by lane)
+  // tendons: fixed and spatial with springs, dampers and actuators (smooth dynamics); tendon
+  // limits, friction and equalities (constraint rows)
   out.push_back({"fixed_tendons", load_mjcf_string(kFixedTendons, "fixed_tendons.xml").model});
   Model spatial = load_mjcf_string(kSpatialTendons, "spatial_tendons.xml").model;
   spatial.disableflags |= kDisableConstraint | kDisableContact;

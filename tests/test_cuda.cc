@@ -200,28 +200,6 @@ TEST_P(CudaVsCpu, Step) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, CudaVsCpu, ::testing::ValuesIn(gpu_cases()), gpu_case_name);
 
-// Every model of model_cases.h (sensors of every type, tendons, actuator dynamics, contacts, soft
-// and hard rows, RK4), CUDA against the CPU backend from the same states, controls, activations
-// and external wrenches: every data field after forward(), and after step(1) and step(5) in
-// float64 (the state alone in float32), but the solver's iteration count and residual (one
-// iteration more or less where the two roundings straddle the tolerance).  The bound is 10³ ×
-// the solve's rounding bound above, max(2 ε κ₂(H), 10⁻¹² or 10⁻⁴), room for six steps of rounding
-// that differs (fused multiply-adds on the GPU) to grow, and at most 10⁻⁶ in float64 and 0.2
-// in float32, so that a wrong index or a missing stage, errors of order one, always fails
-// (measured on an H100: at most 0.052 in float32, 1.3·10⁻¹⁰ in float64, outside parted
-// instances).
-//
-// Contacts make the step a discontinuous function of the state, and these random states put
-// geoms into each other at ties that rounding decides: capsules of a planar linkage crossing
-// (the normal of intersecting coplanar segments), a touch zone whose sides pass through the
-// box's corners, a contact at dist = 0.  A random state also violates a hard closure by O(1),
-// which its rows correct with forces up to 10¹² and velocities past 10³ that amplify any
-// rounding difference.  An instance that has had a contact or such a velocity may therefore
-// part from the CPU (measured: at most 9 of 77 instances, float32 four_bar_hard); at most 11
-// may, and every other instance must agree, as must every instance after forward() in the
-// fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
-// tendons).  The status bits that stop an instance must be equal; kStatusNotConverged, the
-// solver's iteration cap, may differ as its count does.
 // why the model files could not be read, where they could not (one failing case says so)
 std::string& model_cases_error() {
   static std::string error;
@@ -244,6 +222,28 @@ std::vector<GpuCase> model_gpu_cases() {
   return out;
 }
 
+// Every model of model_cases.h (sensors of every type, tendons, actuator dynamics, contacts, soft
+// and hard rows, RK4), CUDA against the CPU backend from the same states, controls, activations
+// and external wrenches: every data field after forward(), and after step(1) and step(5) in
+// float64 (the state alone in float32), but the solver's iteration count and residual (one
+// iteration more or less where the two roundings straddle the tolerance).  The bound is 10³ ×
+// the solve's rounding bound above, max(2 ε κ₂(H), 10⁻¹² or 10⁻⁴), room for six steps of rounding
+// that differs (fused multiply-adds on the GPU) to grow, and at most 10⁻⁶ in float64 and 0.2
+// in float32, so that a wrong index or a missing stage, errors of order one, always fails
+// (measured on an H100: at most 0.052 in float32, 1.3·10⁻¹⁰ in float64, outside parted
+// instances).
+//
+// Contacts make the step a discontinuous function of the state, and these random states put
+// geoms into each other at ties that rounding decides: capsules of a planar linkage crossing
+// (the normal of intersecting coplanar segments), a touch zone whose sides pass through the
+// box's corners, a contact at dist = 0.  A random state also violates a hard closure by O(1),
+// which its rows correct with forces up to 10¹² and velocities past 10³ that amplify any
+// rounding difference.  An instance that has had a contact or such a velocity may therefore
+// part from the CPU (measured: at most 9 of 77 instances, float32 four_bar_hard); at most 11
+// may, and every other instance must agree, as must every instance after forward() in the
+// fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
+// tendons).  The status bits that stop an instance must be equal; kStatusNotConverged, the
+// solver's iteration cap, may differ as its count does.
 class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
  protected:
   void SetUp() override { ZW_REQUIRE_DEVICE(); }
