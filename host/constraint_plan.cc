@@ -4,6 +4,7 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -294,12 +295,16 @@ void set_constraint_constants(Model& model) {
     const Eigen::LLT<Eigen::MatrixXd> llt(smooth.mass_matrix());
     const Eigen::MatrixXd hinv = llt.solve(Eigen::MatrixXd::Identity(nv, nv));
     // A = J H⁻¹ Jᵀ for each body's COM Jacobian (translation, rotation), over its ancestor
-    // dofs only: mean diagonals
+    // dofs only: mean diagonals.  J e_j = [v + ω × c; ω] for the dof's axis [v; ω] at the world
+    // origin (kernels/body_jacobians.h, which stores it for the bodies with joints only)
     for (int b = 1; b < model.nbody; ++b) {
       const int adr = model.body_treeadr[b], n = model.body_treenum[b];
+      const Eigen::Vector3d com(d.xipos()[3 * b], d.xipos()[3 * b + 1], d.xipos()[3 * b + 2]);
       Eigen::MatrixXd jac(6, n), hsub(n, n);
       for (int c = 0; c < n; ++c) {
-        for (int k = 0; k < 6; ++k) jac(k, c) = d.body_J()[6 * (adr + c) + k];
+        const Row<double> s = d.cdof() + 6 * model.tree_dof[adr + c];
+        const Eigen::Vector3d v(s[0], s[1], s[2]), w(s[3], s[4], s[5]);
+        jac.col(c) << v + w.cross(com), w;
         for (int e = 0; e < n; ++e) {
           hsub(c, e) = hinv(model.tree_dof[adr + c], model.tree_dof[adr + e]);
         }

@@ -7,7 +7,7 @@
 // after it, which gives the same product), so Ṡ_j = V_before ×ₘ S_j and the bias
 // acceleration (q̈ = 0) is
 //   A_b = A_parent + Σ_joints V_before ×ₘ (Σ_{j in joint} S_j q̇_j).
-// At the COM c_k, in classical (point) form:
+// At the COM c_k, in classical (point) form (stored for the bodies that have joints):
 //   J_k e_j = [S_j.lin + S_j.ang × c_k; S_j.ang]
 //   J̇_k q̇  = [A.lin + α × c_k + ω × v_c; α],  v_c = V.lin + ω × c_k.
 #pragma once
@@ -95,7 +95,10 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
     store3(biasacc, 6 * b, a.lin + cross(a.ang, c) + cross(v.ang, vc));
     store3(biasacc, 6 * b + 3, a.ang);
 
-    // Jacobian columns of the ancestor dofs at the COM
+    // Jacobian columns of the ancestor dofs at the COM, for the bodies that have joints: only
+    // their own dofs' rows of H read them (assemble.h); a welded body's wrenches go through
+    // cdof (generalized_forces.h)
+    if (m.body_jntnum[b] == 0) continue;
     const int adr = m.body_treeadr[b];
     for (int t = 0; t < m.body_treenum[b]; ++t) {
       const Motion<T> s = load_motion<T>(cdof, 6 * m.tree_dof[adr + t]);

@@ -1,4 +1,4 @@
-// (qpos, qvel, ctrl, act, xfrc_applied, body_J, ten_length, ten_velocity, ten_J, parameters)
+// (qpos, qvel, ctrl, act, xfrc_applied, cdof, xipos, ten_length, ten_velocity, ten_J, parameters)
 //     => (qfrc_passive, qfrc_actuator, actuator_force, act_dot, qfrc_applied, qfrc_smooth)
 //
 //   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
@@ -10,6 +10,9 @@
 //              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ
 //   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
 //   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
+// A wrench (f at c_k, torque t) on body k gives each ancestor dof, of axis S = [v; ω] at the
+// world origin,  J_k e_jᵀ [f; t] = v·f + ω·(c_k × f + t):  the columns of the bodies without
+// joints, which body_jacobians() leaves out, are never needed.
 // The model's disable flags remove terms as MuJoCo's do: passive (2.2) all passive forces,
 // spring and damper (3.x) theirs and, both together, gravity compensation; gravity the
 // compensation; actuation every actuator force and act_dot (as MuJoCo 3; 2.2.2 leaves act_dot
@@ -80,16 +83,18 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   }
 
   // gravity compensation at each COM, for the bodies that have it (in a pack: some lane)
-  const Row<T> body_J = d.body_J();
+  const Row<T> cdof = d.cdof(), xipos = d.xipos();
   if (gravcomp) {
     const Row<T> gc = d.body_gravcomp(), mass = d.body_mass();
     const Vec3<T> g = load3(d.gravity(), 0);
     for (int b = 1; b < m.s.nbody; ++b) {
       if (!any_lane<T>(gc[b] != T(0))) continue;
       const Vec3<T> f = (-gc[b] * mass[b]) * g;
+      const Vec3<T> t = cross(load3(xipos, 3 * b), f);
       const int adr = m.body_treeadr[b];
       for (int c = 0; c < m.body_treenum[b]; ++c) {
-        passive[m.tree_dof[adr + c]] += dot(load3(body_J, 6 * (adr + c)), f);
+        const int j = m.tree_dof[adr + c];
+        passive[j] += dot(load3(cdof, 6 * j), f) + dot(load3(cdof, 6 * j + 3), t);
       }
     }
   }
@@ -141,10 +146,11 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     const MaskOf<T> loaded =
         f.x != T(0) || f.y != T(0) || f.z != T(0) || t.x != T(0) || t.y != T(0) || t.z != T(0);
     if (!any_lane<T>(loaded)) continue;
+    const Vec3<T> tc = cross(load3(xipos, 3 * b), f) + t;
     const int adr = m.body_treeadr[b];
     for (int c = 0; c < m.body_treenum[b]; ++c) {
-      applied[m.tree_dof[adr + c]] +=
-          dot(load3(body_J, 6 * (adr + c)), f) + dot(load3(body_J, 6 * (adr + c) + 3), t);
+      const int j = m.tree_dof[adr + c];
+      applied[j] += dot(load3(cdof, 6 * j), f) + dot(load3(cdof, 6 * j + 3), tc);
     }
   }
 

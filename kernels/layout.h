@@ -104,7 +104,7 @@ struct Sizes {
   X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                    \
   X(cdof, 6 * s.nv)            /* dof motion axes, Plücker at the world origin (nv x 6) */      \
   X(cacc, 6 * s.nbody)         /* body bias accelerations (q̈ = 0), same frame */               \
-  X(body_J, 6 * s.njac)        /* COM Jacobian columns of the ancestor dofs, linear first */     \
+  X(body_J, 6 * s.njac)        /* COM Jacobian columns of ancestor dofs, bodies with joints */   \
   X(body_biasacc, 6 * s.nbody) /* J̇_k q̇ at the COM, world, linear first */                   \
   X(body_Iw, 6 * s.nbody)      /* R_k I_k R_kᵀ (nbody x 6) */                                  \
   X(body_n, 3 * s.nbody)       /* ω_k × (R_k I_k R_kᵀ) ω_k (nbody x 3) */                   \

@@ -1,5 +1,5 @@
 // H and qfrc_bias of kernels/assemble.h (gathered per subtree) against the per-body sums of
-// seed 000 evaluated plainly with Eigen from the stored Jacobians:
+// seed 000 evaluated plainly with Eigen from the Jacobians (SingleInstance::body_jacobian):
 //   H = Σ_k J_kᵀ M_k J_k + diag(armature),  qfrc_bias = Σ_k J_kᵀ (M_k (J̇_k q̇ − [g; 0]) + n_k)
 // on a branched model with free, ball, hinge and slide joints, a welded body and two trees.
 #include <gtest/gtest.h>
@@ -85,8 +85,7 @@ TEST(Assemble, MatchesPerBodySumsOfJacobians) {
     set(s.batch.qfrc_bias(), 0, Eigen::VectorXd::Constant(m.nv, nan));
     assemble(s.view, d);
 
-    // Σ_k over bodies, from the stored Jacobian columns, COM accelerations and orientations
-    const Eigen::VectorXd cols = s.scratch(lay.body_J, 6 * m.sizes().njac);
+    // Σ_k over bodies, from the Jacobians, COM accelerations and orientations
     const Eigen::VectorXd biasacc = s.scratch(lay.body_biasacc, 6 * m.nbody);
     const Eigen::VectorXd mass = get(s.batch.body_mass(), 0),
                           inertia = get(s.batch.body_inertia(), 0);
@@ -96,11 +95,7 @@ TEST(Assemble, MatchesPerBodySumsOfJacobians) {
     Eigen::MatrixXd h = armature.asDiagonal();
     Eigen::VectorXd bias = Eigen::VectorXd::Zero(m.nv);
     for (int b = 1; b < m.nbody; ++b) {
-      Eigen::MatrixXd j = Eigen::MatrixXd::Zero(6, m.nv);
-      for (int t = 0; t < m.body_treenum[b]; ++t) {
-        const int adr = m.body_treeadr[b] + t;
-        j.col(m.tree_dof[adr]) = cols.segment<6>(6 * adr);
-      }
+      const Eigen::MatrixXd j = s.body_jacobian(m, b);
       Eigen::MatrixXd mk = Eigen::MatrixXd::Zero(6, 6);
       mk.topLeftCorner<3, 3>() = mass[b] * Eigen::Matrix3d::Identity();
       mk.bottomRightCorner<3, 3>() =

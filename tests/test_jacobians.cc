@@ -12,19 +12,13 @@
 namespace zwang::test {
 namespace {
 
-// J_k of every body, dense (6 x nv each), at the instance's state
+// J_k of every body, dense (6 x nv each), at the instance's state (SingleInstance::body_jacobian)
 std::vector<Eigen::MatrixXd> jacobians(SingleInstance& s, const Model& m) {
   const Instance<double> d = s.instance();
   forward_kinematics(s.view, d);
   body_jacobians(s.view, d);
-  const Eigen::VectorXd cols = s.scratch(s.batch.layout().body_J, 6 * m.sizes().njac);
   std::vector<Eigen::MatrixXd> out(m.nbody, Eigen::MatrixXd::Zero(6, m.nv));
-  for (int b = 1; b < m.nbody; ++b) {
-    for (int t = 0; t < m.body_treenum[b]; ++t) {
-      const int adr = m.body_treeadr[b] + t;
-      out[b].col(m.tree_dof[adr]) = cols.segment<6>(6 * adr);
-    }
-  }
+  for (int b = 1; b < m.nbody; ++b) out[b] = s.body_jacobian(m, b);
   return out;
 }
 

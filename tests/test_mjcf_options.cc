@@ -299,20 +299,21 @@ TEST(MjcfFlags, FilterparentDisabledLetsParentAndChildCollide) {
 // ---------------------------------------------------------------------------------------------
 // gravcomp
 
-// −c m g at each COM through its Jacobian: c times the gravity part of qfrc_bias, which is the
-// bias with gravity less the bias without
+// −c m g at each COM through its Jacobian (body c, welded to b, has no stored columns): c times
+// the gravity part of qfrc_bias, which is the bias with gravity less the bias without
 TEST(MjcfGravcomp, PassiveForceCancelsTheCompensatedWeight) {
   const std::string body = R"(
-    <body name="a" pos="0 0 1" gravcomp="{}">
+    <body name="a" pos="0 0 1" gravcomp="{0}">
       <joint axis="0 1 0" damping="0"/>
       <geom type="capsule" fromto="0 0 0 0.4 0 0.1" size="0.05"/>
-      <body name="b" pos="0.4 0 0.1" gravcomp="{}">
+      <body name="b" pos="0.4 0 0.1" gravcomp="{1}">
         <joint axis="1 0 0"/>
         <joint type="slide" axis="0 0 1"/>
         <geom type="box" size="0.1 0.05 0.2" pos="0.1 0 0"/>
+        <body name="c" pos="0.2 0 -0.1" gravcomp="{1}"><geom size="0.05" pos="0.05 0 0"/></body>
       </body>
     </body>
-    <body name="free" pos="1 0 0" gravcomp="{}"><freejoint/><geom size="0.1"/></body>)";
+    <body name="free" pos="1 0 0" gravcomp="{2}"><freejoint/><geom size="0.1"/></body>)";
   const auto model = [&](double a, double b, double f, std::string_view flags = "") {
     return zwang::load_mjcf_string(
                fmt::format("<mujoco><option><flag {}/></option><worldbody>{}</worldbody></mujoco>",
@@ -321,7 +322,7 @@ TEST(MjcfGravcomp, PassiveForceCancelsTheCompensatedWeight) {
         .model;
   };
   const Model plain = model(0, 0, 0), comp = model(1, 0.5, 0.25);
-  EXPECT_EQ(comp.body_gravcomp, (std::vector<double>{0, 1, 0.5, 0.25}));
+  EXPECT_EQ(comp.body_gravcomp, (std::vector<double>{0, 1, 0.5, 0.5, 0.25}));
   Model weightless = plain;
   weightless.gravity = {0, 0, 0};
   const std::vector<State> states = random_states(plain, kStates, 23);

@@ -136,6 +136,27 @@ struct SingleInstance {
   ModelView<double> view;
   Batch<double> batch;
   std::vector<double> work;
+
+  // J_k (6 x nv) of body b after body_jacobians(): the stored columns of a body with joints; a
+  // body without joints has none, and its J_k is [v + ω × c_k; ω] of the dof axes [v; ω] at
+  // the world origin (cdof) and its COM c_k
+  Eigen::MatrixXd body_jacobian(const Model& m, int b) const {
+    Eigen::MatrixXd j = Eigen::MatrixXd::Zero(6, m.nv);
+    const Eigen::VectorXd cols = scratch(batch.layout().body_J, 6 * m.sizes().njac);
+    const Eigen::VectorXd cdof = scratch(batch.layout().cdof, 6 * m.nv);
+    const std::vector<double> xipos = batch.xipos().get(0);
+    const Eigen::Vector3d c(xipos[3 * b], xipos[3 * b + 1], xipos[3 * b + 2]);
+    for (int t = 0; t < m.body_treenum[b]; ++t) {
+      const int adr = m.body_treeadr[b] + t, dof = m.tree_dof[adr];
+      if (m.body_jntnum[b] > 0) {
+        j.col(dof) = cols.segment<6>(6 * adr);
+      } else {
+        const Eigen::Vector3d v = cdof.segment<3>(6 * dof), w = cdof.segment<3>(6 * dof + 3);
+        j.col(dof) << v + w.cross(c), w;
+      }
+    }
+    return j;
+  }
 };
 
 }  // namespace zwang::test
