@@ -91,9 +91,9 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
        nonnegative_row(d.tendon_stiffness(), s.ntendon) &&
        nonnegative_row(d.tendon_damping(), s.ntendon);
   const Row<T> mass = d.body_mass(), inertia = d.body_inertia();
-  // the model's own rule is needed only where an instance fails the rigid-body one; evaluated
-  // then by the same code, on the model's values, so that a model inertia at the edge of the
-  // rule (a rod's) gets the same answer as an instance that keeps it
+  // the model's own rules are needed only where an instance fails the rigid-body or the
+  // definite one; evaluated then by the same code, on the model's values, so that a model
+  // inertia at the edge of a rule (a rod's) gets the same answer as an instance that keeps it
   for (int b = 1; b < s.nbody; ++b) {
     const T mb = mass[b];
     const Sym3<T> ib = load_sym(inertia, 6 * b);

@@ -360,8 +360,8 @@ TYPED_TEST(Parameters, InvalidOnesStopOnlyTheirInstance) {
 
 // Where the model's own inertia is no rigid body's (InertiaRule::kMassMatrix: body a breaks
 // A + B >= C) or singular (body b, a point mass), its instances are not held to that rule: they
-// may keep such an inertia or take another; the rules the model meets still hold, and refused and
-// accepted instances share packs
+// may keep such an inertia or take another; the rules the model meets (a positive definite, b a
+// rigid body's) still hold, and refused and accepted instances share packs
 TYPED_TEST(Parameters, ModelInertiaOutsideTheRuleBindsNoInstance) {
   using T = TypeParam;
   ModelBuilder builder;
@@ -371,22 +371,24 @@ TYPED_TEST(Parameters, ModelInertiaOutsideTheRuleBindsNoInstance) {
   builder.add_body({.name = "b", .parent = "a", .pos = {0.3, 0, 0}, .mass = 1, .com = {0.5, 0, 0}});
   builder.add_joint("b", {.name = "jb", .axis = {0, 0, 1}});
   const Model model = builder.build();
-  constexpr std::int64_t kN = 20;
+  constexpr std::int64_t kN = 24;
   Simulator<T> sim(model, kN);
   Batch<T>& b = sim.batch();
-  // taken: a farther from A + B >= C (1 mod 5), b a rod, rigid and singular (2 mod 5); refused:
-  // a NaN moment (0), b's rigid-body rule, which its point mass meets (3), a negative mass (4)
+  // taken: a farther from A + B >= C (1 mod 6), b a rod, rigid and singular (2 mod 6); refused:
+  // a NaN moment (0), b's rigid-body rule, which its point mass meets (3), a negative mass (4),
+  // a singular, where the model's is positive definite (5)
   for (std::int64_t i = 0; i < kN; ++i) {
     b.qvel()(i, 0) = T(0.2);
-    if (i % 5 == 0) b.body_inertia()(i, 6 * 1 + 1) = std::numeric_limits<T>::quiet_NaN();
-    if (i % 5 == 1) b.body_inertia()(i, 6 * 1 + 2) = T(0.5);
-    if (i % 5 == 2) b.body_inertia()(i, 6 * 2 + 0) = b.body_inertia()(i, 6 * 2 + 1) = T(0.02);
-    if (i % 5 == 3) b.body_inertia()(i, 6 * 2 + 0) = T(-1);
-    if (i % 5 == 4) b.body_mass()(i, 2) = T(-1);
+    if (i % 6 == 0) b.body_inertia()(i, 6 * 1 + 1) = std::numeric_limits<T>::quiet_NaN();
+    if (i % 6 == 1) b.body_inertia()(i, 6 * 1 + 2) = T(0.5);
+    if (i % 6 == 2) b.body_inertia()(i, 6 * 2 + 0) = b.body_inertia()(i, 6 * 2 + 1) = T(0.02);
+    if (i % 6 == 3) b.body_inertia()(i, 6 * 2 + 0) = T(-1);
+    if (i % 6 == 4) b.body_mass()(i, 2) = T(-1);
+    if (i % 6 == 5) b.body_inertia()(i, 6 * 1 + 2) = T(0);
   }
   sim.step(3);
   for (std::int64_t i = 0; i < kN; ++i) {
-    const bool refused = i % 5 == 0 || i % 5 >= 3;
+    const bool refused = i % 6 == 0 || i % 6 >= 3;
     EXPECT_EQ(b.status()[i], refused ? int{kStatusBadParameters} : 0) << "instance " << i;
     EXPECT_NEAR(b.time()[i], refused ? 0.0 : 3 * model.timestep, 1e-12) << "instance " << i;
   }

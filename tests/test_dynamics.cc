@@ -21,6 +21,39 @@ double tolerance<float>() {
   return 2e-4;
 }
 
+// a floating base, a welded block, a hinged arm below the block (a body without joints between
+// jointed ones, as Gymnasium's ant has) and a welded tip: wrenches on bodies without joints
+Model welded_example() {
+  ModelBuilder b;
+  b.add_body({.name = "base",
+              .pos = {0.1, -0.2, 0.8},
+              .mass = 2,
+              .com = {0.02, 0, 0.01},
+              .inertia = {0.05, 0.04, 0.03, 0, 0, 0}});
+  b.add_joint("base", {.name = "free", .type = JointType::kFree});
+  b.add_body({.name = "block",
+              .parent = "base",
+              .pos = {0.3, 0, 0},
+              .quat = {0.9, 0.1, 0.3, 0},
+              .mass = 0.5,
+              .com = {0.05, 0.01, 0},
+              .inertia = {0.002, 0.003, 0.004, 0, 0, 0}});
+  b.add_body({.name = "arm",
+              .parent = "block",
+              .pos = {0.1, 0.05, 0},
+              .mass = 0.4,
+              .com = {0.1, 0, 0},
+              .inertia = {0.001, 0.004, 0.004, 0, 0, 0}});
+  b.add_joint("arm", {.name = "hinge", .axis = {0, 1, 0.2}});
+  b.add_body({.name = "tip",
+              .parent = "arm",
+              .pos = {0.2, 0, 0},
+              .mass = 0.1,
+              .com = {0.01, 0, 0},
+              .inertia = {1e-4, 1e-4, 1e-4, 0, 0, 0}});
+  return b.build();
+}
+
 template <class T>
 class Dynamics : public ::testing::Test {};
 using Scalars = ::testing::Types<double, float>;
@@ -32,7 +65,9 @@ TYPED_TEST(Dynamics, MatchesReferenceAtRandomStates) {
   constexpr int kStates = 20;
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> wrench(-2, 2);
-  for (const Example& ex : all_examples()) {
+  std::vector<Example> examples = all_examples();
+  examples.push_back({"welded", welded_example()});
+  for (const Example& ex : examples) {
     const Model& m = ex.model;
     const reference::Rnea ref(m);
     Simulator<T> sim(m, kStates);
