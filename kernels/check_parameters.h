@@ -75,7 +75,7 @@ template <class T>
 ZW_HD ZW_INLINE T margin(const Sym3<T>& i) {
   using S = ScalarOf<T>;
   const T rel = T(1e-9) + T(64) * T(std::numeric_limits<S>::epsilon());
-  return rel * T(2) * (T(0.5) * (i.xx + i.yy + i.zz)) + T(std::numeric_limits<S>::min());
+  return rel * (i.xx + i.yy + i.zz) + T(std::numeric_limits<S>::min());
 }
 
 template <class T>
