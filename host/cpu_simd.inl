@@ -113,8 +113,8 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
 // the scalar layout, where the rows and the solver's scratch (nefc·nv values and more, visited
 // in every iteration) are contiguous.  The sensors of such a model run there too, after
-// constrain(), since some read the rows (kernels/sensors.h: body_n is the other work row they
-// read).
+// constrain(), since some read the rows (kernels/sensors.h: body_Iw and body_n are the other work
+// rows they read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
               S* lane_work) {
@@ -125,8 +125,8 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
       const auto copy = [&](int first, int end) {
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
       };
-      copy(p.lay->xmat, p.lay->body_J);  // xmat, cdof, cacc
-      copy(p.lay->body_n, p.lay->crb_inertia);
+      copy(p.lay->xmat, p.lay->body_J);          // xmat, cdof, cacc
+      copy(p.lay->body_Iw, p.lay->crb_inertia);  // body_Iw, body_n
       copy(p.lay->qfrc_smooth, p.lay->step_qpos);
       copy(p.lay->ten_J, p.lay->ten_J + job.view->s.ntendon * job.view->s.nv);
       job.constrain(*job.view,
