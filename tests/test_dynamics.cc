@@ -139,6 +139,62 @@ TYPED_TEST(Dynamics, MatchesReferenceAtRandomStates) {
   }
 }
 
+// welded bodies are merged into their nearest ancestor with joints instance by instance: each
+// instance's own mass, COM and inertia of the merged bodies and of the bodies they are merged
+// into, changed between calls, against the reference on a model with that instance's values
+TYPED_TEST(Dynamics, MergedBodiesTakeEachInstancesParameters) {
+  using T = TypeParam;
+  const double tol = tolerance<T>();
+  constexpr int kInstances = 19;
+  const Model m = welded_example();
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> unit(-1, 1), scale(0.5, 2);
+  Simulator<T> sim(m, kInstances);
+  Batch<T>& b = sim.batch();
+  for (int call = 0; call < 2; ++call) {
+    std::vector<Model> models(kInstances, m);
+    std::vector<RandomState> states;
+    for (int i = 0; i < kInstances; ++i) {
+      Model& mi = models[i];
+      for (const char* name : {"base", "block", "arm", "tip"}) {
+        const int k = m.body_id(name);
+        mi.body_mass[k] *= scale(rng);
+        for (int c = 0; c < 3; ++c) mi.body_ipos[3 * k + c] += 0.05 * unit(rng);
+        // R diag(d) Rᵀ with d a triangle (any two moments at least the third)
+        const double base = m.body_inertia[6 * k] * scale(rng);
+        const Eigen::Vector3d d(base * (1 + 0.4 * scale(rng)), base * (1 + 0.4 * scale(rng)),
+                                base * (1 + 0.4 * scale(rng)));
+        const Eigen::Vector4d turn(unit(rng), unit(rng), unit(rng), unit(rng));
+        const Eigen::Matrix3d r = Eigen::Quaterniond(turn.normalized()).toRotationMatrix();
+        const Eigen::Matrix3d i3 = r * d.asDiagonal() * r.transpose();
+        const double six[6] = {i3(0, 0), i3(1, 1), i3(2, 2), i3(0, 1), i3(0, 2), i3(1, 2)};
+        for (int c = 0; c < 6; ++c) mi.body_inertia[6 * k + c] = six[c];
+      }
+      set(b.body_mass(), i, Eigen::Map<const Eigen::VectorXd>(mi.body_mass.data(), m.nbody));
+      set(b.body_ipos(), i, Eigen::Map<const Eigen::VectorXd>(mi.body_ipos.data(), 3 * m.nbody));
+      set(b.body_inertia(), i,
+          Eigen::Map<const Eigen::VectorXd>(mi.body_inertia.data(), 6 * m.nbody));
+      states.push_back(random_state(m, rng));
+      set(b.qpos(), i, states[i].qpos);
+      set(b.qvel(), i, states[i].qvel);
+    }
+    sim.forward();
+    ASSERT_TRUE(sim.failures().empty()) << sim.failures().front().message();
+    for (int i = 0; i < kInstances; ++i) {
+      const reference::Rnea ref(models[i]);
+      const Eigen::VectorXd& q = states[i].qpos;
+      const Eigen::VectorXd& qd = states[i].qvel;
+      const Eigen::MatrixXd h = ref.mass_matrix(q);
+      const Eigen::VectorXd bias = ref.bias(q, qd);
+      const Eigen::VectorXd qacc = h.llt().solve(ref.passive(q, qd) - bias);
+      const std::string where = "call " + std::to_string(call) + " instance " + std::to_string(i);
+      EXPECT_LT(relative_error(unpack(get(b.qM(), i), m.nv), h), tol) << where << ": H";
+      EXPECT_LT(relative_error(get(b.qfrc_bias(), i), bias), tol) << where << ": qfrc_bias";
+      EXPECT_LT(relative_error(get(b.qacc(), i), qacc), 10 * tol) << where << ": qacc";
+    }
+  }
+}
+
 // H is symmetric positive definite, and the factor forward() leaves in qLD reproduces it:
 // Lᵀ L = H, with L zero outside the ancestor pattern of the dof tree
 TEST(Dynamics, MassMatrixIsPositiveDefiniteAndFactored) {
