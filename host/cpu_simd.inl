@@ -45,12 +45,10 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
 #define ZW_X(name) p.name = v.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
-  ZW_MERGE_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) p.name = {v.name};
   ZW_MODEL_REALS(ZW_X)
   ZW_PLAN_REALS(ZW_X)
-  ZW_MERGE_REALS(ZW_X)
 #undef ZW_X
   return p;
 }

@@ -1,7 +1,5 @@
 #include "model_arrays.hpp"
 
-#include <Eigen/Geometry>
-
 #include "constraint_plan.hpp"
 
 namespace zwang {
@@ -29,47 +27,10 @@ std::vector<int> as_ints(const std::vector<E>& v) {
   return out;
 }
 
-// body_mergeid, body_nmerged, body_mergepos, body_mergequat (kernels/model_view.h): with
-// `merge`, a body without joints goes into its parent's body_mergeid, at its pose in that body's
-// frame, the chain of body_pos and body_quat from it
-struct MergePlan {
-  std::vector<int> body_mergeid, body_nmerged;
-  std::vector<double> body_mergepos, body_mergequat;
-};
-
-MergePlan plan_merge(const Model& m, bool merge) {
-  MergePlan out;
-  out.body_mergeid.assign(m.nbody, 0);
-  out.body_nmerged.assign(m.nbody, 0);
-  std::vector<Eigen::Vector3d> pos(m.nbody, Eigen::Vector3d::Zero());
-  std::vector<Eigen::Quaterniond> quat(m.nbody, Eigen::Quaterniond::Identity());
-  for (int b = 1; b < m.nbody; ++b) {
-    const int p = m.body_parent[b];
-    if (!merge || m.body_jntnum[b] > 0) {
-      out.body_mergeid[b] = b;
-      continue;
-    }
-    const int root = out.body_mergeid[p];
-    out.body_mergeid[b] = root;
-    if (root > 0) ++out.body_nmerged[root];
-    const Eigen::Vector3d offset(m.body_pos[3 * b], m.body_pos[3 * b + 1], m.body_pos[3 * b + 2]);
-    const Eigen::Quaterniond turn(m.body_quat[4 * b], m.body_quat[4 * b + 1],
-                                  m.body_quat[4 * b + 2], m.body_quat[4 * b + 3]);
-    pos[b] = pos[p] + quat[p] * offset;
-    quat[b] = (quat[p] * turn).normalized();
-  }
-  for (int b = 0; b < m.nbody; ++b) {
-    out.body_mergepos.insert(out.body_mergepos.end(), pos[b].data(), pos[b].data() + 3);
-    out.body_mergequat.insert(out.body_mergequat.end(),
-                              {quat[b].w(), quat[b].x(), quat[b].y(), quat[b].z()});
-  }
-  return out;
-}
-
 }  // namespace
 
 template <class T>
-ModelArrays<T>::ModelArrays(const Model& model, WeldedBodies welded)
+ModelArrays<T>::ModelArrays(const Model& model)
     : sizes_(model.sizes()),
       timestep_(model.timestep),
       integrator_(model.integrator == Integrator::kRK4 ? kIntRK4 : kIntEuler),
@@ -96,14 +57,6 @@ ModelArrays<T>::ModelArrays(const Model& model, WeldedBodies welded)
   ints_.insert(ints_.end(), plan.name.begin(), plan.name.end());
   ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
-  // a body's own inertia, rotated into the world, is what subtree and interaction sensors read
-  const MergePlan merge =
-      plan_merge(model, welded == WeldedBodies::kMerged && sizes_.nsensorbody == 0);
-#define ZW_X(name)                                \
-  offsets_.name = static_cast<int>(ints_.size()); \
-  ints_.insert(ints_.end(), merge.name.begin(), merge.name.end());
-  ZW_MERGE_INTS(ZW_X)
-#undef ZW_X
 #define ZW_X(name)                                 \
   offsets_.name = static_cast<int>(reals_.size()); \
   for (double x : model.name) reals_.push_back(static_cast<T>(x));
@@ -113,11 +66,6 @@ ModelArrays<T>::ModelArrays(const Model& model, WeldedBodies welded)
   offsets_.name = static_cast<int>(reals_.size()); \
   for (double x : plan.name) reals_.push_back(static_cast<T>(x));
   ZW_PLAN_REALS(ZW_X)
-#undef ZW_X
-#define ZW_X(name)                                 \
-  offsets_.name = static_cast<int>(reals_.size()); \
-  for (double x : merge.name) reals_.push_back(static_cast<T>(x));
-  ZW_MERGE_REALS(ZW_X)
 #undef ZW_X
   // never empty, so that the pointers of a model without actuators stay valid
   ints_.push_back(0);
@@ -143,12 +91,10 @@ ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
-  ZW_MERGE_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) v.name = reals + offsets_.name;
   ZW_MODEL_REALS(ZW_X)
   ZW_PLAN_REALS(ZW_X)
-  ZW_MERGE_REALS(ZW_X)
 #undef ZW_X
   return v;
 }

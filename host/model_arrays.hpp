@@ -10,15 +10,10 @@
 
 namespace zwang {
 
-// kMerged: each body without joints is merged into its nearest ancestor with joints
-// (kernels/model_view.h, ZW_MERGE_INTS), unless a sensor reads every body's inertia; kSeparate:
-// every body keeps its own terms (a reference for the tests)
-enum class WeldedBodies { kMerged, kSeparate };
-
 template <class T>
 class ModelArrays {
  public:
-  explicit ModelArrays(const Model& model, WeldedBodies welded = WeldedBodies::kMerged);
+  explicit ModelArrays(const Model& model);
 
   const std::vector<int>& ints() const { return ints_; }
   const std::vector<T>& reals() const { return reals_; }
@@ -33,10 +28,8 @@ class ModelArrays {
 #define ZW_X(name) int name;
     ZW_MODEL_INTS(ZW_X)
     ZW_PLAN_INTS(ZW_X)
-    ZW_MERGE_INTS(ZW_X)
     ZW_MODEL_REALS(ZW_X)
     ZW_PLAN_REALS(ZW_X)
-    ZW_MERGE_REALS(ZW_X)
 #undef ZW_X
   };
   Sizes sizes_;

@@ -6,7 +6,6 @@
 #include "kernels/body_jacobians.h"
 #include "kernels/body_terms.h"
 #include "kernels/forward_kinematics.h"
-#include "kernels/merged_inertia.h"
 #include "kernels/tendons.h"
 
 namespace zwang {
@@ -46,7 +45,6 @@ SmoothInstance::SmoothInstance(const Model& model)
   const std::vector<double> mpos = mocap_pos0(model), mquat = mocap_quat0(model);
   for (std::size_t i = 0; i < mpos.size(); ++i) d_.mocap_pos()[i] = mpos[i];
   for (std::size_t i = 0; i < mquat.size(); ++i) d_.mocap_quat()[i] = mquat[i];
-  merged_inertias(view_, d_);
 }
 
 const Instance<double>& SmoothInstance::evaluate(std::span<const double> qpos, bool mass_matrix) {

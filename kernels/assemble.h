@@ -1,5 +1,5 @@
-// (body_J, body_biasacc, body_mass, merged_inertia, body_Iw, body_n, xmat, xipos, cvel,
-//  dof_armature, gravity) => (qM, qfrc_bias)                               seed 000
+// (body_J, body_biasacc, body_mass, body_Iw, body_n, xipos, dof_armature, gravity)
+//     => (qM, qfrc_bias)                                                   seed 000
 //   H = Σ_k J_kᵀ M_k J_k + diag(armature)                (packed lower triangle)
 //   qfrc_bias = Σ_k J_kᵀ (M_k (J̇_k q̇ − [g; 0]) + n_k)  =  h − Σ_k J_kᵀ [m_k g; 0]
 // Gravity enters as the wrench [m_k g; 0] through the same Jacobians, which is what MuJoCo's
@@ -15,13 +15,6 @@
 // for each dof j of b and each ancestor dof i ≤ j: O(Σ_j depth_j) work instead of
 // O(Σ_k depth_k²).  The columns J_b e_i are stored already, and no lever arm is longer than a
 // link: an inertia about the world origin would lose digits as (distance / link)².
-//
-// A body w merged into b (kernels/merged_inertia.h) moves with b: at e = c_w − c_b,
-// J_w = [1, −[e]×; 0, 1] J_b and J̇_w q̇ = [a + α × e + ω × (ω × e); α] for b's J̇_b q̇ = [a; α]
-// and angular velocity ω.  Its terms joined to b's are those of the composite (mass M, first
-// moment h = Σ m_w e_w, inertia I about c_b):
-//   Ĩ_b = (M, h, I),   F_b = [M (a − g) + α × h + ω × (ω × h);  h × (a − g) + I α + ω × I ω]
-// (Σ e_w × m_w (ω × (ω × e_w)) + ω × I_w ω = ω × I ω: the torque of a pure rotation about c_b).
 #pragma once
 
 #include "kernels/body_jacobians.h"
@@ -120,26 +113,16 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> qM = d.qM(), bias = d.qfrc_bias(), body_J = d.body_J(), xipos = d.xipos();
   const Row<T> biasacc = d.body_biasacc(), mass = d.body_mass(), iw = d.body_Iw(), n = d.body_n();
   const Row<T> crb = d.crb_inertia(), cfrc = d.crb_wrench(), armature = d.dof_armature();
-  const Row<T> merged = d.merged_inertia(), xmat = d.xmat(), cvel = d.cvel();
   const Vec3<T> zero{T(0), T(0), T(0)};
   const Vec3<T> g = m.disableflags & kDsblGravity ? zero : load3(d.gravity(), 0);
 
-  // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k; or the composite of
-  // the bodies merged into it
+  // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k
   for (int b = 1; b < m.s.nbody; ++b) {
-    if (m.body_mergeid[b] != b) continue;
     const Sym3<T> ib = load_sym(iw, 6 * b);
-    const Vec3<T> a = load3(biasacc, 6 * b) - g, alpha = load3(biasacc, 6 * b + 3);
-    if (m.body_nmerged[b] == 0) {
-      store_inertia(crb, 10 * b, Inertia<T>{mass[b], zero, ib});
-      store_wrench(cfrc, 6 * b, Wrench<T>{mass[b] * a, mul(ib, alpha) + load3(n, 3 * b)});
-      continue;
-    }
-    const Inertia<T> c{merged[10 * b], mul(load_mat(xmat, 9 * b), load3(merged, 10 * b + 1)), ib};
-    const Vec3<T> w = load3(cvel, 6 * b + 3);
-    const Wrench<T> p = momentum(c, Motion<T>{a, alpha});
-    store_inertia(crb, 10 * b, c);
-    store_wrench(cfrc, 6 * b, Wrench<T>{p.f + cross(w, cross(w, c.h)), p.t + load3(n, 3 * b)});
+    store_inertia(crb, 10 * b, Inertia<T>{mass[b], zero, ib});
+    store_wrench(cfrc, 6 * b,
+                 Wrench<T>{mass[b] * (load3(biasacc, 6 * b) - g),
+                           mul(ib, load3(biasacc, 6 * b + 3)) + load3(n, 3 * b)});
   }
 
   // H is zero between dofs of which neither is an ancestor of the other
@@ -147,7 +130,6 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
 
   // children come after their parent, so a body's subtree is complete when the loop gets to it
   for (int b = m.s.nbody - 1; b > 0; --b) {
-    if (m.body_mergeid[b] != b) continue;
     const int p = m.body_parent[b];
     const Inertia<T> ib = load_inertia<T>(crb, 10 * b);
     const Wrench<T> fb = load_wrench<T>(cfrc, 6 * b);
@@ -167,13 +149,11 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
       qM[row + j] += armature[j];
     }
 
-    // Ĩ_q += Ĩ_b,  F_q += F_b, moved from c_b to c_q: q the parent, or the body the parent is
-    // merged into (which has the parent's ancestor dofs)
-    const int q = m.body_mergeid[p];
-    if (q > 0) {
-      const Vec3<T> e = load3(xipos, 3 * b) - load3(xipos, 3 * q);
-      store_inertia(crb, 10 * q, load_inertia<T>(crb, 10 * q) + moved(ib, e));
-      store_wrench(cfrc, 6 * q, load_wrench<T>(cfrc, 6 * q) + moved(fb, e));
+    // Ĩ_p += Ĩ_b,  F_p += F_b, moved from c_b to c_p
+    if (p > 0) {
+      const Vec3<T> e = load3(xipos, 3 * b) - load3(xipos, 3 * p);
+      store_inertia(crb, 10 * p, load_inertia<T>(crb, 10 * p) + moved(ib, e));
+      store_wrench(cfrc, 6 * p, load_wrench<T>(cfrc, 6 * p) + moved(fb, e));
     }
   }
 }

@@ -7,8 +7,7 @@
 // after it, which gives the same product), so Ṡ_j = V_before ×ₘ S_j and the bias
 // acceleration (q̈ = 0) is
 //   A_b = A_parent + Σ_joints V_before ×ₘ (Σ_{j in joint} S_j q̇_j).
-// At the COM c_k, in classical (point) form (J̇_k q̇ stored for the bodies that are not merged
-// into another, J_k for those that have joints):
+// At the COM c_k, in classical (point) form (stored for the bodies that have joints):
 //   J_k e_j = [S_j.lin + S_j.ang × c_k; S_j.ang]
 //   J̇_k q̇  = [A.lin + α × c_k + ω × v_c; α],  v_c = V.lin + ω × c_k.
 #pragma once
@@ -89,8 +88,6 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
     }
     store_motion(cvel, 6 * b, v);
     store_motion(cacc, 6 * b, a);
-    // a merged body's terms are its body_mergeid's (kernels/merged_inertia.h)
-    if (m.body_mergeid[b] != b) continue;
 
     // classical velocity and bias acceleration of the COM
     const Vec3<T> c = load3(xipos, 3 * b);

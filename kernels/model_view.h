@@ -142,19 +142,6 @@ enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
   X(collision_margin)   /* contacts found at distance < margin (ncollision) */  \
   X(collision_gap)      /* and rows for those at distance < margin − gap (ncollision) */
 
-// shared arrays that merge welded bodies into the nearest ancestor with joints (as MuJoCo's
-// fusestatic), derived from the model (host/model_arrays.cc): the dynamics of a merged body are
-// those of that ancestor's composite, its pose and velocity are still its own.  No body is
-// merged in a model whose sensors read every body's inertia (subtree and interaction sums).
-#define ZW_MERGE_INTS(X)                                                                     \
-  X(body_mergeid) /* the body that carries the body's inertia: itself, or when merged its */ \
-                  /* nearest ancestor with joints, 0 (the world) if none (nbody) */          \
-  X(body_nmerged) /* bodies merged into the body (nbody) */
-
-#define ZW_MERGE_REALS(X)                                                                 \
-  X(body_mergepos)  /* the body's frame origin in its body_mergeid's frame (nbody x 3) */ \
-  X(body_mergequat) /* its orientation in that frame (nbody x 4) */
-
 // shared real arrays
 #define ZW_MODEL_REALS(X)                                                               \
   X(body_pos)            /* frame origin in the parent frame (nbody x 3) */             \
@@ -221,13 +208,11 @@ struct ModelView {
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)
-  ZW_MERGE_INTS(ZW_X)
 #undef ZW_X
   // for a pack, a pointer that broadcasts each model real to every lane
 #define ZW_X(name) typename Lanes<T>::ConstPtr name;
   ZW_MODEL_REALS(ZW_X)
   ZW_PLAN_REALS(ZW_X)
-  ZW_MERGE_REALS(ZW_X)
 #undef ZW_X
 };
 

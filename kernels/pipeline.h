@@ -36,7 +36,6 @@
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/integrate.h"
-#include "kernels/merged_inertia.h"
 #include "kernels/model_view.h"
 #include "kernels/sensors.h"
 #include "kernels/status.h"
@@ -136,12 +135,10 @@ ZW_HD MaskOf<T> check_lanes(const ModelView<T>& m, const Instance<T>& d, MaskOf<
   return live && state_ok && parameters_ok;
 }
 
-// forward() up to smooth(): the check, and the composites of merged bodies the parameters give
+// forward() up to smooth()
 template <class T>
 ZW_HD int forward_begin(const ModelView<T>& m, const Instance<T>& d) {
-  if (!check_lanes(m, d, true)) return kPhaseIdle;
-  merged_inertias(m, d);
-  return kPhaseSolve;
+  return check_lanes(m, d, true) ? kPhaseSolve : kPhaseIdle;
 }
 
 // forward() after the solve: q̈ must be finite; true when it is
@@ -334,7 +331,6 @@ void forward_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows
     d.status[i] = 0;
   }
   if (any_lane<T>(check_lanes(m, d, MaskOf<T>(true)))) {
-    merged_inertias(m, d);
     smooth(m, d);
     solve_lanes(m, d, T(0), -1, rows, true);
     stop_lanes(d, !all_finite(d.qacc(), m.s.nv), kStatusDiverged);
@@ -343,17 +339,13 @@ void forward_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows
 }
 
 // step(): lanes already stopped do not move.  `first`: the first step of a call, which checks
-// the state and the parameters and merges the inertias they give; within a call the parameters
-// stay (and the pack's work rows with them), and a step that leaves a non-finite state is
-// undone and stops its lane, so later checks would find nothing.
+// the state and the parameters; within a call the parameters stay, and a step that leaves a
+// non-finite state is undone and stops its lane, so later checks would find nothing.
 template <class T, class Rows>
 void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, bool first) {
   const MaskOf<T> live = !stopped(d);
   if (!any_lane<T>(live)) return;
-  if (first) {
-    check_lanes(m, d, live);
-    merged_inertias(m, d);
-  }
+  if (first) check_lanes(m, d, live);
   step_keep(m, d);
   const T damping_dt = step_damping_dt(m);
   const int solves = solves_per_step(m);

@@ -1,9 +1,7 @@
 // H and qfrc_bias of kernels/assemble.h (gathered per subtree) against the per-body sums of
 // seed 000 evaluated plainly with Eigen from the Jacobians (SingleInstance::body_jacobian):
 //   H = Σ_k J_kᵀ M_k J_k + diag(armature),  qfrc_bias = Σ_k J_kᵀ (M_k (J̇_k q̇ − [g; 0]) + n_k)
-// on a branched model with free, ball, hinge and slide joints, a welded body and two trees.  The
-// welded body is merged into its parent (kernels/merged_inertia.h); its own terms, M_k from its
-// own inertia and J̇_k q̇ from its parent's by the rigid-body relation, enter the sums here.
+// on a branched model with free, ball, hinge and slide joints, a welded body and two trees.
 #include <gtest/gtest.h>
 
 #include <limits>
@@ -12,7 +10,6 @@
 #include "kernels/body_jacobians.h"
 #include "kernels/body_terms.h"
 #include "kernels/forward_kinematics.h"
-#include "kernels/merged_inertia.h"
 #include "test_util.h"
 #include "zwang/loaders.hpp"
 
@@ -72,8 +69,6 @@ TEST(Assemble, MatchesPerBodySumsOfJacobians) {
   const Model m = load_mjcf_string(kBranched, "branched.xml").model;
   ASSERT_EQ(m.nv, 6 + 3 + 1 + 2 + 3 + 3);
   SingleInstance s(m);
-  const int hand = m.body_id("hand");
-  ASSERT_EQ(s.view.body_mergeid[hand], m.body_id("forearm"));
   const Layout& lay = s.batch.layout();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::mt19937 rng(31);
@@ -83,7 +78,6 @@ TEST(Assemble, MatchesPerBodySumsOfJacobians) {
     set(s.batch.qpos(), 0, st.qpos);
     set(s.batch.qvel(), 0, st.qvel);
     const Instance<double> d = s.instance();
-    merged_inertias(s.view, d);
     forward_kinematics(s.view, d);
     body_jacobians(s.view, d);
     body_terms(s.view, d);
@@ -107,15 +101,7 @@ TEST(Assemble, MatchesPerBodySumsOfJacobians) {
       mk.bottomRightCorner<3, 3>() =
           world_inertia(inertia.segment<6>(6 * b), xquat.segment<4>(4 * b));
       const Eigen::Vector3d w = (j * st.qvel).tail<3>();
-      // a merged body has no J̇_k q̇ of its own: a point of its parent's body, at e from the
-      // parent's COM, accelerates by a + α × e + ω × (ω × e)
-      const int r = s.view.body_mergeid[b];
-      Eigen::VectorXd a = biasacc.segment<6>(6 * r);
-      if (r != b) {
-        const Eigen::Vector3d e =
-            get(s.batch.xipos(), 0).segment<3>(3 * b) - get(s.batch.xipos(), 0).segment<3>(3 * r);
-        a.head<3>() += a.tail<3>().cross(e) + w.cross(w.cross(e));
-      }
+      Eigen::VectorXd a = biasacc.segment<6>(6 * b);
       a.head<3>() -= g;
       Eigen::VectorXd nk = Eigen::VectorXd::Zero(6);
       nk.tail<3>() = w.cross(mk.bottomRightCorner<3, 3>() * w);
