@@ -139,10 +139,10 @@ TYPED_TEST(Dynamics, MatchesReferenceAtRandomStates) {
   }
 }
 
-// welded bodies are merged into their nearest ancestor with joints instance by instance: each
-// instance's own mass, COM and inertia of the merged bodies and of the bodies they are merged
-// into, changed between calls, against the reference on a model with that instance's values
-TYPED_TEST(Dynamics, MergedBodiesTakeEachInstancesParameters) {
+// each instance's own mass, COM and inertia of welded bodies and of the bodies they hang from,
+// changed between calls (the SIMD backend checks the parameters once per call), against the
+// reference on a model with that instance's values
+TYPED_TEST(Dynamics, WeldedBodiesTakeEachInstancesParameters) {
   using T = TypeParam;
   const double tol = tolerance<T>();
   constexpr int kInstances = 19;
