@@ -109,8 +109,8 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // With constraint rows, constrain() runs on each lane that has not stopped, one instance at a
 // time.  Such a pack is a tile (run() below), so a lane's data and parameters are one value in
 // each of a few thousand consecutive cache lines; the work rows that smooth() leaves for
-// constrain() (xmat, cdof, cacc and qfrc_smooth: kernels/constraint_rows.h, contacts.h and
-// constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
+// constrain() (xmat, cdof, cacc, ten_J and qfrc_smooth: kernels/constraint_rows.h, contacts.h
+// and constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
 // the scalar layout, where the rows and the solver's scratch (nefc·nv values and more, visited
 // in every iteration) are contiguous.  The sensors of such a model run there too, after
 // constrain(), since some read the rows (kernels/sensors.h: body_Iw and body_n are the other work

@@ -74,12 +74,13 @@ inline std::vector<ModelCase> model_cases() {
   out.push_back({"four_bar_hard", load_mjcf_string(hard, "four_bar_hard.xml").model});
   // every sensor type zwang computes (kernels/sensors.h)
   out.push_back({"sensors", load_mjcf_string(kSensorModel, "sensors.xml").model});
-  // the same with the hinge's limit in play: the sensors then run after the constraint rows (on
-  // the CPU's SIMD backend, one lane at a time), the force, torque and subtree sensors on the
-  // bodies' rotated inertias
+  // the same with the hinge's limit (±115°) in play for about a third of the instances: the
+  // sensors then run after the constraint rows (on the CPU's SIMD backend, one lane at a time),
+  // the force, torque and subtree sensors on the bodies' rotated inertias
   std::string limited = kSensorModel;
   const std::string hinge = "<joint name=\"hinge\" axis=\"0 1 0\"";
-  limited.replace(limited.find(hinge), hinge.size(), hinge + " limited=\"true\" range=\"-2 2\"");
+  limited.replace(limited.find(hinge), hinge.size(),
+                  hinge + " limited=\"true\" range=\"-115 115\"");
   out.push_back({"sensors_limited", load_mjcf_string(limited, "sensors_limited.xml").model});
   // sensors of joint limits, which read the constraint rows
   out.push_back({"limit_sensors", load_mjcf_string(kLimitSensorModel, "limit_sensors.xml").model});

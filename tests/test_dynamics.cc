@@ -162,9 +162,10 @@ TYPED_TEST(Dynamics, WeldedBodiesTakeEachInstancesParameters) {
         for (int c = 0; c < 3; ++c) mi.body_ipos[3 * k + c] += 0.05 * unit(rng);
         // R diag(d) Rᵀ with d a triangle (any two moments at least the third)
         const double base = m.body_inertia[6 * k] * scale(rng);
-        const Eigen::Vector3d d(base * (1 + 0.4 * scale(rng)), base * (1 + 0.4 * scale(rng)),
-                                base * (1 + 0.4 * scale(rng)));
-        const Eigen::Vector4d turn(unit(rng), unit(rng), unit(rng), unit(rng));
+        Eigen::Vector3d d;
+        for (int c = 0; c < 3; ++c) d[c] = base * (1 + 0.4 * scale(rng));
+        Eigen::Vector4d turn;
+        for (int c = 0; c < 4; ++c) turn[c] = unit(rng);
         const Eigen::Matrix3d r = Eigen::Quaterniond(turn.normalized()).toRotationMatrix();
         const Eigen::Matrix3d i3 = r * d.asDiagonal() * r.transpose();
         const double six[6] = {i3(0, 0), i3(1, 1), i3(2, 2), i3(0, 1), i3(0, 2), i3(1, 2)};
