@@ -88,7 +88,9 @@ class Loader {
     bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
     const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_);
     meshes.apply(bodies_);
-    add_bodies(mass_properties(ctx_, bodies_, compiler_));
+    std::vector<MassProperties> mass = mass_properties(ctx_, bodies_, compiler_);
+    if (compiler_.fusestatic) fuse_static(ctx_, root, bodies_, mass);
+    add_bodies(mass);
     meshes.add_to(builder_);
     materials(sections("asset"), defaults);
     add_geoms();

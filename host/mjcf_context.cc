@@ -305,6 +305,7 @@ void read_compiler(Attrs& a, Compiler& c) {
   if (const auto exact = a.boolean("exactmeshinertia")) c.exactmeshinertia = *exact;
   if (const auto fit = a.boolean("fitaabb")) c.fitaabb = *fit;
   if (const auto strip = a.boolean("strippath")) c.strippath = *strip;
+  if (const auto fuse = a.boolean("fusestatic")) c.fusestatic = *fuse;
   // textures, threads and visual geoms have no effect on the dynamics; zwang always keeps the
   // convex hull of a mesh
   a.ignore({"texturedir", "discardvisual", "convexhull", "usethread"});

@@ -131,6 +131,8 @@ struct Compiler {
   bool strippath = false;
   bool exactmeshinertia = false;
   bool fitaabb = false;
+  // bodies without joints merged into their parents (host/mjcf_fuse.cc)
+  bool fusestatic = false;
   // <lengthrange>: which actuators need a length range (mode none muscle muscleuser all), and
   // where it may come from without simulation (a given one, the joint's limits)
   int lengthrange_mode = 1;
@@ -384,6 +386,12 @@ struct MassProperties {
 // inertiafromgeom says, then boundmass/boundinertia, then settotalmass
 std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body>& bodies,
                                             const Compiler& c);
+
+// <compiler fusestatic="true">, after mass_properties(): each body without joints that is not a
+// mocap body and that no element of the document under `root` names (MuJoCo 4.0's rule) merged
+// into its parent, with its mass, geoms, sites and child bodies
+void fuse_static(Context& ctx, pugi::xml_node root, std::vector<Body>& bodies,
+                 std::vector<MassProperties>& mass);
 
 // ---------------------------------------------------------------------------------------------
 // meshes (mjcf_mesh.cc)

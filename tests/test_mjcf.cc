@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <limits>
 #include <list>
+#include <numbers>
 #include <pugixml.hpp>
 #include <span>
 #include <string>
@@ -100,13 +101,13 @@ class InertiaClasses {
     const pugi::xml_node root = open(file);
     std::string from_geom = "auto";
     for (const auto& [node, dir] : elements(root, file.parent_path())) {
-      if (std::string_view(node.name()) == "compiler" && node.attribute("inertiafromgeom")) {
-        from_geom = node.attribute("inertiafromgeom").value();
-      }
+      if (std::string_view(node.name()) != "compiler") continue;
+      if (node.attribute("inertiafromgeom")) from_geom = node.attribute("inertiafromgeom").value();
+      if (node.attribute("fusestatic")) fuse_ = node.attribute("fusestatic").as_bool();
     }
     exact_.push_back(true);  // the world
     for (const auto& [node, dir] : elements(root, file.parent_path())) {
-      if (std::string_view(node.name()) == "worldbody") walk(node, dir, from_geom);
+      if (std::string_view(node.name()) == "worldbody") walk(node, dir, from_geom, 0);
     }
   }
   // one flag per body in document order, the world first
@@ -134,9 +135,22 @@ class InertiaClasses {
     }
     return out;
   }
-  void walk(pugi::xml_node node, const fs::path& dir, const std::string& from_geom) {
+  // `owner`: the body that the bodies of `node` belong to, the nearest one MuJoCo keeps.  With
+  // fusestatic, MuJoCo 2.2.2 merges every body without joints (these test models name no body
+  // from elsewhere) into its owner, whose inertia it then diagonalises.
+  void walk(pugi::xml_node node, const fs::path& dir, const std::string& from_geom, int owner) {
     for (const auto& [child, child_dir] : elements(node, dir)) {
       if (std::string_view(child.name()) != "body") continue;
+      bool jointed = child.attribute("mocap").as_bool();
+      for (const auto& [e, d] : elements(child, child_dir)) {
+        const std::string_view tag = e.name();
+        jointed = jointed || tag == "joint" || tag == "freejoint";
+      }
+      if (fuse_ && !jointed) {
+        if (owner > 0) exact_[owner] = false;
+        walk(child, child_dir, from_geom, owner);
+        continue;
+      }
       int geoms = 0;
       bool mesh = false;
       pugi::xml_node inertial;
@@ -152,11 +166,12 @@ class InertiaClasses {
       }
       const bool use_inertial = from_geom == "false" || (from_geom == "auto" && inertial);
       exact_.push_back(use_inertial ? !inertial.attribute("fullinertia") : geoms <= 1 && !mesh);
-      walk(child, child_dir, from_geom);
+      walk(child, child_dir, from_geom, static_cast<int>(exact_.size()) - 1);
     }
   }
   std::list<pugi::xml_document> docs_;
   std::vector<bool> exact_;
+  bool fuse_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -480,6 +495,38 @@ TEST(MjcfMass, SettotalmassRescalesEveryBody) {
   }
 }
 
+// zwang's own constraints name bodies too (MuJoCo has no such element to compare with): with
+// fusestatic, a welded wheel that a knife edge or a rolling sphere acts on stays a body with its
+// constraint, and without the constraint it is merged into the cart
+TEST(MjcfFuseStatic, BodiesOfZwangsConstraintsStay) {
+  const auto cart = [](std::string_view custom) {
+    return fmt::format(R"(<mujoco>
+  <compiler fusestatic="true"/>
+  <worldbody>
+    <body name="cart" pos="0 0 0.2">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.05"/>
+      <body name="wheel" pos="0.1 0 -0.1"><geom type="sphere" size="0.1"/></body>
+    </body>
+  </worldbody>
+  {}
+</mujoco>)",
+                       custom);
+  };
+  const Model fused = zwang::load_mjcf_string(cart("")).model;
+  EXPECT_EQ(fused.nbody, 2);
+  EXPECT_NEAR(fused.body_mass[1], 0.4 * 0.2 * 0.1 * 1000 + 4 * std::numbers::pi / 3 * 1e-3 * 1000,
+              1e-12);
+  for (const char* numeric : {R"(<numeric name="knife_edge:wheel" data="0 0 0 1 0 0"/>)",
+                              R"(<numeric name="rolling_sphere:wheel" data="0.1 0"/>)"}) {
+    const Model kept =
+        zwang::load_mjcf_string(cart(fmt::format("<custom>{}</custom>", numeric))).model;
+    ASSERT_EQ(kept.nbody, 3) << numeric;
+    EXPECT_EQ(kept.body_name[2], "wheel") << numeric;
+    EXPECT_EQ(kept.nnhc, 1) << numeric;
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // nesting: the body tree and the default classes are read without recursion, so a depth far
 // beyond any model's loads instead of overflowing the stack
@@ -500,6 +547,21 @@ TEST(MjcfNesting, DeepBodyChainLoads) {
   EXPECT_EQ(model.body_parent[kDeep + 1], 0);
   ASSERT_EQ(model.njnt, 1);
   EXPECT_EQ(model.jnt_body[0], kDeep);
+}
+
+// with fusestatic the same chain is one body: the kDeep − 1 without joints merge into the world
+// one after another, taking the jointed body up to it in their frames (each 1 m along x)
+TEST(MjcfNesting, DeepWeldedChainFuses) {
+  std::string xml = "<mujoco>\n<compiler fusestatic=\"true\"/>\n<worldbody>\n";
+  for (int i = 0; i < kDeep; ++i) xml += "<body pos=\"1 0 0\">";
+  xml += "<joint/><geom size=\"0.1\"/>";
+  for (int i = 0; i < kDeep; ++i) xml += "</body>";
+  xml += "\n</worldbody>\n</mujoco>\n";
+  const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
+  ASSERT_EQ(model.nbody, 2);
+  EXPECT_EQ(model.body_parent[1], 0);
+  EXPECT_EQ(model.body_pos[3], kDeep);
+  EXPECT_EQ(model.njnt, 1);
 }
 
 // classes c0 ... c{kDeep-1}, each inside the previous; main sets the damping, the middle one

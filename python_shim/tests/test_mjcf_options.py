@@ -1,7 +1,11 @@
 """MJCF options that MuJoCo 4.0 reads and 2.2.2 does not, against MuJoCo 4.0's Python bindings on
 the same text: the flags of MuJoCo 3 and 4 (spring, damper, eulerdamp) beside 2.2.2's, body
-gravcomp, mocap bodies posed per instance, and keyframes through ``Simulator.reset(keyframe=)``.
-The smooth dynamics agree to 1e-9 relative (tests/test_mjcf_options.cc checks MuJoCo 2.2.2)."""
+gravcomp, mocap bodies posed per instance, keyframes through ``Simulator.reset(keyframe=)``, and
+``<compiler fusestatic>`` with MuJoCo 4.0's rule for the bodies it keeps (those with joints, and
+those another element names: a sensor, a contact exclusion, the site of a force sensor; 2.2.2
+fuses only models without such elements, tests/test_mjcf.cc compares one).  The smooth dynamics
+agree to 1e-9 relative (tests/test_mjcf_options.cc checks MuJoCo 2.2.2), 1e-6 where MuJoCo
+diagonalises a fused inertia (its 3x3 eigen-solver stops near 1e-7 relative)."""
 
 import numpy as np
 import pytest
@@ -63,6 +67,15 @@ def both(tmp_path, flags="", gravcomp=0):
     return zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
 
 
+def mujoco_forward(m, d, qpos, qvel, ctrl):
+    """MuJoCo's mj_forward at one state; its mass matrix, dense"""
+    d.qpos[:], d.qvel[:], d.ctrl[:] = qpos, qvel, ctrl
+    mujoco.mj_forward(m, d)
+    M = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, M)
+    return M
+
+
 def states(model, seed):
     rng = np.random.default_rng(seed)
     qpos = rng.uniform(-2, 2, (N, model.nq))
@@ -88,11 +101,8 @@ def test_flags_and_gravcomp_match_mujoco4(tmp_path, flags, gravcomp):
     sim.forward()
     H, bias = sim.mass_matrix(), sim.qfrc_bias
     for i in range(N):
-        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
-        mujoco.mj_forward(m, d)
+        M = mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
         at = f"<flag {flags}> gravcomp {gravcomp} instance {i}"
-        M = np.zeros((m.nv, m.nv))
-        mujoco.mj_fullM(m, d, M)
         close(H[i], M, f"H {at}")
         close(bias[i], d.qfrc_bias, f"qfrc_bias {at}")
         close(sim.qfrc_passive[i], d.qfrc_passive, f"qfrc_passive {at}")
@@ -165,3 +175,103 @@ def test_reset_to_keyframe_matches_mujoco4(tmp_path):
         sim.reset(keyframe="nope")
     with pytest.raises(IndexError, match=r"keyframe 2 is not in \[0, 2\)"):
         sim.reset(keyframe=2)
+
+
+WELDED = """<mujoco model="welded">
+  <compiler angle="degree" fusestatic="{fuse}"/>
+  <option timestep="0.005"><flag contact="disable"/></option>
+  <worldbody>
+    <geom type="plane" size="3 3 0.1"/>
+    <body name="post" pos="1 0 0.2"><geom type="box" size="0.05 0.05 0.2"/></body>
+    <body name="base" pos="0 0 1" euler="0 10 0">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.05"/>
+      <body name="visor" pos="0.2 0 0.05" euler="0 0 40">
+        <geom type="box" size="0.05 0.1 0.02" mass="0.3"/>
+        <site name="lens" pos="0.05 0 0"/>
+      </body>
+      <body name="tracked" pos="-0.2 0 0"><geom type="sphere" size="0.05"/></body>
+      <body name="scale" pos="0 0.15 0">
+        <geom type="sphere" size="0.03"/>
+        <site name="load"/>
+      </body>
+      <body pos="0 -0.15 0" euler="30 0 0">
+        <geom type="capsule" fromto="0 0 0 0 0 0.1" size="0.02"/>
+        <body name="arm" pos="0 0 0.12">
+          <joint name="elbow" axis="1 0 0" damping="0.2"/>
+          <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.02"/>
+          <body name="grip" pos="0 0 0.3"><geom type="box" size="0.02 0.03 0.04"/></body>
+          <body name="tip" pos="0 0.02 0.34" euler="0 45 0">
+            <geom type="ellipsoid" size="0.03 0.02 0.01"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <contact><exclude body1="grip" body2="base"/></contact>
+  <actuator><motor joint="elbow" gear="2"/></actuator>
+  <sensor>
+    <subtreecom body="tracked"/>
+    <force site="load"/>
+    <framepos objtype="site" objname="lens"/>
+    <subtreelinvel body="base"/>
+  </sensor>
+</mujoco>
+"""
+
+
+def welded(tmp_path, fuse):
+    path = tmp_path / "welded.xml"
+    path.write_text(WELDED.format(fuse=fuse))
+    return zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+
+
+def names(m):
+    return [m.body(i).name for i in range(m.nbody)]
+
+
+@pytest.mark.parametrize("fuse", ["true", "false"])
+def test_fused_tree_matches_mujoco4(tmp_path, fuse):
+    z, m = welded(tmp_path, fuse)
+    assert z.warnings == []
+    if fuse == "true":
+        # visor, the unnamed mount and tip go; post goes into the world
+        assert names(m) == ["world", "base", "tracked", "scale", "arm", "grip"]
+    else:
+        assert m.nbody == 10
+    # zwang names an unnamed body by its index
+    assert len(z.body_names) == m.nbody
+    assert all(a == b for a, b in zip(z.body_names, names(m)) if b)
+    np.testing.assert_array_equal(z.body_parentid, m.body_parentid)
+    np.testing.assert_array_equal(z.geom_bodyid, m.geom_bodyid)
+    close(z.body_mass, m.body_mass, "body_mass", 1e-12)
+
+
+@pytest.mark.parametrize("fuse", ["true", "false"])
+def test_fused_dynamics_match_mujoco4(tmp_path, fuse):
+    z, m = welded(tmp_path, fuse)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(11)
+    qpos = np.tile(m.qpos0, (N, 1))
+    qpos[:, :3] += rng.uniform(-0.5, 0.5, (N, 3))
+    quat = rng.normal(size=(N, 4))
+    qpos[:, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+    qpos[:, 7] = rng.uniform(-2, 2, N)
+    qvel = rng.normal(size=(N, m.nv))
+    ctrl = rng.uniform(-1, 1, (N, m.nu))
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    H = sim.mass_matrix()
+    for i in range(N):
+        M = mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        at = f"fusestatic={fuse} instance {i}"
+        # MuJoCo diagonalises a fused inertia (its 3x3 eigen-solver stops near 1e-7 relative);
+        # zwang keeps the full tensor
+        close(H[i], M, f"H {at}", 1e-6)
+        close(sim.qfrc_bias[i], d.qfrc_bias, f"qfrc_bias {at}", 1e-6)
+        close(sim.qacc[i], d.qacc, f"qacc {at}", 1e-6)
+        close(sim.xpos[i], d.xpos, f"xpos {at}", 1e-12)
+        close(sim.geom_xpos[i], d.geom_xpos, f"geom_xpos {at}", 1e-12)
+        close(sim.sensordata[i], d.sensordata, f"sensordata {at}", 1e-6)
