@@ -89,7 +89,10 @@ class Loader {
     const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_);
     meshes.apply(bodies_);
     std::vector<MassProperties> mass = mass_properties(ctx_, bodies_, compiler_);
-    if (compiler_.fusestatic) fuse_static(ctx_, root, bodies_, mass);
+    if (compiler_.fusestatic) {
+      fuse_static(ctx_, root, density_ != 0 || viscosity_ != 0, bodies_, mass);
+    }
+    set_total_mass(ctx_, compiler_, mass);
     add_bodies(mass);
     meshes.add_to(builder_);
     materials(sections("asset"), defaults);
@@ -184,10 +187,10 @@ class Loader {
       builder_.set_integrator(*i == 1 ? Integrator::kRK4 : Integrator::kEuler);
     }
     std::array<double, 3> wind{0, 0, 0};
-    const double density = a.number("density").value_or(0);
-    const double viscosity = a.number("viscosity").value_or(0);
+    if (const auto d = a.number("density")) density_ = *d;
+    if (const auto v = a.number("viscosity")) viscosity_ = *v;
     a.exact("wind", wind);
-    if (density != 0 || viscosity != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
+    if (density_ != 0 || viscosity_ != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
       ctx_.warn(node, "fluid forces (density, viscosity, wind) are not simulated; ignored");
     }
     // the field of magnetometers, read with the sensors (host/mjcf_sensor.cc); the contact
@@ -739,6 +742,7 @@ class Loader {
   int iterations_ = 100;  // MuJoCo's defaults
   double tolerance_ = 1e-8;
   int disableflags_ = 0;
+  double density_ = 0, viscosity_ = 0;  // of the fluid, which zwang does not simulate
   Cone cone_ = Cone::kPyramidal;
   double impratio_ = 1;
   std::map<std::string, Hard, std::less<>> hard_;

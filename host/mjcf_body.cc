@@ -190,6 +190,7 @@ class TreeReader {
     if (const auto q = read_orientation(a, c_)) b.quat = *q;
     b.mocap = a.boolean("mocap").value_or(false);
     b.gravcomp = a.number("gravcomp").value_or(0);
+    if (const auto fuse = a.keyword("fuse", {"false", "auto"})) b.fuse = *fuse == 1;
     a.ignore({"user"});
     a.finish();
     std::vector<pugi::xml_node> children = ctx_.children(node);
@@ -485,18 +486,19 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
     out[b].mass = std::max(out[b].mass, c.boundmass);
     if (c.boundinertia > 0) out[b].inertia = bound_inertia(out[b].inertia, c.boundinertia);
   }
-  // settotalmass scales every mass and inertia by the same factor
-  if (c.settotalmass > 0) {
-    double total = 0;
-    for (const MassProperties& p : out) total += p.mass;
-    if (!(total > 0)) ctx.fail(c.node, "settotalmass: the model has no mass to scale");
-    const double scale = c.settotalmass / total;
-    for (std::size_t b = 1; b < out.size(); ++b) {
-      out[b].mass *= scale;
-      for (double& v : out[b].inertia) v *= scale;
-    }
-  }
   return out;
+}
+
+void set_total_mass(Context& ctx, const Compiler& c, std::vector<MassProperties>& mass) {
+  if (!(c.settotalmass > 0)) return;
+  double total = 0;
+  for (const MassProperties& p : mass) total += p.mass;
+  if (!(total > 0)) ctx.fail(c.node, "settotalmass: the model has no mass to scale");
+  const double scale = c.settotalmass / total;
+  for (std::size_t b = 1; b < mass.size(); ++b) {
+    mass[b].mass *= scale;
+    for (double& v : mass[b].inertia) v *= scale;
+  }
 }
 
 }  // namespace zwang::mjcf

@@ -1,10 +1,16 @@
-// <compiler fusestatic="true">: each body without joints that is not a mocap body and that no
-// other element names is merged into its parent, as MuJoCo 4.0's compiler does it.  The parent
-// takes its mass, centre of mass and inertia (a child of the world gives them up: the world does
-// not move), its geoms and sites, and its child bodies, each in the parent's frame; the body
-// leaves the model, so the body-level outputs (xpos, cvel, ...) of what was two bodies are those
-// of the parent.  Fewer bodies are fewer terms in every per-body pass of a step.
+// <compiler fusestatic="true">: bodies without joints merged into their parents, as MuJoCo 4.0's
+// compiler merges them.  A body stays when it has joints, is a mocap body, says fuse="false", is
+// named by another element, carries the site of a force or torque sensor, or has mass and either
+// a gravity compensation other than its parent's or a fluid around it.  The parent takes a merged
+// body's mass, centre of mass and inertia (a child of the world gives them up: the world does not
+// move), its geoms and sites, and its child bodies, each in the parent's frame; the body leaves
+// the model, so the body-level outputs (xpos, cvel, ...) of what was two bodies are those of the
+// parent.  Fewer bodies are fewer terms in every per-body pass of a step.
+#include <fmt/format.h>
+
 #include <Eigen/Geometry>
+#include <cmath>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,16 +76,16 @@ MassProperties joined(const MassProperties& parent, const MassProperties& own, c
 }
 
 // Body names that other elements use: MuJoCo keeps such a body.  Attributes that name a body
-// (an exclusion's, an equality's, a subtree sensor's, an adhesion actuator's, a contact
-// sensor's, a skin bone's, a camera's or light's target) and object names of type body or xbody;
+// (an exclusion's, an equality's, a subtree sensor's, an actuator's, a contact sensor's, a skin
+// bone's, a camera's or light's target) and object names of type body or xbody;
 // a force or torque sensor keeps the body of its site, and a knife edge or rolling sphere
 // (zwang's <custom> constraints) its body.
 class References {
  public:
   References(Context& ctx, pugi::xml_node root) : ctx_(ctx) { visit(root); }
 
-  bool named(const Body& body) const {
-    if (names_.contains(body.name)) return true;
+  bool named(const Body& body) const { return names_.contains(body.name); }
+  bool measures_force(const Body& body) const {
     for (const Site& s : body.sites) {
       if (!s.name.empty() && force_sites_.contains(s.name)) return true;
     }
@@ -132,10 +138,32 @@ class References {
 
 }  // namespace
 
-void fuse_static(Context& ctx, pugi::xml_node root, std::vector<Body>& bodies,
+void fuse_static(Context& ctx, pugi::xml_node root, bool fluid, std::vector<Body>& bodies,
                  std::vector<MassProperties>& mass) {
   const References references(ctx, root);
   const std::size_t n = bodies.size();
+  // what add_bodies() would refuse of a body that is merged before it gets there
+  std::map<std::string_view, pugi::xml_node> seen;
+  for (std::size_t i = 1; i < n; ++i) {
+    const Body& body = bodies[i];
+    const std::string who =
+        body.name.empty() ? std::string("the unnamed body") : fmt::format("body '{}'", body.name);
+    if (!body.name.empty()) {
+      const auto [at, added] = seen.emplace(body.name, body.node);
+      if (!added) {
+        ctx.fail(body.node, fmt::format("body name '{}' is already used by the body at {}",
+                                        body.name, ctx.where(at->second)));
+      }
+    }
+    if (!std::isfinite(mass[i].mass) || mass[i].mass < 0) {
+      ctx.fail(body.node, fmt::format("{}: mass must be positive (got {})", who, mass[i].mass));
+    }
+    try {
+      check_inertia(mass[i].inertia, mass[i].mass, who);
+    } catch (const ModelError& e) {
+      ctx.fail(body.node, e.what());
+    }
+  }
   // In document order, each body after its parent, as MuJoCo merges them one by one: a merged
   // body goes into its nearest ancestor that stays (`up`), where `pose` is its frame.
   std::vector<int> up(n, 0), index(n, 0);
@@ -152,8 +180,13 @@ void fuse_static(Context& ctx, pugi::xml_node root, std::vector<Body>& bodies,
     up[i] = stays[parent] ? parent : up[parent];
     if (!stays[parent]) to_outer(pose[parent], f.pos, f.quat);
     pose[i] = f;
-    stays[i] = !body.joints.empty() || body.mocap || (!body.name.empty() && references.named(body));
     const int owner = index[up[i]];
+    // MuJoCo 4.0 keeps a body with mass where merging it would change the forces: its gravity
+    // compensation differs from its parent's, or a fluid acts on each body on its own
+    const bool massive = mass[i].mass >= 1e-15;
+    stays[i] = !body.joints.empty() || body.mocap || !body.fuse ||
+               (!body.name.empty() && references.named(body)) || references.measures_force(body) ||
+               (massive && (fluid || body.gravcomp != kept[owner].gravcomp));
     if (stays[i]) {
       body.parent = owner;
       body.pos = f.pos;

@@ -361,6 +361,7 @@ struct Body {
   bool is_static = true;  // no joint between it and the world
   bool mocap = false;     // posed by each instance (a child of the world without joints)
   double gravcomp = 0;    // gravity compensation, a fraction of its weight
+  bool fuse = true;       // fuse="auto": merged into its parent under fusestatic when it may be
   Vec3d pos{0, 0, 0};
   Quatd quat{1, 0, 0, 0};
   std::vector<Joint> joints;
@@ -383,14 +384,17 @@ struct MassProperties {
 };
 
 // mass, COM and inertia of every body by MuJoCo's rules: geoms or <inertial> as
-// inertiafromgeom says, then boundmass/boundinertia, then settotalmass
+// inertiafromgeom says, then boundmass/boundinertia
 std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body>& bodies,
                                             const Compiler& c);
+// settotalmass: every mass and inertia scaled by one factor, on the bodies that stay after
+// fuse_static(), as MuJoCo scales the compiled model
+void set_total_mass(Context& ctx, const Compiler& c, std::vector<MassProperties>& mass);
 
-// <compiler fusestatic="true">, after mass_properties(): each body without joints that is not a
-// mocap body and that no element of the document under `root` names (MuJoCo 4.0's rule) merged
-// into its parent, with its mass, geoms, sites and child bodies
-void fuse_static(Context& ctx, pugi::xml_node root, std::vector<Body>& bodies,
+// <compiler fusestatic="true">, after mass_properties(): the bodies without joints that MuJoCo
+// 4.0 merges (host/mjcf_fuse.cc) merged into their parents, with their mass, geoms, sites and
+// child bodies; `fluid`: the option's density or viscosity is not zero
+void fuse_static(Context& ctx, pugi::xml_node root, bool fluid, std::vector<Body>& bodies,
                  std::vector<MassProperties>& mass);
 
 // ---------------------------------------------------------------------------------------------

@@ -50,8 +50,15 @@ Eigen::Vector3d principal_moments(const Inertia6& inertia) {
   return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(to_matrix(inertia)).eigenvalues();
 }
 
-// principal moments ≥ 0 (a point mass has none), and a rigid body's obey A + B ≥ C; bodies on
-// joints need positive ones, which build() checks once the joints are known
+template <class Spec>
+void append(std::vector<double>& v, const Spec& a) {
+  v.insert(v.end(), a.begin(), a.end());
+}
+
+}  // namespace
+
+// bodies on joints need positive principal moments, which build() checks once the joints are
+// known
 void check_inertia(const Inertia6& inertia, double mass, const std::string& who) {
   for (double v : inertia) {
     if (!std::isfinite(v)) throw ModelError(who + ": inertia is not finite");
@@ -72,13 +79,6 @@ void check_inertia(const Inertia6& inertia, double mass, const std::string& who)
         who, ev[0], ev[1], ev[2], ev[0], ev[1], ev[2]));
   }
 }
-
-template <class Spec>
-void append(std::vector<double>& v, const Spec& a) {
-  v.insert(v.end(), a.begin(), a.end());
-}
-
-}  // namespace
 
 // the geoms, pairs and exclusions; a pair's unset parameters mixed from its geoms
 void ModelBuilder::add_contacts(Model& m) const {

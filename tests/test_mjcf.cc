@@ -601,6 +601,23 @@ std::string load_error(std::string_view xml, const fs::path& dir = {}) {
   return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml", dir); });
 }
 
+// a body that fusestatic merges is checked as one that stays would be
+TEST(MjcfErrors, MergedBodiesAreCheckedFirst) {
+  const auto welded = [](std::string_view second) {
+    return fmt::format(
+        "<mujoco>\n<compiler fusestatic=\"true\"/>\n<worldbody>\n<body name=\"k\">\n"
+        "<freejoint/><geom size=\"0.1\"/>\n{}\n</body>\n</worldbody>\n</mujoco>\n",
+        second);
+  };
+  EXPECT_EQ(load_error(welded("<body name=\"k\"><geom size=\"0.1\"/></body>")),
+            "bad.xml:6: body name 'k' is already used by the body at bad.xml:4");
+  const std::string error =
+      load_error(welded("<body><inertial pos=\"0 0 0\" mass=\"1\" diaginertia=\"1 1 3\"/></body>"));
+  EXPECT_TRUE(error.starts_with(
+      "bad.xml:6: the unnamed body: inertia violates the triangle inequality of a rigid body"))
+      << error;
+}
+
 // `inside` in a body from line 4 on, `after` after the worldbody (line 8 for a two-line inside)
 std::string body_with(std::string_view inside, std::string_view after = "") {
   return fmt::format(
