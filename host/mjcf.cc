@@ -90,7 +90,7 @@ class Loader {
     meshes.apply(bodies_);
     std::vector<MassProperties> mass = mass_properties(ctx_, bodies_, compiler_);
     if (compiler_.fusestatic) {
-      fuse_static(ctx_, root, density_ != 0 || viscosity_ != 0, bodies_, mass);
+      fuse_static(ctx_, root, compiler_, density_ != 0 || viscosity_ != 0, bodies_, mass);
     }
     set_total_mass(ctx_, compiler_, mass);
     add_bodies(mass);

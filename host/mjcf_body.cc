@@ -483,8 +483,10 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
     // MuJoCo 2.2.2 puts the centre of a body that has no mass of its own at the body's pos (in
     // the body frame), which matters once boundmass gives it mass
     if (!(out[b].mass > 0) && !body.inertial) out[b].com = body.pos;
+    const MassProperties own = out[b];
     out[b].mass = std::max(out[b].mass, c.boundmass);
     if (c.boundinertia > 0) out[b].inertia = bound_inertia(out[b].inertia, c.boundinertia);
+    out[b].bounded = out[b].mass != own.mass || out[b].inertia != own.inertia;
   }
   return out;
 }

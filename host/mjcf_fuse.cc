@@ -1,7 +1,8 @@
 // <compiler fusestatic="true">: bodies without joints merged into their parents, as MuJoCo 4.0's
 // compiler merges them.  A body stays when it has joints, is a mocap body, says fuse="false", is
-// named by another element, carries the site of a force or torque sensor, or has mass and either
-// a gravity compensation other than its parent's or a fluid around it.  The parent takes a merged
+// named by another element, carries the site of a force or torque sensor, has mass and either a
+// gravity compensation other than its parent's or a fluid around it, or (inertiafromgeom="true")
+// has a mass or inertia that boundmass or boundinertia raised.  The parent takes a merged
 // body's mass, centre of mass and inertia (a child of the world gives them up: the world does not
 // move), its geoms and sites, and its child bodies, each in the parent's frame; the body leaves
 // the model, so the body-level outputs (xpos, cvel, ...) of what was two bodies are those of the
@@ -138,8 +139,8 @@ class References {
 
 }  // namespace
 
-void fuse_static(Context& ctx, pugi::xml_node root, bool fluid, std::vector<Body>& bodies,
-                 std::vector<MassProperties>& mass) {
+void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,
+                 std::vector<Body>& bodies, std::vector<MassProperties>& mass) {
   const References references(ctx, root);
   const std::size_t n = bodies.size();
   // what add_bodies() would refuse of a body that is merged before it gets there
@@ -182,11 +183,13 @@ void fuse_static(Context& ctx, pugi::xml_node root, bool fluid, std::vector<Body
     pose[i] = f;
     const int owner = index[up[i]];
     // MuJoCo 4.0 keeps a body with mass where merging it would change the forces: its gravity
-    // compensation differs from its parent's, or a fluid acts on each body on its own
+    // compensation differs from its parent's, or a fluid acts on each body on its own; and, where
+    // geoms alone give the inertias, one whose mass or inertia a bound raised
     const bool massive = mass[i].mass >= 1e-15;
     stays[i] = !body.joints.empty() || body.mocap || !body.fuse ||
                (!body.name.empty() && references.named(body)) || references.measures_force(body) ||
-               (massive && (fluid || body.gravcomp != kept[owner].gravcomp));
+               (massive && (fluid || body.gravcomp != kept[owner].gravcomp)) ||
+               (c.inertiafromgeom == InertiaFromGeom::kTrue && mass[i].bounded);
     if (stays[i]) {
       body.parent = owner;
       body.pos = f.pos;

@@ -381,6 +381,7 @@ struct MassProperties {
   double mass = 0;
   Vec3d com{0, 0, 0};
   Inertia6 inertia{0, 0, 0, 0, 0, 0};  // about the COM, body frame
+  bool bounded = false;                // boundmass or boundinertia raised them
 };
 
 // mass, COM and inertia of every body by MuJoCo's rules: geoms or <inertial> as
@@ -394,8 +395,8 @@ void set_total_mass(Context& ctx, const Compiler& c, std::vector<MassProperties>
 // <compiler fusestatic="true">, after mass_properties(): the bodies without joints that MuJoCo
 // 4.0 merges (host/mjcf_fuse.cc) merged into their parents, with their mass, geoms, sites and
 // child bodies; `fluid`: the option's density or viscosity is not zero
-void fuse_static(Context& ctx, pugi::xml_node root, bool fluid, std::vector<Body>& bodies,
-                 std::vector<MassProperties>& mass);
+void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,
+                 std::vector<Body>& bodies, std::vector<MassProperties>& mass);
 
 // ---------------------------------------------------------------------------------------------
 // meshes (mjcf_mesh.cc)

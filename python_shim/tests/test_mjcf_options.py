@@ -297,6 +297,11 @@ ONE_WELD = """<mujoco>
     ("", 'viscosity="0.1"', 'name="k" gravcomp="0.5"', "", "", True),
     ("", 'wind="1 0 0"', 'name="k" gravcomp="0.5"', "", "", False),
     ('settotalmass="10"', "", 'name="k" gravcomp="0.5"', "", "", False),
+    ('boundmass="1"', "", 'name="k" gravcomp="0.5"', "", "", False),
+    ('inertiafromgeom="true" boundmass="1"', "", 'name="k" gravcomp="0.5"', "", "", True),
+    ('inertiafromgeom="true" boundmass="0.1"', "", 'name="k" gravcomp="0.5"', "", "", False),
+    ('inertiafromgeom="true" boundinertia="0.1"', "", 'name="k" gravcomp="0.5"', "", "", True),
+    ('boundinertia="0.1"', "", 'name="k" gravcomp="0.5"', "", "", False),
     ("", "", 'gravcomp="0.5"', '<site name="s"/>', '<sensor><force site="s"/></sensor>', True),
     ("", "", 'gravcomp="0.5"', '<site name="s"/>', '<sensor><framepos objtype="site" objname="s"/></sensor>', False),
 ])
