@@ -92,7 +92,7 @@ class Loader {
     if (compiler_.fusestatic) {
       fuse_static(ctx_, root, compiler_, density_ != 0 || viscosity_ != 0, bodies_, mass);
     }
-    set_total_mass(ctx_, compiler_, mass);
+    set_total_mass(compiler_, mass);
     add_bodies(mass);
     meshes.add_to(builder_);
     materials(sections("asset"), defaults);

@@ -488,14 +488,20 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
     if (c.boundinertia > 0) out[b].inertia = bound_inertia(out[b].inertia, c.boundinertia);
     out[b].bounded = out[b].mass != own.mass || out[b].inertia != own.inertia;
   }
+  if (c.settotalmass > 0) {
+    double total = 0;
+    for (const MassProperties& p : out) total += p.mass;
+    if (!(total > 0)) ctx.fail(c.node, "settotalmass: the model has no mass to scale");
+  }
   return out;
 }
 
-void set_total_mass(Context& ctx, const Compiler& c, std::vector<MassProperties>& mass) {
+void set_total_mass(const Compiler& c, std::vector<MassProperties>& mass) {
   if (!(c.settotalmass > 0)) return;
   double total = 0;
   for (const MassProperties& p : mass) total += p.mass;
-  if (!(total > 0)) ctx.fail(c.node, "settotalmass: the model has no mass to scale");
+  // all of it on bodies merged into the world (fuse_static()): nothing moves to scale
+  if (!(total >= 1e-15)) return;
   const double scale = c.settotalmass / total;
   for (std::size_t b = 1; b < mass.size(); ++b) {
     mass[b].mass *= scale;

@@ -1,15 +1,15 @@
 // <compiler fusestatic="true">: bodies without joints merged into their parents, as MuJoCo 4.0's
 // compiler merges them.  A body stays when it has joints, is a mocap body, says fuse="false", is
-// named by another element, carries the site of a force or torque sensor, has mass and either a
-// gravity compensation other than its parent's or a fluid around it, or (inertiafromgeom="true")
-// has a mass or inertia that boundmass or boundinertia raised.  The parent takes a merged
+// named by another element, or carries the site of a force or torque sensor; and, where it would
+// merge into a body other than the world, when it has mass and either a gravity compensation
+// other than that body's or a fluid around it, or (inertiafromgeom="true") when boundmass or
+// boundinertia raised its mass or inertia or that body's.  The parent takes a merged
 // body's mass, centre of mass and inertia (a child of the world gives them up: the world does not
 // move), its geoms and sites, and its child bodies, each in the parent's frame; the body leaves
 // the model, so the body-level outputs (xpos, cvel, ...) of what was two bodies are those of the
 // parent.  Fewer bodies are fewer terms in every per-body pass of a step.
 #include <fmt/format.h>
 
-#include <Eigen/Geometry>
 #include <cmath>
 #include <map>
 #include <set>
@@ -17,64 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "body_merge.hpp"
+#include "mass_matrix_check.hpp"
 #include "mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 namespace {
-
-Eigen::Quaterniond eigen(const Quatd& q) {
-  return Eigen::Quaterniond(q[0], q[1], q[2], q[3]);
-}
-
-Eigen::Vector3d eigen(const Vec3d& v) {
-  return Eigen::Vector3d(v[0], v[1], v[2]);
-}
-
-// a body's frame in another's
-struct Pose {
-  Vec3d pos{0, 0, 0};
-  Quatd quat{1, 0, 0, 0};
-};
-
-// a frame (p, q) given in frame f, in the frame that f is given in: (p_f + R_f p, q_f q)
-void to_outer(const Pose& f, Vec3d& pos, Quatd& quat) {
-  const Eigen::Quaterniond qf = eigen(f.quat);
-  const Eigen::Vector3d p = eigen(f.pos) + qf * eigen(pos);
-  const Eigen::Quaterniond q = qf * eigen(quat);
-  pos = {p.x(), p.y(), p.z()};
-  quat = {q.w(), q.x(), q.y(), q.z()};
-}
-
-Eigen::Matrix3d matrix(const Inertia6& i) {
-  Eigen::Matrix3d m;
-  m << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
-  return m;
-}
-
-// the mass of a body at pose f in its parent's frame joined to the parent's: m = m_p + m_b,
-// c = (m_p c_p + m_b c_b) / m and I = Σ_k R_k I_k R_kᵀ + m_k (|d_k|² E − d_k d_kᵀ), d_k = c_k − c,
-// all in the parent's frame
-MassProperties joined(const MassProperties& parent, const MassProperties& own, const Pose& f) {
-  const Eigen::Matrix3d r = eigen(f.quat).toRotationMatrix();
-  const Eigen::Vector3d c[2] = {eigen(parent.com), eigen(f.pos) + r * eigen(own.com)};
-  const Eigen::Matrix3d inertia[2] = {matrix(parent.inertia),
-                                      r * matrix(own.inertia) * r.transpose()};
-  const double m[2] = {parent.mass, own.mass};
-  MassProperties out;
-  out.mass = m[0] + m[1];
-  // MuJoCo's mjMINVAL: a smaller total is no mass at all
-  if (out.mass < 1e-15) return MassProperties{};
-  const Eigen::Vector3d com = (m[0] * c[0] + m[1] * c[1]) / out.mass;
-  Eigen::Matrix3d total = Eigen::Matrix3d::Zero();
-  for (int k = 0; k < 2; ++k) {
-    const Eigen::Vector3d d = c[k] - com;
-    total +=
-        inertia[k] + m[k] * (d.squaredNorm() * Eigen::Matrix3d::Identity() - d * d.transpose());
-  }
-  out.com = {com.x(), com.y(), com.z()};
-  out.inertia = {total(0, 0), total(1, 1), total(2, 2), total(1, 0), total(2, 0), total(2, 1)};
-  return out;
-}
 
 // Body names that other elements use: MuJoCo keeps such a body.  Attributes that name a body
 // (an exclusion's, an equality's, a subtree sensor's, an actuator's, a contact sensor's, a skin
@@ -159,6 +107,8 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
     if (!std::isfinite(mass[i].mass) || mass[i].mass < 0) {
       ctx.fail(body.node, fmt::format("{}: mass must be positive (got {})", who, mass[i].mass));
     }
+    // a merged body without mass adds nothing, whatever its inertia
+    if (!(mass[i].mass >= 1e-15)) continue;
     try {
       check_inertia(mass[i].inertia, mass[i].mass, who);
     } catch (const ModelError& e) {
@@ -168,7 +118,7 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
   // In document order, each body after its parent, as MuJoCo merges them one by one: a merged
   // body goes into its nearest ancestor that stays (`up`), where `pose` is its frame.
   std::vector<int> up(n, 0), index(n, 0);
-  std::vector<Pose> pose(n);
+  std::vector<FramePose> pose(n);
   std::vector<bool> stays(n, true);
   std::vector<Body> kept;
   std::vector<MassProperties> kept_mass;
@@ -177,19 +127,22 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
   for (std::size_t i = 1; i < n; ++i) {
     Body& body = bodies[i];
     const int parent = body.parent;
-    Pose f{body.pos, body.quat};
+    FramePose f{body.pos, body.quat};
     up[i] = stays[parent] ? parent : up[parent];
     if (!stays[parent]) to_outer(pose[parent], f.pos, f.quat);
     pose[i] = f;
     const int owner = index[up[i]];
-    // MuJoCo 4.0 keeps a body with mass where merging it would change the forces: its gravity
-    // compensation differs from its parent's, or a fluid acts on each body on its own; and, where
-    // geoms alone give the inertias, one whose mass or inertia a bound raised
+    // MuJoCo 4.0 keeps a body with mass where merging it into a body that moves would change
+    // the forces: its gravity compensation differs from that body's, or a fluid acts on each
+    // body on its own; and, where geoms alone give the inertias, one whose mass or inertia, or
+    // that body's, a bound raised
     const bool massive = mass[i].mass >= 1e-15;
+    const bool into_body = owner > 0;
     stays[i] = !body.joints.empty() || body.mocap || !body.fuse ||
                (!body.name.empty() && references.named(body)) || references.measures_force(body) ||
-               (massive && (fluid || body.gravcomp != kept[owner].gravcomp)) ||
-               (c.inertiafromgeom == InertiaFromGeom::kTrue && mass[i].bounded);
+               (into_body && massive && (fluid || body.gravcomp != kept[owner].gravcomp)) ||
+               (into_body && c.inertiafromgeom == InertiaFromGeom::kTrue &&
+                (mass[i].bounded || mass[up[i]].bounded));
     if (stays[i]) {
       body.parent = owner;
       body.pos = f.pos;
@@ -200,7 +153,14 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
       continue;
     }
     // the world does not move: what is welded to it adds no mass
-    if (owner > 0 && mass[i].mass >= 1e-15) kept_mass[owner] = joined(kept_mass[owner], mass[i], f);
+    if (owner > 0 && massive) {
+      MassProperties& to = kept_mass[owner];
+      const BodyMass m =
+          joined({to.mass, to.com, to.inertia}, {mass[i].mass, mass[i].com, mass[i].inertia}, f);
+      to.mass = m.mass;
+      to.com = m.com;
+      to.inertia = m.inertia;
+    }
     for (Geom& g : body.geoms) {
       to_outer(f, g.def.pos, g.def.quat);
       kept[owner].geoms.push_back(std::move(g));

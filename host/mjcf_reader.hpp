@@ -385,12 +385,13 @@ struct MassProperties {
 };
 
 // mass, COM and inertia of every body by MuJoCo's rules: geoms or <inertial> as
-// inertiafromgeom says, then boundmass/boundinertia
+// inertiafromgeom says, then boundmass/boundinertia; an error for settotalmass without mass
 std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body>& bodies,
                                             const Compiler& c);
 // settotalmass: every mass and inertia scaled by one factor, on the bodies that stay after
-// fuse_static(), as MuJoCo scales the compiled model
-void set_total_mass(Context& ctx, const Compiler& c, std::vector<MassProperties>& mass);
+// fuse_static(), as MuJoCo scales the compiled model (mass_properties() refuses a model without
+// mass; where fuse_static() gave all of it to the world, nothing is scaled)
+void set_total_mass(const Compiler& c, std::vector<MassProperties>& mass);
 
 // <compiler fusestatic="true">, after mass_properties(): the bodies without joints that MuJoCo
 // 4.0 merges (host/mjcf_fuse.cc) merged into their parents, with their mass, geoms, sites and

@@ -10,7 +10,8 @@
 //                             R = Rz(yaw) Ry(pitch) Rx(roll)
 //   revolute / continuous     hinge (revolute: limited to [lower, upper])
 //   prismatic                 slide, limited to [lower, upper]
-//   fixed                     no joint: the child is welded to its parent
+//   fixed                     no joint: the child is welded to its parent; with
+//                             LoadOptions::fuse_static merged into it (MuJoCo's fusestatic)
 //   floating                  free joint, only from a root link named "world" to its child
 //   planar                    ModelError (no planar joint in zwang)
 //   axis                      hinge and slide axis in the child frame; anchor at the child origin
@@ -52,6 +53,7 @@
 #include <utility>
 #include <vector>
 
+#include "body_merge.hpp"
 #include "load_warnings.hpp"
 #include "model_file.hpp"
 #include "text_lines.hpp"
@@ -392,6 +394,7 @@ class UrdfReader {
       add_body(*next.link, next.joint.get(), next.moves);
       push_children(*next.link, next.moves, stack);
     }
+    add_kept();
   }
 
   // a link to add, the joint above it, and whether a joint moves it (it or a link above it)
@@ -435,6 +438,8 @@ class UrdfReader {
           "{}: link 'world' is not the root link; the name is reserved for the root", at));
     }
     BodySpec body{.name = link.name, .parent = kWorld};
+    // its warnings, said in body order with those of its joint (add_kept())
+    std::vector<std::pair<std::string, std::string>> notes;
     if (joint) {
       const urdf::Pose& origin = joint->parent_to_joint_origin_transform;
       body.parent = joint->parent_link_name;
@@ -456,20 +461,56 @@ class UrdfReader {
             moving_link_inertia(l, in->mass, inertia_scale_, options_.balance_inertia);
         body.inertia = taken.inertia;
         if (!taken.problem.empty()) {
-          warnings_.add(at, fmt::format("link '{}': {}", link.name, taken.problem));
+          notes.emplace_back(at, fmt::format("link '{}': {}", link.name, taken.problem));
         }
       }
     }
-    try {
-      builder_.add_body(body);
-    } catch (const ModelError& e) {
-      throw ModelError(fmt::format("{}: {}", at, e.what()));
+    // MuJoCo's fusestatic: a link welded to its parent (or, without a floating base, the root
+    // link to the world) is merged into the nearest link above it that a joint moves, the
+    // world included, which takes no mass
+    const std::string parent = joint ? joint->parent_link_name : std::string(kWorld);
+    const auto above = merged_.find(parent);
+    FramePose pose{body.pos, body.quat};
+    if (above != merged_.end()) to_outer(above->second.second, pose.pos, pose.quat);
+    const std::string owner = above != merged_.end() ? above->second.first : parent;
+    const bool welded = joint ? joint->type == urdf::Joint::FIXED : !options_.floating_base;
+    if (options_.fuse_static && welded) {
+      merged_[link.name] = {owner, pose};
+      if (owner == kWorld) {
+        for (const auto& [place, what] : notes) warnings_.add(place, what);
+        return;
+      }
+      Kept& into = kept_[kept_index_.at(owner)];
+      into.notes.insert(into.notes.end(), notes.begin(), notes.end());
+      if (!(body.mass >= 1e-15)) return;
+      const BodyMass m = joined({into.body.mass, into.body.com, into.body.inertia},
+                                {body.mass, body.com, body.inertia}, pose);
+      into.body.mass = m.mass;
+      into.body.com = m.com;
+      into.body.inertia = m.inertia;
+      return;
     }
+    body.parent = owner;
+    body.pos = pose.pos;
+    body.quat = pose.quat;
+    kept_index_[link.name] = kept_.size();
+    kept_.push_back({body, at, joint, std::move(notes)});
+  }
 
-    if (!joint && options_.floating_base) {
-      add_joint(link.name, {.name = kFloatingBase, .type = JointType::kFree}, at);
+  // the bodies that stay, with their joints, into the builder
+  void add_kept() {
+    for (const Kept& k : kept_) {
+      for (const auto& [place, what] : k.notes) warnings_.add(place, what);
+      try {
+        builder_.add_body(k.body);
+      } catch (const ModelError& e) {
+        throw ModelError(fmt::format("{}: {}", k.at, e.what()));
+      }
+      if (!k.joint && options_.floating_base) {
+        add_joint(k.body.name, {.name = kFloatingBase, .type = JointType::kFree}, k.at);
+      }
+      if (k.joint) add_urdf_joint(*k.joint);
     }
-    if (joint) add_urdf_joint(*joint);
   }
 
   void add_urdf_joint(const urdf::Joint& joint) {
@@ -551,6 +592,17 @@ class UrdfReader {
   Elements links_, joints_;
   urdf::ModelInterfaceSharedPtr model_;
   ModelBuilder builder_;
+  // the bodies to build, in order, each with the joint above it (none for the root link)
+  struct Kept {
+    BodySpec body;
+    std::string at;
+    const urdf::Joint* joint;
+    std::vector<std::pair<std::string, std::string>> notes;  // warnings: file:line, what
+  };
+  std::vector<Kept> kept_;
+  std::map<std::string, std::size_t, std::less<>> kept_index_;
+  // LoadOptions::fuse_static: each merged link's body and its frame in that body's
+  std::map<std::string, std::pair<std::string, FramePose>, std::less<>> merged_;
   LoadWarnings warnings_;
   double inertia_scale_ = 0;  // the largest principal moment of the file's links
 };

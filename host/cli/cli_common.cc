@@ -26,9 +26,11 @@ namespace zwang::cli {
 OpenedModel open_model(const std::string& spec, const LoadOptions& load) {
   const std::vector<std::string> names = examples::names();
   if (std::find(names.begin(), names.end(), spec) != names.end()) {
-    if (load.floating_base || load.balance_inertia) {
-      throw ModelError(fmt::format("--{} applies to URDF files only",
-                                   load.floating_base ? "floating-base" : "balance-inertia"));
+    if (load.floating_base || load.balance_inertia || load.fuse_static) {
+      throw ModelError(
+          fmt::format("--{} applies to URDF files only", load.floating_base     ? "floating-base"
+                                                         : load.balance_inertia ? "balance-inertia"
+                                                                                : "fuse-static"));
     }
     Model m = examples::by_name(spec);
     m.contact_margin = load.contact_margin;

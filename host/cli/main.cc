@@ -112,6 +112,9 @@ int main(int argc, char** argv) {
     cmd->add_flag("--balance-inertia", load.balance_inertia,
                   "URDF: a moving link's inertia that is no rigid body's becomes MuJoCo's "
                   "balanced one (balanceinertia) instead of being used as given");
+    cmd->add_flag("--fuse-static", load.fuse_static,
+                  "URDF: each link on a fixed joint merged into the link above it, as MuJoCo's "
+                  "importer does (in MJCF: <compiler fusestatic=\"true\">)");
     cmd->add_option("--contact-margin", contact_margin,
                     "max: a geom pair's contact takes the larger margin and gap (MuJoCo 2.2.2 to "
                     "3.4); sum: their sum (MuJoCo 3.5 and later)")

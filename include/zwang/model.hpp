@@ -130,9 +130,6 @@ using Inertia6 = std::array<double, 6>;
 
 // \brief The tensor R diag(principal) Rᵀ for principal moments along the axes of `frame`.
 Inertia6 inertia_from_principal(const Vec3d& principal, const Quatd& frame = {1, 0, 0, 0});
-// \brief ModelError "WHO: ..." unless `inertia` (about the COM) can be a rigid body's of that
-// mass: finite, principal moments ≥ 0 and A + B ≥ C, or all zero (a point mass).
-void check_inertia(const Inertia6& inertia, double mass, const std::string& who);
 
 struct BodySpec {
   std::string name;                    // unique; empty gives "body<id>"

@@ -38,7 +38,7 @@ int id_of(int id, const char* kind, const std::string& name) {
 }
 
 PyModel load(const std::filesystem::path& path, bool floating_base,
-             const std::string& contact_margin, bool balance_inertia) {
+             const std::string& contact_margin, bool balance_inertia, bool fuse_static) {
   if (contact_margin != "max" && contact_margin != "sum") {
     throw nb::value_error(
         ("contact_margin must be 'max' or 'sum', not '" + contact_margin + "'").c_str());
@@ -55,6 +55,7 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
       path,
       {.floating_base = floating_base,
        .balance_inertia = balance_inertia,
+       .fuse_static = fuse_static,
        .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax});
   return PyModel{std::move(r.model), std::move(r.warnings)};
 }
@@ -74,6 +75,7 @@ void bind_model(nb::module_& m) {
       "when there are none (a build without CUDA, no device, no driver).");
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
         nb::arg("contact_margin") = "max", nb::arg("balance_inertia") = false,
+        nb::arg("fuse_static") = false,
         "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"
         "``floating_base`` (URDF only) puts a free joint between the world and the root link.\n"
         "``contact_margin``: how the margins and gaps of two geoms combine into their contact's:\n"
@@ -82,6 +84,8 @@ void bind_model(nb::module_& m) {
         "``balance_inertia`` (URDF only): a link inertia that is no rigid body's becomes the\n"
         "balanced one of MuJoCo's ``balanceinertia`` (a warning names each link), instead of\n"
         "being used as given with a warning.\n"
+        "``fuse_static`` (URDF only): each link on a fixed joint merged into the link above it,\n"
+        "as MuJoCo's URDF importer does (in MJCF: ``<compiler fusestatic=\"true\">``).\n"
         "Raises FileNotFoundError for a missing file and zwang.ModelError (a RuntimeError) with\n"
         "the file, line and reason for a file zwang cannot read; ``Model.warnings`` lists what\n"
         "the loader ignored.");

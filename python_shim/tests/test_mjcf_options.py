@@ -1,11 +1,13 @@
 """MJCF options that MuJoCo 4.0 reads and 2.2.2 does not, against MuJoCo 4.0's Python bindings on
 the same text: the flags of MuJoCo 3 and 4 (spring, damper, eulerdamp) beside 2.2.2's, body
 gravcomp, mocap bodies posed per instance, keyframes through ``Simulator.reset(keyframe=)``, and
-``<compiler fusestatic>`` with MuJoCo 4.0's rule for the bodies it keeps (those with joints, and
+``<compiler fusestatic>`` (and URDF links on fixed joints merged, as MuJoCo's URDF importer does)
+with MuJoCo 4.0's rule for the bodies it keeps (those with joints, and
 those another element names: a sensor, a contact exclusion, the site of a force sensor; 2.2.2
 fuses only models without such elements, tests/test_mjcf.cc compares one).  The smooth dynamics
 agree to 1e-9 relative (tests/test_mjcf_options.cc checks MuJoCo 2.2.2)."""
 
+import pathlib
 import warnings
 
 import numpy as np
@@ -322,3 +324,37 @@ def test_which_bodies_fuse_matches_mujoco4(tmp_path, compiler, option, body, ins
         d = mujoco.MjData(m)
         M = mujoco_forward(m, d, m.qpos0, np.zeros(m.nv), np.zeros(m.nu))
         close(sim.mass_matrix()[0], M, "H")
+
+
+URDF_DIR = pathlib.Path(__file__).resolve().parents[2] / "tests" / "urdf"
+
+
+@pytest.mark.parametrize("robot", ["serial_arm", "mobile_base", "tree"])
+def test_urdf_fuse_static_matches_mujoco4_importer(robot):
+    # MuJoCo's URDF importer merges the links on fixed joints unless told otherwise
+    path = str(URDF_DIR / f"{robot}.urdf")
+    z, m = zwang.load(path, fuse_static=True), mujoco.MjModel.from_xml_path(path)
+    assert z.body_names == names(m)
+    np.testing.assert_array_equal(z.body_parentid, m.body_parentid)
+    close(z.body_mass, m.body_mass, "body_mass", 1e-12)
+    assert zwang.load(path).nbody > m.nbody
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(5)
+    qpos, qvel = rng.uniform(-1, 1, (N, m.nq)), rng.normal(size=(N, m.nv))
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.forward()
+    for i in range(N):
+        M = mujoco_forward(m, d, qpos[i], qvel[i], np.zeros(m.nu))
+        # tree.urdf's full tensors: MuJoCo's eigen-solver rebuilds them to 6e-7 (test_urdf_mujoco.cc)
+        close(sim.mass_matrix()[i], M, f"H {robot} instance {i}", 1e-6)
+        close(sim.qfrc_bias[i], d.qfrc_bias, f"qfrc_bias {robot} instance {i}", 1e-6)
+        close(sim.xpos[i], d.xpos, f"xpos {robot} instance {i}", 1e-12)
+
+
+def test_fuse_static_option_is_for_urdf(tmp_path):
+    path = tmp_path / "one.xml"
+    path.write_text("<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody>"
+                    "</mujoco>")
+    with pytest.raises(zwang.ModelError, match="fusestatic"):
+        zwang.load(str(path), fuse_static=True)

@@ -2,7 +2,8 @@
 // importer (mj_loadXML): same tree, same joint order and limits, and the same H, qfrc_bias,
 // qfrc_passive, q̈ and body frames at 20 random states.  MuJoCo's copy of each file gets
 //   <mujoco><compiler fusestatic="false" discardvisual="true"/></mujoco>
-// so that bodies welded by fixed joints stay bodies and can be compared one to one; the
+// so that bodies welded by fixed joints stay bodies and can be compared one to one (the _fused
+// cases give both importers fusestatic, MuJoCo's default, and zwang's fuse_static); the
 // floating base is written for MuJoCo as a floating joint from a link "world", which is how a
 // URDF file says it (zwang loads that form the same way, see test_urdf.cc).
 //
@@ -38,11 +39,11 @@ constexpr int kStates = 20;
 // MuJoCo's copy of a URDF file: static bodies kept; a floating root as a floating joint from
 // the link "world"
 std::string for_mujoco(std::string urdf, const std::string& floating_root,
-                       const std::string& compiler = "") {
+                       const std::string& compiler = "", bool fuse = false) {
   const std::size_t at = urdf.find('>', urdf.find("<robot")) + 1;
   std::string extra = fmt::format(R"(
-  <mujoco><compiler fusestatic="false" discardvisual="true" {}/></mujoco>)",
-                                  compiler);
+  <mujoco><compiler fusestatic="{}" discardvisual="true" {}/></mujoco>)",
+                                  fuse, compiler);
   if (!floating_root.empty()) {
     extra += fmt::format(R"(
   <link name="world"/>
@@ -58,8 +59,8 @@ std::string for_mujoco(std::string urdf, const std::string& floating_root,
 
 // MuJoCo's model of a robot of tests/urdf
 MjModelPtr mujoco_load(const std::string& robot, const std::string& floating_root,
-                       std::string* error, const std::string& compiler = "") {
-  return load_mujoco_string(for_mujoco(read_text(urdf_file(robot)), floating_root, compiler),
+                       std::string* error, const std::string& compiler = "", bool fuse = false) {
+  return load_mujoco_string(for_mujoco(read_text(urdf_file(robot)), floating_root, compiler, fuse),
                             "robot.urdf", error);
 }
 
@@ -69,6 +70,7 @@ struct Case {
   std::string floating_root;  // empty: the file's own root
   double tolerance;
   bool balance_inertia = false;  // zwang's option, and MuJoCo's balanceinertia
+  bool fuse_static = false;      // zwang's option, and MuJoCo's fusestatic (its importer's default)
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
@@ -91,6 +93,13 @@ const std::vector<Case> kCases = {
     {"rounding_noise", "rounding_noise", "", 1e-9},
     {"massless_fixed_chain", "massless_fixed_chain", "", 1e-9},
     {"triangle_inequality_balanced", "triangle_inequality", "", 1e-9, true},
+    // links on fixed joints merged: MuJoCo diagonalises each joined inertia
+    {"serial_arm_fused", "serial_arm", "", 1e-6, false, true},
+    {"mobile_base_welded_fused", "mobile_base", "", 1e-6, false, true},
+    {"mobile_base_floating_fused", "mobile_base", "chassis", 1e-6, false, true},
+    {"tree_full_inertia_fused", "tree", "", 1e-6, false, true},
+    {"pybullet_base_fused", "pybullet_base", "", 1e-6, false, true},
+    {"massless_fixed_chain_fused", "massless_fixed_chain", "", 1e-6, false, true},
 };
 
 Eigen::Matrix3d tensor(const Model& z, int b) {
@@ -112,13 +121,15 @@ class UrdfMujoco : public ::testing::TestWithParam<Case> {};
 TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
   const Case& c = GetParam();
   Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty(),
-                                           .balance_inertia = c.balance_inertia})
+                                           .balance_inertia = c.balance_inertia,
+                                           .fuse_static = c.fuse_static})
                 .model;
   // the smooth dynamics, as in MuJoCo (load_mujoco)
   z.disableflags |= kDisableConstraint;
   std::string error;
-  const MjModelPtr m = mujoco_load(c.robot, c.floating_root, &error,
-                                   c.balance_inertia ? R"(balanceinertia="true")" : "");
+  const MjModelPtr m =
+      mujoco_load(c.robot, c.floating_root, &error,
+                  c.balance_inertia ? R"(balanceinertia="true")" : "", c.fuse_static);
   ASSERT_TRUE(m) << c.label << ": " << error;
 
   // the same bodies with the same parents, and the same joints in the same order: both walk
