@@ -282,9 +282,10 @@ ONE_WELD = """<mujoco>
   <compiler fusestatic="true" {compiler}/>
   <option {option}/>
   <worldbody>
-    <body name="p" pos="0 0 1" gravcomp="0.5"><freejoint/><geom size="0.1"/>
+    <body name="p" pos="0 0 1" gravcomp="0.5"><freejoint/><geom size="{parent_size}"/>
       <body {body} pos="0.3 0 0.1" euler="0 30 0"><geom size="0.05"/>{inside}</body>
     </body>
+    <body name="post" pos="1 0 0.2" {post}><geom type="box" size="0.05 0.05 0.2"/></body>
   </worldbody>
   {after}
 </mujoco>
@@ -308,9 +309,10 @@ ONE_WELD = """<mujoco>
     ("", "", 'gravcomp="0.5"', '<site name="s"/>', '<sensor><framepos objtype="site" objname="s"/></sensor>', False),
 ])
 def test_which_bodies_fuse_matches_mujoco4(tmp_path, compiler, option, body, inside, after, stays):
+    # the world-welded post merges into the world whatever its gravcomp, fluid or bounds
     path = tmp_path / "one_weld.xml"
     path.write_text(ONE_WELD.format(compiler=compiler, option=option, body=body, inside=inside,
-                                    after=after))
+                                    after=after, parent_size="0.1", post='gravcomp="1"'))
     z = zwang.load(str(path))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -358,3 +360,16 @@ def test_fuse_static_option_is_for_urdf(tmp_path):
                     "</mujoco>")
     with pytest.raises(zwang.ModelError, match="fusestatic"):
         zwang.load(str(path), fuse_static=True)
+
+
+def test_a_bound_on_the_parent_keeps_its_welded_child(tmp_path):
+    # inertiafromgeom="true": boundmass raises the free body's mass, and MuJoCo 4.0 then keeps the
+    # body welded to it, whose own mass is above the bound
+    path = tmp_path / "bounded.xml"
+    path.write_text(ONE_WELD.format(compiler='inertiafromgeom="true" boundmass="0.3"', option="",
+                                    body='name="k" gravcomp="0.5"', inside="", after="",
+                                    parent_size="0.01", post=""))
+    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    assert names(m) == ["world", "p", "k"]
+    assert z.body_names == names(m)
+    close(z.body_mass, m.body_mass, "body_mass", 1e-12)
