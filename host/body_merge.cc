@@ -13,27 +13,33 @@ Eigen::Vector3d eigen(const Vec3d& v) {
   return Eigen::Vector3d(v[0], v[1], v[2]);
 }
 
-Eigen::Matrix3d matrix(const Inertia6& i) {
+}  // namespace
+
+void accumulate(Vec3d& pos, Quatd& quat, const Vec3d& add_pos, const Quatd& add_quat) {
+  const Eigen::Vector3d p = eigen(quat).toRotationMatrix() * eigen(add_pos);
+  for (int i = 0; i < 3; ++i) pos[i] += p(i);
+  const Eigen::Quaterniond q = eigen(quat) * eigen(add_quat);
+  quat = {q.w(), q.x(), q.y(), q.z()};
+}
+
+void to_outer(const FramePose& f, Vec3d& pos, Quatd& quat) {
+  FramePose outer = f;
+  accumulate(outer.pos, outer.quat, pos, quat);
+  pos = outer.pos;
+  quat = outer.quat;
+}
+
+Eigen::Matrix3d inertia_matrix(const Inertia6& i) {
   Eigen::Matrix3d m;
   m << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
   return m;
 }
 
-}  // namespace
-
-void to_outer(const FramePose& f, Vec3d& pos, Quatd& quat) {
-  const Eigen::Quaterniond qf = eigen(f.quat);
-  const Eigen::Vector3d p = eigen(f.pos) + qf * eigen(pos);
-  const Eigen::Quaterniond q = qf * eigen(quat);
-  pos = {p.x(), p.y(), p.z()};
-  quat = {q.w(), q.x(), q.y(), q.z()};
-}
-
 BodyMass joined(const BodyMass& parent, const BodyMass& child, const FramePose& f) {
   const Eigen::Matrix3d r = eigen(f.quat).toRotationMatrix();
   const Eigen::Vector3d c[2] = {eigen(parent.com), eigen(f.pos) + r * eigen(child.com)};
-  const Eigen::Matrix3d inertia[2] = {matrix(parent.inertia),
-                                      r * matrix(child.inertia) * r.transpose()};
+  const Eigen::Matrix3d inertia[2] = {inertia_matrix(parent.inertia),
+                                      r * inertia_matrix(child.inertia) * r.transpose()};
   const double m[2] = {parent.mass, child.mass};
   BodyMass out;
   out.mass = m[0] + m[1];

@@ -1,6 +1,9 @@
-// A body merged into its parent at load (MJCF <compiler fusestatic>, URDF fixed joints): frames
-// carried into the parent's and the two masses joined.
+// Frames and masses of bodies at load: frames composed (MJCF meshes and geoms, bodies merged
+// into their parents by <compiler fusestatic> or URDF fixed joints), inertia tensors as
+// matrices, two masses joined.
 #pragma once
+
+#include <Eigen/Core>
 
 #include "zwang/model.hpp"
 
@@ -19,8 +22,13 @@ struct BodyMass {
   Inertia6 inertia{0, 0, 0, 0, 0, 0};
 };
 
+// (pos, quat) ← (pos + R(quat) add_pos, quat ⊗ add_quat), MuJoCo's mjuu_frameaccum
+void accumulate(Vec3d& pos, Quatd& quat, const Vec3d& add_pos, const Quatd& add_quat);
 // a frame (p, q) given in frame f, in the frame that f is given in: (p_f + R_f p, q_f q)
 void to_outer(const FramePose& f, Vec3d& pos, Quatd& quat);
+
+// the symmetric matrix of xx yy zz xy xz yz
+Eigen::Matrix3d inertia_matrix(const Inertia6& i);
 
 // `child`, whose frame is f in the parent's, joined to `parent`, in the parent's frame:
 // m = m_p + m_c, c = (m_p c_p + m_c c_c) / m, I = Σ_k R_k I_k R_kᵀ + m_k (|d_k|² E − d_k d_kᵀ)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "body_merge.hpp"
 #include "mjcf_reader.hpp"
 
 namespace zwang::mjcf {
@@ -451,9 +452,7 @@ MassProperties from_geoms(Context& ctx, const Body& body, const Compiler& c) {
 
 // principal moments raised to at least `bound`: V max(Λ, bound) Vᵀ
 Inertia6 bound_inertia(const Inertia6& i, double bound) {
-  Eigen::Matrix3d m;
-  m << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
-  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(m);
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(inertia_matrix(i));
   if (eig.eigenvalues().minCoeff() >= bound) return i;
   const Eigen::Vector3d principal = eig.eigenvalues().cwiseMax(bound);
   const Eigen::Matrix3d r =

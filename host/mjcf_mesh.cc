@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "body_merge.hpp"
 #include "mesh.hpp"
 #include "mjcf_reader.hpp"
 
@@ -75,15 +76,6 @@ std::filesystem::path resolve(const Context& ctx, const Compiler& c, std::string
 
 Eigen::Quaterniond eigen(const Quatd& q) {
   return {q[0], q[1], q[2], q[3]};
-}
-
-// (pos, quat) ← (pos + R(quat) add_pos, quat ⊗ add_quat), MuJoCo's mjuu_frameaccum
-void accumulate(Vec3d& pos, Quatd& quat, const Vec3d& add_pos, const Quatd& add_quat) {
-  const Eigen::Vector3d p =
-      eigen(quat).toRotationMatrix() * Eigen::Vector3d(add_pos[0], add_pos[1], add_pos[2]);
-  for (int i = 0; i < 3; ++i) pos[i] += p(i);
-  const Eigen::Quaterniond q = eigen(quat) * eigen(add_quat);
-  quat = {q.w(), q.x(), q.y(), q.z()};
 }
 
 // a primitive fitted to a mesh, MuJoCo's mjCMesh::FitGeom: to the equivalent inertia box of the

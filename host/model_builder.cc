@@ -9,6 +9,7 @@
 #include <string>
 
 #include "actuator_constants.hpp"
+#include "body_merge.hpp"
 #include "constraint_plan.hpp"
 #include "kernels/model_view.h"
 #include "mass_matrix_check.hpp"
@@ -40,14 +41,8 @@ Quatd normalized_or_throw(const Quatd& q, const std::string& who) {
   return {q[0] / n, q[1] / n, q[2] / n, q[3] / n};
 }
 
-Eigen::Matrix3d to_matrix(const Inertia6& i) {
-  Eigen::Matrix3d m;
-  m << i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2];
-  return m;
-}
-
 Eigen::Vector3d principal_moments(const Inertia6& inertia) {
-  return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(to_matrix(inertia)).eigenvalues();
+  return Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(inertia_matrix(inertia)).eigenvalues();
 }
 
 template <class Spec>

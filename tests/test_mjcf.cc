@@ -533,14 +533,20 @@ TEST(MjcfFuseStatic, BodiesOfZwangsConstraintsStay) {
 
 constexpr int kDeep = 20000;
 
-// a chain of kDeep bodies below the world, a hinge and a sphere in the last one
-TEST(MjcfNesting, DeepBodyChainLoads) {
-  std::string xml = "<mujoco>\n<worldbody>\n";
-  for (int i = 0; i < kDeep; ++i) xml += "<body>";
+// kDeep bodies, each inside the previous and each with `attributes`, a hinge and a sphere in the
+// last one; `compiler` and `after` (in the worldbody, after the chain) around them
+std::string deep_chain(std::string_view compiler, std::string_view attributes,
+                       std::string_view after) {
+  std::string xml = fmt::format("<mujoco>\n{}\n<worldbody>\n", compiler);
+  for (int i = 0; i < kDeep; ++i) xml += fmt::format("<body{}>", attributes);
   xml += "<joint/><geom size=\"0.1\"/>";
   for (int i = 0; i < kDeep; ++i) xml += "</body>";
-  xml += "\n<body name=\"after\"/>\n</worldbody>\n</mujoco>\n";
-  const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
+  return xml + fmt::format("\n{}\n</worldbody>\n</mujoco>\n", after);
+}
+
+TEST(MjcfNesting, DeepBodyChainLoads) {
+  const Model model =
+      zwang::load_mjcf_string(deep_chain("", "", "<body name=\"after\"/>"), "deep.xml").model;
   ASSERT_EQ(model.nbody, kDeep + 2);
   for (int b = 1; b <= kDeep; ++b) ASSERT_EQ(model.body_parent[b], b - 1) << "body " << b;
   // the walk comes back up to the world for the sibling after the chain
@@ -552,11 +558,7 @@ TEST(MjcfNesting, DeepBodyChainLoads) {
 // with fusestatic the same chain is one body: the kDeep − 1 without joints merge into the world
 // one after another, taking the jointed body up to it in their frames (each 1 m along x)
 TEST(MjcfNesting, DeepWeldedChainFuses) {
-  std::string xml = "<mujoco>\n<compiler fusestatic=\"true\"/>\n<worldbody>\n";
-  for (int i = 0; i < kDeep; ++i) xml += "<body pos=\"1 0 0\">";
-  xml += "<joint/><geom size=\"0.1\"/>";
-  for (int i = 0; i < kDeep; ++i) xml += "</body>";
-  xml += "\n</worldbody>\n</mujoco>\n";
+  const std::string xml = deep_chain("<compiler fusestatic=\"true\"/>", " pos=\"1 0 0\"", "");
   const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
   ASSERT_EQ(model.nbody, 2);
   EXPECT_EQ(model.body_parent[1], 0);
