@@ -148,12 +148,18 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
   };
   if (bytes > static_cast<double>(std::numeric_limits<std::ptrdiff_t>::max())) throw too_large();
   // fewer than kPadding instances are not padded: a batch of one instance of a large model
-  // needs one instance's memory, not kPadding instances'
-  padded_ = n < kPadding ? n : (n + kPadding - 1) / kPadding * kPadding;
-  // rows a multiple of 4 KiB apart all fall in the same sets of the CPU caches, and a pack of
-  // instances (one cache line of each of its rows) would then evict itself: one more block
-  // of kPadding moves each row to other sets
-  if (n >= kPadding && padded_ * sizeof(T) % 4096 == 0) padded_ += kPadding;
+  // needs one instance's memory, not kPadding instances'.  Above, rows are an odd number of
+  // cache lines apart.  A pack of instances reads one line of each of its rows; with the L1's
+  // set taken from address bits 6–11, a stride of 2^k lines puts all those lines in 64 / 2^k
+  // sets (an even stride of 132 lines, 1056 float64 instances: 16 of 64), which evict each
+  // other; an odd stride spreads them over every set.
+  if (n < kPadding) {
+    padded_ = n;
+  } else {
+    constexpr std::int64_t line = 64 / sizeof(T);
+    padded_ = (n + line - 1) / line * line;
+    if (padded_ / line % 2 == 0) padded_ += line;
+  }
   try {
     data_.assign(static_cast<std::size_t>(layout_.data_rows) * padded_, T(0));
     param_.assign(static_cast<std::size_t>(layout_.param_rows) * padded_, T(0));

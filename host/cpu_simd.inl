@@ -1,15 +1,20 @@
 // The SIMD CPU backend's work for the instruction set this file is compiled for: the kernels/
 // pipeline on packs of instances (host/simd_pack.hpp), one instance per lane of a native
 // register.  In the interleaved batch a row of a pack is `width` consecutive values, one aligned
-// load (kernels/layout.h, ArenaAllocator), so a full pack runs in place: a call copies nothing,
-// and step(1) costs what a step costs.  Only the scratch rows are the thread's own.
+// register (kernels/layout.h, ArenaAllocator), and consecutive rows are a padded row apart.
 //
-// Three kinds of pack go through a tile, a copy of their rows in the thread's scratch: the last
-// one when the instance count is not a multiple of the width (its missing lanes repeat its first
-// instance and are never copied back); in a step, a pack with an instance that was stopped
-// before the call (the pack's arithmetic runs on every lane, and that instance must come out
-// untouched, exactly as the scalar backend leaves it); and every pack of a model with constraint
-// rows, whose collisions, rows and solver run lane by lane (run_pack()).
+// Each pack runs in a tile, a copy of its data rows in the thread's scratch, where its rows are
+// consecutive: a call copies in the state and the inputs (input_rows(), and sensordata), runs
+// all its steps there, and copies back the state and the outputs.  In place, the few thousand
+// rows a step visits, each several times, lie a padded row apart, and a step ran slower than
+// the copies cost (humanoid.xml, float64 on AVX2, one thread: in place, 0.74x the tile's
+// steps per second in step(50) at 64 instances, 0.81x at 1024, and 0.85–0.9x in step(1)).
+// The parameters, only read, stay where they are for a full pack.
+// The missing lanes of the last pack repeat its first instance and are never copied back; in a
+// step, an instance that was stopped before the call is not copied back (the pack's arithmetic
+// runs on every lane, and that instance must come out untouched, exactly as the scalar backend
+// leaves it).  With constraint rows each lane's collisions, rows and solver run one instance at
+// a time (run_pack()).
 //
 // Everything here is in an unnamed namespace or depends on the pack type, whose ABI tag names the
 // instruction set: nothing compiled here is shared with another translation unit.
@@ -71,10 +76,14 @@ std::size_t scratch_bytes(const Layout& lay) {
 }
 
 // rows [0, rows) of lanes [0, count) from an arena (stride ld) into a tile (stride width); the
-// lanes past count repeat lane 0
+// lanes past count repeat lane 0.  A full pack's row is one copy of a fixed size (one register).
 template <class S>
 void gather(const S* arena, std::int64_t ld, int rows, int count, S* tile) {
   constexpr int w = kWidth<S>;
+  if (count == w) {
+    for (int r = 0; r < rows; ++r) std::memcpy(tile + std::size_t(r) * w, arena + r * ld, sizeof(S) * w);
+    return;
+  }
   for (int r = 0; r < rows; ++r) {
     S* line = tile + std::size_t(r) * w;
     std::memcpy(line, arena + r * ld, sizeof(S) * count);
@@ -82,12 +91,17 @@ void gather(const S* arena, std::int64_t ld, int rows, int count, S* tile) {
   }
 }
 
-// the lanes of `keep` back into the arena
+// rows [begin, end) of the lanes of `keep` back into the arena
 template <class S>
-void scatter(const S* tile, int rows, int count, const bool* keep, S* arena, std::int64_t ld) {
+void scatter(const S* tile, int begin, int end, int count, const bool* keep, S* arena,
+             std::int64_t ld) {
   constexpr int w = kWidth<S>;
   const bool all = std::all_of(keep, keep + count, [](bool k) { return k; });
-  for (int r = 0; r < rows; ++r) {
+  if (all && count == w) {
+    for (int r = begin; r < end; ++r) std::memcpy(arena + r * ld, tile + std::size_t(r) * w, sizeof(S) * w);
+    return;
+  }
+  for (int r = begin; r < end; ++r) {
     const S* line = tile + std::size_t(r) * w;
     S* out = arena + r * ld;
     if (all) {
@@ -156,12 +170,11 @@ void run(const PackRun<S>& job) {
   const Layout& lay = view.lay;
   const std::size_t stride = scratch_bytes<S>(lay);
   const std::int64_t packs = (job.n + w - 1) / w;
-  const auto aligned = [](const void* p) {
-    return reinterpret_cast<std::uintptr_t>(p) % alignof(P) == 0;
-  };
-  // with constraint rows every pack is a tile (run_pack())
-  const bool in_place =
-      job.ld % w == 0 && aligned(job.data) && aligned(job.param) && view.s.nefc == 0;
+  // the parameters are only read: a full pack reads its rows where they are, one aligned register
+  // each, when the arena's rows are a whole number of packs apart
+  const bool param_in_place =
+      job.ld % w == 0 && reinterpret_cast<std::uintptr_t>(job.param) % alignof(P) == 0;
+  const int inputs = input_rows(lay);
 #pragma omp parallel for num_threads(job.threads) schedule(static)
   for (std::int64_t k = 0; k < packs; ++k) {
     const std::int64_t first = k * w;
@@ -169,10 +182,6 @@ void run(const PackRun<S>& job) {
     std::byte* own = job.scratch + stride * omp_get_thread_num();
     P* work = reinterpret_cast<P*>(own);
     S* lane_work = reinterpret_cast<S*>(own + lane_work_offset<S>(lay));
-    bool stopped_before = false;
-    for (int i = 0; i < count; ++i) {
-      stopped_before = stopped_before || (job.status[first + i] & kStatusStopping) != 0;
-    }
     // the next pack's rows, a register (at most a cache line) each, while this one computes: the
     // hardware prefetchers do not follow a stride of a padded row.  Where rows start on cache
     // lines (ld a multiple of 64 bytes: from 32 instances on), only when the next pack begins
@@ -184,40 +193,48 @@ void run(const PackRun<S>& job) {
       for (int r = 0; r < lay.param_rows; ++r)
         __builtin_prefetch(job.param + first + w + r * job.ld, 0, 2);
     }
-    if (in_place && count == w && !(job.steps > 0 && stopped_before)) {
-      const Instance<P> d{{reinterpret_cast<P*>(job.data + first), job.ld / w},
-                          {reinterpret_cast<P*>(job.param + first), job.ld / w},
-                          {work, 1},
-                          &view.lay,
-                          job.time + first,
-                          job.status + first};
-      run_pack(job, view, d, lane_work);
-      continue;
-    }
     S* data = reinterpret_cast<S*>(work + std::max(lay.work_rows, 1));
     S* param = data + std::size_t(lay.data_rows) * w;
     double* time = reinterpret_cast<double*>(param + std::size_t(lay.param_rows) * w);
     int* status = reinterpret_cast<int*>(time + w);
-    gather(job.data + first, job.ld, lay.data_rows, count, data);
-    gather(job.param + first, job.ld, lay.param_rows, count, param);
+    gather(job.data + first, job.ld, inputs, count, data);
+    gather(job.data + first + std::int64_t(lay.sensordata) * job.ld, job.ld,
+           lay.data_rows - lay.sensordata, count, data + std::size_t(lay.sensordata) * w);
+    const bool full = count == w && param_in_place;
+    if (!full) gather(job.param + first, job.ld, lay.param_rows, count, param);
     bool keep[w];
+    int before[w];
     for (int i = 0; i < w; ++i) {
       const int src = i < count ? i : 0;
       time[i] = job.time[first + src];
-      status[i] = job.status[first + src];
-      // a step leaves stopped instances alone; forward() recomputes every one
-      keep[i] = i < count && (job.steps == 0 || (status[i] & kStatusStopping) == 0);
+      before[i] = job.status[first + src];
+      // a step leaves stopped instances alone; forward() recomputes every one, and its bits join
+      // the earlier ones afterwards, so that those of this evaluation are known
+      keep[i] = i < count && (job.steps == 0 || (before[i] & kStatusStopping) == 0);
+      status[i] = job.steps == 0 ? 0 : before[i];
       if (i >= count) status[i] |= kStatusBadState;
     }
     run_pack(job, view,
              Instance<P>{{reinterpret_cast<P*>(data), 1},
-                         {reinterpret_cast<P*>(param), 1},
+                         full ? Arena<P>{reinterpret_cast<P*>(job.param + first), job.ld / w}
+                              : Arena<P>{reinterpret_cast<P*>(param), 1},
                          {work, 1},
                          &view.lay,
                          time,
                          status},
              lane_work);
-    scatter(data, lay.data_rows, count, keep, job.data + first, job.ld);
+    // what a call writes: the state, and the outputs of the instances that have not stopped in it
+    // (those of an instance that stops are left as they were: its tile rows may hold another
+    // instance's values from an earlier pack); never the inputs ctrl, xfrc_applied and mocap_*
+    bool outputs[w];
+    for (int i = 0; i < w; ++i) {
+      outputs[i] = keep[i] && (status[i] & kStatusStopping) == 0;
+      if (job.steps == 0) status[i] |= before[i];
+    }
+    S* out = job.data + first;
+    scatter(data, lay.qpos, lay.ctrl, count, keep, out, job.ld);
+    scatter(data, lay.act, lay.xfrc_applied, count, keep, out, job.ld);
+    scatter(data, inputs, lay.data_rows, count, outputs, out, job.ld);
     for (int i = 0; i < count; ++i) {
       if (!keep[i]) continue;
       job.time[first + i] = time[i];

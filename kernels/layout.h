@@ -154,6 +154,13 @@ struct Layout {
   int work_rows;
 };
 
+// \brief The data rows that forward() and a step read before they write them: the state and the
+// inputs, which ZW_DATA_FIELDS lists first (qpos … mocap_quat).  Every later data row is an
+// output, written before it is read.
+ZW_HD inline int input_rows(const Layout& l) {
+  return l.qacc;
+}
+
 ZW_HD inline Layout make_layout(const Sizes& s) {
   Layout l{};
   int r = 0;

@@ -94,13 +94,17 @@ ZW_HD ZW_INLINE int solve_in_place(const ModelView<T>& m, const Instance<T>& d, 
   return factor_solve(m, d, damping_dt) ? kPhaseSolve : kPhaseFailed;
 }
 
-// after the solve of a model without constraint rows: q̈_smooth = q̈, the geoms' poses and the
-// bodies' external wrenches
+// after the solve of a model without constraint rows: q̈_smooth = q̈, the geoms' poses, the
+// bodies' external wrenches, and no constraint force, contact or solver iteration (written each
+// time like every other output: the SIMD CPU backend copies in only the inputs)
 template <class T>
 ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance<T>& d) {
   if (m.s.ngeom > 0) geom_poses(m, d);
   copy_row(d.qacc_smooth(), d.qacc(), m.s.nv);
   external_wrenches(m, d);
+  const Row<T> qfrc = d.qfrc_constraint();
+  for (int i = 0; i < m.s.nv; ++i) qfrc[i] = T(0);
+  d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = d.ncon()[0] = T(0);
 }
 
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
@@ -114,6 +118,7 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
     return phase;
   }
   if (m.ncollision == 0 && m.s.ngeom > 0) geom_poses(m, d);
+  if (m.ncollision == 0) d.ncon()[0] = T(0);
   if (m.ncollision > 0 && !collision(m, d)) return kPhaseFailed;
   constraint_rows(m, d, t);
   contact_rows(m, d, RowSetup<T>{m, d});

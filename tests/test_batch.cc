@@ -208,8 +208,11 @@ TEST(Batch, ResetSetsTheGivenStateAndChecksSizes) {
 TEST(Batch, FieldAccessorsCheckTheirArguments) {
   const Model model = examples::double_pendulum();
   Batch<double> b(model, 40);
-  EXPECT_EQ(b.padded_size() % Batch<double>::kPadding, 0);
-  EXPECT_GE(b.padded_size(), 40);
+  // 40 float64 values are 5 cache lines, an odd number: no more
+  EXPECT_EQ(b.padded_size(), 40);
+  EXPECT_EQ(Batch<double>(model, 41).padded_size(), 56);  // 6 lines would be even: 7
+  EXPECT_EQ(Batch<float>(model, 40).padded_size(), 48);   // 3 lines of 16
+  EXPECT_EQ(Batch<float>(model, 31).padded_size(), 31);   // below kPadding: not padded
   const std::vector<double> q{0.3, -0.2};
   b.qpos().set(17, q);
   EXPECT_EQ(b.qpos().column(1)[17], -0.2);

@@ -151,9 +151,10 @@ class Batch {
   Batch& operator=(const Batch&) = delete;
 
   std::int64_t size() const { return n_; }
-  // \brief The stride between rows of an arena: the instance count rounded up to kPadding (one
-  // kPadding more where that would make a row a multiple of 4 KiB long), or the count itself
-  // below kPadding.
+  // \brief The stride between rows of an arena: from kPadding instances on, the instance count
+  // rounded up to an odd number of 64-byte cache lines (8 float64 or 16 float32 values each),
+  // so that the rows of a pack of instances fall in different cache sets; below kPadding, the
+  // count itself.
   std::int64_t padded_size() const { return padded_; }
   static constexpr std::int64_t kPadding = 32;
 
