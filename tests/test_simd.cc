@@ -177,6 +177,62 @@ TEST(Simd, StoppedLanesMatchTheScalarBackend) {
   }
 }
 
+// every output field but sensordata (whose slots of sensors zwang does not compute keep their
+// values), NaN in every instance
+template <class T>
+void poison_outputs(Batch<T>& b) {
+  for (FieldId f : data_fields()) {
+    if (field_rows(f, b.layout(), b.sizes()).row < input_rows(b.layout())) continue;
+    if (f == FieldId::sensordata) continue;
+    const FieldRef<T> r = b.field(f);
+    for (int j = 0; j < r.width(); ++j) {
+      for (T& v : r.column(j)) v = std::numeric_limits<T>::quiet_NaN();
+    }
+  }
+}
+
+// the outputs are written by every call, never read: NaN in them before each forward() and
+// step() changes no value after it (the SIMD backend copies in only the state, the inputs and
+// sensordata: kernels/layout.h, input_rows())
+template <class T>
+void compare_poisoned(const ModelCase& c, CpuSimd isa) {
+  const std::int64_t n = 37;
+  Simulator<T> clean(c.model, n, {.threads = 1, .cpu_simd = isa});
+  Simulator<T> poisoned(c.model, n, {.threads = 1, .cpu_simd = isa});
+  set_same_states(clean, poisoned, 5);
+  for (int steps : {0, 1, 3}) {
+    poison_outputs(poisoned.batch());
+    for (Simulator<T>* sim : {&clean, &poisoned}) {
+      if (steps == 0) {
+        sim->forward();
+      } else {
+        sim->step(steps);
+      }
+    }
+    const std::string where = c.name + " " +
+                              (isa == CpuSimd::kScalar ? "scalar" : isa_name(isa)) +
+                              " after step(" + std::to_string(steps) + ")";
+    for (std::int64_t i = 0; i < n; ++i) {
+      if ((clean.batch().status()[i] & kStatusStopping) != 0) {
+        expect_same_state(poisoned, clean, i, where);
+      } else {
+        expect_same_instance(poisoned, clean, i, 0, where);
+      }
+    }
+  }
+}
+
+TEST(Simd, OutputsAreWrittenByEveryCallAndNeverRead) {
+  std::vector<CpuSimd> backends = isas();
+  backends.push_back(CpuSimd::kScalar);
+  for (const ModelCase& c : model_cases()) {
+    for (CpuSimd isa : backends) {
+      compare_poisoned<double>(c, isa);
+      compare_poisoned<float>(c, isa);
+    }
+  }
+}
+
 TEST(Simd, AutoPicksTheWidestInstructionSet) {
   Simulator<double> sim(examples::chain(), 8, {.threads = 1});
   switch (cpu_simd_supported()) {
