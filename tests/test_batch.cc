@@ -213,6 +213,8 @@ TEST(Batch, FieldAccessorsCheckTheirArguments) {
   EXPECT_EQ(Batch<double>(model, 41).padded_size(), 56);  // 6 lines would be even: 7
   EXPECT_EQ(Batch<float>(model, 40).padded_size(), 48);   // 3 lines of 16
   EXPECT_EQ(Batch<float>(model, 31).padded_size(), 31);   // below kPadding: not padded
+  // 128 lines would be even, 129 one line past 8 KiB: 131
+  EXPECT_EQ(Batch<double>(model, 1024).padded_size(), 1048);
   const std::vector<double> q{0.3, -0.2};
   b.qpos().set(17, q);
   EXPECT_EQ(b.qpos().column(1)[17], -0.2);

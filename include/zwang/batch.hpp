@@ -153,8 +153,8 @@ class Batch {
   std::int64_t size() const { return n_; }
   // \brief The stride between rows of an arena: from kPadding instances on, the instance count
   // rounded up to an odd number of 64-byte cache lines (8 float64 or 16 float32 values each),
-  // so that the rows of a pack of instances fall in different cache sets; below kPadding, the
-  // count itself.
+  // not one line past a multiple of 4 KiB, so that the rows of a pack of instances fall in
+  // different cache sets; below kPadding, the count itself.
   std::int64_t padded_size() const { return padded_; }
   static constexpr std::int64_t kPadding = 32;
 
