@@ -24,7 +24,8 @@ CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv
 std::size_t cusolver_values_per_instance(int nv);
 
 // instances per cuSOLVER chunk: the workspace (values per instance × scalar bytes + an int
-// info) stays within budget_bytes; a multiple of 32, at least 32, at most padded_n
+// info) stays within budget_bytes; a multiple of 32 and at least 32, or padded_n where that is
+// smaller
 std::int64_t cusolver_chunk(int nv, std::size_t scalar_bytes, std::int64_t padded_n,
                             std::size_t budget_bytes);
 

@@ -138,7 +138,8 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
   if (n < 1)
     throw std::invalid_argument(fmt::format("a batch needs at least one instance (got {})", n));
   // the size in floating point first: with ~2^62 instances the integer products would overflow
-  const double bytes = (static_cast<double>(n) + (n < kPadding ? 0 : kPadding - 1)) *
+  // padding adds less than four cache lines of values (below)
+  const double bytes = (static_cast<double>(n) + (n < kPadding ? 0 : 4 * 64 / sizeof(T))) *
                        ((layout_.data_rows + static_cast<double>(layout_.param_rows)) * sizeof(T) +
                         sizeof(double) + sizeof(int));
   const auto too_large = [&] {

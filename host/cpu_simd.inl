@@ -7,8 +7,9 @@
 // consecutive: a call copies in the state and the inputs (input_rows(), and sensordata), runs
 // all its steps there, and copies back the state and the outputs.  In place, the few thousand
 // rows a step visits, each several times, lie a padded row apart, and a step ran slower than
-// the copies cost (humanoid.xml, float64 on AVX2, one thread: in place, 0.74x the tile's
-// steps per second in step(50) at 64 instances, 0.81x at 1024, and 0.85–0.9x in step(1)).
+// the copies cost (humanoid.xml, float64 on AVX2, one thread, rows an odd number of lines
+// apart: in place, 0.74x the tile's steps per second in step(50) at 64 instances, 0.81x at
+// 1024, and 0.85–1.05x in step(1); bench/README.md, "Measured again, 2026-11-27").
 // The parameters, only read, stay where they are for a full pack.
 // The missing lanes of the last pack repeat its first instance and are never copied back; in a
 // step, an instance that was stopped before the call is not copied back (the pack's arithmetic
@@ -81,7 +82,8 @@ template <class S>
 void gather(const S* arena, std::int64_t ld, int rows, int count, S* tile) {
   constexpr int w = kWidth<S>;
   if (count == w) {
-    for (int r = 0; r < rows; ++r) std::memcpy(tile + std::size_t(r) * w, arena + r * ld, sizeof(S) * w);
+    for (int r = 0; r < rows; ++r)
+      std::memcpy(tile + std::size_t(r) * w, arena + r * ld, sizeof(S) * w);
     return;
   }
   for (int r = 0; r < rows; ++r) {
@@ -98,7 +100,8 @@ void scatter(const S* tile, int begin, int end, int count, const bool* keep, S* 
   constexpr int w = kWidth<S>;
   const bool all = std::all_of(keep, keep + count, [](bool k) { return k; });
   if (all && count == w) {
-    for (int r = begin; r < end; ++r) std::memcpy(arena + r * ld, tile + std::size_t(r) * w, sizeof(S) * w);
+    for (int r = begin; r < end; ++r)
+      std::memcpy(arena + r * ld, tile + std::size_t(r) * w, sizeof(S) * w);
     return;
   }
   for (int r = begin; r < end; ++r) {
@@ -121,8 +124,9 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 }
 
 // With constraint rows, constrain() runs on each lane that has not stopped, one instance at a
-// time.  Such a pack is a tile (run() below), so a lane's data and parameters are one value in
-// each of a few thousand consecutive cache lines; the work rows that smooth() leaves for
+// time.  Its data rows are in the tile (run() below), so a lane's data is one value in each of
+// a few thousand consecutive cache lines (its parameters, in a full pack, one value in each
+// padded row of the batch); the work rows that smooth() leaves for
 // constrain() (xmat, cdof, cacc, ten_J and qfrc_smooth: kernels/constraint_rows.h, contacts.h
 // and constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
 // the scalar layout, where the rows and the solver's scratch (nefc·nv values and more, visited
@@ -198,8 +202,10 @@ void run(const PackRun<S>& job) {
     double* time = reinterpret_cast<double*>(param + std::size_t(lay.param_rows) * w);
     int* status = reinterpret_cast<int*>(time + w);
     gather(job.data + first, job.ld, inputs, count, data);
-    gather(job.data + first + std::int64_t(lay.sensordata) * job.ld, job.ld,
-           lay.data_rows - lay.sensordata, count, data + std::size_t(lay.sensordata) * w);
+    if (lay.data_rows > lay.sensordata) {
+      gather(job.data + first + std::int64_t(lay.sensordata) * job.ld, job.ld,
+             lay.data_rows - lay.sensordata, count, data + std::size_t(lay.sensordata) * w);
+    }
     const bool full = count == w && param_in_place;
     if (!full) gather(job.param + first, job.ld, lay.param_rows, count, param);
     bool keep[w];

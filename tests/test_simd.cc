@@ -209,8 +209,7 @@ void compare_poisoned(const ModelCase& c, CpuSimd isa) {
         sim->step(steps);
       }
     }
-    const std::string where = c.name + " " +
-                              (isa == CpuSimd::kScalar ? "scalar" : isa_name(isa)) +
+    const std::string where = c.name + " " + (isa == CpuSimd::kScalar ? "scalar" : isa_name(isa)) +
                               " after step(" + std::to_string(steps) + ")";
     for (std::int64_t i = 0; i < n; ++i) {
       if ((clean.batch().status()[i] & kStatusStopping) != 0) {

@@ -26,8 +26,8 @@ namespace zwang {
 
 // \brief Storage of the arenas, 64-byte aligned: with a padded size that is a multiple of the
 // SIMD width, each row of a pack of instances is then one aligned register (with AVX-512, one
-// cache line), which the SIMD CPU
-// backend reads and writes in place.  Large arenas are also given 2 MiB pages where the system
+// cache line), which the SIMD CPU backend copies to and from its tiles with one load and store
+// (and reads in place, for parameters).  Large arenas are also given 2 MiB pages where the system
 // offers them (Linux's transparent huge pages): a pack's rows lie one padded row apart, and with
 // 4 KiB pages each would need its own TLB entry.
 void* arena_allocate(std::size_t bytes);
