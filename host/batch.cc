@@ -12,6 +12,7 @@
 #include <limits>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 namespace zwang {
 
@@ -123,7 +124,8 @@ Batch<T>::Batch(const Batch& other)
       data_(other.data_),
       param_(other.param_),
       time_(other.time_),
-      status_(other.status_) {}
+      status_(other.status_),
+      kept_(other.kept_) {}
 
 template <class T>
 const Sizes& Batch<T>::read_all() const {
@@ -133,10 +135,25 @@ const Sizes& Batch<T>::read_all() const {
 }
 
 template <class T>
-Batch<T>::Batch(const Model& model, std::int64_t n)
+Batch<T>::Batch(const Model& model, std::int64_t n,
+                const std::optional<std::vector<FieldId>>& outputs)
     : sizes_((model.validate(), model.sizes())), layout_(make_layout(sizes_)), n_(n) {
   if (n < 1)
     throw std::invalid_argument(fmt::format("a batch needs at least one instance (got {})", n));
+  kept_.fill(true);
+  if (outputs) {
+    for (int k = 0; k < kFieldCount; ++k) kept_[k] = !is_output(static_cast<FieldId>(k));
+    for (const FieldId f : *outputs) {
+      if (static_cast<int>(f) < 0 || static_cast<int>(f) >= kFieldCount)
+        throw std::invalid_argument(
+            fmt::format("outputs: no field has id {}", static_cast<int>(f)));
+      if (field_rows(f, layout_, sizes_).arena == ArenaId::kParam) {
+        throw std::invalid_argument(
+            fmt::format("outputs: {} is a parameter, not an output", field_name(f)));
+      }
+      kept_[static_cast<int>(f)] = true;
+    }
+  }
   // the size in floating point first: with ~2^62 instances the integer products would overflow
   // padding adds less than four cache lines of values (below)
   const double bytes = (static_cast<double>(n) + (n < kPadding ? 0 : 4 * 64 / sizeof(T))) *
@@ -188,12 +205,34 @@ Batch<T>::Batch(const Model& model, std::int64_t n)
 }
 
 template <class T>
+std::vector<FieldId> Batch<T>::outputs() const {
+  std::vector<FieldId> out;
+  for (int k = 0; k < kFieldCount; ++k) {
+    const FieldId f = static_cast<FieldId>(k);
+    if (is_output(f) && kept(f)) out.push_back(f);
+  }
+  return out;
+}
+
+template <class T>
+void Batch<T>::not_kept(FieldId f) const {
+  std::string names;
+  for (const FieldId k : outputs())
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", field_name(k));
+  throw std::logic_error(fmt::format(
+      "{} is not among the outputs this simulator keeps current ({}): list it in its outputs "
+      "when creating the simulator",
+      field_name(f), names.empty() ? "none" : names));
+}
+
+template <class T>
 FieldRef<T> Batch<T>::field(FieldId f) {
   const FieldRows r = field_rows(f, layout_, sizes_);
   if (r.arena != ArenaId::kData && r.arena != ArenaId::kParam) {
     throw std::invalid_argument(fmt::format(
         "{} is not a data or parameter field: time() and status() give it", field_name(f)));
   }
+  if (!kept(f)) not_kept(f);
   if (sync_) sync_->host_write(f);
   return field_ref(r.arena == ArenaId::kData ? data_.data() : param_.data(), r.row, r.rows);
 }
@@ -205,6 +244,7 @@ FieldRef<const T> Batch<T>::field(FieldId f) const {
     throw std::invalid_argument(fmt::format(
         "{} is not a data or parameter field: time() and status() give it", field_name(f)));
   }
+  if (!kept(f)) not_kept(f);
   if (sync_) sync_->host_read(f);
   return field_ref(const_cast<T*>(r.arena == ArenaId::kData ? data_.data() : param_.data()), r.row,
                    r.rows);

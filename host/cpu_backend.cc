@@ -131,7 +131,21 @@ class SimdBackend final : public BackendImpl<T> {
         threads_(threads),
         isa_(isa),
         stride_(isa.scratch_bytes(batch.layout())),
-        scratch_(stride_ * threads + 64) {}
+        scratch_(stride_ * threads + 64) {
+    // the kept outputs' rows, adjacent fields merged (all of them: one range)
+    for (int k = 0; k < kFieldCount; ++k) {
+      const FieldId f = static_cast<FieldId>(k);
+      if (!is_output(f) || !batch.kept(f)) continue;
+      const FieldRows r = field_rows(f, batch.layout(), batch.sizes());
+      if (r.rows == 0) continue;
+      if (!outputs_.empty() && outputs_.back().second == r.row) {
+        outputs_.back().second = r.row + r.rows;
+      } else {
+        outputs_.emplace_back(r.row, r.row + r.rows);
+      }
+    }
+    sensordata_ = batch.kept(FieldId::sensordata);
+  }
 
   void forward(Batch<T>& batch) override { run(batch, 0); }
 
@@ -151,12 +165,14 @@ class SimdBackend final : public BackendImpl<T> {
     // A thread's share of the rows that fits in half its L2 stays there from one call to the
     // next: prefetching it again costs two instructions and more per row and pack (1.1k per
     // instance-step of a humanoid's step(1), 3.5 %) and brings nothing.
-    const std::size_t rows = static_cast<std::size_t>(view_.lay.data_rows + view_.lay.param_rows);
+    std::size_t rows = static_cast<std::size_t>(input_rows(view_.lay) + view_.lay.param_rows);
+    for (const auto& [begin, end] : outputs_) rows += static_cast<std::size_t>(end - begin);
     const std::size_t share = rows * static_cast<std::size_t>(batch.padded_size()) * sizeof(T) /
                               static_cast<std::size_t>(std::max(threads_, 1));
     isa_.run({&view_, batch.data_arena(), batch.param_arena(), batch.padded_size(), batch.size(),
               batch.time_data(), batch.status_data(), threads_, steps, aligned, &constrain_stage<T>,
-              share > l2_bytes() / 2});
+              share > l2_bytes() / 2, outputs_.data(), static_cast<int>(outputs_.size()),
+              sensordata_});
   }
 
   ModelArrays<T> arrays_;
@@ -165,6 +181,8 @@ class SimdBackend final : public BackendImpl<T> {
   PackIsa<T> isa_;
   std::size_t stride_;
   std::vector<std::byte> scratch_;
+  std::vector<std::pair<int, int>> outputs_;
+  bool sensordata_ = true;
 };
 
 #if defined(ZWANG_SIMD_X86)

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "kernels/instance.h"
 #include "kernels/model_view.h"
@@ -31,6 +32,11 @@ struct PackRun {
   // one instance at a time, in the same code as the scalar backend's
   void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage);
   bool prefetch;  // the next pack's rows are prefetched: they come from beyond the L2
+  // the data rows of the outputs the batch keeps (Batch::kept), as [begin, end) ranges: a call
+  // copies these back, and reads sensordata (whose user slots keep their values) if it is kept
+  const std::pair<int, int>* outputs;
+  int noutputs;
+  bool sensordata;
 };
 
 template <class T>

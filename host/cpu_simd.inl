@@ -192,8 +192,11 @@ void run(const PackRun<S>& job) {
     // new lines: two AVX2 packs (32 bytes) share each line of a row.
     if (job.prefetch && k + 1 < packs &&
         (job.ld * sizeof(S) % 64 != 0 || (first + w) * sizeof(S) % 64 == 0)) {
-      for (int r = 0; r < lay.data_rows; ++r)
-        __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
+      for (int r = 0; r < inputs; ++r) __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
+      for (int o = 0; o < job.noutputs; ++o) {
+        for (int r = job.outputs[o].first; r < job.outputs[o].second; ++r)
+          __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
+      }
       for (int r = 0; r < lay.param_rows; ++r)
         __builtin_prefetch(job.param + first + w + r * job.ld, 0, 2);
     }
@@ -202,7 +205,7 @@ void run(const PackRun<S>& job) {
     double* time = reinterpret_cast<double*>(param + std::size_t(lay.param_rows) * w);
     int* status = reinterpret_cast<int*>(time + w);
     gather(job.data + first, job.ld, inputs, count, data);
-    if (lay.data_rows > lay.sensordata) {
+    if (job.sensordata && lay.data_rows > lay.sensordata) {
       gather(job.data + first + std::int64_t(lay.sensordata) * job.ld, job.ld,
              lay.data_rows - lay.sensordata, count, data + std::size_t(lay.sensordata) * w);
     }
@@ -229,9 +232,10 @@ void run(const PackRun<S>& job) {
                          time,
                          status},
              lane_work);
-    // what a call writes: the state, and the outputs of the instances that have not stopped in it
-    // (those of an instance that stops are left as they were: its tile rows may hold another
-    // instance's values from an earlier pack); never the inputs ctrl, xfrc_applied and mocap_*
+    // what a call writes: the state, and the kept outputs of the instances that have not stopped
+    // in it (those of an instance that stops are left as they were: its tile rows may hold
+    // another instance's values from an earlier pack); never the inputs ctrl, xfrc_applied and
+    // mocap_*
     bool outputs[w];
     for (int i = 0; i < w; ++i) {
       outputs[i] = keep[i] && (status[i] & kStatusStopping) == 0;
@@ -240,7 +244,8 @@ void run(const PackRun<S>& job) {
     S* out = job.data + first;
     scatter(data, lay.qpos, lay.ctrl, count, keep, out, job.ld);
     scatter(data, lay.act, lay.xfrc_applied, count, keep, out, job.ld);
-    scatter(data, inputs, lay.data_rows, count, outputs, out, job.ld);
+    for (int o = 0; o < job.noutputs; ++o)
+      scatter(data, job.outputs[o].first, job.outputs[o].second, count, outputs, out, job.ld);
     for (int i = 0; i < count; ++i) {
       if (!keep[i]) continue;
       job.time[first + i] = time[i];

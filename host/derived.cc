@@ -63,8 +63,33 @@ int derived_size(const Model& model, Derived what) {
   throw std::invalid_argument("unknown derived quantity");
 }
 
+std::vector<FieldId> derived_fields(Derived what) {
+  switch (what) {
+    case Derived::kXimat:
+    case Derived::kSiteXmat:
+      return {FieldId::xquat};
+    case Derived::kCinert:
+      return {FieldId::xquat, FieldId::xipos, FieldId::subtree_com};
+    case Derived::kCvel:
+      return {FieldId::subtree_com, FieldId::cvel};
+    case Derived::kSiteXpos:
+      return {FieldId::xpos, FieldId::xquat};
+  }
+  throw std::invalid_argument("unknown derived quantity");
+}
+
 template <class T>
 void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads) {
+  for (const FieldId f : derived_fields(what)) {
+    if (!batch.kept(f)) {
+      static constexpr const char* kNames[] = {"ximat", "cinert", "cvel", "site_xpos", "site_xmat"};
+      throw std::logic_error(fmt::format(
+          "{} is computed from {}, which this simulator does not keep current: list {} (or {}) "
+          "in its outputs when creating it",
+          kNames[static_cast<int>(what)], field_name(f), kNames[static_cast<int>(what)],
+          field_name(f)));
+    }
+  }
   const int width = derived_size(model, what);
   const std::int64_t n = batch.size(), ld = batch.padded_size();
   if (out.size() != static_cast<std::size_t>(n) * width) {

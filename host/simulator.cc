@@ -48,7 +48,7 @@ std::string InstanceFailure::message() const {
 
 template <class T>
 Simulator<T>::Simulator(const Model& model, std::int64_t n, SimulatorOptions options)
-    : model_(model), batch_(model_, n) {
+    : model_(model), batch_(model_, n, options.outputs) {
   if (options.threads < 0) {
     throw std::invalid_argument(
         fmt::format("threads must be non-negative (got {})", options.threads));

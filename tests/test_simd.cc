@@ -8,7 +8,9 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/status.h"
@@ -229,6 +231,90 @@ TEST(Simd, OutputsAreWrittenByEveryCallAndNeverRead) {
       compare_poisoned<double>(c, isa);
       compare_poisoned<float>(c, isa);
     }
+  }
+}
+
+// a simulator that keeps some outputs: those equal a simulator's that keeps all, bit for bit,
+// after forward() and steps; the others' accessors throw, naming the field
+template <class T>
+void compare_kept_outputs(const ModelCase& c, CpuSimd isa) {
+  const std::int64_t n = 37;
+  const std::vector<FieldId> kept = {FieldId::qpos, FieldId::qacc, FieldId::cvel,
+                                     FieldId::contact_force, FieldId::sensordata};
+  Simulator<T> all(c.model, n, {.threads = 1, .cpu_simd = isa});
+  Simulator<T> some(c.model, n, {.threads = 1, .cpu_simd = isa, .outputs = kept});
+  set_same_states(all, some, 9);
+  const std::string name = c.name + " " + (isa == CpuSimd::kScalar ? "scalar" : isa_name(isa));
+  EXPECT_EQ(some.batch().outputs(), (std::vector<FieldId>{FieldId::qacc, FieldId::contact_force,
+                                                          FieldId::cvel, FieldId::sensordata}))
+      << name;
+  EXPECT_EQ(all.batch().outputs().size(),
+            static_cast<std::size_t>(static_cast<int>(FieldId::sensordata) -
+                                     static_cast<int>(FieldId::qacc) + 1));
+  for (int steps : {0, 1, 3}) {
+    for (Simulator<T>* sim : {&all, &some}) {
+      if (steps == 0) {
+        sim->forward();
+      } else {
+        sim->step(steps);
+      }
+    }
+    const std::string where = name + " after step(" + std::to_string(steps) + ")";
+    for (std::int64_t i = 0; i < n; ++i) {
+      expect_same_state(some, all, i, where);
+      if ((all.batch().status()[i] & kStatusStopping) != 0) continue;
+      for (FieldId f : kept) {
+        const Eigen::VectorXd a = get(some.batch().field(f), i);
+        const Eigen::VectorXd b = get(all.batch().field(f), i);
+        EXPECT_TRUE(((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all())
+            << where << ", instance " << i << ", " << field_name(f);
+      }
+    }
+  }
+  for (FieldId f : data_fields()) {
+    if (!is_output(f) || some.batch().kept(f)) continue;
+    try {
+      std::as_const(some.batch()).field(f);
+      ADD_FAILURE() << name << ": reading " << field_name(f) << " did not throw";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find(field_name(f)), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Simd, OnlyTheKeptOutputsAreCurrentAndEqualThoseOfAFullRun) {
+  std::vector<CpuSimd> backends = isas();
+  backends.push_back(CpuSimd::kScalar);
+  for (const ModelCase& c : model_cases()) {
+    for (CpuSimd isa : backends) {
+      compare_kept_outputs<double>(c, isa);
+      compare_kept_outputs<float>(c, isa);
+    }
+  }
+}
+
+TEST(Simd, OutputsThatAreNotKeptThrowAndParametersAreRefused) {
+  Simulator<double> sim(examples::chain(), 4, {.threads = 1, .outputs = std::vector<FieldId>{}});
+  EXPECT_TRUE(sim.batch().outputs().empty());
+  sim.step(2);
+  EXPECT_EQ(sim.batch().qpos().instances(), 4);
+  EXPECT_GT(sim.batch().time()[0], 0);
+  try {
+    sim.batch().qM();
+    ADD_FAILURE() << "qM did not throw";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("qM is not among the outputs"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("(none)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(std::as_const(sim.batch()).qacc(), std::logic_error);
+  try {
+    Simulator<double> bad(examples::chain(), 4,
+                          {.outputs = std::vector<FieldId>{FieldId::qM, FieldId::body_mass}});
+    ADD_FAILURE() << "a parameter among the outputs was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("body_mass is a parameter"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -11,8 +11,10 @@
 // valid for the batch's lifetime.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -59,6 +61,11 @@ inline constexpr int kFieldCount = static_cast<int>(FieldId::status) + 1;
 
 // \brief The field's name as in kernels/layout.h: "qpos", "body_mass", ..., "time", "status".
 const char* field_name(FieldId f);
+// \brief Whether f is an output: a data field a call computes (qacc … sensordata), not the
+// state or an input (qpos … mocap_quat), a parameter, time or status.
+constexpr bool is_output(FieldId f) {
+  return f >= FieldId::qacc && f <= FieldId::sensordata;
+}
 // \brief The field of that name; std::invalid_argument for an unknown name.
 FieldId field_id(std::string_view name);
 
@@ -142,8 +149,13 @@ class FieldRef {
 template <class T>
 class Batch {
  public:
-  // \brief n instances, every one at the model's default state and parameters.
-  Batch(const Model& model, std::int64_t n);
+  // \brief n instances, every one at the model's default state and parameters.  `outputs`: the
+  // output fields its simulator's calls keep current (SimulatorOptions::outputs), all of them
+  // without a list; state, input and parameter fields, time and status may be listed and are
+  // always current.  An accessor of an output left out throws std::logic_error.
+  // std::invalid_argument names a listed field that is a parameter.
+  Batch(const Model& model, std::int64_t n,
+        const std::optional<std::vector<FieldId>>& outputs = std::nullopt);
   // \brief A copy of every field as it is now (the fields a device holds newer values of are
   // brought up to date first); the copy has no sync hook of its own.
   Batch(const Batch& other);
@@ -161,15 +173,23 @@ class Batch {
   const Sizes& sizes() const { return sizes_; }
   const Layout& layout() const { return layout_; }
 
+  // \brief Whether every call keeps f current: true but for the outputs the batch was made
+  // without (SimulatorOptions::outputs), whose rows no call writes.
+  bool kept(FieldId f) const { return kept_[static_cast<int>(f)]; }
+  // \brief The output fields kept current, in FieldId order.
+  std::vector<FieldId> outputs() const;
+
   // \brief A field of every instance.  With a sync hook the non-const accessors make the
   // field's host copy current and mark it changed; the const ones only make it current
   // (std::as_const(batch).qpos() reads without causing an upload).
 #define ZW_X(name, count)                                                         \
   FieldRef<T> name() {                                                            \
+    if (!kept(FieldId::name)) not_kept(FieldId::name);                            \
     if (sync_) sync_->host_write(FieldId::name);                                  \
     return field_ref(data_.data(), layout_.name, count_##name());                 \
   }                                                                               \
   FieldRef<const T> name() const {                                                \
+    if (!kept(FieldId::name)) not_kept(FieldId::name);                            \
     if (sync_) sync_->host_read(FieldId::name);                                   \
     return field_ref(const_cast<T*>(data_.data()), layout_.name, count_##name()); \
   }
@@ -268,6 +288,8 @@ class Batch {
   FieldRef<R> field_ref(R* arena, int offset, int width) const {
     return FieldRef<R>(arena + offset * padded_, width, n_, padded_);
   }
+  // the std::logic_error of an accessor of an output this batch does not keep
+  [[noreturn]] void not_kept(FieldId f) const;
   // every field of one arena through the hook
   void sync_arena(ArenaId arena, bool write) const;
   // every field made current on the host; returns the sizes, for the copy constructor
@@ -287,6 +309,7 @@ class Batch {
   ArenaVector<double> time_;
   ArenaVector<int> status_;
   BatchSync* sync_ = nullptr;
+  std::array<bool, kFieldCount> kept_;
 };
 
 extern template class FieldRef<float>;

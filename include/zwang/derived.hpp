@@ -10,6 +10,7 @@
 #pragma once
 
 #include <span>
+#include <vector>
 
 #include "zwang/batch.hpp"
 #include "zwang/model.hpp"
@@ -36,10 +37,14 @@ enum class Derived {
 
 // \brief Values per instance of a derived quantity: count x width.
 int derived_size(const Model& model, Derived what);
+// \brief The output fields a derived quantity is computed from: a simulator that keeps only some
+// outputs (SimulatorOptions::outputs) must keep these for it.
+std::vector<FieldId> derived_fields(Derived what);
 
 // \brief Computes `what` for every instance into `out` (batch.size() x derived_size values),
 // an OpenMP loop over instances with `threads` threads (0: every core).  std::invalid_argument
-// if `out` has the wrong size.
+// if `out` has the wrong size, std::logic_error if the batch does not keep one of
+// derived_fields(what).
 template <class T>
 void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads = 0);
 

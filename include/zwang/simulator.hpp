@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -56,6 +57,13 @@ struct SimulatorOptions {
   int cusolver_min_nv = 32;
   CudaKernels kernels = CudaKernels::kFused;  // CUDA: fused or one kernel per stage
   bool cuda_graphs = true;  // CUDA: step(n) replays a CUDA Graph captured once per n
+  // The output fields (qacc … sensordata, kernels/layout.h) that forward() and step() keep
+  // current in the batch: all of them when unset, as MuJoCo's mjData; with a list, only those,
+  // and the batch's accessors of the others throw std::logic_error.  The state, time and status
+  // are always current.  The SIMD CPU backend then copies fewer rows back per call, which is
+  // most of what a step(1) call costs beyond its step with many instances (README.md,
+  // "Outputs"); the other backends compute and write every output either way.
+  std::optional<std::vector<FieldId>> outputs = std::nullopt;
 };
 
 // \brief CUDA devices this process can use, and why there are none when there are none

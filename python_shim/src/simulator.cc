@@ -152,12 +152,53 @@ nb::object owned(std::vector<T>&& values, std::vector<std::size_t> shape) {
 // ---------------------------------------------------------------------------------------------
 // the simulator, in either precision
 
+const std::pair<const char*, Derived> kDerived[] = {{"ximat", Derived::kXimat},
+                                                    {"cinert", Derived::kCinert},
+                                                    {"cvel", Derived::kCvel},
+                                                    {"site_xpos", Derived::kSiteXpos},
+                                                    {"site_xmat", Derived::kSiteXmat}};
+
+// the fields a Python `outputs` list asks for: data fields by name, and the quantities computed
+// from them (cinert, cvel, ..., mass_matrix) by theirs; None: every output
+std::optional<std::vector<FieldId>> output_fields(nb::handle outputs) {
+  if (outputs.is_none()) return std::nullopt;
+  if (nb::isinstance<nb::str>(outputs) || !nb::hasattr(outputs, "__iter__")) {
+    throw std::invalid_argument("outputs must be None or a list of field names (got " +
+                                nb::cast<std::string>(nb::repr(outputs)) + ")");
+  }
+  std::vector<FieldId> out;
+  for (nb::handle item : outputs) {
+    if (!nb::isinstance<nb::str>(item)) {
+      throw std::invalid_argument("outputs: expected field names, got " +
+                                  nb::cast<std::string>(nb::repr(item)));
+    }
+    const std::string name = nb::cast<std::string>(item);
+    const auto derived = std::find_if(std::begin(kDerived), std::end(kDerived),
+                                      [&](const auto& d) { return name == d.first; });
+    if (derived != std::end(kDerived)) {
+      for (const FieldId f : derived_fields(derived->second)) out.push_back(f);
+    } else if (name == "mass_matrix") {
+      out.push_back(FieldId::qM);
+    } else {
+      try {
+        out.push_back(field_id(name));
+      } catch (const std::invalid_argument&) {
+        throw std::invalid_argument("outputs: no field or derived quantity is named '" + name +
+                                    "'");
+      }
+    }
+  }
+  return out;
+}
+
 class PySimulator {
  public:
   PySimulator(const PyModel& model, std::int64_t instances, const std::string& backend,
-              const std::string& precision, int threads, const std::string& cpu_simd)
+              const std::string& precision, int threads, const std::string& cpu_simd,
+              nb::handle outputs)
       : model_(model), precision_(precision), threads_(threads) {
     SimulatorOptions options;
+    options.outputs = output_fields(outputs);
     if (backend == "cpu") {
       options.backend = Backend::kCpu;
     } else if (backend == "cuda") {
@@ -512,19 +553,36 @@ void bind_simulator(nb::module_& m) {
       "the step started from, as mj_step leaves MuJoCo's (its first evaluation). forward()\n"
       "recomputes all of them at the current state.");
   sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int,
-                   const std::string&>(),
+                   const std::string&, nb::handle>(),
           nb::arg("model"), nb::arg("instances") = 1, nb::arg("backend") = "cpu",
           nb::arg("precision") = "f64", nb::arg("threads") = 0, nb::arg("cpu_simd") = "auto",
+          nb::arg("outputs").none() = nb::none(),
           "``instances`` copies of ``model`` at its default state. ``backend``: 'cpu', 'cuda' or "
           "'auto' (CUDA when a device exists); ``precision``: 'f64' or 'f32'; ``threads``: CPU "
           "threads, 0 for every core; ``cpu_simd``: 'auto' (packs of instances in the widest "
           "SIMD registers this CPU has), 'scalar' (one instance at a time), 'avx2' or 'avx512' "
-          "(bit-identical results either way). ValueError for a bad argument or an instruction "
-          "set this CPU lacks, RuntimeError when CUDA is asked for and cannot be used.")
+          "(bit-identical results either way); ``outputs``: None (every output current after "
+          "each call, as MuJoCo's mjData) or the outputs to keep current, by name: data fields "
+          "('qacc', 'xpos', 'cfrc_ext', 'sensordata', ...) and derived quantities ('cinert', "
+          "'cvel', 'ximat', 'site_xpos', 'site_xmat', 'mass_matrix'). qpos, qvel, act, the "
+          "inputs, time and status are always current; reading another output raises "
+          "RuntimeError. With SIMD packs, fewer outputs make step(1) calls cheaper (README, "
+          "'Outputs'). ValueError for a bad argument or an instruction set this CPU lacks, "
+          "RuntimeError when CUDA is asked for and cannot be used.")
       .def_prop_ro(
           "model", [](nb::handle self) -> const PyModel& { return sim_of(self).model(); },
           nb::rv_policy::reference_internal, "the model (read-only)")
       .def_prop_ro("instances", &PySimulator::instances, "number of instances N")
+      .def_prop_ro(
+          "outputs",
+          [](PySimulator& s) {
+            return s.visit([](auto& x) {
+              std::vector<std::string> names;
+              for (const FieldId f : x.batch().outputs()) names.emplace_back(field_name(f));
+              return names;
+            });
+          },
+          "names of the output fields kept current (every one unless ``outputs`` was given)")
       .def_prop_ro("precision", &PySimulator::precision, "'f64' or 'f32'")
       .def_prop_ro(
           "dtype",
@@ -677,11 +735,6 @@ void bind_simulator(nb::module_& m) {
         keep(field_doc(f.name, false)));
   }
 
-  const std::pair<const char*, Derived> derived[] = {{"ximat", Derived::kXimat},
-                                                     {"cinert", Derived::kCinert},
-                                                     {"cvel", Derived::kCvel},
-                                                     {"site_xpos", Derived::kSiteXpos},
-                                                     {"site_xmat", Derived::kSiteXmat}};
   const char* derived_docs[] = {
       "(copy) orientation of each body's principal axes of inertia, row-major (N, nbody, 9): "
       "columns in decreasing principal moment, right-handed; MuJoCo's ximat up to the signs of "
@@ -693,9 +746,9 @@ void bind_simulator(nb::module_& m) {
       "(copy) site positions, world (N, nsite, 3)",
       "(copy) site orientations, row-major (N, nsite, 9)"};
   for (int k = 0; k < 5; ++k) {
-    const Derived what = derived[k].second;
+    const Derived what = kDerived[k].second;
     sim.def_prop_ro(
-        derived[k].first, [what](PySimulator& s) { return derived_array(s, what); },
+        kDerived[k].first, [what](PySimulator& s) { return derived_array(s, what); },
         keep(std::string(derived_docs[k]) +
              ". Computed from the kinematics of the last evaluation (see the class docstring)."));
   }

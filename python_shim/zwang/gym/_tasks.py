@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import warnings
 import xml.etree.ElementTree as ElementTree
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
@@ -53,6 +53,10 @@ class MujocoTaskEnv(VectorEnv):
     ``contact_margin`` is ``"sum"`` by default: MuJoCo 3.5 and later (so 4.0, on which
     Gymnasium's own environments run today) add the margins and gaps of two geoms; ``"max"``
     takes the larger, as MuJoCo up to 3.4 does.
+
+    ``outputs``: ``"task"`` (the default) keeps current only the simulator outputs the task
+    reads (``sim.xpos`` for Ant, ``sim.cinert`` for Humanoid...), so that each step copies no
+    others back; a list keeps those as well (for wrappers that read more); None keeps all.
     """
 
     default_xml: str = ""
@@ -60,6 +64,8 @@ class MujocoTaskEnv(VectorEnv):
     default_max_episode_steps: int | None = None
     reward_threshold: float | None = None
     _reads_derived = False
+    # the simulator outputs the task reads besides qpos and qvel (zwang.Simulator's `outputs`)
+    _outputs: tuple[str, ...] = ()
 
     def __init__(self, num_envs: int, *, xml_file: str | None = None,
                  frame_skip: int | None = None, reset_noise_scale: float = 0.0,
@@ -67,7 +73,7 @@ class MujocoTaskEnv(VectorEnv):
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  seeding: str = "batch", backend: str = "cpu", precision: str = "f64",
                  threads: int = 0, contact_margin: str = "sum", render_mode: str | None = None,
-                 **unused_render: Any) -> None:
+                 outputs: str | Sequence[str] | None = "task", **unused_render: Any) -> None:
         if render_mode is not None:
             raise ValueError("zwang environments do not render (render_mode must be None)")
         unknown = set(unused_render) - {"width", "height", "camera_id", "camera_name",
@@ -88,7 +94,17 @@ class MujocoTaskEnv(VectorEnv):
             frame_skip=self.default_frame_skip if frame_skip is None else frame_skip,
             max_episode_steps=max_episode_steps, reset_noise_scale=reset_noise_scale,
             autoreset_mode=autoreset_mode, seeding=seeding, backend=backend,
-            precision=precision, threads=threads)
+            precision=precision, threads=threads, outputs=self._task_outputs(outputs))
+
+    def _task_outputs(self, outputs: str | Sequence[str] | None) -> list[str] | None:
+        if outputs is None:
+            return None
+        if isinstance(outputs, str):
+            if outputs != "task":
+                raise ValueError(f"outputs must be 'task', None or a list of names, got "
+                                 f"{outputs!r}")
+            return list(self._outputs)
+        return list(self._outputs) + list(outputs)
 
     def _bind(self, model: "zwang.Model") -> None:
         """Looks up the bodies and sites the task reads."""
@@ -165,6 +181,7 @@ class InvertedDoublePendulum(MujocoTaskEnv):
     default_xml, default_frame_skip = "inverted_double_pendulum.xml", 5
     default_max_episode_steps, reward_threshold = 1000, 9100.0
     _reads_derived = True
+    _outputs = ("qfrc_constraint", "site_xpos")
 
     def __init__(self, num_envs: int, *, healthy_reward: float = 10.0,
                  reset_noise_scale: float = 0.1, **kwargs: Any) -> None:
@@ -201,6 +218,7 @@ class Reacher(MujocoTaskEnv):
     default_xml, default_frame_skip = "reacher.xml", 2
     default_max_episode_steps, reward_threshold = 50, -3.75
     _reads_derived = True
+    _outputs = ("xpos",)
 
     def __init__(self, num_envs: int, *, reward_dist_weight: float = 1,
                  reward_control_weight: float = 1, **kwargs: Any) -> None:
@@ -248,6 +266,7 @@ class Pusher(MujocoTaskEnv):
     default_xml, default_frame_skip = "pusher_v5.xml", 5
     default_max_episode_steps, reward_threshold = 100, 0.0
     _reads_derived = True
+    _outputs = ("xpos",)
 
     def __init__(self, num_envs: int, *, reward_near_weight: float = 0.5,
                  reward_dist_weight: float = 1, reward_control_weight: float = 0.1,
@@ -495,6 +514,7 @@ class Ant(MujocoTaskEnv, _ForwardMixin):
     default_xml, default_frame_skip = "ant.xml", 5
     default_max_episode_steps, reward_threshold = 1000, 6000.0
     _reads_derived = True
+    _outputs = ("xpos", "cfrc_ext")
 
     def __init__(self, num_envs: int, *, forward_reward_weight: float = 1,
                  ctrl_cost_weight: float = 0.5, contact_cost_weight: float = 5e-4,
@@ -572,6 +592,7 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
     default_xml, default_frame_skip = "humanoid.xml", 5
     default_max_episode_steps = 1000
     _reads_derived = True
+    _outputs = ("xipos", "cinert", "cvel", "qfrc_actuator", "cfrc_ext")
 
     def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.25,
                  ctrl_cost_weight: float = 0.1, contact_cost_weight: float = 5e-7,

@@ -67,6 +67,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             ``SyncVectorEnv`` seeds its envs, so reset states equal those of
             ``gymnasium.make_vec(..., vectorization_mode="sync")`` (draws loop over the envs).
         backend, precision, threads: passed to ``zwang.Simulator``.
+        outputs: passed to ``zwang.Simulator``: None keeps every output current; a list of the
+            fields and derived quantities the functions read (``["xpos", "cfrc_ext"]``) keeps
+            only those, which makes each step cheaper with many envs.
 
     In ``obs_fn``, ``reward_fn`` and ``terminated_fn`` the simulator's ``qpos``, ``qvel`` and
     ``time`` are those after the step; its derived quantities (``xpos``, ``cfrc_ext``, ``cvel``,
@@ -96,6 +99,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         backend: str = "cpu",
         precision: str = "f64",
         threads: int = 0,
+        outputs: Sequence[str] | None = None,
     ) -> None:
         if int(num_envs) < 1:
             raise ValueError(f"num_envs must be at least 1, got {num_envs}")
@@ -122,7 +126,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.seeding = seeding
         self.sim = zwang.Simulator(
             self.model, instances=self.num_envs, backend=backend, precision=precision,
-            threads=threads)
+            threads=threads, outputs=None if outputs is None else list(outputs))
         self.dt = float(self.model.timestep) * self.frame_skip
         self.metadata = dict(type(self).metadata)
         self.metadata["autoreset_mode"] = self.autoreset_mode
