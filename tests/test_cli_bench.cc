@@ -163,9 +163,20 @@ TEST(CliBench, CsvIsWrittenWithoutAPlotter) {
   EXPECT_EQ(read_csv(dir / "bench.csv").size(), 12u);
 }
 
+TEST(CliBench, OutputsKeptAreNamedInTheNotes) {
+  const ProgramResult r = run_zwang(
+      "bench chain -n 8 --steps-per-call 1 --threads 1 --rounds 1 --min-time 0 --peers none "
+      "--backends cpu-scalar,cpu-simd --precision f64 --outputs xpos,cvel");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("zwang keeps only these outputs current: xpos,cvel"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("cpu-scalar"), std::string::npos) << r.output;
+}
+
 TEST(CliBench, BadListsAreRefused) {
-  for (const char* args : {"-n 0", "--steps-per-call 0", "--peers mujoco9", "--backends gpu",
-                           "--rounds 0", "--precision f16"}) {
+  for (const char* args :
+       {"-n 0", "--steps-per-call 0", "--peers mujoco9", "--backends gpu", "--rounds 0",
+        "--precision f16", "--outputs xpso", "--outputs body_mass"}) {
     const ProgramResult r = run_zwang(std::string("bench chain ") + args);
     EXPECT_NE(r.exit_code, 0) << args;
   }

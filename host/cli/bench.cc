@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -201,6 +202,23 @@ struct Config {
   bool f32;
 };
 
+// SimulatorOptions::outputs from --outputs: all (unset), none (empty), or field names
+std::optional<std::vector<FieldId>> kept_outputs(const std::vector<std::string>& names) {
+  if (names.size() == 1 && names[0] == "all") return std::nullopt;
+  std::vector<FieldId> out;
+  if (names.size() == 1 && names[0] == "none") return out;
+  for (const std::string& name : names) {
+    try {
+      out.push_back(field_id(name));
+      if (out.back() > FieldId::sensordata && out.back() < FieldId::time)
+        throw std::invalid_argument(fmt::format("{} is a parameter, not an output", name));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("--outputs: {}", e.what()));
+    }
+  }
+  return out;
+}
+
 std::vector<Config> zwang_configs(const BenchOptions& o, std::vector<std::string>* notes) {
   auto wanted = [&](const char* name) {
     return std::find(o.backends.begin(), o.backends.end(), name) != o.backends.end();
@@ -225,7 +243,8 @@ std::vector<Config> zwang_configs(const BenchOptions& o, std::vector<std::string
     }
   }
   std::vector<Config> configs;
-  for (const auto& [name, options] : backends) {
+  for (auto& [name, options] : backends) {
+    options.outputs = kept_outputs(o.outputs);
     for (const std::string& p : o.precisions) configs.push_back({name, options, p == "f32"});
   }
   return configs;
@@ -506,6 +525,10 @@ int run_bench(const BenchOptions& o, const LoadOptions& load) {
   }
   const std::vector<Config> configs = zwang_configs(o, &notes);
   if (configs.empty()) throw std::invalid_argument("no zwang configuration to run (--backends)");
+  if (configs.front().options.outputs) {
+    notes.push_back(fmt::format("zwang keeps only these outputs current: {} (--outputs)",
+                                fmt::join(o.outputs, ",")));
+  }
 
   std::vector<BenchRow> rows;
   std::vector<std::string> done;

@@ -25,9 +25,10 @@ struct BenchOptions {
   double min_time = 0.2;  // seconds of the fastest engine per measurement
   double init_noise = 0.1;
   std::uint64_t seed = 1;
-  std::vector<std::string> disable;  // --disable lists of MuJoCo flag names, on both sides
-  std::string csv;                   // file, or empty
-  std::string plot;                  // PNG file, or empty
+  std::vector<std::string> disable;         // --disable lists of MuJoCo flag names, on both sides
+  std::vector<std::string> outputs{"all"};  // zwang's kept outputs: all, none, or field names
+  std::string csv;                          // file, or empty
+  std::string plot;                         // PNG file, or empty
 };
 
 // \brief A peer: its plugin's name (zwang_peer_NAME.so), the column it heads, and the mode

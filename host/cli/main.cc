@@ -300,6 +300,13 @@ int main(int argc, char** argv) {
                                fmt::join(disable_flag_names(), ", ")))
       ->type_name("LIST")
       ->allow_extra_args(false);
+  bench
+      ->add_option("--outputs", bo.outputs,
+                   "outputs zwang keeps current after each call: all (as MuJoCo's mjData), none "
+                   "(the state only), or field names as a comma list (xpos,cfrc_ext); the "
+                   "peers always compute all")
+      ->delimiter(',')
+      ->capture_default_str();
   bench->add_option("--csv", bo.csv,
                     "the table as CSV: model, nv, mode, instances, threads, steps_per_call, "
                     "backend, precision, zwang, one column per peer, zwang_over_PEER");
