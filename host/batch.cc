@@ -219,7 +219,7 @@ void Batch<T>::not_kept(FieldId f) const {
   std::string names;
   for (const FieldId k : outputs())
     names += fmt::format("{}{}", names.empty() ? "" : ", ", field_name(k));
-  throw std::logic_error(fmt::format(
+  throw OutputNotKept(fmt::format(
       "{} is not among the outputs this simulator keeps current ({}): list it in its outputs "
       "when creating the simulator",
       field_name(f), names.empty() ? "none" : names));

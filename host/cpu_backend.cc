@@ -21,15 +21,34 @@
 namespace zwang {
 namespace {
 
+// the data rows of the outputs a batch keeps (Batch::kept) as [begin, end) ranges, adjacent
+// fields merged: one range when it keeps them all
+template <class T>
+std::vector<std::pair<int, int>> kept_output_rows(const Batch<T>& batch) {
+  std::vector<std::pair<int, int>> out;
+  for (int k = 0; k < kFieldCount; ++k) {
+    const FieldId f = static_cast<FieldId>(k);
+    if (!is_output(f) || !batch.kept(f)) continue;
+    const FieldRows r = field_rows(f, batch.layout(), batch.sizes());
+    if (r.rows == 0) continue;
+    if (!out.empty() && out.back().second == r.row) {
+      out.back().second = r.row + r.rows;
+    } else {
+      out.emplace_back(r.row, r.row + r.rows);
+    }
+  }
+  return out;
+}
+
 // Each thread copies the data and parameter rows of a tile of instances out of the interleaved
 // batch into contiguous buffers, one per instance, runs the stages there (ld = 1) and copies the
 // data rows back: a core then works on a few consecutive cache lines instead of one line per row,
 // and two threads never write the same line of the batch while they compute (in the interleaved
-// layout neighbouring instances share lines).  A tile is one cache line of a row (8 instances in
-// float64, 16 in float32), so the copies read and write whole lines and touch each page of the
-// arenas once per tile rather than once per instance: with a few thousand rows per instance,
-// one call of step(1) otherwise spends as long on the copies as on the step.  The arithmetic is
-// the same, so are the bits.
+// layout neighbouring instances share lines); of the outputs, only those the batch keeps go back.
+// A tile is one cache line of a row (8 instances in float64, 16 in float32), so the copies read and
+// write whole lines and touch each page of the arenas once per tile rather than once per instance:
+// with a few thousand rows per instance, one call of step(1) otherwise spends as long on the copies
+// as on the step.  The arithmetic is the same, so are the bits.
 template <class T>
 class CpuBackend final : public BackendImpl<T> {
  public:
@@ -40,6 +59,7 @@ class CpuBackend final : public BackendImpl<T> {
         view_(arrays_.view()),
         threads_(threads),
         lay_(batch.layout()),
+        outputs_(kept_output_rows(batch)),
         buffers_(threads, std::vector<T>(std::max(lay_.work_rows, 1) +
                                          kTile * (lay_.data_rows + lay_.param_rows))) {}
 
@@ -67,8 +87,9 @@ class CpuBackend final : public BackendImpl<T> {
       for (int k = 0; k < count; ++k) out[k * rows + r] = line[k];
     }
   }
-  static void scatter(const T* in, int rows, int count, T* arena, std::int64_t ld) {
-    for (int r = 0; r < rows; ++r) {
+  static void scatter(const T* in, int begin, int end, int rows, int count, T* arena,
+                      std::int64_t ld) {
+    for (int r = begin; r < end; ++r) {
       T* line = arena + r * ld;
       for (int k = 0; k < count; ++k) line[k] = in[k * rows + r];
     }
@@ -96,7 +117,10 @@ class CpuBackend final : public BackendImpl<T> {
                       batch.time_data() + first + k,
                       batch.status_data() + first + k});
       }
-      scatter(data, data_rows, count, batch.data_arena() + first, ld);
+      T* out = batch.data_arena() + first;
+      scatter(data, 0, input_rows(lay_), data_rows, count, out, ld);
+      for (const auto& [begin, end] : outputs_)
+        scatter(data, begin, end, data_rows, count, out, ld);
     }
   }
 
@@ -104,6 +128,7 @@ class CpuBackend final : public BackendImpl<T> {
   ModelView<T> view_;
   int threads_;
   Layout lay_;
+  std::vector<std::pair<int, int>> outputs_;
   // per thread: scratch, then the data and the parameters of a tile's instances
   std::vector<std::vector<T>> buffers_;
 };
@@ -131,21 +156,9 @@ class SimdBackend final : public BackendImpl<T> {
         threads_(threads),
         isa_(isa),
         stride_(isa.scratch_bytes(batch.layout())),
-        scratch_(stride_ * threads + 64) {
-    // the kept outputs' rows, adjacent fields merged (all of them: one range)
-    for (int k = 0; k < kFieldCount; ++k) {
-      const FieldId f = static_cast<FieldId>(k);
-      if (!is_output(f) || !batch.kept(f)) continue;
-      const FieldRows r = field_rows(f, batch.layout(), batch.sizes());
-      if (r.rows == 0) continue;
-      if (!outputs_.empty() && outputs_.back().second == r.row) {
-        outputs_.back().second = r.row + r.rows;
-      } else {
-        outputs_.emplace_back(r.row, r.row + r.rows);
-      }
-    }
-    sensordata_ = batch.kept(FieldId::sensordata);
-  }
+        scratch_(stride_ * threads + 64),
+        outputs_(kept_output_rows(batch)),
+        sensordata_(batch.kept(FieldId::sensordata)) {}
 
   void forward(Batch<T>& batch) override { run(batch, 0); }
 

@@ -2,11 +2,13 @@
 #include "zwang/derived.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -80,15 +82,19 @@ std::vector<FieldId> derived_fields(Derived what) {
 
 template <class T>
 void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads) {
+  std::vector<std::string> missing;
   for (const FieldId f : derived_fields(what)) {
-    if (!batch.kept(f)) {
-      static constexpr const char* kNames[] = {"ximat", "cinert", "cvel", "site_xpos", "site_xmat"};
-      throw std::logic_error(fmt::format(
-          "{} is computed from {}, which this simulator does not keep current: list {} (or {}) "
-          "in its outputs when creating it",
-          kNames[static_cast<int>(what)], field_name(f), kNames[static_cast<int>(what)],
-          field_name(f)));
-    }
+    if (!batch.kept(f)) missing.emplace_back(field_name(f));
+  }
+  if (!missing.empty()) {
+    static constexpr const char* kNames[] = {"ximat", "cinert", "cvel", "site_xpos", "site_xmat"};
+    std::vector<std::string> needs;
+    for (const FieldId f : derived_fields(what)) needs.emplace_back(field_name(f));
+    throw OutputNotKept(fmt::format(
+        "{} is computed from {}; this simulator does not keep {} current: list {} in its "
+        "outputs when creating it",
+        kNames[static_cast<int>(what)], fmt::join(needs, ", "), fmt::join(missing, ", "),
+        missing.size() == 1 ? "it" : "them"));
   }
   const int width = derived_size(model, what);
   const std::int64_t n = batch.size(), ld = batch.padded_size();

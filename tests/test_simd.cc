@@ -16,6 +16,7 @@
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"
+#include "zwang/derived.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang::test {
@@ -302,12 +303,22 @@ TEST(Simd, OutputsThatAreNotKeptThrowAndParametersAreRefused) {
   try {
     sim.batch().qM();
     ADD_FAILURE() << "qM did not throw";
-  } catch (const std::logic_error& e) {
+  } catch (const OutputNotKept& e) {
     EXPECT_NE(std::string(e.what()).find("qM is not among the outputs"), std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("(none)"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(std::as_const(sim.batch()).qacc(), std::logic_error);
+  EXPECT_THROW(std::as_const(sim.batch()).qacc(), OutputNotKept);
+  std::vector<double> cinert(4 * derived_size(sim.model(), Derived::kCinert));
+  try {
+    derive(sim.model(), sim.batch(), Derived::kCinert, std::span<double>(cinert), 1);
+    ADD_FAILURE() << "cinert was derived from outputs not kept";
+  } catch (const OutputNotKept& e) {
+    EXPECT_NE(std::string(e.what()).find("cinert is computed from xquat, xipos, subtree_com; this "
+                                         "simulator does not keep xquat, xipos, subtree_com"),
+              std::string::npos)
+        << e.what();
+  }
   try {
     Simulator<double> bad(examples::chain(), 4,
                           {.outputs = std::vector<FieldId>{FieldId::qM, FieldId::body_mass}});

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -68,6 +69,13 @@ constexpr bool is_output(FieldId f) {
 }
 // \brief The field of that name; std::invalid_argument for an unknown name.
 FieldId field_id(std::string_view name);
+
+// \brief Thrown by the accessor of an output field a batch does not keep current
+// (SimulatorOptions::outputs); Python's zwang.OutputNotKeptError, an AttributeError.
+class OutputNotKept : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
 
 enum class ArenaId { kData, kParam, kTime, kStatus };
 
@@ -152,7 +160,7 @@ class Batch {
   // \brief n instances, every one at the model's default state and parameters.  `outputs`: the
   // output fields its simulator's calls keep current (SimulatorOptions::outputs), all of them
   // without a list; state, input and parameter fields, time and status may be listed and are
-  // always current.  An accessor of an output left out throws std::logic_error.
+  // always current.  An accessor of an output left out throws OutputNotKept.
   // std::invalid_argument names a listed field that is a parameter.
   Batch(const Model& model, std::int64_t n,
         const std::optional<std::vector<FieldId>>& outputs = std::nullopt);
@@ -174,7 +182,8 @@ class Batch {
   const Layout& layout() const { return layout_; }
 
   // \brief Whether every call keeps f current: true but for the outputs the batch was made
-  // without (SimulatorOptions::outputs), whose rows no call writes.
+  // without (SimulatorOptions::outputs), whose accessors throw OutputNotKept; what their rows
+  // hold is unspecified.
   bool kept(FieldId f) const { return kept_[static_cast<int>(f)]; }
   // \brief The output fields kept current, in FieldId order.
   std::vector<FieldId> outputs() const;
@@ -288,7 +297,7 @@ class Batch {
   FieldRef<R> field_ref(R* arena, int offset, int width) const {
     return FieldRef<R>(arena + offset * padded_, width, n_, padded_);
   }
-  // the std::logic_error of an accessor of an output this batch does not keep
+  // the OutputNotKept of an accessor of an output this batch does not keep
   [[noreturn]] void not_kept(FieldId f) const;
   // every field of one arena through the hook
   void sync_arena(ArenaId arena, bool write) const;

@@ -43,7 +43,7 @@ std::vector<FieldId> derived_fields(Derived what);
 
 // \brief Computes `what` for every instance into `out` (batch.size() x derived_size values),
 // an OpenMP loop over instances with `threads` threads (0: every core).  std::invalid_argument
-// if `out` has the wrong size, std::logic_error if the batch does not keep one of
+// if `out` has the wrong size, OutputNotKept if the batch does not keep one of
 // derived_fields(what).
 template <class T>
 void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads = 0);

@@ -3,6 +3,7 @@
     python random_rollout.py                       # HalfCheetah-v5, 4096 envs, 200 env steps
     python random_rollout.py --env Ant-v5 --num-envs 1024
     python random_rollout.py --quick               # a few envs and steps, for a smoke test
+    python random_rollout.py --all-outputs         # every simulator output kept current
 
 Three timings of the same model and instances:
 
@@ -35,11 +36,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="16 envs, 5 steps")
+    parser.add_argument("--all-outputs", action="store_true",
+                        help="keep every simulator output current, not only those the task reads")
     args = parser.parse_args()
     if args.quick:
         args.num_envs, args.steps = 16, 5
 
-    env = zwang.gym.make_vec(args.env, args.num_envs, threads=args.threads)
+    env = zwang.gym.make_vec(args.env, args.num_envs, threads=args.threads,
+                             outputs=None if args.all_outputs else "task")
     n, fs = env.num_envs, env.frame_skip
     rng = np.random.default_rng(args.seed)
     space = env.single_action_space
@@ -56,8 +60,9 @@ def main() -> None:
         episodes += int(np.count_nonzero(terminated | truncated))
     env_s = time.perf_counter() - start
 
-    # per call and raw: a fresh simulator at the same initial states
-    sim = zwang.Simulator(env.model, instances=n, threads=args.threads)
+    # per call and raw: a fresh simulator at the same initial states, keeping the same outputs
+    sim = zwang.Simulator(env.model, instances=n, threads=args.threads,
+                          outputs=None if args.all_outputs else env.sim.outputs)
     qpos0, qvel0 = np.array(env.sim.qpos), np.array(env.sim.qvel)
     sim.reset(qpos=qpos0, qvel=qvel0)
     sim.ctrl[...] = actions[0]
@@ -74,7 +79,8 @@ def main() -> None:
 
     sim_steps = n * args.steps * fs
     print(f"{args.env}: {n} envs x {args.steps} env steps x frame_skip {fs} "
-          f"({env.model.timestep:g} s timestep), {episodes} episodes ended")
+          f"({env.model.timestep:g} s timestep), {episodes} episodes ended; outputs kept: "
+          f"{'all' if args.all_outputs else ', '.join(env.sim.outputs) or 'none'}")
     for label, seconds in (("env (zwang.gym)", env_s), ("per call (sim.step per env step)", call_s),
                            ("raw (one sim.step call)", raw_s)):
         print(f"  {label:34s} {seconds:8.3f} s  {n * args.steps / seconds:12,.0f} env steps/s  "

@@ -64,6 +64,24 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
 
 void bind_model(nb::module_& m) {
   nb::exception<ModelError>(m, "ModelError", PyExc_RuntimeError);
+  // an AttributeError, so that hasattr() and getattr(sim, name, default) treat an output the
+  // simulator does not keep as absent; a RuntimeError as well, as the C++ std::logic_error was
+  static PyObject* not_kept = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_AttributeError, PyExc_RuntimeError);
+    PyObject* type = PyErr_NewException("zwang.OutputNotKeptError", bases, nullptr);
+    Py_DECREF(bases);
+    return type;
+  }();
+  m.attr("OutputNotKeptError") = nb::borrow(not_kept);
+  nb::register_exception_translator(
+      [](const std::exception_ptr& p, void*) {
+        try {
+          std::rethrow_exception(p);
+        } catch (const OutputNotKept& e) {
+          PyErr_SetString(not_kept, e.what());
+        }
+      },
+      nullptr);
 
   m.def(
       "cuda_status",

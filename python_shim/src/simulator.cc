@@ -179,6 +179,8 @@ std::optional<std::vector<FieldId>> output_fields(nb::handle outputs) {
       for (const FieldId f : derived_fields(derived->second)) out.push_back(f);
     } else if (name == "mass_matrix") {
       out.push_back(FieldId::qM);
+    } else if (name == "bias") {
+      out.push_back(FieldId::qfrc_bias);
     } else {
       try {
         out.push_back(field_id(name));
@@ -457,6 +459,11 @@ nb::object mass_matrix(PySimulator& s) {
     auto& b = sim.batch();
     const std::int64_t n = b.size();
     const int nv = s.model().model.nv;
+    if (!b.kept(FieldId::qM)) {
+      throw OutputNotKept(
+          "mass_matrix() reads qM, which this simulator does not keep current: list "
+          "'mass_matrix' in its outputs when creating it");
+    }
     const auto qm = std::as_const(b).qM();
     std::vector<T> out(static_cast<std::size_t>(n) * nv * nv);
     // H_rc = H_cr = qM[r (r + 1) / 2 + c], c <= r
@@ -564,9 +571,10 @@ void bind_simulator(nb::module_& m) {
           "(bit-identical results either way); ``outputs``: None (every output current after "
           "each call, as MuJoCo's mjData) or the outputs to keep current, by name: data fields "
           "('qacc', 'xpos', 'cfrc_ext', 'sensordata', ...) and derived quantities ('cinert', "
-          "'cvel', 'ximat', 'site_xpos', 'site_xmat', 'mass_matrix'). qpos, qvel, act, the "
+          "'cvel', 'ximat', 'site_xpos', 'site_xmat', 'mass_matrix', 'bias'). qpos, qvel, act, the "
           "inputs, time and status are always current; reading another output raises "
-          "RuntimeError. With SIMD packs, fewer outputs make step(1) calls cheaper (README, "
+          "zwang.OutputNotKeptError (an AttributeError and a RuntimeError). With SIMD packs, fewer "
+          "outputs make step(1) calls cheaper (README, "
           "'Outputs'). ValueError for a bad argument or an instruction set this CPU lacks, "
           "RuntimeError when CUDA is asked for and cannot be used.")
       .def_prop_ro(
@@ -621,9 +629,9 @@ void bind_simulator(nb::module_& m) {
             s.visit([](auto& x) { x.forward(); });
           },
           nb::call_guard<nb::gil_scoped_release>(),
-          "Recomputes every output (mass matrix, forces, contacts, qacc, kinematics, cfrc_ext) at "
-          "the current state and time of every instance, without advancing it. The GIL is "
-          "released meanwhile.")
+          "Recomputes the outputs (mass matrix, forces, contacts, qacc, kinematics, cfrc_ext; "
+          "those kept, see ``outputs``) at the current state and time of every instance, without "
+          "advancing it. The GIL is released meanwhile.")
       .def("reset", &reset, nb::arg("instances") = nb::none(), nb::arg("qpos") = nb::none(),
            nb::arg("qvel") = nb::none(), nb::arg("keyframe") = nb::none(),
            nb::arg("act") = nb::none(),

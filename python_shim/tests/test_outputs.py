@@ -1,6 +1,7 @@
 """A Simulator that keeps only some outputs current (``outputs=``): those, and the derived
-quantities computed from them, equal a Simulator's that keeps all, on every CPU backend; the
-others raise and name the option; the Gymnasium tasks observe the same with their own list."""
+quantities computed from them, equal a Simulator's that keeps all, on both CPU backends; the
+others raise OutputNotKeptError (an AttributeError); every Gymnasium task observes, rewards and
+reports the same with its own list as with every output, across autoresets."""
 
 import numpy as np
 import pytest
@@ -54,10 +55,18 @@ def test_outputs_not_kept_raise_and_bad_lists_are_refused(ant):
     assert sim.outputs == []
     sim.step(2)
     assert np.all(sim.time > 0)
-    with pytest.raises(RuntimeError, match="xpos is not among the outputs this simulator keeps"):
+    with pytest.raises(zwang.OutputNotKeptError,
+                       match="xpos is not among the outputs this simulator keeps"):
         sim.xpos
-    with pytest.raises(RuntimeError, match="cvel is computed from subtree_com"):
+    assert issubclass(zwang.OutputNotKeptError, AttributeError)
+    assert issubclass(zwang.OutputNotKeptError, RuntimeError)
+    assert not hasattr(sim, "cfrc_ext") and getattr(sim, "qacc", None) is None
+    with pytest.raises(zwang.OutputNotKeptError,
+                       match="cvel is computed from subtree_com, cvel; this simulator does not "
+                             "keep subtree_com, cvel"):
         sim.cvel
+    with pytest.raises(zwang.OutputNotKeptError, match="list 'mass_matrix' in its outputs"):
+        sim.mass_matrix()
     with pytest.raises(ValueError, match="no field or derived quantity is named 'xpso'"):
         zwang.Simulator(ant, 3, outputs=["xpso"])
     with pytest.raises(ValueError, match="body_mass is a parameter"):
@@ -66,21 +75,59 @@ def test_outputs_not_kept_raise_and_bad_lists_are_refused(ant):
         zwang.Simulator(ant, 3, outputs="xpos")
 
 
-@pytest.mark.parametrize("env_id", ["Ant-v5", "Humanoid-v5", "InvertedDoublePendulum-v5",
-                                    "Reacher-v5"])
+def test_vector_env_passes_outputs_through(ant):
+    import zwang.gym
+
+    def obs(sim):
+        return np.asarray(sim.xpos).reshape(sim.instances, -1)
+
+    env = zwang.gym.VectorEnv(ant, 3, obs, lambda sim, action: np.zeros(sim.instances),
+                              outputs=["xpos"])
+    assert env.sim.outputs == ["xpos"]
+    assert env.reset(seed=1)[0].shape == (3, 3 * ant.nbody)
+    with pytest.raises(ValueError, match="list of field names"):
+        zwang.gym.VectorEnv(ant, 3, obs, lambda sim, action: np.zeros(sim.instances),
+                            outputs="xpos")
+
+
+def assert_same(a, b, where):
+    """Equal infos: dicts key by key, object arrays (final observations, None where an env did not
+    reset) element by element, arrays bit for bit."""
+    if isinstance(b, dict):
+        assert a.keys() == b.keys(), where
+        for k in b:
+            assert_same(a[k], b[k], f"{where}[{k}]")
+    elif isinstance(b, np.ndarray) and b.dtype == object:
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, f"{where}[{i}]")
+    elif b is None:
+        assert a is None, where
+    else:
+        np.testing.assert_array_equal(a, b, err_msg=where)
+
+
+TASKS = ["InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5", "Pusher-v5",
+         "Swimmer-v5", "HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Ant-v5", "Humanoid-v5"]
+
+
+@pytest.mark.filterwarnings("ignore:Swimmer.*fluid forces")
+@pytest.mark.parametrize("env_id", TASKS)
 def test_tasks_observe_the_same_with_their_own_outputs(assets, env_id):
     import zwang.gym
 
-    envs = [zwang.gym.make_vec(env_id, num_envs=4, threads=1, outputs=o)
+    assert sorted(TASKS) == sorted(zwang.gym.TASKS)
+    # 5 envs: a full SIMD pack and a partial one; episodes of 3 steps: autoresets within the run
+    envs = [zwang.gym.make_vec(env_id, num_envs=5, threads=1, outputs=o, max_episode_steps=3,
+                               autoreset_mode="SameStep")
             for o in ("task", None)]
     assert len(envs[0].sim.outputs) < len(envs[1].sim.outputs)
     rng = np.random.default_rng(5)
     obs = [e.reset(seed=7)[0] for e in envs]
     np.testing.assert_array_equal(obs[0], obs[1])
-    for _ in range(4):
+    for _ in range(7):
         action = rng.uniform(-0.4, 0.4, size=envs[0].action_space.shape)
         out = [e.step(action) for e in envs]
         for k in range(3):
             np.testing.assert_array_equal(out[0][k], out[1][k])
-        for key, value in out[1][4].items():
-            np.testing.assert_array_equal(out[0][4][key], value, err_msg=key)
+        assert_same(out[0][4], out[1][4], "info")

@@ -40,7 +40,10 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> MujocoTaskEnv:
     weights, ``reset_noise_scale``, healthy ranges, ``exclude_current_positions_from_observation``,
     ``include_cfrc_ext_in_observation``...), plus ``max_episode_steps`` (the v5 time limit by
     default, None for none), ``autoreset_mode`` (NEXT_STEP by default), ``seeding`` (``"batch"``
-    or ``"per_env"``), and the simulator's ``backend``, ``precision`` and ``threads``.
+    or ``"per_env"``), the simulator's ``backend``, ``precision`` and ``threads``, and
+    ``outputs``: ``"task"`` (default) keeps current only the simulator outputs the task reads
+    (``env.sim.outputs`` lists them; reading another raises ``zwang.OutputNotKeptError``), a list
+    keeps those as well, None keeps all.
     """
     return _task(env_id)(num_envs, **kwargs)
 

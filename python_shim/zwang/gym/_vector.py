@@ -126,7 +126,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.seeding = seeding
         self.sim = zwang.Simulator(
             self.model, instances=self.num_envs, backend=backend, precision=precision,
-            threads=threads, outputs=None if outputs is None else list(outputs))
+            threads=threads,
+            outputs=outputs if outputs is None or isinstance(outputs, str) else list(outputs))
         self.dt = float(self.model.timestep) * self.frame_skip
         self.metadata = dict(type(self).metadata)
         self.metadata["autoreset_mode"] = self.autoreset_mode
