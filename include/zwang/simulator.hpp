@@ -60,9 +60,9 @@ struct SimulatorOptions {
   // The output fields (qacc … sensordata, kernels/layout.h) that forward() and step() keep
   // current in the batch: all of them when unset, as MuJoCo's mjData; with a list, only those,
   // and the batch's accessors of the others throw OutputNotKept (a std::logic_error).  The state, time and status
-  // are always current.  The SIMD CPU backend then copies fewer rows back per call, which is
-  // most of what a step(1) call costs beyond its step with many instances (README.md,
-  // "Outputs"); the other backends compute and write every output either way.
+  // are always current.  The CPU backends then copy fewer rows back per call, which is most of
+  // what a step(1) call costs beyond its step with many instances (README.md, "Outputs"); the
+  // CUDA backend writes every output of its device copy either way.
   std::optional<std::vector<FieldId>> outputs = std::nullopt;
 };
 
