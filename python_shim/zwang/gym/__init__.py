@@ -41,9 +41,10 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> MujocoTaskEnv:
     ``include_cfrc_ext_in_observation``...), plus ``max_episode_steps`` (the v5 time limit by
     default, None for none), ``autoreset_mode`` (NEXT_STEP by default), ``seeding`` (``"batch"``
     or ``"per_env"``), the simulator's ``backend``, ``precision`` and ``threads``, and
-    ``outputs``: ``"task"`` (default) keeps current only the simulator outputs the task reads
-    (``env.sim.outputs`` lists them; reading another raises ``zwang.OutputNotKeptError``), a list
-    keeps those as well, None keeps all.
+    ``outputs``: None (default) keeps every simulator output current, as MuJoCo's ``data``;
+    ``"task"`` only those the task reads (``env.sim.outputs`` lists them; reading another raises
+    ``zwang.OutputNotKeptError``), which makes each call copy less; a list, those and the
+    task's.
     """
     return _task(env_id)(num_envs, **kwargs)
 

@@ -54,9 +54,9 @@ class MujocoTaskEnv(VectorEnv):
     Gymnasium's own environments run today) add the margins and gaps of two geoms; ``"max"``
     takes the larger, as MuJoCo up to 3.4 does.
 
-    ``outputs``: ``"task"`` (the default) keeps current only the simulator outputs the task
-    reads (``sim.xpos`` for Ant, ``sim.cinert`` for Humanoid...), so that each step copies no
-    others back; a list keeps those as well (for wrappers that read more); None keeps all.
+    ``outputs``: None (the default) keeps every simulator output current; ``"task"`` only those
+    the task reads (``sim.xpos`` for Ant, ``sim.cinert`` for Humanoid...), so that each step
+    copies no others back; a list keeps those and the task's (for wrappers that read more).
     """
 
     default_xml: str = ""
@@ -73,7 +73,7 @@ class MujocoTaskEnv(VectorEnv):
                  autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
                  seeding: str = "batch", backend: str = "cpu", precision: str = "f64",
                  threads: int = 0, contact_margin: str = "sum", render_mode: str | None = None,
-                 outputs: str | Sequence[str] | None = "task", **unused_render: Any) -> None:
+                 outputs: str | Sequence[str] | None = None, **unused_render: Any) -> None:
         if render_mode is not None:
             raise ValueError("zwang environments do not render (render_mode must be None)")
         unknown = set(unused_render) - {"width", "height", "camera_id", "camera_name",
