@@ -147,7 +147,7 @@ Batch<T>::Batch(const Model& model, std::int64_t n,
       if (static_cast<int>(f) < 0 || static_cast<int>(f) >= kFieldCount)
         throw std::invalid_argument(
             fmt::format("outputs: no field has id {}", static_cast<int>(f)));
-      if (field_rows(f, layout_, sizes_).arena == ArenaId::kParam) {
+      if (is_parameter(f)) {
         throw std::invalid_argument(
             fmt::format("outputs: {} is a parameter, not an output", field_name(f)));
       }

@@ -65,6 +65,22 @@ int derived_size(const Model& model, Derived what) {
   throw std::invalid_argument("unknown derived quantity");
 }
 
+const char* derived_name(Derived what) {
+  switch (what) {
+    case Derived::kXimat:
+      return "ximat";
+    case Derived::kCinert:
+      return "cinert";
+    case Derived::kCvel:
+      return "cvel";
+    case Derived::kSiteXpos:
+      return "site_xpos";
+    case Derived::kSiteXmat:
+      return "site_xmat";
+  }
+  throw std::invalid_argument("unknown derived quantity");
+}
+
 std::vector<FieldId> derived_fields(Derived what) {
   switch (what) {
     case Derived::kXimat:
@@ -87,13 +103,12 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
     if (!batch.kept(f)) missing.emplace_back(field_name(f));
   }
   if (!missing.empty()) {
-    static constexpr const char* kNames[] = {"ximat", "cinert", "cvel", "site_xpos", "site_xmat"};
     std::vector<std::string> needs;
     for (const FieldId f : derived_fields(what)) needs.emplace_back(field_name(f));
     throw OutputNotKept(fmt::format(
         "{} is computed from {}; this simulator does not keep {} current: list {} in its "
         "outputs when creating it",
-        kNames[static_cast<int>(what)], fmt::join(needs, ", "), fmt::join(missing, ", "),
+        derived_name(what), fmt::join(needs, ", "), fmt::join(missing, ", "),
         missing.size() == 1 ? "it" : "them"));
   }
   const int width = derived_size(model, what);

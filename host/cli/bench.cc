@@ -210,7 +210,7 @@ std::optional<std::vector<FieldId>> kept_outputs(const std::vector<std::string>&
   for (const std::string& name : names) {
     try {
       out.push_back(field_id(name));
-      if (out.back() > FieldId::sensordata && out.back() < FieldId::time)
+      if (is_parameter(out.back()))
         throw std::invalid_argument(fmt::format("{} is a parameter, not an output", name));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("--outputs: {}", e.what()));

@@ -67,6 +67,10 @@ const char* field_name(FieldId f);
 constexpr bool is_output(FieldId f) {
   return f >= FieldId::qacc && f <= FieldId::sensordata;
 }
+// \brief Whether f is a parameter field (body_mass … tendon_damping).
+constexpr bool is_parameter(FieldId f) {
+  return f > FieldId::sensordata && f < FieldId::time;
+}
 // \brief The field of that name; std::invalid_argument for an unknown name.
 FieldId field_id(std::string_view name);
 

@@ -35,6 +35,8 @@ enum class Derived {
   kSiteXmat,
 };
 
+// \brief MuJoCo's name of a derived quantity: "ximat", "cinert", "cvel", "site_xpos", "site_xmat".
+const char* derived_name(Derived what);
 // \brief Values per instance of a derived quantity: count x width.
 int derived_size(const Model& model, Derived what);
 // \brief The output fields a derived quantity is computed from: a simulator that keeps only some

@@ -152,11 +152,9 @@ nb::object owned(std::vector<T>&& values, std::vector<std::size_t> shape) {
 // ---------------------------------------------------------------------------------------------
 // the simulator, in either precision
 
-const std::pair<const char*, Derived> kDerived[] = {{"ximat", Derived::kXimat},
-                                                    {"cinert", Derived::kCinert},
-                                                    {"cvel", Derived::kCvel},
-                                                    {"site_xpos", Derived::kSiteXpos},
-                                                    {"site_xmat", Derived::kSiteXmat}};
+// the derived quantities, in the order of their docstrings below
+constexpr Derived kDerived[] = {Derived::kXimat, Derived::kCinert, Derived::kCvel,
+                                Derived::kSiteXpos, Derived::kSiteXmat};
 
 // the fields a Python `outputs` list asks for: data fields by name, and the quantities computed
 // from them (cinert, cvel, ..., mass_matrix) by theirs; None: every output
@@ -174,9 +172,9 @@ std::optional<std::vector<FieldId>> output_fields(nb::handle outputs) {
     }
     const std::string name = nb::cast<std::string>(item);
     const auto derived = std::find_if(std::begin(kDerived), std::end(kDerived),
-                                      [&](const auto& d) { return name == d.first; });
+                                      [&](Derived d) { return name == derived_name(d); });
     if (derived != std::end(kDerived)) {
-      for (const FieldId f : derived_fields(derived->second)) out.push_back(f);
+      for (const FieldId f : derived_fields(*derived)) out.push_back(f);
     } else if (name == "mass_matrix") {
       out.push_back(FieldId::qM);
     } else if (name == "bias") {
@@ -754,9 +752,9 @@ void bind_simulator(nb::module_& m) {
       "(copy) site positions, world (N, nsite, 3)",
       "(copy) site orientations, row-major (N, nsite, 9)"};
   for (int k = 0; k < 5; ++k) {
-    const Derived what = kDerived[k].second;
+    const Derived what = kDerived[k];
     sim.def_prop_ro(
-        kDerived[k].first, [what](PySimulator& s) { return derived_array(s, what); },
+        derived_name(what), [what](PySimulator& s) { return derived_array(s, what); },
         keep(std::string(derived_docs[k]) +
              ". Computed from the kinematics of the last evaluation (see the class docstring)."));
   }
