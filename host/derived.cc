@@ -1,4 +1,5 @@
-// MuJoCo's ximat, cinert, cvel, site_xpos and site_xmat from a batch's kinematics.
+// MuJoCo's ximat, cinert, cvel, site_xpos and site_xmat, and the frames of merged bodies, from a
+// batch's kinematics.
 #include "zwang/derived.hpp"
 
 #include <fmt/format.h>
@@ -49,20 +50,48 @@ Eigen::Matrix3d principal_axes(const Eigen::Matrix<double, 6, 1>& i) {
 
 }  // namespace
 
-int derived_size(const Model& model, Derived what) {
+int derived_count(const Model& model, Derived what) {
   switch (what) {
     case Derived::kXimat:
-      return 9 * model.nbody;
     case Derived::kCinert:
-      return 10 * model.nbody;
     case Derived::kCvel:
-      return 6 * model.nbody;
+      return model.nbody;
     case Derived::kSiteXpos:
-      return 3 * model.nsite;
     case Derived::kSiteXmat:
-      return 9 * model.nsite;
+      return model.nsite;
+    case Derived::kFusedXpos:
+    case Derived::kFusedXquat:
+    case Derived::kFusedXmat:
+    case Derived::kFusedXipos:
+    case Derived::kFusedVel:
+      return model.nfused;
   }
   throw std::invalid_argument("unknown derived quantity");
+}
+
+int derived_width(Derived what) {
+  switch (what) {
+    case Derived::kXimat:
+    case Derived::kSiteXmat:
+    case Derived::kFusedXmat:
+      return 9;
+    case Derived::kCinert:
+      return 10;
+    case Derived::kCvel:
+    case Derived::kFusedVel:
+      return 6;
+    case Derived::kSiteXpos:
+    case Derived::kFusedXpos:
+    case Derived::kFusedXipos:
+      return 3;
+    case Derived::kFusedXquat:
+      return 4;
+  }
+  throw std::invalid_argument("unknown derived quantity");
+}
+
+int derived_size(const Model& model, Derived what) {
+  return derived_count(model, what) * derived_width(what);
 }
 
 const char* derived_name(Derived what) {
@@ -77,6 +106,16 @@ const char* derived_name(Derived what) {
       return "site_xpos";
     case Derived::kSiteXmat:
       return "site_xmat";
+    case Derived::kFusedXpos:
+      return "fused_xpos";
+    case Derived::kFusedXquat:
+      return "fused_xquat";
+    case Derived::kFusedXmat:
+      return "fused_xmat";
+    case Derived::kFusedXipos:
+      return "fused_xipos";
+    case Derived::kFusedVel:
+      return "fused_vel";
   }
   throw std::invalid_argument("unknown derived quantity");
 }
@@ -90,8 +129,15 @@ std::vector<FieldId> derived_fields(Derived what) {
       return {FieldId::xquat, FieldId::xipos, FieldId::subtree_com};
     case Derived::kCvel:
       return {FieldId::subtree_com, FieldId::cvel};
+    case Derived::kFusedVel:
+      return {FieldId::xpos, FieldId::xquat, FieldId::cvel};
     case Derived::kSiteXpos:
+    case Derived::kFusedXpos:
+    case Derived::kFusedXipos:
       return {FieldId::xpos, FieldId::xquat};
+    case Derived::kFusedXquat:
+    case Derived::kFusedXmat:
+      return {FieldId::xquat};
   }
   throw std::invalid_argument("unknown derived quantity");
 }
@@ -138,6 +184,12 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
     const Row<T> cvel = row(data, l.cvel, i);
     const Row<T> mass = row(param, l.body_mass, i), inertia = row(param, l.body_inertia, i);
     const auto body_rotation = [&](int b) { return to_mat(normalized(load_quat(xquat, 4 * b))); };
+    // x_b + R_b p of merged body f, p a point given in the frame of the body b that took it
+    const auto fused_point = [&](int f, const std::vector<double>& points) {
+      const int b = model.fused_bodyid[f];
+      const double* p = points.data() + 3 * f;
+      return load3(xpos, 3 * b) + mul(body_rotation(b), Vec3<T>{T(p[0]), T(p[1]), T(p[2])});
+    };
     switch (what) {
       case Derived::kXimat:
         for (int b = 0; b < nbody; ++b) {
@@ -200,6 +252,40 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
                                   Quat<T>{T(sq[0]), T(sq[1]), T(sq[2]), T(sq[3])});
             store_mat(o, 9 * s, to_mat(normalized(q)));
           }
+        }
+        break;
+      case Derived::kFusedXpos:
+      case Derived::kFusedXipos:
+        for (int f = 0; f < model.nfused; ++f) {
+          store3(o, 3 * f,
+                 fused_point(f, what == Derived::kFusedXpos ? model.fused_pos : model.fused_ipos));
+        }
+        break;
+      case Derived::kFusedXquat:
+      case Derived::kFusedXmat:
+        for (int f = 0; f < model.nfused; ++f) {
+          // q_b ⊗ q_f
+          const double* fq = model.fused_quat.data() + 4 * f;
+          const Quat<T> q = normalized(mul(normalized(load_quat(xquat, 4 * model.fused_bodyid[f])),
+                                           Quat<T>{T(fq[0]), T(fq[1]), T(fq[2]), T(fq[3])}));
+          if (what == Derived::kFusedXmat) {
+            store_mat(o, 9 * f, to_mat(q));
+          } else {
+            T* out_q = o + 4 * f;
+            out_q[0] = q.w;
+            out_q[1] = q.x;
+            out_q[2] = q.y;
+            out_q[3] = q.z;
+          }
+        }
+        break;
+      case Derived::kFusedVel:
+        for (int f = 0; f < model.nfused; ++f) {
+          // [ω; v_O + ω × p], p the frame origin: the body's Plücker velocity moved to p
+          const int b = model.fused_bodyid[f];
+          const Vec3<T> v0 = load3(cvel, 6 * b), w = load3(cvel, 6 * b + 3);
+          store3(o, 6 * f, w);
+          store3(o, 6 * f + 3, v0 + cross(w, fused_point(f, model.fused_pos)));
         }
         break;
     }

@@ -89,11 +89,13 @@ class Loader {
     const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_);
     meshes.apply(bodies_);
     std::vector<MassProperties> mass = mass_properties(ctx_, bodies_, compiler_);
+    std::vector<FusedBody> fused;
     if (compiler_.fusestatic) {
-      fuse_static(ctx_, root, compiler_, density_ != 0 || viscosity_ != 0, bodies_, mass);
+      fused = fuse_static(ctx_, root, compiler_, density_ != 0 || viscosity_ != 0, bodies_, mass);
     }
-    set_total_mass(compiler_, mass);
+    const double scale = set_total_mass(compiler_, mass);
     add_bodies(mass);
+    add_fused(fused, scale);
     meshes.add_to(builder_);
     materials(sections("asset"), defaults);
     add_geoms();
@@ -256,6 +258,18 @@ class Loader {
           fail(j.node, e.what());
         }
       }
+    }
+  }
+
+  // the merged bodies, their masses scaled by settotalmass as those of the bodies that took them
+  void add_fused(const std::vector<FusedBody>& fused, double scale) {
+    for (const FusedBody& f : fused) {
+      builder_.add_fused_body({.name = f.name,
+                               .body = body_names_[f.body],
+                               .pos = f.pose.pos,
+                               .quat = f.pose.quat,
+                               .mass = f.body > 0 ? f.mass * scale : f.mass,
+                               .ipos = f.ipos});
     }
   }
 

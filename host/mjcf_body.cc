@@ -495,17 +495,18 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
   return out;
 }
 
-void set_total_mass(const Compiler& c, std::vector<MassProperties>& mass) {
-  if (!(c.settotalmass > 0)) return;
+double set_total_mass(const Compiler& c, std::vector<MassProperties>& mass) {
+  if (!(c.settotalmass > 0)) return 1;
   double total = 0;
   for (const MassProperties& p : mass) total += p.mass;
   // all of it on bodies merged into the world (fuse_static()): nothing moves to scale
-  if (!(total >= 1e-15)) return;
+  if (!(total >= 1e-15)) return 1;
   const double scale = c.settotalmass / total;
   for (std::size_t b = 1; b < mass.size(); ++b) {
     mass[b].mass *= scale;
     for (double& v : mass[b].inertia) v *= scale;
   }
+  return scale;
 }
 
 }  // namespace zwang::mjcf

@@ -6,8 +6,8 @@
 // boundinertia raised its mass or inertia or that body's.  The parent takes a merged
 // body's mass, centre of mass and inertia (a child of the world gives them up: the world does not
 // move), its geoms and sites, and its child bodies, each in the parent's frame; the body leaves
-// the model, so the body-level outputs (xpos, cvel, ...) of what was two bodies are those of the
-// parent.  Fewer bodies are fewer terms in every per-body pass of a step.
+// the model's bodies for its merged bodies (Model::fused_*), whose frames zwang::derive poses.
+// Fewer bodies are fewer terms in every per-body pass of a step.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -87,8 +87,8 @@ class References {
 
 }  // namespace
 
-void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,
-                 std::vector<Body>& bodies, std::vector<MassProperties>& mass) {
+std::vector<FusedBody> fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,
+                                   std::vector<Body>& bodies, std::vector<MassProperties>& mass) {
   const References references(ctx, root);
   const std::size_t n = bodies.size();
   // what add_bodies() would refuse of a body that is merged before it gets there
@@ -122,6 +122,7 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
   std::vector<bool> stays(n, true);
   std::vector<Body> kept;
   std::vector<MassProperties> kept_mass;
+  std::vector<FusedBody> fused;
   kept.push_back(std::move(bodies[0]));
   kept_mass.push_back(mass[0]);
   for (std::size_t i = 1; i < n; ++i) {
@@ -152,6 +153,10 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
       kept_mass.push_back(mass[i]);
       continue;
     }
+    // its centre of mass in the frame of the body that takes it: p_f + R_f c
+    FramePose com{mass[i].com, {1, 0, 0, 0}};
+    to_outer(f, com.pos, com.quat);
+    fused.push_back({body.name, owner, f, mass[i].mass, com.pos});
     // the world does not move: what is welded to it adds no mass
     if (owner > 0 && massive) {
       MassProperties& to = kept_mass[owner];
@@ -172,6 +177,7 @@ void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool flui
   }
   bodies = std::move(kept);
   mass = std::move(kept_mass);
+  return fused;
 }
 
 }  // namespace zwang::mjcf

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "body_merge.hpp"
 #include "load_warnings.hpp"
 #include "text_lines.hpp"
 #include "zwang/model.hpp"
@@ -390,14 +391,25 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
                                             const Compiler& c);
 // settotalmass: every mass and inertia scaled by one factor, on the bodies that stay after
 // fuse_static(), as MuJoCo scales the compiled model (mass_properties() refuses a model without
-// mass; where fuse_static() gave all of it to the world, nothing is scaled)
-void set_total_mass(const Compiler& c, std::vector<MassProperties>& mass);
+// mass; where fuse_static() gave all of it to the world, nothing is scaled); returns the factor
+double set_total_mass(const Compiler& c, std::vector<MassProperties>& mass);
+
+// a body that fuse_static() merged: its name, the index of the body that took it among those
+// that stay, its frame, mass and centre of mass in that body's frame
+struct FusedBody {
+  std::string name;
+  int body;
+  FramePose pose;
+  double mass;
+  Vec3d ipos;
+};
 
 // <compiler fusestatic="true">, after mass_properties(): the bodies without joints that MuJoCo
 // 4.0 merges (host/mjcf_fuse.cc) merged into their parents, with their mass, geoms, sites and
-// child bodies; `fluid`: the option's density or viscosity is not zero
-void fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,
-                 std::vector<Body>& bodies, std::vector<MassProperties>& mass);
+// child bodies; `fluid`: the option's density or viscosity is not zero.  Returns the merged
+// bodies in document order.
+std::vector<FusedBody> fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,
+                                   std::vector<Body>& bodies, std::vector<MassProperties>& mass);
 
 // ---------------------------------------------------------------------------------------------
 // meshes (mjcf_mesh.cc)

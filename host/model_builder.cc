@@ -214,6 +214,9 @@ int ModelBuilder::add_body(const BodySpec& in) {
   if (body_index_.contains(spec.name)) {
     throw ModelError(who + ": a body of that name exists already");
   }
+  for (const FusedBodySpec& f : fused_) {
+    if (f.name == spec.name) throw ModelError(who + ": a merged body of that name exists already");
+  }
   const auto found = body_index_.find(spec.parent);
   if (found == body_index_.end()) {
     throw ModelError(fmt::format("{}: unknown parent body '{}'", who, spec.parent));
@@ -639,6 +642,43 @@ void ModelBuilder::add_site(const SiteSpec& in) {
                                  who, s.size[0], s.size[1], s.size[2]));
   }
   sites_.push_back(std::move(s));
+}
+
+void ModelBuilder::add_fused_body(const FusedBodySpec& in) {
+  FusedBodySpec f = in;
+  const std::string who =
+      f.name.empty() ? fmt::format("merged body {}", fused_.size()) : body_label(f.name);
+  if (!body_index_.contains(f.body)) {
+    throw ModelError(fmt::format("{}: body '{}' has not been added", who, f.body));
+  }
+  if (!f.name.empty()) {
+    if (body_index_.contains(f.name))
+      throw ModelError(who + ": a body of that name exists already");
+    for (const FusedBodySpec& other : fused_) {
+      if (other.name == f.name)
+        throw ModelError(who + ": a merged body of that name exists already");
+    }
+  }
+  if (!finite({f.pos[0], f.pos[1], f.pos[2], f.ipos[0], f.ipos[1], f.ipos[2]})) {
+    throw ModelError(who + ": position or centre of mass is not finite");
+  }
+  f.quat = normalized_or_throw(f.quat, who);
+  if (!std::isfinite(f.mass) || f.mass < 0) {
+    throw ModelError(fmt::format("{}: mass must be positive (got {})", who, f.mass));
+  }
+  fused_.push_back(std::move(f));
+}
+
+void ModelBuilder::add_fused(Model& m) const {
+  for (const FusedBodySpec& f : fused_) {
+    m.fused_name.push_back(f.name);
+    m.fused_bodyid.push_back(m.body_id(f.body));
+    append(m.fused_pos, f.pos);
+    append(m.fused_quat, f.quat);
+    m.fused_mass.push_back(f.mass);
+    append(m.fused_ipos, f.ipos);
+  }
+  m.nfused = static_cast<int>(fused_.size());
 }
 
 // the sites body by body (MuJoCo's order), each body's in the order they were added
@@ -1120,6 +1160,7 @@ Model ModelBuilder::build() const {
   m.nnhc = static_cast<int>(nonholonomic_.size());
   add_contacts(m);
   add_sites(m);
+  add_fused(m);
   add_tendons(m);
   add_sensors(m);
   add_keyframes(m);
@@ -1156,6 +1197,12 @@ int Model::mesh_id(std::string_view name) const {
 int Model::site_id(std::string_view name) const {
   for (int i = 0; i < nsite; ++i)
     if (site_name[i] == name) return i;
+  return -1;
+}
+
+int Model::fused_id(std::string_view name) const {
+  for (int i = 0; i < nfused; ++i)
+    if (fused_name[i] == name) return i;
   return -1;
 }
 

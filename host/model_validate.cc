@@ -38,6 +38,16 @@ void index_in(const char* field, int value, int low, int high, std::size_t at) {
   }
 }
 
+// the quaternion of element `at` of `quats` (4 values each) has norm 1 to 1e-9
+void unit_quat(const char* what, const std::vector<double>& quats, std::size_t at) {
+  const double* q = quats.data() + 4 * at;
+  const double q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  if (std::abs(q2 - 1) > 1e-9) {
+    throw ModelError(
+        fmt::format("model: {} {} has a quaternion of norm {}, not 1", what, at, std::sqrt(q2)));
+  }
+}
+
 }  // namespace
 
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
@@ -445,13 +455,7 @@ void Model::validate() const {
             fmt::format("model: geom {} has size[{}] = {}, not positive", i, k, size[k]));
       }
     }
-    const double q2 =
-        geom_quat[4 * i] * geom_quat[4 * i] + geom_quat[4 * i + 1] * geom_quat[4 * i + 1] +
-        geom_quat[4 * i + 2] * geom_quat[4 * i + 2] + geom_quat[4 * i + 3] * geom_quat[4 * i + 3];
-    if (std::abs(q2 - 1) > 1e-9) {
-      throw ModelError(
-          fmt::format("model: geom {} has a quaternion of norm {}, not 1", i, std::sqrt(q2)));
-    }
+    unit_quat("geom", geom_quat, i);
     const double rbound = geom_bounding_radius(geom_type[i], size);
     if (!(geom_rbound[i] >= rbound * (1 - 1e-12))) {
       throw ModelError(fmt::format("model: geom_rbound[{}] = {} does not hold the geom (radius {})",
@@ -490,18 +494,29 @@ void Model::validate() const {
   finite("site_size", site_size);
   for (int i = 0; i < nsite; ++i) {
     index_in("site_bodyid", site_bodyid[i], 0, nbody, i);
-    const double* q = site_quat.data() + 4 * i;
-    const double q2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-    if (std::abs(q2 - 1) > 1e-9) {
-      throw ModelError(
-          fmt::format("model: site {} has a quaternion of norm {}, not 1", i, std::sqrt(q2)));
-    }
+    unit_quat("site", site_quat, i);
     // the zone's shapes: sphere, capsule, ellipsoid, cylinder, box (GeomType 2 to 6)
     index_in("site_type", site_type[i], 2, 7, i);
     if (!(site_size[3 * i] > 0)) {
       throw ModelError(
           fmt::format("model: site {} has a size {} that is not positive", i, site_size[3 * i]));
     }
+  }
+  if (nfused < 0) throw ModelError("model: negative merged-body count");
+  const std::size_t nf = nfused;
+  size_is("fused_name", fused_name, nf);
+  size_is("fused_bodyid", fused_bodyid, nf);
+  size_is("fused_pos", fused_pos, 3 * nf);
+  size_is("fused_quat", fused_quat, 4 * nf);
+  size_is("fused_mass", fused_mass, nf);
+  size_is("fused_ipos", fused_ipos, 3 * nf);
+  finite("fused_pos", fused_pos);
+  finite("fused_quat", fused_quat);
+  finite("fused_mass", fused_mass);
+  finite("fused_ipos", fused_ipos);
+  for (int i = 0; i < nfused; ++i) {
+    index_in("fused_bodyid", fused_bodyid[i], 0, nbody, i);
+    unit_quat("merged body", fused_quat, i);
   }
   for (int i = 0; i < npair; ++i) {
     index_in("pair_geom1", pair_geom1[i], 0, ngeom, i);

@@ -11,7 +11,8 @@
 //   revolute / continuous     hinge (revolute: limited to [lower, upper])
 //   prismatic                 slide, limited to [lower, upper]
 //   fixed                     no joint: the child is welded to its parent; with
-//                             LoadOptions::fuse_static merged into it (MuJoCo's fusestatic)
+//                             LoadOptions::fuse_static merged into it (MuJoCo's fusestatic),
+//                             its frame kept as a merged body (Model::fused_*)
 //   floating                  free joint, only from a root link named "world" to its child
 //   planar                    ModelError (no planar joint in zwang)
 //   axis                      hinge and slide axis in the child frame; anchor at the child origin
@@ -395,6 +396,13 @@ class UrdfReader {
       push_children(*next.link, next.moves, stack);
     }
     add_kept();
+    for (const auto& [fused, at] : fused_) {
+      try {
+        builder_.add_fused_body(fused);
+      } catch (const ModelError& e) {
+        throw ModelError(fmt::format("{}: {}", at, e.what()));
+      }
+    }
   }
 
   // a link to add, the joint above it, and whether a joint moves it (it or a link above it)
@@ -476,6 +484,16 @@ class UrdfReader {
     const bool welded = joint ? joint->type == urdf::Joint::FIXED : !options_.floating_base;
     if (options_.fuse_static && welded) {
       merged_[link.name] = {owner, pose};
+      // its centre of mass in the frame of the body that takes it: p_f + R_f c
+      FramePose com{body.com, {1, 0, 0, 0}};
+      to_outer(pose, com.pos, com.quat);
+      fused_.push_back({{.name = link.name,
+                         .body = owner,
+                         .pos = pose.pos,
+                         .quat = pose.quat,
+                         .mass = body.mass,
+                         .ipos = com.pos},
+                        at});
       if (owner == kWorld) {
         for (const auto& [place, what] : notes) warnings_.add(place, what);
         return;
@@ -603,6 +621,8 @@ class UrdfReader {
   std::map<std::string, std::size_t, std::less<>> kept_index_;
   // LoadOptions::fuse_static: each merged link's body and its frame in that body's
   std::map<std::string, std::pair<std::string, FramePose>, std::less<>> merged_;
+  // the merged links in the order of the walk, each with its file:line
+  std::vector<std::pair<FusedBodySpec, std::string>> fused_;
   LoadWarnings warnings_;
   double inertia_scale_ = 0;  // the largest principal moment of the file's links
 };

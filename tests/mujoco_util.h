@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "zwang/derived.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 
@@ -211,6 +212,76 @@ inline std::vector<double> align_quats(std::vector<double> zw, std::span<const d
     }
   }
   return zw;
+}
+
+// The bodies that zwang merged at load (Model::fused_*) against the same bodies of `m`, MuJoCo's
+// model of the same file compiled without merging (same joints in the same order): names and
+// masses, then at random states what zwang::derive gives of them (frames, centres of mass of
+// bodies with mass, velocities) against mj_forward's xpos, xquat (up to sign), xmat, xipos and
+// mj_objectVelocity's of the frame (mjOBJ_XBODY, world axes).
+inline void expect_fused_as_mujoco_bodies(const Model& z, const mjModel* m, double tol,
+                                          const std::string& label) {
+  ASSERT_GT(z.nfused, 0) << label;
+  ASSERT_EQ(z.nbody + z.nfused, m->nbody) << label;
+  ASSERT_EQ(z.nq, m->nq) << label;
+  for (int j = 0; j < z.njnt; ++j) {
+    ASSERT_EQ(z.jnt_qposadr[j], m->jnt_qposadr[j]) << label << " joint " << j;
+    if (const char* name = mj_id2name(m, mjOBJ_JOINT, j)) {
+      ASSERT_EQ(z.jnt_name[j], name) << label << " joint " << j;
+    }
+  }
+  std::vector<int> id(z.nfused);
+  for (int f = 0; f < z.nfused; ++f) {
+    id[f] = mj_name2id(m, mjOBJ_BODY, z.fused_name[f].c_str());
+    ASSERT_GT(id[f], 0) << label << ": MuJoCo has no body '" << z.fused_name[f] << "'";
+    EXPECT_NEAR(z.fused_mass[f], m->body_mass[id[f]], 1e-12 * std::max(1.0, m->body_mass[id[f]]))
+        << label << " " << z.fused_name[f];
+  }
+  constexpr int kStates = 12;
+  const std::vector<State> states = random_states(z, kStates, 23);
+  const auto sim = simulator(z, states);
+  sim->forward();
+  const auto derived = [&](Derived what) {
+    std::vector<double> out(static_cast<std::size_t>(kStates) * derived_size(z, what));
+    derive<double>(z, sim->batch(), what, out);
+    return out;
+  };
+  const std::vector<double> xpos = derived(Derived::kFusedXpos);
+  const std::vector<double> xquat = derived(Derived::kFusedXquat);
+  const std::vector<double> xmat = derived(Derived::kFusedXmat);
+  const std::vector<double> xipos = derived(Derived::kFusedXipos);
+  const std::vector<double> vel = derived(Derived::kFusedVel);
+  const MjDataPtr d(mj_makeData(m));
+  const int nf = z.nfused;
+  for (int i = 0; i < kStates; ++i) {
+    set_state(m, d.get(), states[i]);
+    mj_forward(m, d.get());
+    for (int f = 0; f < nf; ++f) {
+      const int b = id[f];
+      const std::string at = fmt::format("{} instance {} '{}'", label, i, z.fused_name[f]);
+      for (int k = 0; k < 3; ++k) {
+        EXPECT_NEAR(xpos[(i * nf + f) * 3 + k], d->xpos[3 * b + k], tol) << at << " xpos";
+        if (z.fused_mass[f] > 0) {
+          EXPECT_NEAR(xipos[(i * nf + f) * 3 + k], d->xipos[3 * b + k], tol) << at << " xipos";
+        }
+      }
+      double sign = 0;
+      for (int k = 0; k < 4; ++k) sign += xquat[(i * nf + f) * 4 + k] * d->xquat[4 * b + k];
+      for (int k = 0; k < 4; ++k) {
+        EXPECT_NEAR(std::copysign(1.0, sign) * xquat[(i * nf + f) * 4 + k], d->xquat[4 * b + k],
+                    tol)
+            << at << " xquat";
+      }
+      for (int k = 0; k < 9; ++k) {
+        EXPECT_NEAR(xmat[(i * nf + f) * 9 + k], d->xmat[9 * b + k], tol) << at << " xmat";
+      }
+      mjtNum v[6];
+      mj_objectVelocity(m, d.get(), mjOBJ_XBODY, b, v, 0);
+      for (int k = 0; k < 6; ++k) {
+        EXPECT_NEAR(vel[(i * nf + f) * 6 + k], v[k], tol) << at << " velocity";
+      }
+    }
+  }
 }
 
 // Checks |zw_i − mj_i| ≤ tol_i max(1, max |mj|) for each element of a quantity and, when that

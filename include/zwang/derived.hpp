@@ -33,10 +33,33 @@ enum class Derived {
   kSiteXpos,
   // site orientations, row-major (nsite x 9)
   kSiteXmat,
+  // the bodies merged at load (Model::fused_*), as MuJoCo gives them without merging: frame
+  // origins, world (nfused x 3)
+  kFusedXpos,
+  // their frame orientations, unit quaternions w x y z (nfused x 4)
+  kFusedXquat,
+  // their frame orientations, row-major (nfused x 9)
+  kFusedXmat,
+  // their centres of mass, world (nfused x 3)
+  kFusedXipos,
+  // their velocities [ω; v], world axes, v that of the frame origin (MuJoCo's mj_objectVelocity
+  // of the body unmerged as an mjOBJ_XBODY, world axes) (nfused x 6)
+  kFusedVel,
 };
 
-// \brief MuJoCo's name of a derived quantity: "ximat", "cinert", "cvel", "site_xpos", "site_xmat".
+// every derived quantity, in the order above
+inline constexpr Derived kAllDerived[] = {
+    Derived::kXimat,      Derived::kCinert,    Derived::kCvel,       Derived::kSiteXpos,
+    Derived::kSiteXmat,   Derived::kFusedXpos, Derived::kFusedXquat, Derived::kFusedXmat,
+    Derived::kFusedXipos, Derived::kFusedVel};
+
+// \brief MuJoCo's name of a derived quantity: "ximat", "cinert", "cvel", "site_xpos",
+// "site_xmat"; zwang's "fused_xpos", "fused_xquat", "fused_xmat", "fused_xipos", "fused_vel".
 const char* derived_name(Derived what);
+// \brief Entities of a derived quantity per instance (nbody, nsite or nfused) ...
+int derived_count(const Model& model, Derived what);
+// \brief ... and values per entity.
+int derived_width(Derived what);
 // \brief Values per instance of a derived quantity: count x width.
 int derived_size(const Model& model, Derived what);
 // \brief The output fields a derived quantity is computed from: a simulator that keeps only some

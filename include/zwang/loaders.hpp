@@ -21,7 +21,8 @@ struct LoadOptions {
   // URDF: each link on a fixed joint merged into the link above it (the root link into the
   // world unless floating_base), as MuJoCo's importer does by default (its fusestatic): one body
   // fewer per such link; the merged link's mass joins the body it goes into, and its name is
-  // no body's.  Off: every link is a body
+  // no body's but a merged body's (Model::fused_*, posed by zwang::derive: Derived::kFusedXpos
+  // ...).  Off: every link is a body
   bool fuse_static = false;
   // how two geoms' margins and gaps combine: MuJoCo 2.2.2's larger one, or the sum of MuJoCo
   // 3.5 and later (what Gymnasium's environments get on MuJoCo 4.0)

@@ -333,6 +333,16 @@ struct SiteSpec {
   Vec3d size{0.005, 0.005, 0.005};
 };
 
+// \brief A body merged into the body it is welded to when a model was loaded (Model::fused_*).
+struct FusedBodySpec {
+  std::string name;  // unique among bodies and merged bodies; may be empty
+  std::string body = "world";
+  Vec3d pos{0, 0, 0};      // its frame's origin in the body's frame (m)
+  Quatd quat{1, 0, 0, 0};  // its frame's orientation there, normalised
+  double mass = 0;         // (kg)
+  Vec3d ipos{0, 0, 0};     // its centre of mass in the body's frame (m)
+};
+
 // \brief A tendon (MuJoCo's <tendon>).
 //   fixed:   length L = Σ_i coef_i q_i over hinge and slide joints (m or rad, as the joints)
 //   spatial: a path through sites, straight between consecutive sites, L = Σ |p_{i+1} − p_i| / d
@@ -648,6 +658,18 @@ struct Model {
   std::vector<int> site_type;     // GeomType of the zone (nsite)
   std::vector<double> site_size;  // its size, as a geom's (nsite x 3)
 
+  // bodies merged at load into the body they are welded to (MJCF <compiler fusestatic>, URDF
+  // LoadOptions::fuse_static), in the file's order: no longer bodies of the model, but their
+  // frames stay known in the body that took them, and zwang::derive gives their world poses and
+  // velocities (Derived::kFusedXpos ...) as MuJoCo gives those of the bodies before merging
+  int nfused = 0;
+  std::vector<std::string> fused_name;  // '' for an unnamed body (nfused)
+  std::vector<int> fused_bodyid;        // the body that took it, 0 the world (nfused)
+  std::vector<double> fused_pos;        // its frame's origin in that body's frame (nfused x 3)
+  std::vector<double> fused_quat;       // its frame's orientation there, unit (nfused x 4)
+  std::vector<double> fused_mass;       // its mass, joined to that body's (nfused)
+  std::vector<double> fused_ipos;       // its centre of mass in that body's frame (nfused x 3)
+
   // sensors (MuJoCo's <sensor>), in the order they were added: sensor i writes sensor_dim[i]
   // values at sensor_adr[i] of each instance's `sensordata`
   int nsensor = 0;
@@ -683,6 +705,7 @@ struct Model {
   int equality_id(std::string_view name) const;
   int geom_id(std::string_view name) const;
   int site_id(std::string_view name) const;
+  int fused_id(std::string_view name) const;
   int sensor_id(std::string_view name) const;
   int key_id(std::string_view name) const;
   int mesh_id(std::string_view name) const;
@@ -719,6 +742,8 @@ class ModelBuilder {
   void add_geom(const GeomSpec& spec);
   // \brief Adds a site to a body added before it.
   void add_site(const SiteSpec& spec);
+  // \brief Records a body that a loader merged into `spec.body`, added before it (Model::fused_*).
+  void add_fused_body(const FusedBodySpec& spec);
   // \brief Adds a sensor on elements added before it (sites, joints, geoms, ...).
   void add_sensor(const SensorSpec& spec);
   // \brief The magnetic field magnetometers measure (MuJoCo's <option magnetic>).
@@ -772,6 +797,8 @@ class ModelBuilder {
   std::vector<MeshSpec> meshes_;
   std::vector<SiteSpec> sites_;
   void add_sites(Model& m) const;
+  std::vector<FusedBodySpec> fused_;
+  void add_fused(Model& m) const;
   void add_tendons(Model& m) const;
   int tendon_index(const std::string& name) const;  // -1 if none
   std::vector<SensorSpec> sensors_;

@@ -133,6 +133,11 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "nsite", [](const PyModel& p) { return p.model.nsite; }, "sites")
       .def_prop_ro(
+          "nfused", [](const PyModel& p) { return p.model.nfused; },
+          "bodies merged into the body they are welded to when the model was loaded (MJCF "
+          "<compiler fusestatic>, URDF fuse_static): no bodies of the model, their frames in "
+          "Simulator.fused_xpos, fused_xquat, fused_xmat, fused_xipos, fused_vel")
+      .def_prop_ro(
           "ntendon", [](const PyModel& p) { return p.model.ntendon; }, "tendons")
       .def_prop_ro(
           "nsensor", [](const PyModel& p) { return p.model.nsensor; }, "sensors")
@@ -174,6 +179,9 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "site_names", [](const PyModel& p) { return p.model.site_name; },
           "site names (nsite), '' for an unnamed site")
+      .def_prop_ro(
+          "fused_names", [](const PyModel& p) { return p.model.fused_name; },
+          "names of the merged bodies (nfused), '' for an unnamed one")
       .def_prop_ro(
           "sensor_names", [](const PyModel& p) { return p.model.sensor_name; },
           "sensor names (nsensor); an unnamed sensor is 'sensor<i>'")
@@ -362,6 +370,39 @@ void bind_model(nb::module_& m) {
           },
           "body of each site (nsite,)")
       .def_prop_ro(
+          "fused_bodyid",
+          [](const PyModel& p) {
+            return copy_array<int>(p.model.fused_bodyid, {sz(p.model.nfused)});
+          },
+          "the body each merged body was merged into, 0 the world (nfused,)")
+      .def_prop_ro(
+          "fused_pos",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.fused_pos, {sz(p.model.nfused), 3});
+          },
+          "origin of each merged body's frame in the frame of the body it was merged into "
+          "(nfused, 3)")
+      .def_prop_ro(
+          "fused_quat",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.fused_quat, {sz(p.model.nfused), 4});
+          },
+          "orientation of each merged body's frame there, w x y z (nfused, 4)")
+      .def_prop_ro(
+          "fused_mass",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.fused_mass, {sz(p.model.nfused)});
+          },
+          "mass of each merged body, joined to that of the body it was merged into (nfused,) "
+          "(kg)")
+      .def_prop_ro(
+          "fused_ipos",
+          [](const PyModel& p) {
+            return copy_array<double>(p.model.fused_ipos, {sz(p.model.nfused), 3});
+          },
+          "centre of mass of each merged body in the frame of the body it was merged into "
+          "(nfused, 3)")
+      .def_prop_ro(
           "site_pos",
           [](const PyModel& p) {
             return copy_array<double>(p.model.site_pos, {sz(p.model.nsite), 3});
@@ -376,9 +417,27 @@ void bind_model(nb::module_& m) {
       .def(
           "body_id",
           [](const PyModel& p, const std::string& name) {
+            const int fused = p.model.fused_id(name);
+            if (p.model.body_id(name) < 0 && fused >= 0) {
+              throw nb::key_error(("no body named '" + name + "': it was merged into body '" +
+                                   p.model.body_name[p.model.fused_bodyid[fused]] +
+                                   "' when the model was loaded; model.fused_id('" + name +
+                                   "') indexes its frame in Simulator.fused_xpos, fused_xquat, ...")
+                                      .c_str());
+            }
             return id_of(p.model.body_id(name), "body", name);
           },
-          nb::arg("name"), "Index of the body named ``name``; KeyError if there is none.")
+          nb::arg("name"),
+          "Index of the body named ``name``; KeyError if there is none (naming fused_id() for a "
+          "merged body).")
+      .def(
+          "fused_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.fused_id(name), "merged body", name);
+          },
+          nb::arg("name"),
+          "Index of the merged body named ``name`` in ``fused_names`` and Simulator.fused_xpos, "
+          "fused_xquat, ...; KeyError if there is none.")
       .def(
           "joint_id",
           [](const PyModel& p, const std::string& name) {

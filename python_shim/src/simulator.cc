@@ -152,10 +152,6 @@ nb::object owned(std::vector<T>&& values, std::vector<std::size_t> shape) {
 // ---------------------------------------------------------------------------------------------
 // the simulator, in either precision
 
-// the derived quantities, in the order of their docstrings below
-constexpr Derived kDerived[] = {Derived::kXimat, Derived::kCinert, Derived::kCvel,
-                                Derived::kSiteXpos, Derived::kSiteXmat};
-
 // the fields a Python `outputs` list asks for: data fields by name, and the quantities computed
 // from them (cinert, cvel, ..., mass_matrix) by theirs; None: every output
 std::optional<std::vector<FieldId>> output_fields(nb::handle outputs) {
@@ -171,9 +167,9 @@ std::optional<std::vector<FieldId>> output_fields(nb::handle outputs) {
                                   nb::cast<std::string>(nb::repr(item)));
     }
     const std::string name = nb::cast<std::string>(item);
-    const auto derived = std::find_if(std::begin(kDerived), std::end(kDerived),
+    const auto derived = std::find_if(std::begin(kAllDerived), std::end(kAllDerived),
                                       [&](Derived d) { return name == derived_name(d); });
-    if (derived != std::end(kDerived)) {
+    if (derived != std::end(kAllDerived)) {
       for (const FieldId f : derived_fields(*derived)) out.push_back(f);
     } else if (name == "mass_matrix") {
       out.push_back(FieldId::qM);
@@ -386,20 +382,14 @@ void reset(PySimulator& s, nb::handle instances, nb::handle qpos, nb::handle qve
 
 nb::object derived_array(PySimulator& s, Derived what) {
   const Model& m = s.model().model;
-  const int width = derived_size(m, what);
-  const std::size_t count = what == Derived::kSiteXpos || what == Derived::kSiteXmat
-                                ? static_cast<std::size_t>(m.nsite)
-                                : static_cast<std::size_t>(m.nbody);
+  const auto count = static_cast<std::size_t>(derived_count(m, what));
+  const auto width = static_cast<std::size_t>(derived_width(what));
   std::lock_guard<std::mutex> lock(s.mutex());
   return s.visit([&](auto& sim) {
     using T = ZW_SCALAR(sim);
-    std::vector<T> out(static_cast<std::size_t>(sim.size()) * width);
+    std::vector<T> out(static_cast<std::size_t>(sim.size()) * count * width);
     derive<T>(m, sim.batch(), what, out, s.threads());
-    const std::size_t per_entity = what == Derived::kXimat || what == Derived::kSiteXmat ? 9
-                                   : what == Derived::kCinert                            ? 10
-                                   : what == Derived::kCvel                              ? 6
-                                                                                         : 3;
-    return owned(std::move(out), {static_cast<std::size_t>(sim.size()), count, per_entity});
+    return owned(std::move(out), {static_cast<std::size_t>(sim.size()), count, width});
   });
 }
 
@@ -552,7 +542,7 @@ void bind_simulator(nb::module_& m) {
       "written). Such a view is valid until the next step(), forward() or reset(): read the\n"
       "attribute again after one.\n\n"
       "After step(), the outputs (qacc, xpos, cfrc_ext, ...) and the derived quantities\n"
-      "(cinert, cvel, ximat, site_xpos, site_xmat) hold the state of the step's last\n"
+      "(cinert, cvel, ximat, site_xpos, site_xmat, fused_*) hold the state of the step's last\n"
       "evaluation, as MuJoCo's mj_step leaves its mjData: under Euler, the state before the\n"
       "step; under RK4, its last stage x0 + h k3. sensordata holds the sensors of the state\n"
       "the step started from, as mj_step leaves MuJoCo's (its first evaluation). forward()\n"
@@ -569,7 +559,8 @@ void bind_simulator(nb::module_& m) {
           "(bit-identical results either way); ``outputs``: None (every output current after "
           "each call, as MuJoCo's mjData) or the outputs to keep current, by name: data fields "
           "('qacc', 'xpos', 'cfrc_ext', 'sensordata', ...) and derived quantities ('cinert', "
-          "'cvel', 'ximat', 'site_xpos', 'site_xmat', 'mass_matrix', 'bias'). qpos, qvel, act, the "
+          "'cvel', 'ximat', 'site_xpos', 'site_xmat', 'fused_xpos', ..., 'mass_matrix', 'bias'). "
+          "qpos, qvel, act, the "
           "inputs, time and status are always current; reading another output raises "
           "zwang.OutputNotKeptError (an AttributeError and a RuntimeError). With SIMD packs, fewer "
           "outputs make step(1) calls cheaper (README, "
@@ -750,9 +741,18 @@ void bind_simulator(nb::module_& m) {
       "(copy) MuJoCo's cvel (N, nbody, 6): angular velocity, then the linear velocity of the "
       "body point at the subtree centre of mass of the body's root, world axes",
       "(copy) site positions, world (N, nsite, 3)",
-      "(copy) site orientations, row-major (N, nsite, 9)"};
-  for (int k = 0; k < 5; ++k) {
-    const Derived what = kDerived[k];
+      "(copy) site orientations, row-major (N, nsite, 9)",
+      "(copy) frame origins of the bodies merged at load (Model.fused_names), world (N, nfused, "
+      "3): MuJoCo's xpos of those bodies in a model loaded without merging",
+      "(copy) frame orientations of the merged bodies, w x y z (N, nfused, 4): MuJoCo's xquat",
+      "(copy) frame orientations of the merged bodies, row-major (N, nfused, 9): MuJoCo's xmat",
+      "(copy) centres of mass of the merged bodies, world (N, nfused, 3): MuJoCo's xipos",
+      "(copy) velocities of the merged bodies' frames, world axes (N, nfused, 6): angular "
+      "velocity, then the linear velocity of the frame origin (MuJoCo's mj_objectVelocity of "
+      "the body, unmerged, as an mjOBJ_XBODY, world axes)"};
+  static_assert(std::size(derived_docs) == std::size(kAllDerived));
+  for (std::size_t k = 0; k < std::size(kAllDerived); ++k) {
+    const Derived what = kAllDerived[k];
     sim.def_prop_ro(
         derived_name(what), [what](PySimulator& s) { return derived_array(s, what); },
         keep(std::string(derived_docs[k]) +

@@ -229,6 +229,18 @@ def welded(tmp_path, fuse):
     return zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
 
 
+def welded_states(m, seed):
+    """N states of WELDED: the free base moved and turned, the elbow bent, random velocities and
+    controls"""
+    rng = np.random.default_rng(seed)
+    qpos = np.tile(m.qpos0, (N, 1))
+    qpos[:, :3] += rng.uniform(-0.5, 0.5, (N, 3))
+    quat = rng.normal(size=(N, 4))
+    qpos[:, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+    qpos[:, 7] = rng.uniform(-2, 2, N)
+    return qpos, rng.normal(size=(N, m.nv)), rng.uniform(-1, 1, (N, m.nu))
+
+
 def names(m):
     return [m.body(i).name for i in range(m.nbody)]
 
@@ -254,14 +266,7 @@ def test_fused_tree_matches_mujoco4(tmp_path, fuse):
 def test_fused_dynamics_match_mujoco4(tmp_path, fuse):
     z, m = welded(tmp_path, fuse)
     d = mujoco.MjData(m)
-    rng = np.random.default_rng(11)
-    qpos = np.tile(m.qpos0, (N, 1))
-    qpos[:, :3] += rng.uniform(-0.5, 0.5, (N, 3))
-    quat = rng.normal(size=(N, 4))
-    qpos[:, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
-    qpos[:, 7] = rng.uniform(-2, 2, N)
-    qvel = rng.normal(size=(N, m.nv))
-    ctrl = rng.uniform(-1, 1, (N, m.nu))
+    qpos, qvel, ctrl = welded_states(m, 11)
     sim = zwang.Simulator(z, instances=N)
     sim.reset(qpos=qpos, qvel=qvel)
     sim.ctrl[:] = ctrl
@@ -326,6 +331,52 @@ def test_which_bodies_fuse_matches_mujoco4(tmp_path, compiler, option, body, ins
         d = mujoco.MjData(m)
         M = mujoco_forward(m, d, m.qpos0, np.zeros(m.nv), np.zeros(m.nu))
         close(sim.mass_matrix()[0], M, "H")
+
+
+def test_merged_bodies_are_where_mujoco4_has_them_unmerged(tmp_path):
+    z, _ = welded(tmp_path, "true")
+    _, m = welded(tmp_path, "false")
+    # document order; the unnamed mount keeps no name
+    assert z.fused_names == ["post", "visor", "", "tip"]
+    assert z.nfused == 4 and z.fused_bodyid.tolist() == [0, 1, 1, 4]
+    assert z.fused_pos.shape == (4, 3) and z.fused_quat.shape == (4, 4)
+    assert z.fused_ipos.shape == (4, 3) and z.fused_mass.shape == (4,)
+    assert z.fused_id("tip") == 3
+    with pytest.raises(KeyError, match="merged into body 'arm'.*fused_id"):
+        z.body_id("tip")
+    with pytest.raises(KeyError, match="no merged body named 'base'"):
+        z.fused_id("base")
+    d = mujoco.MjData(m)
+    qpos, qvel, _ = welded_states(m, 3)
+    for precision, tol in [("f64", 1e-12), ("f32", 2e-6)]:
+        sim = zwang.Simulator(z, instances=N, precision=precision)
+        sim.reset(qpos=qpos, qvel=qvel)
+        sim.forward()
+        xpos, xquat, xmat = sim.fused_xpos, sim.fused_xquat, sim.fused_xmat
+        xipos, vel = sim.fused_xipos, sim.fused_vel
+        assert xpos.shape == (N, 4, 3) and xquat.shape == (N, 4, 4) and vel.shape == (N, 4, 6)
+        for i in range(N):
+            d.qpos[:], d.qvel[:] = qpos[i], qvel[i]
+            mujoco.mj_forward(m, d)
+            for f, name in enumerate(z.fused_names):
+                if not name:
+                    continue
+                b = m.body(name).id
+                at = f"{precision} instance {i} {name}"
+                close(z.fused_mass[f], m.body_mass[b], f"mass {name}", 1e-12)
+                close(xpos[i, f], d.xpos[b], f"fused_xpos {at}", tol)
+                q = xquat[i, f] * np.sign(xquat[i, f] @ d.xquat[b])
+                close(q, d.xquat[b], f"fused_xquat {at}", tol)
+                close(xmat[i, f], d.xmat[b], f"fused_xmat {at}", tol)
+                close(xipos[i, f], d.xipos[b], f"fused_xipos {at}", tol)
+                v = np.zeros(6)
+                mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_XBODY, b, v, 0)
+                close(vel[i, f], v, f"fused_vel {at}", tol)
+    kept = zwang.Simulator(z, instances=2, outputs=["fused_xpos"])
+    kept.forward()
+    assert kept.fused_xpos.shape == (2, 4, 3)
+    with pytest.raises(zwang.OutputNotKeptError, match="fused_vel is computed from"):
+        kept.fused_vel
 
 
 URDF_DIR = pathlib.Path(__file__).resolve().parents[2] / "tests" / "urdf"

@@ -8,7 +8,9 @@
 
 State, outputs and parameters of a Simulator are NumPy views of its batch (see
 ``Simulator``); the quantities MuJoCo's mjData holds beyond them (``cinert``, ``cvel``,
-``ximat``, ``site_xpos``, ``site_xmat``) are computed on demand as copies.  ``zwang.sweep``
+``ximat``, ``site_xpos``, ``site_xmat``), and the frames of bodies merged at load
+(``fused_xpos``, ``fused_xquat``, ``fused_xmat``, ``fused_xipos``, ``fused_vel``), are computed on
+demand as copies.  ``zwang.sweep``
 runs Monte Carlo parameter sweeps; ``zwang.gym`` (import it explicitly: it needs gymnasium)
 holds Gymnasium vector environments.
 """

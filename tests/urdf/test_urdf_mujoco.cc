@@ -118,6 +118,23 @@ Eigen::Matrix3d rebuild(const double* quat, const double* moments) {
 
 class UrdfMujoco : public ::testing::TestWithParam<Case> {};
 
+// a merged link's frame, centre of mass and cvel (Model::fused_*, zwang::derive) are those of
+// the same link in MuJoCo's import without merging
+class UrdfMujocoMerged : public ::testing::TestWithParam<Case> {};
+
+TEST_P(UrdfMujocoMerged, MergedLinksAreWhereMujocosUnmergedBodiesAre) {
+  const Case& c = GetParam();
+  const Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty(),
+                                                 .balance_inertia = c.balance_inertia,
+                                                 .fuse_static = true})
+                      .model;
+  std::string error;
+  const MjModelPtr m = mujoco_load(c.robot, c.floating_root, &error,
+                                   c.balance_inertia ? R"(balanceinertia="true")" : "", false);
+  ASSERT_TRUE(m) << c.label << ": " << error;
+  expect_fused_as_mujoco_bodies(z, m.get(), 1e-12, c.label);
+}
+
 TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
   const Case& c = GetParam();
   Model z = load_urdf(urdf_file(c.robot), {.floating_base = !c.floating_root.empty(),
@@ -255,6 +272,20 @@ TEST(UrdfMujoco, RefusesWhatPinocchioTakes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Robots, UrdfMujoco, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return info.param.label;
+                         });
+
+// the cases that merge links
+std::vector<Case> merged_cases() {
+  std::vector<Case> out;
+  for (const Case& c : kCases) {
+    if (c.fuse_static) out.push_back(c);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Robots, UrdfMujocoMerged, ::testing::ValuesIn(merged_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return info.param.label;
                          });
