@@ -144,6 +144,14 @@ std::vector<FieldId> derived_fields(Derived what) {
 
 template <class T>
 void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads) {
+  const int width = derived_size(model, what);
+  const std::int64_t n = batch.size(), ld = batch.padded_size();
+  if (out.size() != static_cast<std::size_t>(n) * width) {
+    throw std::invalid_argument(fmt::format(
+        "derive: the output has {} values, {} instances need {}", out.size(), n, n * width));
+  }
+  // nothing to compute: no fields are read
+  if (width == 0) return;
   std::vector<std::string> missing;
   for (const FieldId f : derived_fields(what)) {
     if (!batch.kept(f)) missing.emplace_back(field_name(f));
@@ -156,12 +164,6 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
         "outputs when creating it",
         derived_name(what), fmt::join(needs, ", "), fmt::join(missing, ", "),
         missing.size() == 1 ? "it" : "them"));
-  }
-  const int width = derived_size(model, what);
-  const std::int64_t n = batch.size(), ld = batch.padded_size();
-  if (out.size() != static_cast<std::size_t>(n) * width) {
-    throw std::invalid_argument(fmt::format(
-        "derive: the output has {} values, {} instances need {}", out.size(), n, n * width));
   }
   if (threads < 0)
     throw std::invalid_argument(fmt::format("threads must be non-negative (got {})", threads));

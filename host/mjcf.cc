@@ -13,6 +13,7 @@
 #include <cctype>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,9 +27,12 @@ namespace zwang {
 namespace mjcf {
 namespace {
 
-// names for unnamed elements: base<index>, with '_' appended until no other element has it
-std::vector<std::string> complete_names(std::vector<std::string> names, std::string_view base) {
+// names for unnamed elements: base<index>, with '_' appended until no other element (nor one of
+// `also_taken`) has it
+std::vector<std::string> complete_names(std::vector<std::string> names, std::string_view base,
+                                        std::span<const std::string> also_taken = {}) {
   std::set<std::string, std::less<>> taken(names.begin(), names.end());
+  taken.insert(also_taken.begin(), also_taken.end());
   for (std::size_t i = 0; i < names.size(); ++i) {
     if (!names[i].empty()) continue;
     std::string name = fmt::format("{}{}", base, i);
@@ -94,7 +98,9 @@ class Loader {
       fused = fuse_static(ctx_, root, compiler_, density_ != 0 || viscosity_ != 0, bodies_, mass);
     }
     const double scale = set_total_mass(compiler_, mass);
-    add_bodies(mass);
+    std::vector<std::string> fused_names;
+    for (const FusedBody& f : fused) fused_names.push_back(f.name);
+    add_bodies(mass, fused_names);
     add_fused(fused, scale);
     meshes.add_to(builder_);
     materials(sections("asset"), defaults);
@@ -224,13 +230,15 @@ class Loader {
     for (const pugi::xml_node child : ctx_.children(node)) ctx_.unsupported(child);
   }
 
-  void add_bodies(const std::vector<MassProperties>& mass) {
+  // `fused_names`: those of the merged bodies, which an unnamed body's made-up name avoids
+  void add_bodies(const std::vector<MassProperties>& mass,
+                  const std::vector<std::string>& fused_names) {
     std::vector<std::string> body_names, joint_names;
     for (const Body& body : bodies_) {
       body_names.push_back(body.name);
       for (const Joint& j : body.joints) joint_names.push_back(j.name);
     }
-    body_names_ = complete_names(body_names, "body");
+    body_names_ = complete_names(body_names, "body", fused_names);
     joint_names = complete_names(joint_names, "joint");
     std::size_t joint = 0;
     for (std::size_t b = 1; b < bodies_.size(); ++b) {
@@ -261,14 +269,14 @@ class Loader {
     }
   }
 
-  // the merged bodies, their masses scaled by settotalmass as those of the bodies that took them
+  // the merged bodies, their masses scaled by settotalmass's factor as the bodies that stay
   void add_fused(const std::vector<FusedBody>& fused, double scale) {
     for (const FusedBody& f : fused) {
       builder_.add_fused_body({.name = f.name,
                                .body = body_names_[f.body],
                                .pos = f.pose.pos,
                                .quat = f.pose.quat,
-                               .mass = f.body > 0 ? f.mass * scale : f.mass,
+                               .mass = f.mass * scale,
                                .ipos = f.ipos});
     }
   }

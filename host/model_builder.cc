@@ -664,7 +664,7 @@ void ModelBuilder::add_fused_body(const FusedBodySpec& in) {
   }
   f.quat = normalized_or_throw(f.quat, who);
   if (!std::isfinite(f.mass) || f.mass < 0) {
-    throw ModelError(fmt::format("{}: mass must be positive (got {})", who, f.mass));
+    throw ModelError(fmt::format("{}: mass must not be negative (got {})", who, f.mass));
   }
   fused_.push_back(std::move(f));
 }
@@ -1201,6 +1201,7 @@ int Model::site_id(std::string_view name) const {
 }
 
 int Model::fused_id(std::string_view name) const {
+  if (name.empty()) return -1;
   for (int i = 0; i < nfused; ++i)
     if (fused_name[i] == name) return i;
   return -1;

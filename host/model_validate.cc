@@ -517,6 +517,13 @@ void Model::validate() const {
   for (int i = 0; i < nfused; ++i) {
     index_in("fused_bodyid", fused_bodyid[i], 0, nbody, i);
     unit_quat("merged body", fused_quat, i);
+    if (fused_mass[i] < 0) {
+      throw ModelError(fmt::format("model: merged body {} has mass {}", i, fused_mass[i]));
+    }
+    if (!fused_name[i].empty() && body_id(fused_name[i]) >= 0) {
+      throw ModelError(
+          fmt::format("model: merged body {} is named '{}', as a body is", i, fused_name[i]));
+    }
   }
   for (int i = 0; i < npair; ++i) {
     index_in("pair_geom1", pair_geom1[i], 0, ngeom, i);

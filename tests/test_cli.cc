@@ -506,5 +506,25 @@ TEST(Cli, ActivationsOfDynamicsAndRun) {
   for (const auto& f : {xml, input, output, h5}) std::filesystem::remove(f);
 }
 
+// `zwang info` lists the bodies that <compiler fusestatic> merged, each with the body that took it
+// (tests/models/fused_static.xml: the pillar into the world, the hand into its arm)
+TEST(Cli, InfoListsMergedBodies) {
+  const char* dir = std::getenv("ZWANG_TEST_DIR");
+  const std::filesystem::path file =
+      (dir != nullptr ? std::filesystem::path(dir)
+                      : std::filesystem::path(__FILE__).parent_path()) /
+      "models" / "fused_static.xml";
+  const ProgramResult r = run_zwang("info " + file.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::size_t at = r.output.find("merged bodies");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string listed = r.output.substr(at, r.output.find("\njoints", at) - at);
+  for (const char* row :
+       {"0    pillar                   world", "4    hand                     arm"}) {
+    EXPECT_NE(listed.find(row), std::string::npos) << row << " in\n" << listed;
+  }
+  EXPECT_EQ(run_zwang("info chain").output.find("merged bodies"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace zwang::test

@@ -2,13 +2,16 @@
 // (Model::fused_*, zwang::derive's kFused*) against MuJoCo 2.2.2's bodies of the same file
 // compiled without merging; settotalmass; the builder's and Model::validate's errors; outputs a
 // simulator does not keep.  The URDF importer's merged links: urdf/test_urdf_mujoco.cc.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mujoco_util.h"
@@ -27,15 +30,17 @@ std::filesystem::path fused_static_xml() {
 }
 
 // `text` for MuJoCo with every body kept
-std::string unfused(std::string text) {
-  const std::string on = R"(fusestatic="true")", off = R"(fusestatic="false")";
+std::string unfused(std::string_view text) {
+  constexpr std::string_view on = R"(fusestatic="true")", off = R"(fusestatic="false")";
+  std::string out;
   int replaced = 0;
-  for (std::size_t at = text.find(on); at != std::string::npos; at = text.find(on, at)) {
-    text.replace(at, on.size(), off);
+  for (std::size_t at = text.find(on); at != std::string_view::npos; at = text.find(on)) {
+    out.append(text.substr(0, at)).append(off);
+    text.remove_prefix(at + on.size());
     ++replaced;
   }
   EXPECT_GT(replaced, 0);
-  return text;
+  return out.append(text);
 }
 
 TEST(FusedBodies, FramesAndVelocitiesAreThoseOfMujocosUnmergedBodies) {
@@ -56,11 +61,13 @@ TEST(FusedBodies, FramesAndVelocitiesAreThoseOfMujocosUnmergedBodies) {
 
 // settotalmass scales the masses after merging, as MuJoCo scales the compiled model: with no
 // mass welded to the world, the merged bodies' masses are those MuJoCo gives the same bodies
-// unmerged
-TEST(FusedBodies, SetTotalMassScalesTheMergedMasses) {
-  constexpr const char* kText = R"(<mujoco>
-  <compiler fusestatic="true" settotalmass="7"/>
+// unmerged; a body merged into the world (whose mass no body takes) is scaled by the same factor
+// the model, with `compiler` in its <compiler> and `on_world` a first child of the world
+std::string total_mass_model(std::string_view compiler, std::string_view on_world) {
+  return fmt::format(R"(<mujoco>
+  <compiler {}/>
   <worldbody>
+    {}
     <body name="torso" pos="0 0 1">
       <freejoint/>
       <geom type="box" size="0.2 0.1 0.1"/>
@@ -76,14 +83,55 @@ TEST(FusedBodies, SetTotalMassScalesTheMergedMasses) {
       </body>
     </body>
   </worldbody>
-</mujoco>)";
-  const Model z = load_mjcf_string(kText).model;
+</mujoco>)",
+                     compiler, on_world);
+}
+
+TEST(FusedBodies, SetTotalMassScalesTheMergedMasses) {
+  constexpr const char* kMerged = R"(fusestatic="true" settotalmass="7")";
+  const Model z = load_mjcf_string(total_mass_model(kMerged, "")).model;
   ASSERT_EQ(z.nfused, 2);
   EXPECT_NEAR(z.total_mass(), 7, 1e-12);
   std::string error;
-  const MjModelPtr m = load_mujoco_string(unfused(kText), "settotalmass.xml", &error);
+  const MjModelPtr m =
+      load_mujoco_string(total_mass_model(R"(settotalmass="7")", ""), "settotalmass.xml", &error);
   ASSERT_TRUE(m) << error;
   expect_fused_as_mujoco_bodies(z, m.get(), 1e-12, "settotalmass");
+
+  // MuJoCo's masses before scaling: the factor is 7 over those of the bodies that stay
+  const std::string post =
+      R"(<body name="post" pos="1 0 0"><geom type="box" size="0.1 0.1 0.5"/></body>)";
+  const Model w = load_mjcf_string(total_mass_model(kMerged, post)).model;
+  const MjModelPtr raw = load_mujoco_string(total_mass_model("", post), "raw.xml", &error);
+  ASSERT_TRUE(raw) << error;
+  ASSERT_EQ(w.fused_name[0], "post");
+  double kept = 0;
+  for (int b = 1; b < raw->nbody; ++b) {
+    if (w.fused_id(mj_id2name(raw.get(), mjOBJ_BODY, b)) != 0) kept += raw->body_mass[b];
+  }
+  const double post_mass = raw->body_mass[mj_name2id(raw.get(), mjOBJ_BODY, "post")];
+  EXPECT_NEAR(post_mass, 1000 * 0.2 * 0.2 * 1.0, 1e-9);
+  EXPECT_NEAR(w.fused_mass[0], post_mass * 7 / kept, 1e-12);
+  EXPECT_NEAR(w.total_mass(), 7, 1e-12);
+}
+
+// an unnamed body's made-up name (body<index>) avoids the names of merged bodies
+TEST(FusedBodies, MadeUpBodyNamesAvoidMergedOnes) {
+  constexpr const char* kText = R"(<mujoco>
+  <compiler fusestatic="true"/>
+  <worldbody>
+    <body pos="0 0 1">
+      <freejoint/>
+      <geom size="0.1"/>
+      <body name="body1" pos="0.2 0 0"><geom size="0.05"/></body>
+    </body>
+  </worldbody>
+</mujoco>)";
+  const Model z = load_mjcf_string(kText).model;
+  ASSERT_EQ(z.nbody, 2);
+  EXPECT_EQ(z.body_name[1], "body1_");
+  EXPECT_EQ(z.fused_name, std::vector<std::string>{"body1"});
+  EXPECT_EQ(z.fused_bodyid[0], 1);
 }
 
 TEST(FusedBodies, FloatPrecisionAndOutputsNotKept) {
@@ -138,7 +186,7 @@ TEST(FusedBodies, TheBuilderAndValidateRefuseBadRecords) {
   refused({.name = "a", .body = "a"}, "a body of that name exists already");
   refused({.name = "f", .body = "a", .pos = {std::nan(""), 0, 0}}, "is not finite");
   refused({.name = "f", .body = "a", .quat = {0, 0, 0, 0}}, "body 'f': quaternion has zero length");
-  refused({.name = "f", .body = "a", .mass = -1}, "mass must be positive");
+  refused({.name = "f", .body = "a", .mass = -1}, "mass must not be negative");
   {
     ModelBuilder b = builder();
     b.add_fused_body({.name = "f", .body = "a", .quat = {2, 0, 0, 0}});
@@ -152,17 +200,25 @@ TEST(FusedBodies, TheBuilderAndValidateRefuseBadRecords) {
     ASSERT_EQ(m.nfused, 3);
     EXPECT_EQ(m.fused_quat[0], 1);
     EXPECT_EQ(m.fused_id("f"), 0);
-    Model bad = m;
-    bad.fused_bodyid[1] = m.nbody;
-    EXPECT_THROW(bad.validate(), ModelError);
-    bad = m;
-    bad.fused_ipos.pop_back();
-    try {
-      bad.validate();
-      ADD_FAILURE() << "a short fused_ipos was accepted";
-    } catch (const ModelError& e) {
-      EXPECT_NE(std::string(e.what()).find("fused_ipos"), std::string::npos) << e.what();
-    }
+    EXPECT_EQ(m.fused_id(""), -1);
+    EXPECT_NO_THROW(m.validate());
+    const auto invalid = [&](const std::function<void(Model&)>& edit, const std::string& says) {
+      Model bad = m;
+      edit(bad);
+      try {
+        bad.validate();
+        ADD_FAILURE() << "accepted; expected: " << says;
+      } catch (const ModelError& e) {
+        EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      }
+    };
+    invalid([&](Model& x) { x.fused_bodyid[1] = m.nbody; }, "fused_bodyid[1]");
+    invalid([](Model& x) { x.fused_ipos.pop_back(); }, "fused_ipos");
+    invalid([](Model& x) { x.nfused = 2; }, "fused_name");
+    invalid([](Model& x) { x.fused_quat[4] = 0.5; }, "merged body 1 has a quaternion of norm");
+    invalid([](Model& x) { x.fused_mass[2] = -1; }, "merged body 2 has mass -1");
+    invalid([](Model& x) { x.fused_name[1] = x.body_name[1]; },
+            "merged body 1 is named 'a', as a body is");
   }
 }
 

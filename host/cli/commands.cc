@@ -385,6 +385,17 @@ int run_info(const std::string& spec, const LoadOptions& load) {
                 : joints.empty()       ? "(welded)"
                                        : fmt::format("{}", fmt::join(joints, " ")).c_str());
   }
+  if (m.nfused > 0) {
+    std::printf(
+        "\nmerged bodies (welded bodies merged at load; their frames: fused_xpos ...)\n"
+        "  %-4s %-24s %-24s %10s\n",
+        "id", "name", "into", "mass");
+    for (int f = 0; f < m.nfused; ++f) {
+      std::printf("  %-4d %-24s %-24s %10.4g\n", f,
+                  m.fused_name[f].empty() ? "-" : m.fused_name[f].c_str(),
+                  m.body_name[m.fused_bodyid[f]].c_str(), m.fused_mass[f]);
+    }
+  }
   std::printf("\njoints\n  %-4s %-24s %-6s %-24s %5s %5s  %s\n", "id", "name", "type", "body",
               "qpos", "dof", "range");
   for (int j = 0; j < m.njnt; ++j) {

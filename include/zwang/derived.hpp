@@ -67,9 +67,9 @@ int derived_size(const Model& model, Derived what);
 std::vector<FieldId> derived_fields(Derived what);
 
 // \brief Computes `what` for every instance into `out` (batch.size() x derived_size values),
-// an OpenMP loop over instances with `threads` threads (0: every core).  std::invalid_argument
-// if `out` has the wrong size, OutputNotKept if the batch does not keep one of
-// derived_fields(what).
+// an OpenMP loop over instances with `threads` threads (0: every core); `model` is the batch's.
+// std::invalid_argument if `out` has the wrong size, OutputNotKept if the batch does not keep
+// one of derived_fields(what) (none is read where the model has no such entity).
 template <class T>
 void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out, int threads = 0);
 

@@ -659,16 +659,19 @@ struct Model {
   std::vector<double> site_size;  // its size, as a geom's (nsite x 3)
 
   // bodies merged at load into the body they are welded to (MJCF <compiler fusestatic>, URDF
-  // LoadOptions::fuse_static), in the file's order: no longer bodies of the model, but their
-  // frames stay known in the body that took them, and zwang::derive gives their world poses and
-  // velocities (Derived::kFusedXpos ...) as MuJoCo gives those of the bodies before merging
+  // LoadOptions::fuse_static), in body order (MJCF: the document's; URDF: depth-first, as the
+  // bodies): no longer bodies of the model, but their frames stay known in the body that took
+  // them, and zwang::derive gives their world poses and velocities (Derived::kFusedXpos ...) as
+  // MuJoCo gives those of the bodies before merging
   int nfused = 0;
   std::vector<std::string> fused_name;  // '' for an unnamed body (nfused)
   std::vector<int> fused_bodyid;        // the body that took it, 0 the world (nfused)
   std::vector<double> fused_pos;        // its frame's origin in that body's frame (nfused x 3)
   std::vector<double> fused_quat;       // its frame's orientation there, unit (nfused x 4)
-  std::vector<double> fused_mass;       // its mass, joined to that body's (nfused)
-  std::vector<double> fused_ipos;       // its centre of mass in that body's frame (nfused x 3)
+  // its mass, joined to that body's unless that is the world (settotalmass scales it as the
+  // masses of the bodies that stay) (nfused)
+  std::vector<double> fused_mass;
+  std::vector<double> fused_ipos;  // its centre of mass in that body's frame (nfused x 3)
 
   // sensors (MuJoCo's <sensor>), in the order they were added: sensor i writes sensor_dim[i]
   // values at sensor_adr[i] of each instance's `sensordata`
@@ -697,7 +700,8 @@ struct Model {
   std::vector<double> key_mpos;       // (nkey x nmocap x 3)
   std::vector<double> key_mquat;      // unit (nkey x nmocap x 4)
 
-  // \brief Index of a named element, -1 if there is none.
+  // \brief Index of a named element, -1 if there is none (fused_id: also for "", which names
+  // every unnamed merged body).
   int body_id(std::string_view name) const;
   int joint_id(std::string_view name) const;
   int actuator_id(std::string_view name) const;

@@ -59,10 +59,10 @@ struct SimulatorOptions {
   bool cuda_graphs = true;  // CUDA: step(n) replays a CUDA Graph captured once per n
   // The output fields (qacc … sensordata, kernels/layout.h) that forward() and step() keep
   // current in the batch: all of them when unset, as MuJoCo's mjData; with a list, only those,
-  // and the batch's accessors of the others throw OutputNotKept (a std::logic_error).  The state, time and status
-  // are always current.  The CPU backends then copy fewer rows back per call, which is most of
-  // what a step(1) call costs beyond its step with many instances (README.md, "Outputs"); the
-  // CUDA backend writes every output of its device copy either way.
+  // and the batch's accessors of the others throw OutputNotKept (a std::logic_error).  The state,
+  // time and status are always current.  The CPU backends then copy fewer rows back per call, which
+  // is most of what a step(1) call costs beyond its step with many instances (README.md,
+  // "Outputs"); the CUDA backend writes every output of its device copy either way.
   std::optional<std::vector<FieldId>> outputs = std::nullopt;
 };
 

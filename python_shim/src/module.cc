@@ -393,8 +393,8 @@ void bind_model(nb::module_& m) {
           [](const PyModel& p) {
             return copy_array<double>(p.model.fused_mass, {sz(p.model.nfused)});
           },
-          "mass of each merged body, joined to that of the body it was merged into (nfused,) "
-          "(kg)")
+          "mass of each merged body, joined to that of the body it was merged into unless that "
+          "is the world; settotalmass scales it as the bodies' (nfused,) (kg)")
       .def_prop_ro(
           "fused_ipos",
           [](const PyModel& p) {

@@ -346,6 +346,9 @@ def test_merged_bodies_are_where_mujoco4_has_them_unmerged(tmp_path):
         z.body_id("tip")
     with pytest.raises(KeyError, match="no merged body named 'base'"):
         z.fused_id("base")
+    # MuJoCo's bodies of the merged ones: by name, and the unnamed ones in body order
+    unnamed = iter(b for b in range(1, m.nbody) if not m.body(b).name)
+    ids = [m.body(name).id if name else next(unnamed) for name in z.fused_names]
     d = mujoco.MjData(m)
     qpos, qvel, _ = welded_states(m, 3)
     for precision, tol in [("f64", 1e-12), ("f32", 2e-6)]:
@@ -358,10 +361,8 @@ def test_merged_bodies_are_where_mujoco4_has_them_unmerged(tmp_path):
         for i in range(N):
             d.qpos[:], d.qvel[:] = qpos[i], qvel[i]
             mujoco.mj_forward(m, d)
-            for f, name in enumerate(z.fused_names):
-                if not name:
-                    continue
-                b = m.body(name).id
+            for f, b in enumerate(ids):
+                name = z.fused_names[f]
                 at = f"{precision} instance {i} {name}"
                 close(z.fused_mass[f], m.body_mass[b], f"mass {name}", 1e-12)
                 close(xpos[i, f], d.xpos[b], f"fused_xpos {at}", tol)

@@ -132,7 +132,7 @@ TEST_P(UrdfMujocoMerged, MergedLinksAreWhereMujocosUnmergedBodiesAre) {
   const MjModelPtr m = mujoco_load(c.robot, c.floating_root, &error,
                                    c.balance_inertia ? R"(balanceinertia="true")" : "", false);
   ASSERT_TRUE(m) << c.label << ": " << error;
-  expect_fused_as_mujoco_bodies(z, m.get(), 1e-12, c.label);
+  expect_fused_as_mujoco_bodies(z, m.get(), 1e-12, c.label, false);
 }
 
 TEST_P(UrdfMujoco, SameTreeAndDynamicsAsMujocosImporter) {
