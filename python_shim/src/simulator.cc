@@ -601,6 +601,8 @@ void bind_simulator(nb::module_& m) {
           "nbody", [](PySimulator& s) { return s.model().model.nbody; }, "model.nbody")
       .def_prop_ro(
           "nsite", [](PySimulator& s) { return s.model().model.nsite; }, "model.nsite")
+      .def_prop_ro(
+          "nfused", [](PySimulator& s) { return s.model().model.nfused; }, "model.nfused")
       .def(
           "step",
           [](PySimulator& s, int n) {

@@ -357,6 +357,7 @@ def test_merged_bodies_are_where_mujoco4_has_them_unmerged(tmp_path):
         sim.forward()
         xpos, xquat, xmat = sim.fused_xpos, sim.fused_xquat, sim.fused_xmat
         xipos, vel = sim.fused_xipos, sim.fused_vel
+        assert sim.nfused == 4
         assert xpos.shape == (N, 4, 3) and xquat.shape == (N, 4, 4) and vel.shape == (N, 4, 6)
         for i in range(N):
             d.qpos[:], d.qvel[:] = qpos[i], qvel[i]

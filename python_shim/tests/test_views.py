@@ -66,7 +66,9 @@ def test_shapes_and_dtypes(ant, precision, dtype):
     sim.forward()
     nb, nv = ant.nbody, ant.nv
     for name, shape in [("ximat", (nb, 9)), ("cinert", (nb, 10)), ("cvel", (nb, 6)),
-                        ("site_xpos", (0, 3)), ("site_xmat", (0, 9))]:
+                        ("site_xpos", (0, 3)), ("site_xmat", (0, 9)), ("fused_xpos", (0, 3)),
+                        ("fused_xquat", (0, 4)), ("fused_xmat", (0, 9)), ("fused_xipos", (0, 3)),
+                        ("fused_vel", (0, 6))]:
         value = getattr(sim, name)
         assert value.shape == (N,) + shape and value.dtype == dtype, name
     assert sim.mass_matrix().shape == (N, nv, nv) and sim.mass_matrix().dtype == dtype
