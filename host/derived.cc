@@ -273,11 +273,7 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
           if (what == Derived::kFusedXmat) {
             store_mat(o, 9 * f, to_mat(q));
           } else {
-            T* out_q = o + 4 * f;
-            out_q[0] = q.w;
-            out_q[1] = q.x;
-            out_q[2] = q.y;
-            out_q[3] = q.z;
+            store_quat(o, 4 * f, q);
           }
         }
         break;
