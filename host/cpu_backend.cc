@@ -3,11 +3,11 @@
 // lanes of SIMD registers (host/cpu_simd.inl) where the CPU and the model allow.
 #include <fmt/format.h>
 #include <omp.h>
-#if __has_include(<unistd.h>)
 #include <unistd.h>
-#endif
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -133,16 +133,29 @@ class CpuBackend final : public BackendImpl<T> {
   std::vector<std::vector<T>> buffers_;
 };
 
-// the L2 of one core as the C library reports it (glibc), 1 MiB where it does not
+// the L2 of one core as glibc's sysconf reports it, 1 MiB where it cannot tell
 std::size_t l2_bytes() {
-  static const std::size_t bytes = [] {
-    long l2 = 0;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    return l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t{1} << 20;
-  }();
-  return bytes;
+  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  return bytes > 0 ? static_cast<std::size_t>(bytes) : std::size_t{1} << 20;
+}
+
+// One L3, the last-level cache that the first core shares with its neighbours, as Linux's sysfs
+// describes it ("32768K"): glibc's sysconf gives the sum over a socket's L3s on some AMD CPUs
+// (384 MiB on a 2-core EPYC VM whose core sees 32 MiB).  Else sysconf's figure, else 32 MiB.
+std::size_t l3_bytes() {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int level = 0;
+    std::string size;
+    if (!(level_file >> level) || level != 3 || !(size_file >> size)) continue;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(size.c_str(), &end, 10);
+    const int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (value > 0) return static_cast<std::size_t>(value) << shift;
+  }
+  const long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return bytes > 0 ? static_cast<std::size_t>(bytes) : std::size_t{32} << 20;
 }
 
 // The same stages on packs of `isa.width` instances: the work is in the instruction set's own
@@ -177,15 +190,18 @@ class SimdBackend final : public BackendImpl<T> {
     std::byte* aligned = scratch_.data() + (64 - address % 64) % 64;
     // A thread's share of the rows that fits in half its L2 stays there from one call to the
     // next: prefetching it again costs two instructions and more per row and pack (1.1k per
-    // instance-step of a humanoid's step(1), 3.5 %) and brings nothing.
+    // instance-step of a humanoid's step(1), 3.5 %) and brings nothing.  All the rows beyond the
+    // L3: the outputs go back past the caches (host/cpu_simd.inl).
     std::size_t rows = static_cast<std::size_t>(input_rows(view_.lay) + view_.lay.param_rows);
     for (const auto& [begin, end] : outputs_) rows += static_cast<std::size_t>(end - begin);
-    const std::size_t share = rows * static_cast<std::size_t>(batch.padded_size()) * sizeof(T) /
-                              static_cast<std::size_t>(std::max(threads_, 1));
+    static const std::size_t l2 = l2_bytes();
+    static const std::size_t l3 = l3_bytes();
+    const std::size_t bytes = rows * static_cast<std::size_t>(batch.padded_size()) * sizeof(T);
+    const std::size_t share = bytes / static_cast<std::size_t>(std::max(threads_, 1));
     isa_.run({&view_, batch.data_arena(), batch.param_arena(), batch.padded_size(), batch.size(),
               batch.time_data(), batch.status_data(), threads_, steps, aligned, &constrain_stage<T>,
-              share > l2_bytes() / 2, outputs_.data(), static_cast<int>(outputs_.size()),
-              sensordata_});
+              share > l2 / 2, outputs_.data(), static_cast<int>(outputs_.size()), sensordata_,
+              bytes > l3});
   }
 
   ModelArrays<T> arrays_;

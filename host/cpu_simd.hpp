@@ -37,6 +37,9 @@ struct PackRun {
   const std::pair<int, int>* outputs;
   int noutputs;
   bool sensordata;
+  // the outputs go back with non-temporal stores where a pack's row is a cache line: the rows
+  // of the batch exceed the last-level cache
+  bool stream;
 };
 
 template <class T>

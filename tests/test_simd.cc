@@ -5,8 +5,11 @@
 // instances must match in their state, time and status (the SIMD backend leaves their outputs
 // unspecified).  The data fields include sensordata: a case has every sensor type.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -329,6 +332,58 @@ TEST(Simd, OutputsThatAreNotKeptThrowAndParametersAreRefused) {
     EXPECT_NE(std::string(e.what()).find("body_mass is a parameter"), std::string::npos)
         << e.what();
   }
+}
+
+// A batch whose rows exceed the L3 cache gets its outputs back through non-temporal stores on
+// AVX-512 (host/cpu_simd.inl): a humanoid's outputs, step after step, must still be those of
+// the scalar backend bit for bit.  The batch is a quarter larger than the largest L3 figure the
+// backend may use (sysfs's, the C library's, 32 MiB).
+TEST(Simd, BatchesBeyondTheL3EqualTheScalarBackend) {
+  if (cpu_simd_supported() != CpuSimd::kAvx512) {
+    GTEST_SKIP() << "only the AVX-512 backend writes its outputs past the caches";
+  }
+  std::int64_t l3 = std::max<std::int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 32 << 20);
+  std::ifstream sysfs("/sys/devices/system/cpu/cpu0/cache/index3/size");
+  std::string size;
+  if (sysfs >> size) {
+    const int shift = size.back() == 'K' ? 10 : size.back() == 'M' ? 20 : 0;
+    l3 = std::max<std::int64_t>(l3, std::stoll(size) << shift);
+  }
+  Model model = load_model("/usr/share/mujoco/model/humanoid/humanoid.xml").model;
+  model.disableflags |= kDisableContact | kDisableConstraint;
+  const auto check = [&]<class T>() {
+    const Layout lay = Batch<T>(model, 1).layout();
+    const std::int64_t bytes =
+        std::int64_t(lay.data_rows + lay.param_rows) * std::int64_t(sizeof(T));
+    const std::int64_t n = l3 * 5 / 4 / bytes + 1;
+    if (n > (std::int64_t{1} << 16)) {
+      GTEST_SKIP() << "an L3 of " << l3 << " bytes needs " << n << " humanoids";
+    }
+    Simulator<T> simd(model, n, {.threads = 2, .cpu_simd = CpuSimd::kAvx512});
+    Simulator<T> scalar(model, n, {.threads = 2, .cpu_simd = CpuSimd::kScalar});
+    set_same_states(simd, scalar, 11);
+    // every 7th instance and the last: every lane of a pack, and the last pack's
+    const auto compare = [&](const std::string& what) {
+      std::vector<std::int64_t> sample;
+      for (std::int64_t i = 0; i < n; i += 7) sample.push_back(i);
+      sample.push_back(n - 1);
+      for (std::int64_t i : sample) {
+        ASSERT_EQ(scalar.batch().status()[i], 0) << what << ", instance " << i;
+        expect_same_instance(simd, scalar, i, 0.0, what);
+        if (::testing::Test::HasFailure()) return;
+      }
+    };
+    const std::string where =
+        "humanoid, " + std::to_string(8 * sizeof(T)) + " bits, " + std::to_string(n) + " instances";
+    simd.forward();
+    scalar.forward();
+    compare(where + ", forward");
+    simd.step(2);
+    scalar.step(2);
+    compare(where + ", step(2)");
+  };
+  check.template operator()<double>();
+  check.template operator()<float>();
 }
 
 TEST(Simd, AutoPicksTheWidestInstructionSet) {
