@@ -125,7 +125,8 @@ Batch<T>::Batch(const Batch& other)
       param_(other.param_),
       time_(other.time_),
       status_(other.status_),
-      kept_(other.kept_) {}
+      kept_(other.kept_),
+      parameters_exposed_(other.parameters_exposed_) {}
 
 template <class T>
 const Sizes& Batch<T>::read_all() const {
@@ -234,6 +235,7 @@ FieldRef<T> Batch<T>::field(FieldId f) {
   }
   if (!kept(f)) not_kept(f);
   if (sync_) sync_->host_write(f);
+  if (r.arena == ArenaId::kParam) parameters_exposed_ = true;
   return field_ref(r.arena == ArenaId::kData ? data_.data() : param_.data(), r.row, r.rows);
 }
 
@@ -273,6 +275,7 @@ T* Batch<T>::data_arena() {
 template <class T>
 T* Batch<T>::param_arena() {
   sync_arena(ArenaId::kParam, true);
+  parameters_exposed_ = true;
   return param_.data();
 }
 

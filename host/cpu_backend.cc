@@ -40,6 +40,21 @@ std::vector<std::pair<int, int>> kept_output_rows(const Batch<T>& batch) {
   return out;
 }
 
+// The instances of a batch that has not handed out its parameters (Batch::parameters_exposed())
+// hold the model's values in T, all the same: whether they pass kernels/check_parameters.h,
+// from instance 0 (the model's own checks ran in double; a value beyond float's range would not
+// pass).  Where they do, a call checks the state only.
+template <class T>
+bool defaults_valid(const ModelView<T>& view, const Batch<T>& batch) {
+  if (batch.size() == 0) return true;
+  // read only: the kernels never write a parameter
+  T* param = const_cast<T*>(batch.param_arena());
+  return parameters_valid(
+      view,
+      Instance<T>{
+          {nullptr, 0}, {param, batch.padded_size()}, {nullptr, 0}, &view.lay, nullptr, nullptr});
+}
+
 // Each thread copies the data and parameter rows of a tile of instances out of the interleaved
 // batch into contiguous buffers, one per instance, runs the stages there (ld = 1) and copies the
 // data rows back: a core then works on a few consecutive cache lines instead of one line per row,
@@ -57,6 +72,7 @@ class CpuBackend final : public BackendImpl<T> {
   CpuBackend(const Model& model, const Batch<T>& batch, int threads)
       : arrays_(model),
         view_(arrays_.view()),
+        defaults_valid_(defaults_valid(view_, batch)),
         threads_(threads),
         lay_(batch.layout()),
         outputs_(kept_output_rows(batch)),
@@ -97,6 +113,8 @@ class CpuBackend final : public BackendImpl<T> {
 
   template <class F>
   void run(Batch<T>& batch, const F& f) {
+    view_.check_parameters = batch.parameters_exposed() || !defaults_valid_;
+    const T* params = std::as_const(batch).param_arena();
     const std::int64_t n = batch.size(), ld = batch.padded_size();
     const std::int64_t tiles = (n + kTile - 1) / kTile;
     const int data_rows = lay_.data_rows, param_rows = lay_.param_rows;
@@ -108,7 +126,7 @@ class CpuBackend final : public BackendImpl<T> {
       T* data = work + std::max(lay_.work_rows, 1);
       T* param = data + kTile * data_rows;
       gather(batch.data_arena() + first, ld, data_rows, count, data);
-      gather(batch.param_arena() + first, ld, param_rows, count, param);
+      gather(params + first, ld, param_rows, count, param);
       for (int k = 0; k < count; ++k) {
         f(Instance<T>{{data + k * data_rows, 1},
                       {param + k * param_rows, 1},
@@ -126,6 +144,7 @@ class CpuBackend final : public BackendImpl<T> {
 
   ModelArrays<T> arrays_;
   ModelView<T> view_;
+  bool defaults_valid_;
   int threads_;
   Layout lay_;
   std::vector<std::pair<int, int>> outputs_;
@@ -166,6 +185,7 @@ class SimdBackend final : public BackendImpl<T> {
   SimdBackend(const Model& model, const Batch<T>& batch, int threads, PackIsa<T> isa)
       : arrays_(model),
         view_(arrays_.view()),
+        defaults_valid_(defaults_valid(view_, batch)),
         threads_(threads),
         isa_(isa),
         stride_(isa.scratch_bytes(batch.layout())),
@@ -198,7 +218,10 @@ class SimdBackend final : public BackendImpl<T> {
     static const std::size_t l3 = l3_bytes();
     const std::size_t bytes = rows * static_cast<std::size_t>(batch.padded_size()) * sizeof(T);
     const std::size_t share = bytes / static_cast<std::size_t>(std::max(threads_, 1));
-    isa_.run({&view_, batch.data_arena(), batch.param_arena(), batch.padded_size(), batch.size(),
+    view_.check_parameters = batch.parameters_exposed() || !defaults_valid_;
+    // read only: the kernels never write a parameter
+    T* params = const_cast<T*>(std::as_const(batch).param_arena());
+    isa_.run({&view_, batch.data_arena(), params, batch.padded_size(), batch.size(),
               batch.time_data(), batch.status_data(), threads_, steps, aligned, &constrain_stage<T>,
               share > l2 / 2, outputs_.data(), static_cast<int>(outputs_.size()), sensordata_,
               bytes > l3});
@@ -206,6 +229,7 @@ class SimdBackend final : public BackendImpl<T> {
 
   ModelArrays<T> arrays_;
   ModelView<T> view_;
+  bool defaults_valid_;
   int threads_;
   PackIsa<T> isa_;
   std::size_t stride_;

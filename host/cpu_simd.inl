@@ -55,6 +55,7 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.ncollision = v.ncollision;
   p.contact_efcadr = v.contact_efcadr;
   p.disableflags = v.disableflags;
+  p.check_parameters = v.check_parameters;
 #define ZW_X(name) p.name = v.name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

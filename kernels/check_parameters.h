@@ -1,7 +1,8 @@
 // (per-instance parameters, the model's masses and inertias) => valid or not
 // A randomised or hand-set parameter can leave the set where the dynamics mean anything: a
 // negative mass makes H indefinite in some directions only, and the step may go on silently.
-// The rule, checked at the start of forward() and of every step:
+// The rule, checked at the start of forward() and of every step (of every call with packs),
+// unless every instance holds the model's values (ModelView::check_parameters):
 //   every parameter is finite;
 //   m_k ≥ 0, and m_k > 0 where the model's mass is positive;
 //   I_k is the inertia of a rigid body where the model's is: C = ½ tr(I_k) 1 − I_k (the second

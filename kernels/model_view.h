@@ -205,6 +205,9 @@ struct ModelView {
   int ncollision;      // geom pairs that may collide
   int contact_efcadr;  // first contact row slot: slot c has rows contact_efcadr + c ncon_rows + k
   int disableflags;    // DisableId bits (Model::disableflags)
+  // check the per-instance parameters (kernels/check_parameters.h); false where every instance
+  // holds the model's values and they pass (Batch::parameters_exposed())
+  bool check_parameters = true;
 #define ZW_X(name) const int* name;
   ZW_MODEL_INTS(ZW_X)
   ZW_PLAN_INTS(ZW_X)

@@ -12,14 +12,17 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/status.h"
 #include "model_file.hpp"
 #include "test_util.h"
+#include "zwang/derived.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
@@ -432,6 +435,76 @@ TYPED_TEST(Parameters, InertiaRuleAgreesWithEigenvalues) {
   }
   EXPECT_GT(checked, kN * 9 / 10);
   EXPECT_GT(refused, kN / 10);
+}
+
+// A batch whose parameters were never handed out for writing holds the model's values, and the
+// CPU backends then skip their check (Batch::parameters_exposed()).  Nothing zwang does itself
+// hands them out; each writable route does, for good, and an invalid value written through it
+// after calls without the check stops its instance at the next call, on both CPU backends.
+TYPED_TEST(Parameters, EveryWritableRouteIsCheckedAfterCallsWithoutIt) {
+  using T = TypeParam;
+  const Model model = examples::chain({.damping = 0.3, .stiffness = 2, .armature = 0.05});
+  constexpr std::int64_t kN = 16, kBad = 5;
+  using Route = std::function<void(Batch<T>&)>;
+  const std::vector<std::pair<const char*, Route>> routes = {
+      {"body_mass()", [](Batch<T>& b) { b.body_mass()(kBad, 3) = T(-1); }},
+      {"field(body_mass)", [](Batch<T>& b) { b.field(FieldId::body_mass)(kBad, 3) = T(-1); }},
+      {"param_arena()",
+       [](Batch<T>& b) {
+         b.param_arena()[(b.layout().body_mass + 3) * b.padded_size() + kBad] = T(-1);
+       }},
+      {"param_span()",
+       [](Batch<T>& b) {
+         b.param_span()[(b.layout().body_mass + 3) * b.padded_size() + kBad] = T(-1);
+       }},
+  };
+  for (const CpuSimd simd : {CpuSimd::kScalar, CpuSimd::kAuto}) {
+    for (const auto& [name, write] : routes) {
+      const std::string where = std::string(name) + (simd == CpuSimd::kScalar ? ", scalar" : "");
+      Simulator<T> sim(model, kN, {.threads = 2, .cpu_simd = simd});
+      Batch<T>& b = sim.batch();
+      b.qvel()(kBad, 0) = T(0.5);
+      sim.step(2);
+      sim.forward();
+      sim.reset(std::vector<std::int64_t>{1, 2});
+      const Batch<T> copy(b);
+      EXPECT_EQ(std::as_const(b).body_mass()(kBad, 3), static_cast<T>(model.body_mass[3]));
+      std::vector<T> cinert(kN * derived_size(model, Derived::kCinert));
+      derive(model, b, Derived::kCinert, std::span<T>(cinert), 1);
+      EXPECT_FALSE(b.parameters_exposed()) << where;
+      EXPECT_FALSE(copy.parameters_exposed()) << where;
+      EXPECT_TRUE(sim.failures().empty()) << where;
+      write(b);
+      EXPECT_TRUE(b.parameters_exposed()) << where;
+      EXPECT_TRUE(Batch<T>(b).parameters_exposed()) << where;
+      sim.step(1);
+      for (std::int64_t i = 0; i < kN; ++i) {
+        EXPECT_EQ(b.status()[i], i == kBad ? int{kStatusBadParameters} : 0)
+            << where << ", instance " << i;
+      }
+      EXPECT_DOUBLE_EQ(b.time()[kBad], 2 * model.timestep) << where;
+    }
+  }
+}
+
+// The skip rests on the model's values passing the rule in T: a mass beyond float's range is a
+// valid double and an infinite float, so every float instance is refused from the first call
+// without a parameter ever being handed out, and no double instance is.
+TYPED_TEST(Parameters, ModelValuesBeyondTheScalarsRangeAreRefused) {
+  using T = TypeParam;
+  ModelBuilder builder;
+  builder.add_body({.name = "heavy", .mass = 1e39, .inertia = {1e39, 1e39, 1e39, 0, 0, 0}});
+  builder.add_joint("heavy", {.name = "hinge", .axis = {0, 1, 0}});
+  const Model model = builder.build();
+  for (const CpuSimd simd : {CpuSimd::kScalar, CpuSimd::kAuto}) {
+    Simulator<T> sim(model, 9, {.threads = 1, .cpu_simd = simd});
+    sim.step(2);
+    EXPECT_FALSE(sim.batch().parameters_exposed());
+    for (std::int64_t i = 0; i < sim.size(); ++i) {
+      EXPECT_EQ(sim.batch().status()[i], sizeof(T) == 4 ? int{kStatusBadParameters} : 0)
+          << "instance " << i << (simd == CpuSimd::kScalar ? ", scalar" : "");
+    }
+  }
 }
 
 }  // namespace

@@ -211,6 +211,7 @@ class Batch {
 #define ZW_X(name, count)                                                          \
   FieldRef<T> name() {                                                             \
     if (sync_) sync_->host_write(FieldId::name);                                   \
+    parameters_exposed_ = true;                                                    \
     return field_ref(param_.data(), layout_.name, count_##name());                 \
   }                                                                                \
   FieldRef<const T> name() const {                                                 \
@@ -250,6 +251,14 @@ class Batch {
   void reset_state(std::int64_t i, const Model& model);
   // \brief Every parameter of instance i back to the model's value.
   void reset_parameters(std::int64_t i, const Model& model);
+  // \brief Whether a writable reference to the parameters has been handed out: a non-const
+  // parameter accessor, field() of a parameter, param_arena(), param_span().  Until then every
+  // parameter holds the model's value and the CPU backends skip the check of the parameters
+  // that each call otherwise makes (kernels/check_parameters.h).  It stays set: a reference, a
+  // NumPy view say, may be written at any later time.
+  bool parameters_exposed() const {
+    return parameters_exposed_;
+  }
 
   // \brief Whole arenas, for the backends and for tools that sweep every field.  With a sync
   // hook every field of the arena is first made current, and the non-const ones also mark
@@ -277,6 +286,7 @@ class Batch {
     int* status;
   };
   HostArenas unsynchronized() {
+    parameters_exposed_ = true;
     return {data_.data(), param_.data(), time_.data(), status_.data()};
   }
 
@@ -323,6 +333,7 @@ class Batch {
   ArenaVector<int> status_;
   BatchSync* sync_ = nullptr;
   std::array<bool, kFieldCount> kept_;
+  bool parameters_exposed_ = false;
 };
 
 extern template class FieldRef<float>;
