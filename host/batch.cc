@@ -379,6 +379,8 @@ template <class T>
 void Batch<T>::reset_parameters(std::int64_t i, const Model& model) {
   check_instance(i);
   sync_arena(ArenaId::kParam, true);
+  // `model` may be another than the one the backend checked
+  parameters_exposed_ = true;
   fill_parameters(i, model);
 }
 

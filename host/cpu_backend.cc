@@ -3,17 +3,15 @@
 // lanes of SIMD registers (host/cpu_simd.inl) where the CPU and the model allow.
 #include <fmt/format.h>
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "backend.hpp"
+#include "cache_size.hpp"
 #include "cpu_simd.hpp"
 #include "kernels/pipeline.h"
 #include "model_arrays.hpp"
@@ -46,7 +44,6 @@ std::vector<std::pair<int, int>> kept_output_rows(const Batch<T>& batch) {
 // pass).  Where they do, a call checks the state only.
 template <class T>
 bool defaults_valid(const ModelView<T>& view, const Batch<T>& batch) {
-  if (batch.size() == 0) return true;
   // read only: the kernels never write a parameter
   T* param = const_cast<T*>(batch.param_arena());
   return parameters_valid(
@@ -152,31 +149,6 @@ class CpuBackend final : public BackendImpl<T> {
   std::vector<std::vector<T>> buffers_;
 };
 
-// the L2 of one core as glibc's sysconf reports it, 1 MiB where it cannot tell
-std::size_t l2_bytes() {
-  const long bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  return bytes > 0 ? static_cast<std::size_t>(bytes) : std::size_t{1} << 20;
-}
-
-// One L3, the last-level cache that the first core shares with its neighbours, as Linux's sysfs
-// describes it ("32768K"): glibc's sysconf gives the sum over a socket's L3s on some AMD CPUs
-// (384 MiB on a 2-core EPYC VM whose core sees 32 MiB).  Else sysconf's figure, else 32 MiB.
-std::size_t l3_bytes() {
-  for (int index = 0; index < 8; ++index) {
-    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
-    std::ifstream level_file(dir + "level"), size_file(dir + "size");
-    int level = 0;
-    std::string size;
-    if (!(level_file >> level) || level != 3 || !(size_file >> size)) continue;
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(size.c_str(), &end, 10);
-    const int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (value > 0) return static_cast<std::size_t>(value) << shift;
-  }
-  const long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return bytes > 0 ? static_cast<std::size_t>(bytes) : std::size_t{32} << 20;
-}
-
 // The same stages on packs of `isa.width` instances: the work is in the instruction set's own
 // translation unit; this object keeps the model's arrays and the threads' scratch.
 template <class T>
@@ -214,8 +186,7 @@ class SimdBackend final : public BackendImpl<T> {
     // L3: the outputs go back past the caches (host/cpu_simd.inl).
     std::size_t rows = static_cast<std::size_t>(input_rows(view_.lay) + view_.lay.param_rows);
     for (const auto& [begin, end] : outputs_) rows += static_cast<std::size_t>(end - begin);
-    static const std::size_t l2 = l2_bytes();
-    static const std::size_t l3 = l3_bytes();
+    const std::size_t l2 = l2_bytes(), l3 = l3_bytes();
     const std::size_t bytes = rows * static_cast<std::size_t>(batch.padded_size()) * sizeof(T);
     const std::size_t share = bytes / static_cast<std::size_t>(std::max(threads_, 1));
     view_.check_parameters = batch.parameters_exposed() || !defaults_valid_;

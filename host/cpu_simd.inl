@@ -14,9 +14,9 @@
 // exceed the last-level cache (PackRun::stream), the outputs go back with non-temporal stores,
 // one cache line per row of a 64-byte pack: they would not stay cached until they are next read,
 // and on their way out they would evict the state and parameters the next call reads
-// (humanoid.xml on AVX-512, one thread, every output kept, step(1): 12 % faster with 4096
-// float64 and 8192 float32 instances, 20 % with 16384 float64, 4 % with 3072; within noise with
-// 2048, and with Gymnasium Humanoid's outputs, at 4096 and 8192).
+// (humanoid.xml on AVX-512, one thread, every output kept, step(1): 20 % faster with 4096
+// float64 instances, 25 % with 8192 float32 and 16384 float64; Gymnasium Humanoid's outputs,
+// 8192 float64: 4 %).  The next pack's rows that go back this way are not prefetched.
 // The missing lanes of the last pack repeat its first instance and are never copied back; in a
 // step, an instance that was stopped before the call is not copied back (the pack's arithmetic
 // runs on every lane, and that instance must come out untouched, exactly as the scalar backend
@@ -101,35 +101,44 @@ void gather(const S* arena, std::int64_t ld, int rows, int count, S* tile) {
   }
 }
 
-// rows [begin, end) of a full pack back into the arena past the caches, where a row of the pack
-// is one whole cache line (AVX-512) and the arena's rows start on lines; false where not
+// whether the outputs can go back past the caches: on AVX-512, where a pack's row is one whole
+// cache line and the arena's rows start on lines
 template <class S>
-bool stream_rows([[maybe_unused]] const S* tile, [[maybe_unused]] int begin,
+bool can_stream([[maybe_unused]] const S* arena, [[maybe_unused]] std::int64_t ld) {
+#if defined(__AVX512F__)
+  return sizeof(S) * kWidth<S> == 64 && reinterpret_cast<std::uintptr_t>(arena) % 64 == 0 &&
+         ld * sizeof(S) % 64 == 0;
+#else
+  return false;
+#endif
+}
+
+// rows [begin, end) of a full pack back into the arena past the caches (where can_stream())
+template <class S>
+void stream_rows([[maybe_unused]] const S* tile, [[maybe_unused]] int begin,
                  [[maybe_unused]] int end, [[maybe_unused]] S* arena,
                  [[maybe_unused]] std::int64_t ld) {
 #if defined(__AVX512F__)
   if constexpr (sizeof(S) * kWidth<S> == 64) {
-    if (reinterpret_cast<std::uintptr_t>(arena) % 64 != 0 || ld * sizeof(S) % 64 != 0) return false;
     for (int r = begin; r < end; ++r) {
       _mm512_stream_si512(reinterpret_cast<__m512i*>(arena + r * ld),
                           _mm512_load_si512(tile + std::size_t(r) * kWidth<S>));
     }
-    // the stores are weakly ordered: they reach memory before the call returns
-    _mm_sfence();
-    return true;
   }
 #endif
-  return false;
 }
 
-// rows [begin, end) of the lanes of `keep` back into the arena; `stream`: past the caches where
-// stream_rows() can
+// rows [begin, end) of the lanes of `keep` back into the arena; `stream`: a full pack's past the
+// caches (can_stream() must hold)
 template <class S>
 void scatter(const S* tile, int begin, int end, int count, const bool* keep, S* arena,
              std::int64_t ld, bool stream = false) {
   constexpr int w = kWidth<S>;
   const bool all = std::all_of(keep, keep + count, [](bool k) { return k; });
-  if (stream && all && count == w && stream_rows(tile, begin, end, arena, ld)) return;
+  if (stream && all && count == w) {
+    stream_rows(tile, begin, end, arena, ld);
+    return;
+  }
   if (all && count == w) {
     for (int r = begin; r < end; ++r)
       std::memcpy(arena + r * ld, tile + std::size_t(r) * w, sizeof(S) * w);
@@ -210,6 +219,7 @@ void run(const PackRun<S>& job) {
   const bool param_in_place =
       job.ld % w == 0 && reinterpret_cast<std::uintptr_t>(job.param) % alignof(P) == 0;
   const int inputs = input_rows(lay);
+  const bool stream = job.stream && can_stream(job.data, job.ld);
 #pragma omp parallel for num_threads(job.threads) schedule(static)
   for (std::int64_t k = 0; k < packs; ++k) {
     const std::int64_t first = k * w;
@@ -224,8 +234,15 @@ void run(const PackRun<S>& job) {
     if (job.prefetch && k + 1 < packs &&
         (job.ld * sizeof(S) % 64 != 0 || (first + w) * sizeof(S) % 64 == 0)) {
       for (int r = 0; r < inputs; ++r) __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
-      for (int o = 0; o < job.noutputs; ++o) {
-        for (int r = job.outputs[o].first; r < job.outputs[o].second; ++r)
+      // outputs that go back past the caches are not brought in, except sensordata, which is
+      // read
+      if (!stream) {
+        for (int o = 0; o < job.noutputs; ++o) {
+          for (int r = job.outputs[o].first; r < job.outputs[o].second; ++r)
+            __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
+        }
+      } else if (job.sensordata) {
+        for (int r = lay.sensordata; r < lay.data_rows; ++r)
           __builtin_prefetch(job.data + first + w + r * job.ld, 1, 2);
       }
       for (int r = 0; r < lay.param_rows; ++r)
@@ -277,7 +294,10 @@ void run(const PackRun<S>& job) {
     scatter(data, lay.act, lay.xfrc_applied, count, keep, out, job.ld);
     for (int o = 0; o < job.noutputs; ++o)
       scatter(data, job.outputs[o].first, job.outputs[o].second, count, outputs, out, job.ld,
-              job.stream);
+              stream);
+    // streamed stores are weakly ordered: the fence orders them before the stores that follow,
+    // the end of the loop's release of the rows to the calling thread among them
+    if (stream) _mm_sfence();
     for (int i = 0; i < count; ++i) {
       if (!keep[i]) continue;
       job.time[first + i] = time[i];

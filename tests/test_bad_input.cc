@@ -474,6 +474,9 @@ TYPED_TEST(Parameters, EveryWritableRouteIsCheckedAfterCallsWithoutIt) {
       EXPECT_FALSE(b.parameters_exposed()) << where;
       EXPECT_FALSE(copy.parameters_exposed()) << where;
       EXPECT_TRUE(sim.failures().empty()) << where;
+      Batch<T> reset(copy);
+      reset.reset_parameters(0, model);
+      EXPECT_TRUE(reset.parameters_exposed()) << where;
       write(b);
       EXPECT_TRUE(b.parameters_exposed()) << where;
       EXPECT_TRUE(Batch<T>(b).parameters_exposed()) << where;

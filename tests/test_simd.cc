@@ -5,17 +5,15 @@
 // instances must match in their state, time and status (the SIMD backend leaves their outputs
 // unspecified).  The data fields include sensordata: a case has every sensor type.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cache_size.hpp"
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"
@@ -336,19 +334,13 @@ TEST(Simd, OutputsThatAreNotKeptThrowAndParametersAreRefused) {
 
 // A batch whose rows exceed the L3 cache gets its outputs back through non-temporal stores on
 // AVX-512 (host/cpu_simd.inl): a humanoid's outputs, step after step, must still be those of
-// the scalar backend bit for bit.  The batch is a quarter larger than the largest L3 figure the
-// backend may use (sysfs's, the C library's, 32 MiB).
+// the scalar backend bit for bit.  The batch is a quarter larger than the L3 the backend
+// compares it with (host/cache_size.hpp).
 TEST(Simd, BatchesBeyondTheL3EqualTheScalarBackend) {
   if (cpu_simd_supported() != CpuSimd::kAvx512) {
     GTEST_SKIP() << "only the AVX-512 backend writes its outputs past the caches";
   }
-  std::int64_t l3 = std::max<std::int64_t>(sysconf(_SC_LEVEL3_CACHE_SIZE), 32 << 20);
-  std::ifstream sysfs("/sys/devices/system/cpu/cpu0/cache/index3/size");
-  std::string size;
-  if (sysfs >> size) {
-    const int shift = size.back() == 'K' ? 10 : size.back() == 'M' ? 20 : 0;
-    l3 = std::max<std::int64_t>(l3, std::stoll(size) << shift);
-  }
+  const auto l3 = static_cast<std::int64_t>(l3_bytes());
   Model model = load_model("/usr/share/mujoco/model/humanoid/humanoid.xml").model;
   model.disableflags |= kDisableContact | kDisableConstraint;
   const auto check = [&]<class T>() {

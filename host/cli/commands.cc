@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iterator>
 #include <random>
+#include <type_traits>
 #include <utility>
 
 #include "cli_common.hpp"
@@ -25,8 +26,8 @@ std::string range_text(bool limited, const double* r) {
 
 // one element of a batch field for every instance, as [instance][element]
 template <class T>
-std::vector<T> gather(FieldRef<T> f) {
-  std::vector<T> out(static_cast<std::size_t>(f.instances()) * f.width());
+std::vector<std::remove_const_t<T>> gather(FieldRef<T> f) {
+  std::vector<std::remove_const_t<T>> out(static_cast<std::size_t>(f.instances()) * f.width());
   for (int j = 0; j < f.width(); ++j) {
     const std::span<T> column = f.column(j);
     for (std::int64_t i = 0; i < f.instances(); ++i) out[i * f.width() + j] = column[i];
@@ -207,11 +208,12 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
                     "[instance][q0 v0 amplitude omega phase of each of drive_joints]"));
     // the parameters each instance ran with, [instance][element]
     h5->create_group("parameters");
-#define ZW_X(name, count)                                                       \
-  {                                                                             \
-    const std::vector<T> v = gather(b.name());                                  \
-    h5->write("parameters/" #name, {n, static_cast<hsize_t>(b.name().width())}, \
-              std::vector<double>(v.begin(), v.end()));                         \
+#define ZW_X(name, count)                                                    \
+  {                                                                          \
+    const FieldRef<const T> field = std::as_const(b).name();                 \
+    const std::vector<T> v = gather(field);                                  \
+    h5->write("parameters/" #name, {n, static_cast<hsize_t>(field.width())}, \
+              std::vector<double>(v.begin(), v.end()));                      \
   }
     ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X

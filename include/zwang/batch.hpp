@@ -251,11 +251,12 @@ class Batch {
   void reset_state(std::int64_t i, const Model& model);
   // \brief Every parameter of instance i back to the model's value.
   void reset_parameters(std::int64_t i, const Model& model);
-  // \brief Whether a writable reference to the parameters has been handed out: a non-const
-  // parameter accessor, field() of a parameter, param_arena(), param_span().  Until then every
-  // parameter holds the model's value and the CPU backends skip the check of the parameters
-  // that each call otherwise makes (kernels/check_parameters.h).  It stays set: a reference, a
-  // NumPy view say, may be written at any later time.
+  // \brief Whether the parameters may have been written: a writable reference to them has been
+  // handed out (a non-const parameter accessor, field() of a parameter, param_arena(),
+  // param_span(), unsynchronized()) or reset_parameters() has run.  Until then every parameter
+  // holds the model's value and the CPU backends skip the check of the parameters that each call
+  // otherwise makes (kernels/check_parameters.h).  It stays set: a reference, a NumPy view say,
+  // may be written at any later time.
   bool parameters_exposed() const {
     return parameters_exposed_;
   }

@@ -580,6 +580,15 @@ void bind_simulator(nb::module_& m) {
             });
           },
           "names of the output fields kept current (every one unless ``outputs`` was given)")
+      .def_prop_ro(
+          "parameters_exposed",
+          [](PySimulator& s) {
+            std::lock_guard<std::mutex> lock(s.mutex());
+            return s.visit([](auto& x) { return x.batch().parameters_exposed(); });
+          },
+          "whether a writable view of the parameters (``params``) was ever handed out; until then "
+          "every instance holds the model's values, and the CPU backends skip the per-call check "
+          "of the parameters")
       .def_prop_ro("precision", &PySimulator::precision, "'f64' or 'f32'")
       .def_prop_ro(
           "dtype",

@@ -633,8 +633,13 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
         return self._sample_uniform(rng, n)
 
     def _progress_position(self):
-        # the centre of mass of the bodies, Σ m_k xipos_k / Σ m_k, in x and y
-        mass = np.asarray(self.sim.params.body_mass, dtype=np.float64)
+        # the centre of mass of the bodies, Σ m_k xipos_k / Σ m_k, in x and y; the model's masses
+        # while no parameter view was handed out (a view would make every call check them all)
+        if self.sim.parameters_exposed:
+            mass = np.asarray(self.sim.params.body_mass, dtype=np.float64)
+        else:
+            mass = np.broadcast_to(np.asarray(self.model.body_mass, dtype=self.sim.dtype),
+                                   (self.num_envs, self.model.nbody)).astype(np.float64)
         xipos = np.asarray(self.sim.xipos, dtype=np.float64)
         return (np.einsum("nb,nbj->nj", mass, xipos) / mass.sum(axis=1, keepdims=True))[:, :2]
 
