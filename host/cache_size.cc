@@ -12,49 +12,52 @@
 namespace zwang {
 namespace {
 
-// sysconf's figure where the C library has one (glibc), else 0
-[[maybe_unused]] std::size_t from_sysconf(int name) {
+// sysconf(name) where the C library has it (glibc), else `fallback`
+[[maybe_unused]] std::size_t from_sysconf([[maybe_unused]] int name, std::size_t fallback) {
 #if __has_include(<unistd.h>)
   const long bytes = sysconf(name);
-  return bytes > 0 ? static_cast<std::size_t>(bytes) : 0;
-#else
-  return 0;
+  if (bytes > 0) return static_cast<std::size_t>(bytes);
 #endif
+  return fallback;
+}
+
+// One L3 as Linux's sysfs gives it, 0 where it does not
+std::size_t l3_from_sysfs() {
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int level = 0;
+    std::string size;
+    if (!(level_file >> level) || level != 3 || !(size_file >> size)) continue;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(size.c_str(), &end, 10);
+    const int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (value > 0) return static_cast<std::size_t>(value) << shift;
+  }
+  return 0;
 }
 
 }  // namespace
 
 std::size_t l2_bytes() {
-  static const std::size_t bytes = [] {
-    std::size_t b = 0;
+  constexpr std::size_t kDefault = std::size_t{1} << 20;
 #if defined(_SC_LEVEL2_CACHE_SIZE)
-    b = from_sysconf(_SC_LEVEL2_CACHE_SIZE);
+  static const std::size_t bytes = from_sysconf(_SC_LEVEL2_CACHE_SIZE, kDefault);
+#else
+  static const std::size_t bytes = kDefault;
 #endif
-    return b > 0 ? b : std::size_t{1} << 20;
-  }();
   return bytes;
 }
 
 std::size_t l3_bytes() {
-  static const std::size_t bytes = [] {
-    for (int index = 0; index < 8; ++index) {
-      const std::string dir = fmt::format("/sys/devices/system/cpu/cpu0/cache/index{}/", index);
-      std::ifstream level_file(dir + "level"), size_file(dir + "size");
-      int level = 0;
-      std::string size;
-      if (!(level_file >> level) || level != 3 || !(size_file >> size)) continue;
-      char* end = nullptr;
-      const unsigned long long value = std::strtoull(size.c_str(), &end, 10);
-      const int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-      if (value > 0) return static_cast<std::size_t>(value) << shift;
-    }
-    std::size_t b = 0;
+  constexpr std::size_t kDefault = std::size_t{32} << 20;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
-    b = from_sysconf(_SC_LEVEL3_CACHE_SIZE);
+  static const std::size_t sysconf_bytes = from_sysconf(_SC_LEVEL3_CACHE_SIZE, kDefault);
+#else
+  static const std::size_t sysconf_bytes = kDefault;
 #endif
-    return b > 0 ? b : std::size_t{32} << 20;
-  }();
-  return bytes;
+  static const std::size_t bytes = l3_from_sysfs();
+  return bytes > 0 ? bytes : sysconf_bytes;
 }
 
 }  // namespace zwang
