@@ -12,10 +12,17 @@
 namespace zwang {
 namespace {
 
-// sysconf(name) where the C library has it (glibc), else `fallback`
-[[maybe_unused]] std::size_t from_sysconf([[maybe_unused]] int name, std::size_t fallback) {
+// sysconf's names for the two sizes where the C library has them (glibc), else -1
+#if defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+constexpr int kL2Name = _SC_LEVEL2_CACHE_SIZE, kL3Name = _SC_LEVEL3_CACHE_SIZE;
+#else
+constexpr int kL2Name = -1, kL3Name = -1;
+#endif
+
+// sysconf(name) where the C library has it, else `fallback`
+std::size_t from_sysconf([[maybe_unused]] int name, std::size_t fallback) {
 #if __has_include(<unistd.h>)
-  const long bytes = sysconf(name);
+  const long bytes = name < 0 ? 0 : sysconf(name);
   if (bytes > 0) return static_cast<std::size_t>(bytes);
 #endif
   return fallback;
@@ -40,24 +47,16 @@ std::size_t l3_from_sysfs() {
 }  // namespace
 
 std::size_t l2_bytes() {
-  constexpr std::size_t kDefault = std::size_t{1} << 20;
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-  static const std::size_t bytes = from_sysconf(_SC_LEVEL2_CACHE_SIZE, kDefault);
-#else
-  static const std::size_t bytes = kDefault;
-#endif
+  static const std::size_t bytes = from_sysconf(kL2Name, std::size_t{1} << 20);
   return bytes;
 }
 
 std::size_t l3_bytes() {
-  constexpr std::size_t kDefault = std::size_t{32} << 20;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-  static const std::size_t sysconf_bytes = from_sysconf(_SC_LEVEL3_CACHE_SIZE, kDefault);
-#else
-  static const std::size_t sysconf_bytes = kDefault;
-#endif
-  static const std::size_t bytes = l3_from_sysfs();
-  return bytes > 0 ? bytes : sysconf_bytes;
+  static const std::size_t bytes = [] {
+    const std::size_t sysfs = l3_from_sysfs();
+    return sysfs > 0 ? sysfs : from_sysconf(kL3Name, std::size_t{32} << 20);
+  }();
+  return bytes;
 }
 
 }  // namespace zwang
