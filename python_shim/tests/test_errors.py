@@ -155,7 +155,9 @@ def test_non_finite_state_stops_only_its_instance(pendulum):
     assert failures[0].message.startswith("instance 1: bad state")
     assert sim.qpos[1, 0] == 0.2 and sim.time[1] == 0
     assert sim.qpos[0, 0] != 0.2 and sim.time[0] > 0
+    assert not sim.parameters_exposed  # the steps above skipped the check of the parameters
     sim.params.body_mass[2, 1] = -1.0
+    assert sim.parameters_exposed
     sim.step()
     assert sim.status[2] == zwang.STATUS_BAD_PARAMETERS
     sim.reset(1)  # clears the status
