@@ -7,11 +7,13 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 #include "kernels/model_view.h"
 #include "kernels/narrowphase.h"
 #include "model_arrays.hpp"
+#include "model_size.hpp"
 #include "smooth_instance.hpp"
 
 namespace zwang {
@@ -255,8 +257,26 @@ RowPlan plan_rows(const Model& m) {
     if (lim_on && m.tendon_limited[t]) p.ten_efcadr[t] = add(2, kEfcLimit);
   }
   plan_contacts(m, p);
+  // the contact slots' rows in 64 bits: the instance's size is bounded (without the sensors'
+  // sums, which the full check adds) before anything of their size is allocated
+  const std::int64_t contact_rows = std::int64_t{p.nconmax} * p.ncon_rows;
+  const auto check = [&](std::int64_t nconmax) {
+    check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt,
+                        static_cast<std::int64_t>(m.tree_dof.size()),
+                        p.nefc + nconmax * p.ncon_rows, p.nhard, m.ndrive, m.ngeom, nconmax,
+                        p.ncon_rows, m.nsensor, m.nsensordata, 0, m.nmocap, m.ntendon, m.na);
+  };
+  try {
+    check(p.nconmax);
+  } catch (const ModelError& e) {
+    // the contact bound is named when the instance fits without its slots
+    check(0);
+    const std::string_view what = e.what();
+    throw ModelError(fmt::format("nconmax {} (contacts per instance, {} rows each): {}", p.nconmax,
+                                 p.ncon_rows, what.starts_with("model: ") ? what.substr(7) : what));
+  }
   p.contact_efcadr =
-      add(p.nconmax * p.ncon_rows, m.cone == Cone::kElliptic ? kEfcElliptic : kEfcContact);
+      add(static_cast<int>(contact_rows), m.cone == Cone::kElliptic ? kEfcElliptic : kEfcContact);
   // a soft row on one joint, or a contact of bodies on one path of the tree, keeps H's tree
   // pattern; equalities between bodies or joints may couple any dofs, and then the Newton
   // Hessian is dense (every dof's parent the previous); so is it in an instance whose active

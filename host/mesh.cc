@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <assimp/Importer.hpp>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -61,9 +62,65 @@ Triangles read_stl(const std::string& data, bool mirror) {
   return t;
 }
 
+// What tinyobjloader would read silently as something else, refused with the file and line: a
+// vertex coordinate that is not a finite number (it reads 'nan', 'inf' or a word as 0), and a
+// face's vertex number past the file's vertices or past 64 bits (it wraps it to an int)
+void check_obj_text(const std::string& data, const std::string& name) {
+  const auto tokens = [](std::string_view line) {
+    std::vector<std::string_view> out;
+    std::size_t at = 0;
+    while (true) {
+      at = line.find_first_not_of(" \t\r", at);
+      if (at == std::string_view::npos) break;
+      const std::size_t end = std::min(line.find_first_of(" \t\r", at), line.size());
+      out.push_back(line.substr(at, end - at));
+      at = end;
+    }
+    return out;
+  };
+  // pass 1: the vertices; pass 2: the faces' vertex numbers (1-based, or negative from the end)
+  std::int64_t nvert = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::size_t start = 0;
+    for (int line = 1; start < data.size(); ++line) {
+      const std::size_t end = std::min(data.find('\n', start), data.size());
+      const std::vector<std::string_view> t =
+          tokens(std::string_view(data).substr(start, end - start));
+      start = end + 1;
+      if (t.empty() || t[0] != (pass == 0 ? "v" : "f")) continue;
+      if (pass == 0) ++nvert;
+      for (std::size_t k = 1; k < t.size(); ++k) {
+        const char* first = t[k].data();
+        const char* last = first + t[k].size();
+        if (pass == 0) {
+          double x = 0;
+          const auto [ptr, ec] = std::from_chars(first, last, x);
+          if (ec != std::errc() || ptr != last || !std::isfinite(x)) {
+            throw ModelError(fmt::format("{}:{}: vertex coordinate '{}' is not a finite number",
+                                         name, line, t[k]));
+          }
+          continue;
+        }
+        // v, v/vt, v/vt/vn or v//vn: the vertex number is the first
+        const std::string_view v = t[k].substr(0, t[k].find('/'));
+        std::int64_t index = 0;
+        const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), index);
+        if (ec == std::errc::result_out_of_range ||
+            (ec == std::errc() && (index == 0 || index > nvert || index < -nvert))) {
+          throw ModelError(
+              fmt::format("{}:{}: face uses vertex {}, which the file does not have "
+                          "(it has {} vertices)",
+                          name, line, v, nvert));
+        }
+      }
+    }
+  }
+}
+
 // OBJ: polygons triangulated by tinyobjloader; the first object's triangles over the vertices
 // they use, or every vertex when the file has no face
-Triangles read_obj(const std::string& data, bool mirror) {
+Triangles read_obj(const std::string& data, bool mirror, const std::string& name) {
+  check_obj_text(data, name);
   tinyobj::ObjReader reader;
   tinyobj::ObjReaderConfig config;
   config.vertex_color = false;
@@ -398,7 +455,7 @@ Triangles read_file(const std::filesystem::path& path, bool mirror) {
     throw ModelError(std::string(e.what()).substr(2));
   }
   if (data.empty()) throw ModelError("the file is empty");
-  return ext == ".stl" ? read_stl(data, mirror) : read_obj(data, mirror);
+  return ext == ".stl" ? read_stl(data, mirror) : read_obj(data, mirror, path.string());
 }
 
 std::optional<Hull> convex_hull(std::span<const float> points, std::string* error) {

@@ -21,6 +21,7 @@
 #include "mjcf_reader.hpp"
 #include "mjcf_sensor.hpp"
 #include "model_file.hpp"
+#include "model_size.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {
@@ -187,6 +188,11 @@ class Loader {
     } catch (const ModelError& e) {
       fail(node, e.what());
     }
+    if (iterations_ == 0 && a.has("iterations")) {
+      ctx_.warn(node,
+                "iterations 0: the constraint solver does not run, so limits, contacts, friction "
+                "loss and soft equalities carry no force (MuJoCo's meaning); hard rows still hold");
+    }
     if (const auto i = a.keyword("integrator", {"Euler", "RK4", "implicit", "implicitfast"})) {
       if (*i >= 2) {
         ctx_.warn(node, fmt::format("integrator '{}' is not supported; Euler is used",
@@ -219,8 +225,15 @@ class Loader {
   // sizes are MuJoCo's memory and user data
   void size(pugi::xml_node node) {
     Attrs a(ctx_, node);
-    if (const auto n = a.integer("nconmax")) builder_.set_max_contacts(std::max(*n, 0));
+    if (const auto n = a.integer("nconmax")) {
+      builder_.set_max_contacts(std::max(*n, 0));
+      nconmax_node_ = node;
+    }
     if (const auto n = a.integer("nkey")) {
+      if (*n > kMaxKeyframes) {
+        a.fail(fmt::format("<size> nkey {}: a model may have at most {} keyframes", *n,
+                           kMaxKeyframes));
+      }
       nkey_ = *n;
       size_node_ = node;
     }
@@ -628,6 +641,7 @@ class Loader {
       }
       try {
         if (kind == "drive") {
+          constraint_nodes_[fmt::format("the drive of joint '{}'", target)] = node;
           builder_.add_drive({.joint = target,
                               .q0 = v[0],
                               .v0 = v[1],
@@ -637,12 +651,14 @@ class Loader {
         } else if (kind == "hard") {
           hard_[target] = {v[0] == 1, node};
         } else if (kind == "knife_edge") {
+          constraint_nodes_[fmt::format("'{}'", name)] = node;
           builder_.add_nonholonomic({.name = name,
                                      .type = NonholonomicType::kKnifeEdge,
                                      .body = target,
                                      .point = {v[0], v[1], v[2]},
                                      .direction = {v[3], v[4], v[5]}});
         } else {
+          constraint_nodes_[fmt::format("'{}'", name)] = node;
           builder_.add_nonholonomic({.name = name,
                                      .type = NonholonomicType::kRollingSphere,
                                      .body = target,
@@ -700,6 +716,9 @@ class Loader {
         spec.hard = hard->second.on;
         hard->second.used = true;
       }
+      constraint_nodes_[spec.name.empty() ? fmt::format("equality {}", nequality_)
+                                          : fmt::format("equality '{}'", spec.name)] = node;
+      ++nequality_;
       try {
         builder_.add_equality(spec);
       } catch (const ModelError& e) {
@@ -732,7 +751,21 @@ class Loader {
             name.empty() ? fmt::format("keyframe {}:", k) : fmt::format("keyframe '{}':", name);
         if (what.starts_with(label)) ctx_.fail(key_nodes_[k], what);
       }
-      if (what.starts_with("keyframe ") && size_node_) ctx_.fail(size_node_, what);
+      if (what.starts_with("keyframe") && size_node_) ctx_.fail(size_node_, what);
+      if (what.starts_with("nconmax ") && nconmax_node_) ctx_.fail(nconmax_node_, what);
+      // contradicting hard constraints: at the first one the message names
+      if (what.find("hard constraints contradict") != std::string_view::npos) {
+        std::size_t first = std::string_view::npos;
+        pugi::xml_node at;
+        for (const auto& [label, node] : constraint_nodes_) {
+          const std::size_t pos = what.find(label);
+          if (pos < first) {
+            first = pos;
+            at = node;
+          }
+        }
+        if (at) ctx_.fail(at, what);
+      }
       fail(root_, what);
     }
   }
@@ -773,7 +806,11 @@ class Loader {
   std::map<std::string, double, std::less<>> material_alpha_;  // opacity of each material
   int nkey_ = 0;                                               // <size nkey>
   pugi::xml_node size_node_;                                   // the <size> that sets it
-  std::vector<pugi::xml_node> key_nodes_;                      // the <key> elements, in key order
+  pugi::xml_node nconmax_node_;                                // the <size> that sets nconmax
+  // each equality, drive and non-holonomic constraint by the words a message names it with
+  std::map<std::string, pugi::xml_node, std::less<>> constraint_nodes_;
+  int nequality_ = 0;                      // equalities added
+  std::vector<pugi::xml_node> key_nodes_;  // the <key> elements, in key order
 };
 
 // a failed load shows the warnings said before its error

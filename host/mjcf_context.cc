@@ -12,6 +12,7 @@
 
 #include "mjcf_reader.hpp"
 #include "model_file.hpp"
+#include "xml_attributes.hpp"
 
 namespace zwang::mjcf {
 namespace {
@@ -85,6 +86,10 @@ pugi::xml_node Context::parse(std::string text, std::string name, std::filesyste
     throw ModelError(fmt::format("{}:{}: malformed XML: {}", file->name,
                                  file->lines.line_at(result.offset), result.description()));
   }
+  check_unique_attributes(file->doc, [&](pugi::xml_node node, std::string_view attr) {
+    throw ModelError(fmt::format("{}:{}: <{}> has the attribute '{}' more than once", file->name,
+                                 file->lines.line_at(node.offset_debug()), node.name(), attr));
+  });
   const pugi::xml_node root = file->doc.document_element();
   if (!root) throw ModelError(fmt::format("{}:1: the document has no element", file->name));
   if (std::string_view(root.name()) != "mujoco") {

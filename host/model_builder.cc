@@ -11,6 +11,7 @@
 #include "actuator_constants.hpp"
 #include "body_merge.hpp"
 #include "constraint_plan.hpp"
+#include "hard_conflict.hpp"
 #include "kernels/model_view.h"
 #include "mass_matrix_check.hpp"
 #include "model_sensors.hpp"
@@ -1173,6 +1174,7 @@ Model ModelBuilder::build() const {
   }
   set_constraint_constants(m);
   set_muscle_constants(m, actuators_);
+  check_hard_rows(m);
   return m;
 }
 

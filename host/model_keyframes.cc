@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model_size.hpp"
 
 namespace zwang {
 namespace {
@@ -78,6 +81,9 @@ int Model::key_id(std::string_view name) const {
 
 void ModelBuilder::add_keyframe(const KeyframeSpec& spec) {
   const std::string who = key_label(spec.name, keyframes_.size());
+  if (keyframes_.size() >= static_cast<std::size_t>(kMaxKeyframes)) {
+    throw ModelError(fmt::format("{}: a model may have at most {} keyframes", who, kMaxKeyframes));
+  }
   if (!spec.name.empty()) {
     for (const KeyframeSpec& k : keyframes_) {
       if (k.name == spec.name) throw ModelError(who + ": a keyframe of that name exists already");
@@ -96,6 +102,15 @@ void ModelBuilder::add_keyframe(const KeyframeSpec& spec) {
 // each key's entries, or qpos0, zeros and the mocap bodies' poses, with the quaternions of ball
 // and free joints and of the mocap bodies normalised as MuJoCo's compiler does
 void ModelBuilder::add_keyframes(Model& m) const {
+  const std::int64_t per_key =
+      1 + std::int64_t{m.nq} + m.nv + m.nu + m.na + 7 * std::int64_t{m.nmocap};
+  const std::int64_t values = per_key * static_cast<std::int64_t>(keyframes_.size());
+  if (values > kMaxKeyframeValues) {
+    throw ModelError(fmt::format(
+        "keyframes: {} keyframes of {} values each (time, qpos, qvel, ctrl, act, mocap poses) "
+        "need {} values, more than the {} the keyframes of a model may hold",
+        keyframes_.size(), per_key, values, kMaxKeyframeValues));
+  }
   const std::vector<double> mpos = mocap_pos0(m), mquat = mocap_quat0(m);
   const auto append = [](std::vector<double>& to, const std::vector<double>& v) {
     to.insert(to.end(), v.begin(), v.end());

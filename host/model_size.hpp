@@ -10,6 +10,11 @@ namespace zwang {
 // rows of the data, parameter and work arenas of one instance together (8 GiB in float64)
 inline constexpr std::int64_t kMaxInstanceRows = std::int64_t{1} << 30;
 
+// keyframes of a model, and their values together (128 MiB): a model's own arrays are shared
+// by every instance, but a count in a file must not allocate without bound
+inline constexpr int kMaxKeyframes = 100000;
+inline constexpr std::int64_t kMaxKeyframeValues = std::int64_t{1} << 24;
+
 // \brief The rows one instance needs, counted in 64 bits; ModelError "model: ..." naming the
 // largest fields when they exceed kMaxInstanceRows.  `njac` is Σ_k (ancestor dofs of body k).
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,

@@ -2,8 +2,12 @@
 // reads a Model that may have been edited by hand after ModelBuilder::build().
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "constraint_plan.hpp"
 #include "kernels/layout.h"
@@ -65,16 +69,27 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
       nefc,        nhard,       ndrive, ngeom,   nconmax, ncon_rows,         nsensor,
       nsensordata, nsensorbody, nmocap, ntendon, na};
   std::int64_t rows = 0;
-#define ZW_X(name, count) rows += (count);
+  std::vector<std::pair<std::int64_t, const char*>> fields;
+#define ZW_X(name, count) \
+  rows += (count);        \
+  fields.emplace_back((count), #name);
   ZW_DATA_FIELDS(ZW_X)
   ZW_PARAM_FIELDS(ZW_X)
   ZW_WORK_FIELDS(ZW_X)
 #undef ZW_X
   if (rows > kMaxInstanceRows) {
+    // the three largest fields, and the sizes they grow with
+    std::partial_sort(fields.begin(), fields.begin() + 3, fields.end(), std::greater<>());
+    const std::string rows_text =
+        nefc == 0      ? ""
+        : nconmax == 0 ? fmt::format(", {} constraint rows", nefc)
+                       : fmt::format(", {} constraint rows, {} of them for {} contacts (nconmax)",
+                                     nefc, nconmax * ncon_rows, nconmax);
     throw ModelError(fmt::format(
-        "model: one instance needs {} values (H and its factor {}, the body Jacobians {}, with "
-        "nv = {} and {} bodies), more than the {} an instance may have",
-        rows, 2 * s.nM, 6 * njac, nv, nbody, kMaxInstanceRows));
+        "model: one instance needs {} values, more than the {} an instance may have; the "
+        "largest are {} {}, {} {} and {} {} (nv {}, {} bodies{})",
+        rows, kMaxInstanceRows, fields[0].second, fields[0].first, fields[1].second,
+        fields[1].first, fields[2].second, fields[2].first, nv, nbody, rows_text));
   }
   return rows;
 }

@@ -9,9 +9,16 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "hard_conflict.hpp"
 #include "kernels/status.h"
 
 namespace zwang {
+namespace {
+
+// instances of one failures() call whose contradicting hard constraints are named
+constexpr int kNamedConflicts = 64;
+
+}  // namespace
 
 std::string describe_status(int status) {
   std::string out;
@@ -38,12 +45,19 @@ std::string describe_status(int status) {
     add("contact overflow: more contacts than the model's maximum per instance (raise <size "
         "nconmax> or ModelBuilder::set_max_contacts); the step was undone");
   }
+  if (status & kStatusHardConflict) {
+    add("hard constraints contradict one another: a dependent row that the others leave "
+        "violated (two equalities or drives that ask for different motions of the same "
+        "coordinates); the step was undone");
+  }
   if (out.empty()) out = "ok";
   return out;
 }
 
 std::string InstanceFailure::message() const {
-  return fmt::format("instance {}: {}", instance, describe_status(status));
+  return detail.empty()
+             ? fmt::format("instance {}: {}", instance, describe_status(status))
+             : fmt::format("instance {}: {} ({})", instance, describe_status(status), detail);
 }
 
 template <class T>
@@ -221,8 +235,19 @@ template <class T>
 std::vector<InstanceFailure> Simulator<T>::failures() const {
   std::vector<InstanceFailure> out;
   const std::span<const int> status = batch_.status();
+  int named = 0;
   for (std::int64_t i = 0; i < batch_.size(); ++i) {
-    if (status[i]) out.push_back({i, status[i]});
+    if (!status[i]) continue;
+    out.push_back({i, status[i]});
+    // the contradicting constraints, from a solve of the instance again (a forward() each, so
+    // for the first kNamedConflicts instances only)
+    if ((status[i] & kStatusHardConflict) && named < kNamedConflicts) {
+      ++named;
+      out.back().detail = hard_conflict(model_, batch_, i);
+      if (out.back().detail.empty()) {
+        out.back().detail = "they hold again at the state before the failed step";
+      }
+    }
   }
   return out;
 }

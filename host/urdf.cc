@@ -59,6 +59,7 @@
 #include "model_file.hpp"
 #include "text_lines.hpp"
 #include "urdf_inertia.hpp"
+#include "xml_attributes.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {
@@ -211,6 +212,10 @@ class UrdfReader {
                                    parsed.description()));
     }
     check_for_urdfdom();
+    check_unique_attributes(doc_, [&](pugi::xml_node node, std::string_view attr) {
+      throw ModelError(fmt::format("{}: <{}> has the attribute '{}' more than once",
+                                   where(line_of(node)), node.name(), attr));
+    });
     robot_ = doc_.child("robot");
     int order = 0;
     for (pugi::xml_node n : robot_.children()) {

@@ -9,11 +9,13 @@
 // 1. x₀ = x_s − Y S⁺ (A x_s − aref_A), Y = H⁻¹ Aᵀ, S = A Y: the Gauss projection (exact when
 //    there are no soft rows).  S⁺ keeps the rows of a Cholesky factor pivoted on the largest
 //    diagonal and drops the dependent ones (a pivot below 1e-9 of the row's own diagonal,
-//    1e-4 in float), so a redundant A is fine.
+//    1e-4 in float), so a redundant A is fine; a dropped row that x leaves violated
+//    contradicts the kept ones: kStatusHardConflict, and the solve fails.
 // 2. Newton: Hessian G = H + Σ_quadratic D_r J_rᵀ J_r, step d = −G⁻¹(g + Aᵀν) with A d = 0,
 //    exact line search on the piecewise-quadratic φ(α); converged when the scaled projected
 //    gradient ‖g + Aᵀν‖ or the scaled decrease of the cost is below the tolerance (scale
-//    1 / (nv · mean diag H), MuJoCo's two criteria); not converged at the iteration cap.
+//    1 / (nv · mean diag H), MuJoCo's two criteria); not converged at the iteration cap.  With
+//    an iteration cap of 0 there is no step and the soft rows carry no force (MuJoCo's meaning).
 // 3. Forces: soft f_r = −s_r′; hard λ from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f).
 // 4. Euler with damping: q̈ = (H + h diag(b))⁻¹ (τ − h + Jᵀ f), MuJoCo's implicit damping.
 #pragma once
@@ -225,6 +227,19 @@ struct EllipticCone {
   }
 };
 
+// A dependent hard row that the others leave violated by more than this fraction of the largest
+// hard row's terms contradicts them (ConstraintSolver::hard_consistent).  Rows that are only
+// redundant leave much less: rounding, about ε times the condition of the kept rows' factor
+// (which the pivot test bounds by its inverse drop tolerance: 1e-7 in double, 1e-3 in float), and
+// the drift correction of violations the others are correcting (a row that depends on the others
+// only through a violation e is e-sized, and so is its residual).  Contradictory equalities or
+// drives leave the drift correction of a violation that no step removes, of the order of the
+// rows' own terms.
+template <class T>
+ZW_HD ZW_INLINE constexpr T hard_conflict_tolerance() {
+  return T(sizeof(T) == 4 ? 1e-2 : 1e-3);
+}
+
 template <class T>
 struct ConstraintSolver {
   const ModelView<T>& m;
@@ -268,6 +283,25 @@ struct ConstraintSolver {
       for (int b = 0; b <= a; ++b) s[a * nh + b] = s[b * nh + a] = row_dot(a, y + b * nv);
     }
     semidefinite_factor<T>(s, d.efc_perm(), d.efc_pstate(), nh, T(sizeof(T) == 4 ? 1e-4 : 1e-9));
+  }
+
+  // whether the rows the factor dropped hold at x (after hard_project(x, true)): a dependent
+  // row p holds when A_p x = aref_p to within `tol` of the largest hard row's terms,
+  // tol (1 + max_r Σ_i |A_ri x_i| + |aref_r|); one that does not contradicts the rows kept
+  ZW_HD bool hard_consistent(Row<T> x) const {
+    const Row<T> aref = d.efc_aref(), state = d.efc_pstate();
+    T scale = T(0), worst = T(0);
+    for (int r = 0; r < nh; ++r) {
+      const Row<T> j = jac(r);
+      T terms = fabs(aref[r]), residual = -aref[r];
+      for (int i = 0; i < nv; ++i) {
+        terms += fabs(j[i] * x[i]);
+        residual += j[i] * x[i];
+      }
+      scale = fmax(scale, terms);
+      if (state[r] == T(-2)) worst = fmax(worst, fabs(residual));
+    }
+    return !(worst > hard_conflict_tolerance<T>() * (T(1) + scale));
   }
 
   // v −= Y S⁺ (A v − rhs) with rhs = aref (project = true) or 0; μ keeps S⁺ (A v − rhs)
@@ -452,10 +486,14 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   cholesky_solve<T>(hl, m.dof_parent, xs, nv);
   for (int i = 0; i < nv; ++i) x[i] = xs[i];
 
-  // 1. the Gauss projection onto the hard rows
+  // 1. the Gauss projection onto the hard rows, which must not contradict one another
   if (nh > 0) {
     cs.hard_factor(hl, m.dof_parent);
     cs.hard_project(x, true);
+    if (!cs.hard_consistent(x)) {
+      *d.status |= kStatusHardConflict;
+      return false;
+    }
   }
 
   // 2. Newton on the soft rows, in the null space of the hard ones
@@ -463,7 +501,10 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   int iter = 0;
   T residual = T(0), tolerance = m.tolerance;
   bool stalled = false;
-  if (nefc > nh) {
+  // iterations 0 (MuJoCo's meaning): the solver does not run, the soft rows carry no force and
+  // q̈ stays the projection of q̈_s
+  const bool solve = m.iterations > 0;
+  if (nefc > nh && solve) {
     for (;; ++iter) {
       cs.gradient(x);
       // the tolerance, or what rounding allows: the gradient is a difference of terms as large
@@ -527,15 +568,15 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     T w;
     const T f = row_force(m.efc_kind[r], d.efc_jar()[r], d.efc_D()[r], d.efc_R()[r],
                           m.efc_frictionloss[r], w);
-    force[r] = f;
+    force[r] = solve ? f : T(0);
     nactive += d.efc_D()[r] > T(0) ? 1 : 0;
-    cs.add_row(r, f, qfrc);
+    cs.add_row(r, force[r], qfrc);
   }
   for (int c = 0; c < (cs.has_cones() ? ncon : 0); ++c) {
     const EllipticCone<T> k = cs.cone(c, d.efc_jar(), T(0));
     const int r0 = cs.cone_row(c);
     for (int j = 0; j < k.dim; ++j) {
-      force[r0 + j] = k.force(j, d.efc_D(), r0);
+      force[r0 + j] = solve ? k.force(j, d.efc_D(), r0) : T(0);
       cs.add_row(r0 + j, force[r0 + j], qfrc);
     }
   }

@@ -12,6 +12,8 @@ enum StatusBit : int {
   kStatusNotConverged = 1 << 4,     // the constraint solver stopped at its iteration cap (a
                                     // warning: the instance goes on with the last iterate)
   kStatusContactOverflow = 1 << 5,  // more contacts than Model::nconmax slots; the step is undone
+  kStatusHardConflict = 1 << 6,     // hard rows that contradict one another: a dependent row the
+                                    // others leave violated; the step is undone
 };
 
 // the bits that stop an instance

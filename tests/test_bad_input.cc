@@ -162,6 +162,79 @@ TEST(MjcfAttributes, OptionErrorsNameTheLineOnce) {
   EXPECT_EQ(negative.find("bad.xml", 1), std::string::npos) << negative;
 }
 
+// XML forbids an attribute twice in one element and MuJoCo refuses it; pugixml would keep the
+// first silently (mass="1" mass="100": 1 kg)
+TEST(MjcfAttributes, AnAttributeTwiceIsRefused) {
+  EXPECT_EQ(error_of([] {
+              load_mjcf_string(
+                  "<mujoco>\n<worldbody>\n<body>\n<freejoint/>\n<geom size=\"0.1\" mass=\"1\" "
+                  "mass=\"100\"/>\n</body>\n</worldbody>\n</mujoco>\n",
+                  "twice.xml");
+            }),
+            "twice.xml:5: <geom> has the attribute 'mass' more than once");
+  // in an included file, at its own line
+  TempDir dir;
+  dir.write("part.xml",
+            "<mujoco>\n\n<body name=\"a\" name=\"b\"><freejoint/><geom "
+            "size=\"0.1\"/></body>\n</mujoco>\n");
+  EXPECT_EQ(error_of([&] {
+              load_mjcf_string(
+                  "<mujoco>\n<worldbody>\n<include file=\"part.xml\"/>\n"
+                  "</worldbody>\n</mujoco>\n",
+                  "main.xml", dir.path);
+            }),
+            fmt::format("{}:3: <body> has the attribute 'name' more than once",
+                        (dir.path / "part.xml").string()));
+  EXPECT_EQ(error_of([] {
+              load_urdf_string(
+                  "<robot name=\"r\">\n<link name=\"a\"><inertial>\n<mass value=\"1\" "
+                  "value=\"2\"/></inertial></link>\n</robot>\n",
+                  {}, "twice.urdf");
+            }),
+            "twice.urdf:3: <mass> has the attribute 'value' more than once");
+}
+
+// ---------------------------------------------------------------------------------------------
+// OBJ text that tinyobjloader reads as something else
+
+TEST(ObjFiles, NonFiniteCoordinatesAndFarVertexNumbersAreRefused) {
+  TempDir dir;
+  const std::string tetra_faces = "f 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n";
+  const auto load_obj = [&](const std::string& obj) {
+    dir.write("m.obj", obj);
+    return error_of([&] {
+      load_mjcf_string(
+          "<mujoco>\n<asset>\n<mesh name=\"m\" file=\"m.obj\"/>\n</asset>\n"
+          "<worldbody><body><freejoint/><geom type=\"mesh\" mesh=\"m\"/></body>"
+          "</worldbody>\n</mujoco>\n",
+          "mesh.xml", dir.path);
+    });
+  };
+  const std::string prefix =
+      fmt::format("mesh.xml:3: mesh 'm' (file '{}'): {}", (dir.path / "m.obj").string(),
+                  (dir.path / "m.obj").string());
+  for (const std::string word : {"nan", "inf", "-inf", "1e999", "abc", "0x"}) {
+    EXPECT_EQ(
+        load_obj("v 0 0 0\nv 1 0 0\n# a comment\nv 0 1 0\nv 0 0 " + word + "\n" + tetra_faces),
+        fmt::format("{}:5: vertex coordinate '{}' is not a finite number", prefix, word));
+  }
+  // past 2³², where tinyobjloader's int wraps to a vertex the file has
+  EXPECT_EQ(load_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\n"
+                     "f 2/1 3 4294967299\n"),
+            fmt::format("{}:8: face uses vertex 4294967299, which the file does not have (it "
+                        "has 4 vertices)",
+                        prefix));
+  EXPECT_EQ(load_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\n"
+                     "f 2 3 99999999999999999999\n"),
+            fmt::format("{}:8: face uses vertex 99999999999999999999, which the file does not "
+                        "have (it has 4 vertices)",
+                        prefix));
+  // relative numbers, texture and normal references are fine
+  EXPECT_EQ(load_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvn 0 0 1\nf 1/1/1 3//1 2\n"
+                     "f -4 -3 -1\nf 1 4 3\nf 2 3 4\n"),
+            "(no error)");
+}
+
 // ---------------------------------------------------------------------------------------------
 // URDF nesting: urdfdom's parser recurses per element
 
@@ -233,16 +306,70 @@ Model hinge_chain(int n) {
 TEST(ModelSizes, TooLargeForOneInstanceIsAnError) {
   for (int n : {46341, 65536}) {
     const std::string error = error_of([&] { hinge_chain(n); });
-    // rows counted in 64 bits: H and its factor alone are n (n + 1)
-    const std::int64_t h_and_factor = std::int64_t{n} * (n + 1);
+    // rows counted in 64 bits: the body Jacobians alone are 6 n (n + 1) / 2, the largest field
+    const std::int64_t jacobians = std::int64_t{n} * (n + 1) * 3;
     EXPECT_TRUE(error.starts_with("model: one instance needs ")) << error;
-    EXPECT_NE(error.find(fmt::format("H and its factor {}", h_and_factor)), std::string::npos)
+    EXPECT_NE(error.find(fmt::format("the largest are body_J {}, ", jacobians)), std::string::npos)
         << error;
+    EXPECT_NE(error.find(fmt::format("(nv {}, {} bodies)", n, n + 1)), std::string::npos) << error;
   }
   // below the limit the packed sizes are exact
   const Model m = hinge_chain(3000);
   EXPECT_EQ(m.sizes().nM, 3000 * 3001 / 2);
   EXPECT_EQ(m.sizes().njac, 3000 * 3001 / 2);
+}
+
+// A contact bound or a keyframe count from a file is checked before anything of its size is
+// allocated (2·10⁹ contacts once allocated 1.7 GB and overflowed int), and the message names the
+// element and its line
+TEST(ModelSizes, HugeContactAndKeyframeCountsAreErrorsBeforeAllocation) {
+  const auto model = [](const std::string& size) {
+    return fmt::format(
+        "<mujoco>\n<size {}/>\n<worldbody>\n<geom type=\"plane\" size=\"1 1 0.1\"/>\n"
+        "<body pos=\"0 0 1\"><freejoint/><geom size=\"0.1\"/></body>\n</worldbody>\n"
+        "</mujoco>\n",
+        size);
+  };
+  const std::string contacts =
+      error_of([&] { load_mjcf_string(model("nconmax=\"2000000000\""), "big.xml"); });
+  EXPECT_TRUE(
+      contacts.starts_with("big.xml:2: nconmax 2000000000 (contacts per instance, 4 rows "
+                           "each): one instance needs "))
+      << contacts;
+  EXPECT_NE(contacts.find("8000000000 of them for 2000000000 contacts (nconmax)"),
+            std::string::npos)
+      << contacts;
+  // the C++ route
+  ModelBuilder b;
+  b.add_geom({.name = "floor", .type = GeomType::kPlane, .size = {1, 1, 0.1}});
+  b.add_body({.name = "ball", .pos = {0, 0, 1}, .mass = 1, .inertia = {0.1, 0.1, 0.1, 0, 0, 0}});
+  b.add_joint("ball", {.name = "free", .type = JointType::kFree});
+  b.add_geom({.name = "s", .body = "ball", .type = GeomType::kSphere, .size = {0.1, 0, 0}});
+  b.set_max_contacts(std::numeric_limits<int>::max());
+  EXPECT_TRUE(error_of([&] { b.build(); }).starts_with("nconmax 2147483647 "));
+  // within the bound it builds
+  b.set_max_contacts(100000);
+  EXPECT_EQ(b.build().sizes().nconmax, 100000);
+
+  EXPECT_EQ(error_of([&] { load_mjcf_string(model("nkey=\"10000000\""), "keys.xml"); }),
+            "keys.xml:2: <size> nkey 10000000: a model may have at most 100000 keyframes");
+  // a count within it whose values together are too many: 100000 keys of 14 free bodies, each
+  // key 1 + 14 · 7 + 14 · 6 = 183 values
+  std::string bodies;
+  for (int k = 0; k < 14; ++k) {
+    bodies += fmt::format("<body pos=\"{} 0 0\"><freejoint/><geom size=\"0.1\"/></body>\n", k);
+  }
+  const std::string values = error_of([&] {
+    load_mjcf_string(
+        "<mujoco>\n<size nkey=\"100000\"/>\n<worldbody>\n" + bodies + "</worldbody>\n</mujoco>\n",
+        "keys.xml");
+  });
+  EXPECT_TRUE(
+      values.starts_with("keys.xml:2: keyframes: 100000 keyframes of 183 values each "
+                         "(time, qpos, qvel, ctrl, act, mocap poses) need 18300000 "
+                         "values, more than the 16777216"))
+      << values;
+  EXPECT_EQ(error_of([&] { load_mjcf_string(model("nkey=\"1000\""), "keys.xml"); }), "(no error)");
 }
 
 TEST(BatchSizes, HugeBatchesAreAnErrorAndSmallOnesAreNotPadded) {

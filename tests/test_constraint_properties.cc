@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "kernels/status.h"
+#include "test_util.h"
+#include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 
@@ -113,23 +116,48 @@ TEST(ConstrainedBatch, InstancesWithDifferentActiveRowsMatchSeparateRuns) {
             *std::max_element(active.begin(), active.end()));
 }
 
-// with no Newton iteration allowed, an instance against a limit cannot converge: it is
-// flagged, keeps stepping, and the instance beside it is what it is alone
+// a double pendulum, both hinges limited to [lo, hi] and with friction loss f
+Model limited_double_pendulum(double lo, double hi, double f) {
+  ModelBuilder b;
+  b.set_timestep(1e-3);
+  const Inertia6 rod = inertia_from_principal({1.0 / 12, 1.0 / 12, 1e-4});
+  b.add_body({.name = "upper", .mass = 1, .com = {0, 0, -0.5}, .inertia = rod});
+  b.add_body({.name = "lower",
+              .parent = "upper",
+              .pos = {0, 0, -1},
+              .mass = 1,
+              .com = {0, 0, -0.5},
+              .inertia = rod});
+  for (const char* body : {"upper", "lower"}) {
+    b.add_joint(body, {.name = std::string(body) + "_hinge",
+                       .axis = {0, 1, 0},
+                       .limited = true,
+                       .range = {lo, hi},
+                       .frictionloss = f});
+  }
+  return b.build();
+}
+
+// with one Newton iteration allowed, an instance with both hinges beyond their limits and
+// friction loss (a cost of several pieces, coupled through H) cannot converge: it is flagged,
+// keeps stepping, and the instance beside it is what it is alone
 TEST(ConstrainedBatch, NonConvergingInstanceIsFlaggedAndHarmsNoOther) {
-  Model model = limited_pendulum(-0.3, 0.4);
-  model.iterations = 0;
+  Model model = limited_double_pendulum(-0.3, 0.4, 5);
+  model.iterations = 1;
   Simulator<double> batch(model, 2);
-  batch.batch().qpos().set(0, std::vector<double>{0.6});  // beyond the limit
-  batch.batch().qpos().set(1, std::vector<double>{0.0});  // free
-  batch.step(10);
+  batch.batch().qpos().set(0, std::vector<double>{0.6, -0.6});  // beyond the limits
+  batch.batch().qvel().set(0, std::vector<double>{3, -3});
+  batch.batch().qpos().set(1, std::vector<double>{0.0, 0.0});  // free
+  batch.step(1);
+  EXPECT_EQ(batch.batch().solver_niter()(0, 0), 1);
+  EXPECT_GT(batch.batch().solver_residual()(0, 0), model.tolerance);
+  batch.step(9);
   const auto failures = batch.failures();
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_EQ(failures[0].instance, 0);
   EXPECT_EQ(failures[0].status, kStatusNotConverged);
   EXPECT_NE(failures[0].message().find("not converged"), std::string::npos);
   EXPECT_DOUBLE_EQ(batch.batch().time()[0], batch.batch().time()[1]) << "the warning stops nothing";
-  EXPECT_EQ(batch.batch().solver_niter()(0, 0), 0);
-  EXPECT_GT(batch.batch().solver_residual()(0, 0), model.tolerance);
 
   Simulator<double> single(model, 1, {.threads = 1});
   single.step(10);
@@ -273,6 +301,241 @@ TEST(ConstrainedBatch, EqualityOfBodiesThatCannotMoveIsEmpty) {
   sim.step(3);
   EXPECT_TRUE(sim.failures().empty());
   EXPECT_EQ(sim.batch().efc_nactive()(0, 0), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// hard rows that contradict one another, and rows that are only redundant
+
+// two hinges about y, one under the other (uniform rods of 1 kg and 1 m), for hard rows
+ModelBuilder two_hinges(double timestep = 2e-3) {
+  ModelBuilder b;
+  b.set_timestep(timestep);
+  const Inertia6 rod = inertia_from_principal({1.0 / 12, 1.0 / 12, 1e-4});
+  b.add_body({.name = "upper", .mass = 1, .com = {0, 0, -0.5}, .inertia = rod});
+  b.add_joint("upper", {.name = "j1", .axis = {0, 1, 0}});
+  b.add_body({.name = "lower",
+              .parent = "upper",
+              .pos = {0, 0, -1},
+              .mass = 1,
+              .com = {0, 0, -0.5},
+              .inertia = rod});
+  b.add_joint("lower", {.name = "j2", .axis = {0, 1, 0}});
+  return b;
+}
+
+// j1 = polycoef[0] + j2, exact
+EqualitySpec tie(const std::string& name, double offset) {
+  return {.name = name,
+          .type = EqualityType::kJoint,
+          .obj1 = "j1",
+          .obj2 = "j2",
+          .polycoef = {offset, 1, 0, 0, 0},
+          .hard = true};
+}
+
+// j1 = j2 and j1 = 1 + j2 cannot both hold anywhere: the model is refused, naming both
+TEST(HardRows, ContradictionAtTheDefaultStateIsALoadError) {
+  ModelBuilder b = two_hinges();
+  b.add_equality(tie("same", 0));
+  b.add_equality(tie("apart", 1));
+  const std::string error = error_of([&] { b.build(); });
+  EXPECT_TRUE(error.starts_with("model: hard constraints contradict one another")) << error;
+  EXPECT_NE(error.find("equality 'apart' contradicts equality 'same'"), std::string::npos) << error;
+
+  // in MJCF at the element of the equality that cannot hold
+  const std::string xml = R"(<mujoco>
+  <custom>
+    <numeric name="hard:same" data="1"/>
+    <numeric name="hard:apart" data="1"/>
+  </custom>
+  <worldbody>
+    <body name="upper">
+      <joint name="j1" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -1" size="0.05" mass="1"/>
+      <body name="lower" pos="0 0 -1">
+        <joint name="j2" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -1" size="0.05" mass="1"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality>
+    <joint name="same" joint1="j1" joint2="j2"/>
+    <joint name="apart" joint1="j1" joint2="j2" polycoef="1 1 0 0 0"/>
+  </equality>
+</mujoco>)";
+  const std::string mjcf = error_of([&] { load_mjcf_string(xml, "two.xml"); });
+  EXPECT_TRUE(mjcf.starts_with("two.xml:18: model: hard constraints contradict")) << mjcf;
+  // two drives on joints tied together: different motions of one coordinate
+  ModelBuilder d = two_hinges();
+  d.add_equality(tie("same", 0));
+  d.add_drive({.joint = "j1", .amplitude = 1, .omega = 3});
+  d.add_drive({.joint = "j2", .amplitude = 1, .omega = 7});
+  const std::string drives = error_of([&] { d.build(); });
+  EXPECT_TRUE(drives.starts_with("model: hard constraints contradict")) << drives;
+  for (const char* who :
+       {"the drive of joint 'j1'", "the drive of joint 'j2'", "equality 'same'"}) {
+    EXPECT_NE(drives.find(who), std::string::npos) << drives;
+  }
+}
+
+// Rows that repeat or imply others, and hold, are fine: the same equality twice moves exactly
+// as once, and a planar four-bar closed by a hard connect (whose row along the hinge axes acts on
+// no dof) runs with its loop closed
+TEST(HardRows, RedundantRowsThatHoldAreFine) {
+  ModelBuilder once = two_hinges(), twice = two_hinges();
+  once.add_equality(tie("same", 0));
+  twice.add_equality(tie("same", 0));
+  twice.add_equality(tie("again", 0));
+  Simulator<double> a(once.build(), 1), b(twice.build(), 1);
+  for (Simulator<double>* s : {&a, &b}) {
+    s->batch().qpos().set(0, std::vector<double>{0.3, 0.3});
+    s->batch().qvel().set(0, std::vector<double>{-1, -1});
+    s->step(1000);
+    EXPECT_TRUE(s->failures().empty()) << s->failures()[0].message();
+  }
+  EXPECT_NEAR(b.batch().qpos()(0, 0), a.batch().qpos()(0, 0), 1e-12);
+  EXPECT_NEAR(b.batch().qpos()(0, 0), b.batch().qpos()(0, 1), 1e-9);
+
+  // crank (0.5 m down from the origin), coupler (1 m along x), rocker (0.5 m down from x = 1)
+  ModelBuilder f;
+  f.set_timestep(1e-3);
+  const Inertia6 bar = inertia_from_principal({0.02, 0.02, 1e-4});
+  f.add_body({.name = "crank", .mass = 1, .com = {0, 0, -0.25}, .inertia = bar});
+  f.add_joint("crank", {.name = "c", .axis = {0, 1, 0}});
+  f.add_body({.name = "coupler",
+              .parent = "crank",
+              .pos = {0, 0, -0.5},
+              .mass = 1,
+              .com = {0.5, 0, 0},
+              .inertia = bar});
+  f.add_joint("coupler", {.name = "k", .axis = {0, 1, 0}});
+  f.add_body({.name = "rocker", .pos = {1, 0, 0}, .mass = 1, .com = {0, 0, -0.25}, .inertia = bar});
+  f.add_joint("rocker", {.name = "r", .axis = {0, 1, 0}});
+  f.add_equality({.name = "loop",
+                  .type = EqualityType::kConnect,
+                  .obj1 = "coupler",
+                  .obj2 = "rocker",
+                  .anchor = {1, 0, 0},
+                  .hard = true});
+  Simulator<double> fourbar(f.build(), 1);
+  fourbar.batch().qvel().set(0, std::vector<double>{4, -4, 4});
+  fourbar.step(2000);
+  EXPECT_TRUE(fourbar.failures().empty()) << fourbar.failures()[0].message();
+  // the loop closed: the coupler's end at the rocker's end
+  const double c = fourbar.batch().qpos()(0, 0), r = fourbar.batch().qpos()(0, 2);
+  const double k = fourbar.batch().qpos()(0, 1);
+  // rotations about y take (x, z) to (x cos q + z sin q, −x sin q + z cos q)
+  const double ex = -0.5 * std::sin(c) + std::cos(c + k) - (1 - 0.5 * std::sin(r));
+  const double ez = -0.5 * std::cos(c) - std::sin(c + k) - (-0.5 * std::cos(r));
+  EXPECT_LT(std::hypot(ex, ez), 1e-6);
+  EXPECT_GT(std::abs(c), 0.1) << "the mechanism moved";
+}
+
+// Two drives that agree at t = 0 (same q, q̇, q̈) and then part: the instance runs one step, then
+// stops with kStatusHardConflict, keeps its state, and failures() names the constraints; the
+// other instances (whose drives agree) move exactly as without it.  Both CPU backends.
+template <class T>
+void expect_conflict_stops_only_its_instance(CpuSimd simd) {
+  ModelBuilder b = two_hinges();
+  b.add_equality(tie("same", 0));
+  b.add_drive({.joint = "j1", .amplitude = 1, .omega = 3});
+  b.add_drive({.joint = "j2", .amplitude = 1, .omega = 3});
+  const Model model = b.build();
+  const int n = 12, bad = 5;
+  Simulator<T> sim(model, n, {.cpu_simd = simd}), clean(model, n, {.cpu_simd = simd});
+  // the second drive of instance `bad`: amplitude 3/7 at ω = 7, the same q̇(0) = 3
+  std::vector<T> prm = sim.batch().drive_prm().get(bad);
+  prm[5 + 2] = T(3.0 / 7);
+  prm[5 + 3] = T(7);
+  sim.batch().drive_prm().set(bad, prm);
+  sim.step(50);
+  clean.step(50);
+  const std::vector<InstanceFailure> failures = sim.failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].instance, bad);
+  EXPECT_EQ(failures[0].status, kStatusHardConflict);
+  EXPECT_NE(failures[0].detail.find("the drive of joint 'j2'"), std::string::npos)
+      << failures[0].detail;
+  EXPECT_NE(failures[0].detail.find("equality 'same'"), std::string::npos) << failures[0].detail;
+  EXPECT_NE(failures[0].message().find("contradict"), std::string::npos);
+  // it ran the steps near t = 0, where the drives agree, and then stopped
+  EXPECT_GT(sim.batch().time()[bad], 0.0);
+  EXPECT_LT(sim.batch().time()[bad], 10 * model.timestep);
+  for (int i = 0; i < n; ++i) {
+    if (i == bad) continue;
+    EXPECT_EQ(sim.batch().qpos().get(i), clean.batch().qpos().get(i)) << i;
+  }
+  EXPECT_TRUE(clean.failures().empty());
+}
+
+TEST(HardRows, ConflictStopsOnlyItsInstanceAndNamesTheRowsDouble) {
+  expect_conflict_stops_only_its_instance<double>(CpuSimd::kScalar);
+  expect_conflict_stops_only_its_instance<double>(CpuSimd::kAuto);
+}
+
+TEST(HardRows, ConflictStopsOnlyItsInstanceAndNamesTheRowsFloat) {
+  expect_conflict_stops_only_its_instance<float>(CpuSimd::kScalar);
+  expect_conflict_stops_only_its_instance<float>(CpuSimd::kAuto);
+}
+
+// ---------------------------------------------------------------------------------------------
+// iterations 0
+
+// <option iterations="0">, MuJoCo's meaning: the solver does not run, the soft rows carry no
+// force, and q̈ is that of the model without them, so the step moves as the model without its
+// limit (Euler with and without implicit damping, RK4); a hard drive still holds
+TEST(ZeroIterations, SoftRowsCarryNoForceAndTheStepMovesWithoutThem) {
+  for (const Integrator integrator : {Integrator::kEuler, Integrator::kRK4}) {
+    for (const double damping : {0.0, 0.5}) {
+      const auto pendulum = [&](bool limited, bool driven) {
+        ModelBuilder b;
+        b.set_timestep(2e-3).set_integrator(integrator).set_solver(0, 1e-8);
+        b.add_body({.name = "rod",
+                    .mass = 1,
+                    .com = {0, 0, -0.5},
+                    .inertia = inertia_from_principal({1.0 / 12, 1.0 / 12, 1e-4})});
+        b.add_joint("rod", {.name = "hinge",
+                            .axis = {0, 1, 0},
+                            .damping = damping,
+                            .limited = limited,
+                            .range = {-0.5, 0.5}});
+        if (driven) {
+          b.add_body({.name = "cart", .mass = 2, .inertia = {0.1, 0.1, 0.1, 0, 0, 0}});
+          b.add_joint("cart", {.name = "slide", .type = JointType::kSlide, .axis = {1, 0, 0}});
+          b.add_drive({.joint = "slide", .amplitude = 0.2, .omega = 4});
+        }
+        return b.build();
+      };
+      Simulator<double> limited(pendulum(true, true), 1), free(pendulum(false, true), 1);
+      for (Simulator<double>* s : {&limited, &free}) {
+        s->batch().qvel().set(0, std::vector<double>{3.1, 0.8});
+      }
+      double reached = 0;
+      for (int k = 0; k < 1000; ++k) {
+        limited.step();
+        free.step();
+        const std::vector<double> q = limited.batch().qpos().get(0);
+        reached = std::max(reached, std::abs(q[0]));
+        ASSERT_NEAR(q[0], free.batch().qpos()(0, 0), 1e-12) << k;
+        // the drive holds: x(t) = 0.2 sin 4t to its drift correction
+        const double t = limited.batch().time()[0];
+        ASSERT_NEAR(q[1], 0.2 * std::sin(4 * t), 1e-3) << k;
+      }
+      EXPECT_GT(reached, 0.6) << "the rod passed its limit";
+      EXPECT_TRUE(limited.failures().empty()) << limited.failures()[0].message();
+      // forward() beyond the limit: the limit row is active and carries no force, and H q̈ is
+      // τ − h plus the drive's force alone
+      limited.batch().qpos().set(0, std::vector<double>{0.8, 0});
+      limited.forward();
+      const Batch<double>& d = limited.batch();
+      EXPECT_EQ(d.efc_force()(0, 1), 0.0);
+      EXPECT_EQ(d.efc_force()(0, 2), 0.0);
+      EXPECT_EQ(d.qfrc_constraint()(0, 0), 0.0);
+      EXPECT_NE(d.qfrc_constraint()(0, 1), 0.0) << "the drive's force";
+      EXPECT_GE(d.efc_nactive()(0, 0), 2);
+      EXPECT_EQ(d.solver_niter()(0, 0), 0);
+    }
+  }
 }
 
 }  // namespace

@@ -713,7 +713,8 @@ TEST(MeshErrors, NameTheMeshTheFileAndTheLine) {
       Contains(load_error(one_mesh_model("file=\"empty.obj\"")), "empty.obj'): the file is empty"));
   write_text(dir() / "bad_index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n");
   EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"bad_index.obj\"")),
-                       "bad_index.obj'): face 1 uses vertex 9, which the file does not have"));
+                       "bad_index.obj:4: face uses vertex 9, which the file does not have (it "
+                       "has 3 vertices)"));
   write_text(dir() / "x.ply", "ply\n");
   EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"x.ply\"")), "w.xml:4: mesh 'm' (file '"));
   EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"x.ply\"")),

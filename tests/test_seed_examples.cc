@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "kernels/status.h"
 #include "test_util.h"
 #include "zwang/simulator.hpp"
 
@@ -459,7 +460,7 @@ Example2Run run_example2(const Model& model, const Example2* rods[2], const Exam
       }
     }
   }
-  EXPECT_TRUE(sim.failures().empty());
+  EXPECT_TRUE(sim.failures().empty()) << sim.failures()[0].message();
   return e;
 }
 
@@ -1074,6 +1075,10 @@ TEST(SeedExamples, GaussPrincipleWithRollingSphere) {
 // origin), θ1 − θ2 and ψ, differentiated by hand:
 //   ∂g/∂ψ = e_z × R L,  ∂g/∂z_A = R e_z,  ∂g/∂θ1 = R l (cos θ1, 0, sin θ1),
 //   ∂g/∂x_B = −R e_x,  ∂g/∂y_B = −R e_y  (no y_B in the redundant model)
+// Without y_B the closure's frame-y row is L_x times the drive's row: on the closed chain (L = 0,
+// L̇ = 0) it is empty and holds, so the redundant model is checked there; with the chain open
+// along x it asks the frame for an acceleration the drive does not give, a contradiction that
+// zwang reports (kStatusHardConflict) instead of dropping the row.
 TEST(SeedExamples, GaussPrincipleWithHardEqualities) {
   Example2 ex;
   ex.ja = 1e-10;
@@ -1086,17 +1091,52 @@ TEST(SeedExamples, GaussPrincipleWithHardEqualities) {
     auto dof = [&](const char* joint) { return model.jnt_dofadr[model.joint_id(joint)]; };
     const int ipsi = dof("spin"), iza = dof("za"), ith1 = dof("th1"), ixb = dof("xb");
     const int ith2 = dof("th2"), iyb = redundant ? -1 : dof("yb");
+    std::vector<double> open(n);
     for (int i = 0; i < n; ++i) {
       Eigen::VectorXd q(nv), v(nv);
       for (int k = 0; k < nv; ++k) {
         q[k] = u(rng);
         v[k] = 2 * u(rng);
       }
+      open[i] = ex.l * std::sin(q[ith1]) - q[ixb];
       set(sim.batch().qpos(), i, q);
       set(sim.batch().qvel(), i, v);
       sim.batch().time()[i] = 2 * (u(rng) + 1);
     }
     sim.forward();
+    if (redundant) {
+      // open along x: every such state contradicts, naming the closure and the drive
+      int contradicting = 0;
+      for (const InstanceFailure& f : sim.failures()) {
+        EXPECT_EQ(f.status, kStatusHardConflict) << f.message();
+        EXPECT_NE(f.detail.find("equality 'closure'"), std::string::npos) << f.detail;
+        EXPECT_NE(f.detail.find("the drive of joint 'spin'"), std::string::npos) << f.detail;
+        ++contradicting;
+      }
+      int wide = 0;
+      for (int i = 0; i < n; ++i) {
+        if (std::abs(open[i]) < 0.3) continue;
+        ++wide;
+        EXPECT_EQ(sim.batch().status()[i], kStatusHardConflict) << "L_x " << open[i];
+      }
+      EXPECT_GE(wide, 5);
+      EXPECT_GE(contradicting, wide);
+      // closed: z_A, x_B and θ2 from θ1, and their rates from θ̇1
+      for (int i = 0; i < n; ++i) {
+        Eigen::VectorXd q = get(sim.batch().qpos(), i), v = get(sim.batch().qvel(), i);
+        q[iza] = ex.l * std::cos(q[ith1]) - ex.l;
+        q[ixb] = ex.l * std::sin(q[ith1]);
+        q[ith2] = q[ith1];
+        v[iza] = -ex.l * std::sin(q[ith1]) * v[ith1];
+        v[ixb] = ex.l * std::cos(q[ith1]) * v[ith1];
+        v[ith2] = v[ith1];
+        set(sim.batch().qpos(), i, q);
+        set(sim.batch().qvel(), i, v);
+      }
+      for (int& status : sim.batch().status()) status = 0;
+      sim.forward();
+      ASSERT_TRUE(sim.failures().empty()) << sim.failures()[0].message();
+    }
     double worst = 0;
     for (int i = 0; i < n; ++i) {
       const Eigen::VectorXd q = get(sim.batch().qpos(), i);

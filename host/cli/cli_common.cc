@@ -672,7 +672,9 @@ std::string dynamics_json(const Model& model, const States& states,
   sim.forward();
   for (const InstanceFailure& f : sim.failures()) {
     if (f.status & kStatusStopping) {
-      throw std::runtime_error(fmt::format("state {}: {}", f.instance, describe_status(f.status)));
+      throw std::runtime_error(
+          fmt::format("state {}: {}{}", f.instance, describe_status(f.status),
+                      f.detail.empty() ? std::string() : fmt::format(" ({})", f.detail)));
     }
     if (warnings)
       warnings->push_back(fmt::format("state {}: {}", f.instance, describe_status(f.status)));

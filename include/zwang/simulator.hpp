@@ -90,6 +90,9 @@ struct State {
 struct InstanceFailure {
   std::int64_t instance;
   int status;
+  // what names the cause beyond the flags: with kStatusHardConflict, the constraints that
+  // contradict one another at the instance's state (empty when none is known)
+  std::string detail = {};
   std::string message() const;
 };
 

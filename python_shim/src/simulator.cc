@@ -493,6 +493,8 @@ void bind_simulator(nb::module_& m) {
   nb::class_<InstanceFailure>(m, "InstanceFailure", "An instance that stopped, and why.")
       .def_ro("instance", &InstanceFailure::instance, "index of the instance")
       .def_ro("status", &InstanceFailure::status, "StatusBit flags (zwang.STATUS_*)")
+      .def_ro("detail", &InstanceFailure::detail,
+              "the cause beyond the flags (the contradicting hard constraints), or ''")
       .def_prop_ro("message", &InstanceFailure::message, "what the flags mean, in words")
       .def("__repr__",
            [](const InstanceFailure& f) { return "<zwang.InstanceFailure " + f.message() + ">"; });
@@ -503,6 +505,7 @@ void bind_simulator(nb::module_& m) {
   m.attr("STATUS_BAD_PARAMETERS") = static_cast<int>(kStatusBadParameters);
   m.attr("STATUS_NOT_CONVERGED") = static_cast<int>(kStatusNotConverged);
   m.attr("STATUS_CONTACT_OVERFLOW") = static_cast<int>(kStatusContactOverflow);
+  m.attr("STATUS_HARD_CONFLICT") = static_cast<int>(kStatusHardConflict);
 
   nb::list data_fields, param_fields;
   for (const FieldInfo& f : kDataFields) {
