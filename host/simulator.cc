@@ -26,15 +26,16 @@ std::string describe_status(int status) {
     if (!out.empty()) out += "; ";
     out += what;
   };
-  if (status & kStatusBadState) add("bad state: qpos, qvel, ctrl or act is not finite");
+  if (status & kStatusBadState) add("bad state: qpos, qvel, ctrl, act or time is not finite");
   if (status & kStatusFactorization) {
     add("factorisation: H is not positive definite (check masses and inertias)");
   }
   if (status & kStatusDiverged) add("diverged: the computation produced a non-finite value");
   if (status & kStatusBadParameters) {
     add("bad parameters: a non-finite parameter, a negative mass, damping, armature or "
-        "stiffness, a mass or inertia that is not positive where the model's is, or an inertia "
-        "that is not a rigid body's (principal moments A + B >= C)");
+        "stiffness, a mass or inertia that is not positive where the model's is, an inertia "
+        "that is not a rigid body's (principal moments A + B >= C), or an actuator's activation "
+        "time constant (dynprm) that is negative, or zero where the model's is positive");
   }
   if (status & kStatusNotConverged) {
     add("not converged (a warning; the instance goes on): the constraint solver reached its "

@@ -10,7 +10,9 @@
 //   the triangle inequality A + B ≥ C of the principal moments, within (1e-9 + 64 ε) tr(I_k)
 //   (a URDF file may give a body an inertia that is no rigid body's: InertiaRule::kMassMatrix);
 //   I_k ≻ 0 where the model's inertia is positive definite;
-//   damping, armature and stiffness ≥ 0.
+//   damping, armature and stiffness ≥ 0;
+//   an activation's time constants (filter τ, muscle τ_act and τ_deact) ≥ 0, and > 0 where the
+//   model's are positive (a vanishing τ makes act_dot = (u − act) / τ explode).
 // The same tolerances as ModelBuilder, which checks the model's own values.
 #pragma once
 
@@ -108,6 +110,15 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
       definite = definite || !psd_within(i0, T(0));
     }
     ok = ok && rigid && definite;
+  }
+  const Row<T> dynprm = d.actuator_dynprm();
+  for (int a = 0; a < s.nu; ++a) {
+    const int type = m.actuator_dyntype[a];
+    const int taus = type == kDynMuscle ? 2 : (type == kDynFilter || type == kDynFilterExact);
+    for (int k = 0; k < taus; ++k) {
+      const T tau = dynprm[3 * a + k];
+      ok = ok && tau >= T(0) && (tau > T(0) || !(m.actuator_dynprm[3 * a + k] > T(0)));
+    }
   }
   return ok;
 }

@@ -151,6 +151,7 @@ enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
   X(qpos0)               /* configuration where hinge and slide angles are zero (nq) */ \
   X(body_mass)           /* the model's masses, which bound the instances' (nbody) */   \
   X(body_inertia)        /* the model's inertias, likewise (nbody x 6) */               \
+  X(actuator_dynprm)     /* the model's activation time constants, likewise (nu x 3) */ \
   X(actuator_ctrlrange)  /* (nu x 2) */                                                 \
   X(actuator_forcerange) /* (nu x 2) */                                                 \
   X(actuator_actrange)   /* (nu x 2) */                                                 \

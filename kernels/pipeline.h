@@ -133,7 +133,8 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
 template <class T>
 ZW_HD MaskOf<T> check_lanes(const ModelView<T>& m, const Instance<T>& d, MaskOf<T> live) {
   const MaskOf<T> state_ok = all_finite(d.qpos(), m.s.nq) && all_finite(d.qvel(), m.s.nv) &&
-                             all_finite(d.ctrl(), m.s.nu) && all_finite(d.act(), m.s.na);
+                             all_finite(d.ctrl(), m.s.nu) && all_finite(d.act(), m.s.na) &&
+                             visfinite(Lanes<T>::time(d.time));
   const MaskOf<T> parameters_ok = m.check_parameters ? parameters_valid(m, d) : MaskOf<T>(true);
   Lanes<T>::set_bits(d.status, live && !state_ok, kStatusBadState);
   Lanes<T>::set_bits(d.status, live && !parameters_ok, kStatusBadParameters);

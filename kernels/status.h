@@ -5,7 +5,7 @@
 namespace zwang {
 
 enum StatusBit : int {
-  kStatusBadState = 1 << 0,         // non-finite qpos, qvel, ctrl or act at the start of a step
+  kStatusBadState = 1 << 0,         // non-finite qpos, qvel, ctrl, act or time at a step's start
   kStatusFactorization = 1 << 1,    // non-positive or non-finite pivot in the Cholesky of H
   kStatusDiverged = 1 << 2,         // non-finite acceleration, velocity or position after a step
   kStatusBadParameters = 1 << 3,    // a parameter outside the rule of kernels/check_parameters.h

@@ -488,6 +488,86 @@ TYPED_TEST(Parameters, InvalidOnesStopOnlyTheirInstance) {
   EXPECT_EQ(f.batch().status()[1], kStatusBadParameters);
 }
 
+// An activation's time constant that vanishes makes act_dot = (u − act) / τ explode, so the rule
+// holds it ≥ 0 and > 0 where the model's is (a filter, a muscle's activation and deactivation);
+// a non-finite time stops its instance as a non-finite qpos does
+TYPED_TEST(Parameters, ActivationTimeConstantsAndTimeAreChecked) {
+  using T = TypeParam;
+  ModelBuilder b;
+  for (const char* body : {"a", "b", "c"}) {
+    b.add_body(
+        {.name = body, .mass = 1, .com = {0, 0, -0.5}, .inertia = {0.1, 0.1, 0.01, 0, 0, 0}});
+    b.add_joint(body, {.name = std::string(body) + "_hinge",
+                       .axis = {0, 1, 0},
+                       .limited = true,
+                       .range = {-1, 1}});
+  }
+  b.add_actuator({.name = "filter",
+                  .joint = "a_hinge",
+                  .type = ActuatorType::kGeneral,
+                  .dyntype = ActuatorDyn::kFilter,
+                  .dynprm = {0.05, 0, 0}});
+  // a model time constant of 0 (allowed: the exact filter follows u at once)
+  b.add_actuator({.name = "exact",
+                  .joint = "b_hinge",
+                  .type = ActuatorType::kGeneral,
+                  .dyntype = ActuatorDyn::kFilterExact,
+                  .dynprm = {0, 0, 0}});
+  b.add_actuator({.name = "muscle",
+                  .joint = "c_hinge",
+                  .type = ActuatorType::kMuscle,
+                  .gaintype = ActuatorGain::kMuscle,
+                  .biastype = ActuatorBias::kMuscle,
+                  .dyntype = ActuatorDyn::kMuscle,
+                  .dynprm = {0.01, 0.04, 0},
+                  .lengthrange = {-1, 1}});
+  const Model model = b.build();
+  struct Edit {
+    const char* what;
+    int status;
+    int actuator, k;
+    double value;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<Edit> edits = {
+      {"negative filter τ", kStatusBadParameters, 0, 0, -0.1},
+      {"zero filter τ where the model's is positive", kStatusBadParameters, 0, 0, 0},
+      {"longer filter τ", 0, 0, 0, 0.2},
+      {"zero exact-filter τ as the model's", 0, 1, 0, 0},
+      {"negative exact-filter τ", kStatusBadParameters, 1, 0, -1e-3},
+      {"zero muscle activation τ", kStatusBadParameters, 2, 0, 0},
+      {"negative muscle deactivation τ", kStatusBadParameters, 2, 1, -0.04},
+      {"unused third muscle parameter", 0, 2, 2, -5},
+      {"NaN time", kStatusBadState, -1, 0, nan},
+      {"infinite time", kStatusBadState, -1, 0, std::numeric_limits<double>::infinity()},
+  };
+  const std::int64_t n = static_cast<std::int64_t>(edits.size()) + 2;
+  for (const CpuSimd simd : {CpuSimd::kScalar, CpuSimd::kAuto}) {
+    Simulator<T> sim(model, n, {.cpu_simd = simd});
+    for (std::int64_t i = 0; i < n; ++i) {
+      sim.batch().ctrl().set(i, std::vector<T>{T(0.5), T(0.5), T(0.5)});
+    }
+    for (std::size_t e = 0; e < edits.size(); ++e) {
+      const Edit& x = edits[e];
+      if (x.actuator < 0) {
+        sim.batch().time()[e] = x.value;
+      } else {
+        sim.batch().actuator_dynprm()(e, 3 * x.actuator + x.k) = static_cast<T>(x.value);
+      }
+    }
+    sim.step(20);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const bool edited = i < static_cast<std::int64_t>(edits.size());
+      EXPECT_EQ(sim.batch().status()[i], edited ? edits[i].status : 0)
+          << (edited ? edits[i].what : "unedited") << ", instance " << i;
+      if (!edited || edits[i].status == 0) {
+        for (const T q : sim.batch().qpos().get(i)) EXPECT_TRUE(std::isfinite(q)) << i;
+      }
+    }
+    EXPECT_NE(sim.failures()[0].message().find("activation time constant"), std::string::npos);
+  }
+}
+
 // Where the model's own inertia is no rigid body's (InertiaRule::kMassMatrix: body a breaks
 // A + B >= C) or singular (body b, a point mass), its instances are not held to that rule: they
 // may keep such an inertia or take another; the rules the model meets (a positive definite, b a
