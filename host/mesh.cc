@@ -37,11 +37,21 @@ void check_finite(std::span<const float> vert) {
 }
 
 // binary or ASCII STL: three vertices of its own per triangle, as MuJoCo reads them
-Triangles read_stl(const std::string& data, bool mirror) {
+Triangles read_stl(const std::string& data, bool mirror, const std::string& name) {
   Assimp::Importer importer;
   const aiScene* scene = importer.ReadFileFromMemory(data.data(), data.size(), 0, "stl");
   if (scene == nullptr) {
-    throw ModelError(fmt::format("not a valid STL file ({})", importer.GetErrorString()));
+    // assimp names the memory buffer by a made-up file name: the file's own instead
+    std::string why = importer.GetErrorString();
+    const std::string made_up = "$$$___magic___$$$.stl";
+    for (std::size_t at = why.find(made_up); at != std::string::npos; at = why.find(made_up)) {
+      why.replace(at, made_up.size(), name);
+    }
+    while (!why.empty() &&
+           (why.back() == '.' || std::isspace(static_cast<unsigned char>(why.back())))) {
+      why.pop_back();
+    }
+    throw ModelError(fmt::format("not a valid STL file ({})", why));
   }
   Triangles t;
   for (unsigned m = 0; m < scene->mNumMeshes; ++m) {
@@ -272,6 +282,9 @@ Moments moments(const std::vector<T>& v, std::span<const int> face, bool shell, 
 // b_k = ½ √(6 (Σ_j λ_j − 2 λ_k) / m) for the mass m that the moments carry; a defect when the
 // moments are not those of a body
 Defect frame_of(const Moments& mo, double mass, bool tolerant, Frame& frame) {
+  bool finite = std::isfinite(mass);
+  for (const double x : mo.inert) finite = finite && std::isfinite(x);
+  if (!finite) return Defect::kOverflow;
   const Principal pr = principal(mo.inert);
   const auto& e = pr.value;
   if (!(e[2] > 0)) return Defect::kEigenvalue;
@@ -323,6 +336,9 @@ Processed run(std::vector<T> v, const Triangles& t, const Placement& pl, Inertia
       for (int j = 0; j < 3; ++j) v[3 * i + j] = static_cast<T>(v[3 * i + j] * pl.scale[j]);
     }
   }
+  for (const T x : v) {
+    if (!std::isfinite(x)) return finish(Defect::kOverflow);
+  }
 
   // the area-weighted centroid of the faces: the apex of the first pass's tetrahedra
   double facecen[3] = {0, 0, 0}, area = 0;
@@ -333,6 +349,7 @@ Processed run(std::vector<T> v, const Triangles& t, const Placement& pl, Inertia
     for (int j = 0; j < 3; ++j) facecen[j] += a * center[j];
     area += a;
   }
+  if (!std::isfinite(area)) return finish(Defect::kOverflow);
   if (area < kMinVal) return finish(Defect::kArea);
   for (double& c : facecen) c /= area;
 
@@ -353,6 +370,7 @@ Processed run(std::vector<T> v, const Triangles& t, const Placement& pl, Inertia
     total += vol;
     for (int j = 0; j < 3; ++j) com[j] += vol * (center[j] * 3.0 / 4.0 + facecen[j] / 4.0);
   }
+  if (!std::isfinite(total)) return finish(Defect::kOverflow);
   if (total < kMinVal) {
     return finish(shell ? Defect::kArea : total < 0 ? Defect::kNegativeVolume : Defect::kVolume);
   }
@@ -421,6 +439,9 @@ std::string_view describe(Defect d) {
       return "its inertia has a principal moment that is not positive";
     case Defect::kInequality:
       return "its principal moments violate A + B ≥ C";
+    case Defect::kOverflow:
+      return "it is too large for its volume and inertia to be computed (they overflow; check "
+             "its scale)";
   }
   return "";
 }
@@ -455,7 +476,8 @@ Triangles read_file(const std::filesystem::path& path, bool mirror) {
     throw ModelError(std::string(e.what()).substr(2));
   }
   if (data.empty()) throw ModelError("the file is empty");
-  return ext == ".stl" ? read_stl(data, mirror) : read_obj(data, mirror, path.string());
+  return ext == ".stl" ? read_stl(data, mirror, path.string())
+                       : read_obj(data, mirror, path.string());
 }
 
 std::optional<Hull> convex_hull(std::span<const float> points, std::string* error) {

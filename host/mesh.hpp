@@ -17,8 +17,9 @@
 
 namespace zwang::mesh {
 
-// a mesh file is at most this large
+// a mesh file is at most this large, and the distinct mesh files of a model together this
 inline constexpr std::uintmax_t kMaxMeshFileBytes = std::uintmax_t{64} << 20;
+inline constexpr std::uintmax_t kMaxMeshBytes = std::uintmax_t{256} << 20;
 
 // vertices and triangles as a file or an MJCF element gives them; MuJoCo keeps mesh vertices in
 // single precision, and so does every step that follows it here
@@ -84,7 +85,8 @@ enum class Defect {
   kVolume,
   kNegativeVolume,
   kEigenvalue,
-  kInequality
+  kInequality,
+  kOverflow
 };
 std::string_view describe(Defect d);
 

@@ -8,7 +8,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
 #include <string_view>
+#include <utility>
 
 #include "body_merge.hpp"
 #include "mesh.hpp"
@@ -141,6 +146,28 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
       }
     }
   }
+  // the distinct mesh files together, before any is read
+  {
+    std::set<std::string> seen;
+    std::uintmax_t bytes = 0;
+    for (const pugi::xml_node asset : assets) {
+      for (const pugi::xml_node node : ctx_.children(asset)) {
+        const pugi::xml_attribute file = node.attribute("file");
+        if (std::string_view(node.name()) != "mesh" || !file) continue;
+        std::error_code ec;
+        const std::filesystem::path path = resolve(ctx_, c, file.value());
+        if (!seen.insert(std::filesystem::weakly_canonical(path, ec).string()).second) continue;
+        const std::uintmax_t size = std::filesystem::file_size(path, ec);
+        bytes += ec ? 0 : size;
+        if (bytes > mesh::kMaxMeshBytes) {
+          ctx_.fail(node, fmt::format("the model's distinct mesh files together have more than "
+                                      "the {} MiB a model's meshes may have",
+                                      mesh::kMaxMeshBytes >> 20));
+        }
+      }
+    }
+  }
+  std::map<std::string, mesh::Triangles> files;  // by canonical path, as read (not mirrored)
   for (const pugi::xml_node asset : assets) {
     Attrs self(ctx_, asset);
     self.finish();
@@ -187,7 +214,18 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
                              vertex.empty() ? "faces" : "vertices"));
         }
         try {
-          t = mesh::read_file(m->file, place.scale[0] * place.scale[1] * place.scale[2] < 0);
+          // a file is read once however many meshes name it (mirrored where one's scale has a
+          // negative determinant), and a model's distinct mesh files are bounded together
+          std::error_code ec;
+          const std::string key = std::filesystem::weakly_canonical(m->file, ec).string();
+          auto known = files.find(key);
+          if (known == files.end())
+            known = files.emplace(key, mesh::read_file(m->file, false)).first;
+          t = known->second;
+          if (place.scale[0] * place.scale[1] * place.scale[2] < 0) {
+            for (std::size_t i = 0; i < t.face.size(); i += 3)
+              std::swap(t.face[i + 1], t.face[i + 2]);
+          }
         } catch (const ModelError& e) {
           a.fail(fmt::format("{}: {}", m->label(), e.what()));
         }

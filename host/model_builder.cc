@@ -390,7 +390,15 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
     throw ModelError(who + ": the filter's time constant must be non-negative");
   // a muscle's length range: given, or the range of its joint or tendon (MuJoCo's uselimit)
   if (spec.gaintype == ActuatorGain::kMuscle || spec.biastype == ActuatorBias::kMuscle) {
-    if (!(spec.lengthrange[0] < spec.lengthrange[1])) {
+    // (0, 0) is MuJoCo's "not given"; any other range must be one
+    const bool given = spec.lengthrange[0] != 0 || spec.lengthrange[1] != 0;
+    if (given && !(spec.lengthrange[0] < spec.lengthrange[1])) {
+      throw ModelError(
+          fmt::format("{}: the muscle's lengthrange [{:g}, {:g}] is empty or reversed "
+                      "(it needs lo < hi)",
+                      who, spec.lengthrange[0], spec.lengthrange[1]));
+    }
+    if (!given) {
       bool limited = false;
       std::array<double, 2> range{0, 0};
       if (!spec.tendon.empty()) {

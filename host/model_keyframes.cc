@@ -123,7 +123,7 @@ void ModelBuilder::add_keyframes(Model& m) const {
       if (m.jnt_type[j] == JointType::kBall) normalize_quat(qpos.data() + m.jnt_qposadr[j]);
       if (m.jnt_type[j] == JointType::kFree) normalize_quat(qpos.data() + m.jnt_qposadr[j] + 3);
     }
-    std::vector<double> q = entry(k.mquat, mquat, who, "mquat", "4 nmocap");
+    std::vector<double> q = entry(k.mquat, mquat, who, "mquat", "4 · nmocap");
     for (std::size_t j = 0; j < q.size(); j += 4) normalize_quat(q.data() + j);
     m.key_name.push_back(k.name);
     m.key_time.push_back(k.time);
@@ -131,7 +131,7 @@ void ModelBuilder::add_keyframes(Model& m) const {
     append(m.key_qvel, entry(k.qvel, std::vector<double>(m.nv, 0.0), who, "qvel", "nv"));
     append(m.key_ctrl, entry(k.ctrl, std::vector<double>(m.nu, 0.0), who, "ctrl", "nu"));
     append(m.key_act, entry(k.act, std::vector<double>(m.na, 0.0), who, "act", "na"));
-    append(m.key_mpos, entry(k.mpos, mpos, who, "mpos", "3 nmocap"));
+    append(m.key_mpos, entry(k.mpos, mpos, who, "mpos", "3 · nmocap"));
     append(m.key_mquat, q);
   }
   m.nkey = static_cast<int>(keyframes_.size());

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
@@ -233,6 +234,96 @@ TEST(ObjFiles, NonFiniteCoordinatesAndFarVertexNumbersAreRefused) {
   EXPECT_EQ(load_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvn 0 0 1\nf 1/1/1 3//1 2\n"
                      "f -4 -3 -1\nf 1 4 3\nf 2 3 4\n"),
             "(no error)");
+}
+
+// Messages that named the wrong cause: an STL error named assimp's made-up file, a huge scale
+// was reported as a principal moment that is not positive, a reversed muscle length range as a
+// missing one, and a keyframe's mocap count lost its product sign
+TEST(ModelMessages, NameTheActualCause) {
+  TempDir dir;
+  const std::string mesh_model =
+      "<mujoco>\n<asset>\n<mesh name=\"m\" file=\"{}\"{}/>\n</asset>\n<worldbody><body>"
+      "<freejoint/><geom type=\"mesh\" mesh=\"m\"/></body></worldbody>\n</mujoco>\n";
+  // a binary STL whose header counts 10 triangles and that holds 4
+  std::string stl(80, '\0');
+  const std::uint32_t count = 10;
+  stl.append(reinterpret_cast<const char*>(&count), 4);
+  stl.append(4 * 50, '\0');
+  std::ofstream(dir.path / "short.stl", std::ios::binary) << stl;
+  const std::string bad_stl = error_of([&] {
+    load_mjcf_string(fmt::format(fmt::runtime(mesh_model), "short.stl", ""), "m.xml", dir.path);
+  });
+  EXPECT_NE(bad_stl.find("not a valid STL file"), std::string::npos) << bad_stl;
+  EXPECT_EQ(bad_stl.find("$$$"), std::string::npos) << bad_stl;
+  EXPECT_NE(bad_stl.find((dir.path / "short.stl").string() + ")"), std::string::npos) << bad_stl;
+
+  dir.write("tetra.obj",
+            "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  EXPECT_EQ(error_of([&] {
+              load_mjcf_string(fmt::format(fmt::runtime(mesh_model), "tetra.obj", ""), "m.xml",
+                               dir.path);
+            }),
+            "(no error)");
+  const std::string huge = error_of([&] {
+    load_mjcf_string(
+        fmt::format(fmt::runtime(mesh_model), "tetra.obj", " scale=\"1e30 1e30 1e30\""), "m.xml",
+        dir.path);
+  });
+  EXPECT_NE(huge.find("it is too large for its volume and inertia to be computed (they "
+                      "overflow; check its scale)"),
+            std::string::npos)
+      << huge;
+
+  EXPECT_EQ(error_of([] {
+              load_mjcf_string(
+                  "<mujoco>\n<worldbody><body><joint name=\"j\" axis=\"0 1 0\"/>"
+                  "<geom size=\"0.1\"/></body></worldbody>\n<actuator>\n<muscle "
+                  "joint=\"j\" lengthrange=\"1 -1\"/>\n</actuator>\n</mujoco>\n",
+                  "muscle.xml");
+            }),
+            "muscle.xml:4: actuator 'actuator0': the muscle's lengthrange [1, -1] is empty or "
+            "reversed (it needs lo < hi)");
+
+  EXPECT_EQ(error_of([] {
+              load_mjcf_string(
+                  "<mujoco>\n<worldbody><body mocap=\"true\"><geom size=\"0.1\" "
+                  "contype=\"0\" conaffinity=\"0\"/></body></worldbody>\n"
+                  "<keyframe><key mpos=\"1 2\"/></keyframe>\n</mujoco>\n",
+                  "key.xml");
+            }),
+            "key.xml:3: keyframe 0: mpos has 2 values, the model needs 3 · nmocap = 3");
+}
+
+// The distinct mesh files of a model are bounded together (256 MiB) before any is read, however
+// many meshes name each: five files of 55 MiB are refused at the fifth, while eight meshes of one
+// file and three more files pass the bound (and stop at the first file, which is no STL).  The
+// files are sparse, so that they cost no disk.
+TEST(MeshFiles, DistinctFilesAreBoundedTogether) {
+  TempDir dir;
+  for (int k = 0; k < 5; ++k) {
+    const fs::path file = dir.path / fmt::format("big{}.stl", k);
+    dir.write(file.filename().string(), "");
+    fs::resize_file(file, std::uintmax_t{55} << 20);
+  }
+  const auto model = [](int files, int repeats) {
+    std::string assets, geoms;
+    int m = 0;
+    for (int k = 0; k < files; ++k) {
+      for (int r = 0; r < (k == 0 ? repeats : 1); ++r, ++m) {
+        assets += fmt::format("<mesh name=\"m{}\" file=\"big{}.stl\"/>\n", m, k);
+        geoms += fmt::format("<geom type=\"mesh\" mesh=\"m{}\"/>", m);
+      }
+    }
+    return "<mujoco>\n<asset>\n" + assets + "</asset>\n<worldbody><body><freejoint/>" + geoms +
+           "</body></worldbody>\n</mujoco>\n";
+  };
+  EXPECT_EQ(error_of([&] { load_mjcf_string(model(5, 1), "meshes.xml", dir.path); }),
+            "meshes.xml:7: the model's distinct mesh files together have more than the 256 MiB a "
+            "model's meshes may have");
+  const std::string repeated =
+      error_of([&] { load_mjcf_string(model(4, 8), "meshes.xml", dir.path); });
+  EXPECT_TRUE(repeated.starts_with("meshes.xml:3: mesh 'm0'")) << repeated;
+  EXPECT_NE(repeated.find("not a valid STL file"), std::string::npos) << repeated;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -39,6 +39,9 @@ TEST(Cli, RandomizeSpecIsParsedAndChecked) {
             "--randomize: 'mass=a:b' needs two numbers LOW:HIGH");
   EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=1x:2"); }),
             "--randomize: 'mass=1x:2' needs two numbers LOW:HIGH");
+  // a parameter twice would multiply its two factors
+  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("gravity=2:2,gravity=2:2"); }),
+            "--randomize: 'gravity' is given twice; give each parameter one range");
   EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass"); }),
             "--randomize: 'mass' is not NAME=LOW:HIGH");
   EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("colour=1:2"); }),

@@ -163,6 +163,25 @@ TEST(CliBench, CsvIsWrittenWithoutAPlotter) {
   EXPECT_EQ(read_csv(dir / "bench.csv").size(), 12u);
 }
 
+// an output that cannot be written is an error before the rounds (which may take hours), with
+// the option and the OS's reason, never a traceback and exit status 0
+TEST(CliBench, UnwritableOutputsAreRefusedBeforeTheRounds) {
+  const TempDir dir("bench_unwritable");
+  for (const std::string option : {"--plot", "--csv"}) {
+    const std::string target = dir / "missing/out";
+    const ProgramResult r = run_zwang(option == "--csv" ? tiny_bench(target) + " --peers none"
+                                                        : tiny_bench(dir / "bench.csv") +
+                                                              " --peers none --plot " + target);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(option + " " + target + ": cannot write: No such file or directory"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("instance-steps per second"), std::string::npos) << "no rounds ran";
+    EXPECT_FALSE(fs::exists(dir / "bench.csv"));
+  }
+}
+
 TEST(CliBench, OutputsKeptAreNamedInTheNotes) {
   const ProgramResult r = run_zwang(
       "bench chain -n 8 --steps-per-call 1 --threads 1 --rounds 1 --min-time 0 --peers none "

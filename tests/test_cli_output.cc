@@ -17,6 +17,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "cli_common.hpp"
 #include "cli_process.h"
@@ -48,8 +49,10 @@ std::vector<double> chain_qpos(std::int64_t instances, std::uint64_t seed, int s
 }
 
 // the records a trajectory of the chain kept: as many in every series as `records` says, the
-// attribute `status`, and in the last of them the state a separate run of the same instances
-// reaches after as many steps
+// attribute `status`, the instances' status as of the last record, every record but the last
+// `record_every` steps apart, and in the last of them (at its own time: an interrupted run
+// records where it stopped) the state a separate run of the same instances reaches after as
+// many steps
 void expect_kept_records(const std::string& path, const char* status, std::int64_t instances,
                          std::uint64_t seed, int record_every, long long* records_out) {
   const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -62,13 +65,23 @@ void expect_kept_records(const std::string& path, const char* status, std::int64
   const std::vector<double> qpos = dataset(file, "qpos", &dims);
   EXPECT_EQ(dims, (std::vector<hsize_t>{static_cast<hsize_t>(records),
                                         static_cast<hsize_t>(instances), 8}));
-  dataset(file, "time", &dims);
+  const std::vector<double> time = dataset(file, "time", &dims);
   EXPECT_EQ(dims,
             (std::vector<hsize_t>{static_cast<hsize_t>(records), static_cast<hsize_t>(instances)}));
-  if (records >= 1 && qpos.size() == static_cast<std::size_t>(records * instances * 8)) {
-    const std::int64_t i = instances / 2;
-    const std::vector<double> expected =
-        chain_qpos(instances, seed, static_cast<int>((records - 1) * record_every), i);
+  const std::vector<double> instance_status = dataset(file, "status", &dims);
+  EXPECT_EQ(dims, (std::vector<hsize_t>{static_cast<hsize_t>(instances)}));
+  EXPECT_EQ(instance_status, std::vector<double>(instances, 0.0));
+  const double dt = examples::chain().timestep;
+  const std::int64_t i = instances / 2;
+  if (records >= 1 && qpos.size() == static_cast<std::size_t>(records * instances * 8) &&
+      time.size() == static_cast<std::size_t>(records * instances)) {
+    for (long long r = 0; r + 1 < records; ++r) {
+      EXPECT_EQ(std::lround(time[r * instances + i] / dt), r * record_every) << "record " << r;
+    }
+    const long long last = std::lround(time[(records - 1) * instances + i] / dt);
+    EXPECT_GT(last, (records - 2) * record_every);
+    EXPECT_LE(last, (records - 1) * record_every);
+    const std::vector<double> expected = chain_qpos(instances, seed, static_cast<int>(last), i);
     for (int k = 0; k < 8; ++k)
       EXPECT_EQ(qpos[((records - 1) * instances + i) * 8 + k], expected[k]) << "coordinate " << k;
   }
@@ -105,17 +118,34 @@ std::uintmax_t file_bytes(const std::string& path) {
   return missing ? 0 : bytes;
 }
 
-class CliInterrupt : public testing::TestWithParam<int> {};
+class CliInterrupt : public testing::TestWithParam<std::tuple<int, int>> {};
 
-// SIGINT or SIGTERM while `zwang run -o` writes: it stops at the next record, keeps what it
-// wrote, marks the file "interrupted", says how many records it kept and exits with 128+signo
+const char* signal_name(int signo) {
+  return signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SIGHUP";
+}
+
+// SIGINT, SIGTERM or SIGHUP while `zwang run -o` writes: it stops within a call of the engine,
+// records where it stopped, keeps what it wrote, marks the file "interrupted", says how many
+// records it kept and exits with 128+signo.  With a record every 20 steps, and with one record
+// only at the end of 2·10⁹ steps (which the run would reach in weeks).
 TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
-  const int signo = GetParam();
-  const TempDir dir(std::string("interrupt_") + (signo == SIGINT ? "int" : "term"));
+  const auto [signo, record_every] = GetParam();
+  const TempDir dir(std::string("interrupt_") + signal_name(signo) + std::to_string(record_every));
   const std::string out = dir / "traj.h5", log = dir / "log.txt";
-  std::vector<std::string> args{
-      ZWANG_CLI,        "run", "chain",  "-n", "200",           "-t", "2000000000",
-      "--record-every", "20",  "--seed", "6",  "--no-progress", "-o", out};
+  std::vector<std::string> args{ZWANG_CLI,
+                                "run",
+                                "chain",
+                                "-n",
+                                "200",
+                                "-t",
+                                "2000000000",
+                                "--record-every",
+                                std::to_string(record_every),
+                                "--seed",
+                                "6",
+                                "--no-progress",
+                                "-o",
+                                out};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -130,6 +160,7 @@ TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGHUP);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
@@ -137,11 +168,17 @@ TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
 
-  // 2 MB: the parameters and the first record (0.25 MB), and some 60 records of 29 kB
+  // 2 MB: the parameters and the first record (0.25 MB), and some 60 records of 29 kB; with
+  // one record at the end, the first record and a second of stepping
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const auto started = std::chrono::steady_clock::now();
   int status = 0;
   bool exited = false;
-  while (file_bytes(out) < 2'000'000 && std::chrono::steady_clock::now() < deadline) {
+  while ((record_every == 20
+              ? file_bytes(out) < 2'000'000
+              : file_bytes(out) < 200'000 ||
+                    std::chrono::steady_clock::now() - started < std::chrono::seconds(1)) &&
+         std::chrono::steady_clock::now() < deadline) {
     if (waitpid(pid, &status, WNOHANG) == pid) {
       exited = true;
       break;
@@ -150,12 +187,13 @@ TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
   }
   ASSERT_FALSE(exited) << "ended before the signal:\n" << read_text(log);
   kill(pid, signo);
-  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  // within a call of the engine (a quarter of a second) and the last record
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (waitpid(pid, &status, WNOHANG) != pid) {
     if (std::chrono::steady_clock::now() > stop_deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      FAIL() << "still running a minute after the signal:\n" << read_text(log);
+      FAIL() << "still running 20 s after the signal:\n" << read_text(log);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -164,9 +202,10 @@ TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
   EXPECT_EQ(WEXITSTATUS(status), 128 + signo) << output;
 
   long long records = 0;
-  expect_kept_records(out, "interrupted", 200, 6, 20, &records);
-  EXPECT_GE(records, 3);
-  EXPECT_NE(output.find("interrupted"), std::string::npos) << output;
+  expect_kept_records(out, "interrupted", 200, 6, record_every, &records);
+  EXPECT_GE(records, record_every == 20 ? 3 : 2);
+  EXPECT_NE(output.find(std::string("interrupted by ") + signal_name(signo)), std::string::npos)
+      << output;
   EXPECT_NE(output.find(std::to_string(records) + " records"), std::string::npos) << output;
 
   // h5py, where it is installed, opens the file too
@@ -179,10 +218,46 @@ TEST_P(CliInterrupt, KeepsTheRecordsAndMarksTheFile) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Signals, CliInterrupt, testing::Values(SIGINT, SIGTERM),
-                         [](const testing::TestParamInfo<int>& p) {
-                           return std::string(p.param == SIGINT ? "SIGINT" : "SIGTERM");
+INSTANTIATE_TEST_SUITE_P(Signals, CliInterrupt,
+                         testing::Values(std::tuple{SIGINT, 20}, std::tuple{SIGTERM, 20},
+                                         std::tuple{SIGHUP, 20}, std::tuple{SIGINT, 2000000000}),
+                         [](const testing::TestParamInfo<std::tuple<int, int>>& p) {
+                           return std::string(signal_name(std::get<0>(p.param))) +
+                                  (std::get<1>(p.param) == 20 ? "" : "_OneRecordAtTheEnd");
                          });
+
+// an existing trajectory is replaced only with --overwrite: without it the run is refused
+// before it starts and the file keeps its bytes
+TEST(CliOutput, RunReplacesAnExistingTrajectoryOnlyWhenAsked) {
+  const TempDir dir("overwrite");
+  const std::string out = dir / "traj.h5";
+  ASSERT_EQ(run_zwang("run chain -n 3 -t 20 --no-progress -o " + out).exit_code, 0);
+  const std::string before = read_text(out);
+  const ProgramResult again = run_zwang("run chain -n 5 -t 10 --no-progress -o " + out);
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_NE(again.output.find("-o " + out + ": the file exists; give --overwrite to replace it"),
+            std::string::npos)
+      << again.output;
+  EXPECT_EQ(again.output.find("instance-steps/s"), std::string::npos) << "it did not run";
+  EXPECT_TRUE(read_text(out) == before) << "the file changed";
+  ASSERT_EQ(run_zwang("run chain -n 5 -t 10 --no-progress --overwrite -o " + out).exit_code, 0);
+  const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(integer_attribute(file, "instances"), 5);
+  EXPECT_EQ(integer_attribute(file, "records"), 2);
+  H5Fclose(file);
+}
+
+// no room for the file at all (a file-size limit of 0): an error naming it, and no empty file
+TEST(CliOutput, RunThatCannotCreateItsFileLeavesNone) {
+  const TempDir dir("no_room");
+  const std::string out = dir / "traj.h5";
+  const ProgramResult r = run_shell(std::string("trap '' XFSZ; ulimit -f 0; exec ") + ZWANG_CLI +
+                                    " run chain -n 3 -t 10 --no-progress -o " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(out), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(out)) << r.output;
+}
 
 // a run that ends normally: "complete", every record, a ctrl dataset even without actuators,
 // and a seed past 2⁶³ as it was given
@@ -421,7 +496,8 @@ TEST(CliOutput, RunRecordsTheDriveParameters) {
   H5Fclose(file);
 
   // without drives the dataset is there, with no elements
-  const ProgramResult plain = run_zwang("run cart_pole -n 3 -t 1 --no-progress -o " + out);
+  const ProgramResult plain =
+      run_zwang("run cart_pole -n 3 -t 1 --no-progress --overwrite -o " + out);
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   const hid_t again = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(again, 0);
@@ -491,7 +567,7 @@ TEST(CliOutput, RunStartsFromTheKeyframe) {
   const std::string out = dir / "traj.h5";
   for (const std::string key : {"up", "1"}) {
     const ProgramResult r = run_zwang("run " + dir / "arm.xml" + " -n 3 -t 2 --record-every 1 " +
-                                      "--no-progress --keyframe " + key + " -o " + out);
+                                      "--no-progress --overwrite --keyframe " + key + " -o " + out);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     ASSERT_GE(file, 0);
@@ -516,7 +592,7 @@ TEST(CliOutput, RunStartsFromTheKeyframe) {
   }
   const ProgramResult noisy = run_zwang("run " + dir / "arm.xml" +
                                         " -n 2 -t 0 --no-progress --keyframe up --init-noise 0.1 "
-                                        "-o " +
+                                        "--overwrite -o " +
                                         out);
   ASSERT_EQ(noisy.exit_code, 0) << noisy.output;
   const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -664,9 +740,9 @@ TEST(CliOutput, RunRecordsTheContacts) {
   const std::string out = dir / "traj.h5";
   for (const bool contacts : {true, false}) {
     SCOPED_TRACE(contacts ? "contacts on" : "--disable contact");
-    const ProgramResult r =
-        run_zwang("run " + dir / "ball.xml" + " -n 3 -t 40 --record-every 10 --no-progress -o " +
-                  out + (contacts ? "" : " --disable contact"));
+    const ProgramResult r = run_zwang(
+        "run " + dir / "ball.xml" + " -n 3 -t 40 --record-every 10 --no-progress --overwrite -o " +
+        out + (contacts ? "" : " --disable contact"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     ASSERT_GE(file, 0);

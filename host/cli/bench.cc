@@ -482,6 +482,9 @@ std::vector<std::string> default_bench_models(std::vector<std::string>* missing)
 }
 
 int run_bench(const BenchOptions& o, const LoadOptions& load) {
+  // the outputs before the rounds, which may take hours
+  if (!o.csv.empty()) check_writable(o.csv, "--csv");
+  if (!o.plot.empty()) check_writable(o.plot, "--plot");
   std::vector<std::string> notes;
   std::vector<std::string> specs = o.models;
   if (specs.empty()) {
@@ -590,11 +593,14 @@ int run_bench(const BenchOptions& o, const LoadOptions& load) {
     std::fprintf(stderr, "zwang bench: table -> %s\n", o.csv.c_str());
   }
   if (!o.plot.empty()) {
-    const std::string why = bench_plot(rows, o.plot);
-    if (why.empty()) {
+    const PlotOutcome plot = bench_plot(rows, o.plot);
+    if (plot.why.empty()) {
       std::fprintf(stderr, "zwang bench: plot -> %s\n", o.plot.c_str());
     } else {
-      std::fprintf(stderr, "zwang bench: no plot: %s\n", why.c_str());
+      std::fprintf(stderr, "zwang bench: no plot: %s\n", plot.why.c_str());
+      // the table and the CSV are out; a plot that failed to draw or write fails the run, a
+      // machine without the optional plotter does not
+      if (!plot.no_plotter) return 1;
     }
   }
   return 0;

@@ -75,8 +75,13 @@ std::string bench_table(const std::vector<BenchRow>& rows);
 // to round-trip, so that each ratio is the quotient of its row's two columns.
 std::string bench_csv(const std::vector<BenchRow>& rows);
 // \brief Plots steps/s against instances (log-log), one panel per model and thread count, one
-// line per engine and configuration, through python3's matplotlib; empty on success, else why
-// not.
-std::string bench_plot(const std::vector<BenchRow>& rows, const std::string& file);
+// line per engine and configuration, through python3's matplotlib; `why` is empty on success,
+// else why not, and `no_plotter` says whether the reason is a missing python3 or matplotlib
+// (an optional tool) rather than a failure to draw or write the file.
+struct PlotOutcome {
+  std::string why;
+  bool no_plotter = false;
+};
+PlotOutcome bench_plot(const std::vector<BenchRow>& rows, const std::string& file);
 
 }  // namespace zwang::cli

@@ -29,7 +29,8 @@ std::string csv_field(const std::string& text) {
 }
 
 // the matplotlib script: rows as JSON on stdin, the PNG file as its argument; exit status 3
-// when matplotlib cannot be imported
+// when matplotlib cannot be imported, 4 with the reason on stderr when the file cannot be
+// written
 constexpr const char* kPlotScript = R"py(
 import json, sys
 try:
@@ -71,7 +72,11 @@ for ax, (model, mode, threads) in zip(axes[:, 0], panels):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
 fig.tight_layout()
-fig.savefig(sys.argv[1], dpi=100)
+try:
+    fig.savefig(sys.argv[1], dpi=100)
+except (OSError, ValueError) as e:
+    sys.stderr.write("%s\n" % e)
+    sys.exit(4)
 )py";
 
 }  // namespace
@@ -139,7 +144,7 @@ std::string bench_csv(const std::vector<BenchRow>& rows) {
   return out;
 }
 
-std::string bench_plot(const std::vector<BenchRow>& rows, const std::string& file) {
+PlotOutcome bench_plot(const std::vector<BenchRow>& rows, const std::string& file) {
   nlohmann::json data = nlohmann::json::array();
   for (const BenchRow& r : rows) {
     nlohmann::json row{{"model", r.model},
@@ -161,12 +166,12 @@ std::string bench_plot(const std::vector<BenchRow>& rows, const std::string& fil
 
   // python3 -c SCRIPT FILE, the rows on its stdin
   int fds[2];
-  if (pipe(fds) != 0) return fmt::format("pipe: {}", std::strerror(errno));
+  if (pipe(fds) != 0) return {fmt::format("pipe: {}", std::strerror(errno))};
   const pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
-    return fmt::format("fork: {}", std::strerror(errno));
+    return {fmt::format("fork: {}", std::strerror(errno))};
   }
   if (pid == 0) {
     dup2(fds[0], STDIN_FILENO);
@@ -192,12 +197,15 @@ std::string bench_plot(const std::vector<BenchRow>& rows, const std::string& fil
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3) {
-    return "python3 cannot import matplotlib (pip install matplotlib)";
+    return {"python3 cannot import matplotlib (pip install matplotlib)", true};
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return "python3 is not on the PATH";
-  return fmt::format("python3 failed to draw {} (status {})", file, status);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return {"python3 is not on the PATH", true};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+    return {fmt::format("cannot write {} (the reason is above)", file)};
+  }
+  return {fmt::format("python3 failed to draw {} (status {})", file, status)};
 }
 
 }  // namespace zwang::cli

@@ -144,6 +144,25 @@ void write_file(const std::string& path, const std::string& text) {
   }
 }
 
+void check_writable(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ignored;
+  if (fs::is_directory(path, ignored)) {
+    throw std::runtime_error(fmt::format("{} {}: is a directory", option, path));
+  }
+  const bool existed = fs::exists(path, ignored);
+  int fd = -1;
+  do {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    throw std::runtime_error(
+        fmt::format("{} {}: cannot write: {}", option, path, std::strerror(errno)));
+  }
+  ::close(fd);
+  if (!existed) ::unlink(path.c_str());
+}
+
 namespace {
 
 // MuJoCo's <flag> attribute names of the DisableBit flags
@@ -288,6 +307,14 @@ std::vector<RandomizeTerm> parse_randomize(const std::string& spec) {
     }
     if (!(t.low <= t.high) || !(t.low >= 0) || !std::isfinite(t.high)) {
       throw std::invalid_argument(fmt::format("--randomize: '{}' needs 0 <= LOW <= HIGH", item));
+    }
+    // a second range would multiply the first one's factors, which no reader of the command
+    // line expects
+    for (const RandomizeTerm& seen : terms) {
+      if (seen.parameter == t.parameter) {
+        throw std::invalid_argument(fmt::format(
+            "--randomize: '{}' is given twice; give each parameter one range", t.parameter));
+      }
     }
     terms.push_back(t);
   }

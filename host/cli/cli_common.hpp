@@ -102,6 +102,9 @@ std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInput
 // it and renamed onto it, a device or a pipe directly. std::runtime_error names the file and
 // the OS error.
 void write_file(const std::string& path, const std::string& text);
+// \brief std::runtime_error "OPTION PATH: cannot write: ..." unless `path` can be written (a file
+// it creates to find out is removed again), so that a run learns it before its work, not after.
+void check_writable(const std::string& path, const std::string& option);
 
 // \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]],
 // "qacc_smooth": [[nv]], "qfrc_constraint": [[nv]], "efc_nactive": [...], "solver_niter": [...],

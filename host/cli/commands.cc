@@ -4,10 +4,12 @@
 #include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iterator>
 #include <random>
 #include <type_traits>
@@ -77,10 +79,10 @@ void request_stop(int signo) {
   g_stop_signal = signo;
 }
 
-// SIGINT and SIGTERM stop the rollout at the next record (a call of the engine cannot be cut
-// short) instead of ending the program with the file half written; a second one ends it at once
-// (SA_RESETHAND). A signal the parent ignores stays ignored, and the previous handlers come back
-// with the rollout.
+// SIGINT, SIGTERM and SIGHUP (a closed terminal) stop the rollout after the call of the engine
+// under way, which the rollout keeps short, with a last record there, instead of ending the
+// program with the file half written; a second one ends it at once (SA_RESETHAND). A signal the
+// parent ignores stays ignored (nohup), and the previous handlers come back with the rollout.
 class StopOnSignals {
  public:
   StopOnSignals() {
@@ -89,22 +91,26 @@ class StopOnSignals {
     action.sa_handler = request_stop;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESETHAND | SA_RESTART;
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < kCount; ++k) {
       sigaction(kSignals[k], nullptr, &previous_[k]);
       if (previous_[k].sa_handler != SIG_IGN) sigaction(kSignals[k], &action, nullptr);
     }
   }
   ~StopOnSignals() {
-    for (int k = 0; k < 2; ++k) sigaction(kSignals[k], &previous_[k], nullptr);
+    for (int k = 0; k < kCount; ++k) sigaction(kSignals[k], &previous_[k], nullptr);
   }
   StopOnSignals(const StopOnSignals&) = delete;
   StopOnSignals& operator=(const StopOnSignals&) = delete;
   int signal() const { return g_stop_signal; }
 
  private:
-  static constexpr int kSignals[2] = {SIGINT, SIGTERM};
-  struct sigaction previous_[2];
+  static constexpr int kCount = 3;
+  static constexpr int kSignals[kCount] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[kCount];
 };
+
+// a call of the engine lasts about this long, so that a signal stops the run soon
+constexpr double kCallSeconds = 0.25;
 
 CpuSimd parse_cpu_simd(const std::string& name) {
   if (name == "scalar") return CpuSimd::kScalar;
@@ -155,6 +161,9 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   std::unique_ptr<H5File> h5;
   if (!o.out.empty()) {
     h5 = std::make_unique<H5File>(o.out);
+    // the instances' status as of the last record, rewritten with each, so that a run that
+    // fails keeps it
+    h5->write("status", {static_cast<hsize_t>(o.instances)}, std::vector<int>(o.instances, 0));
     const hsize_t n = static_cast<hsize_t>(o.instances);
     const int bytes = sizeof(T);
     h5->create_series("qpos", {n, static_cast<hsize_t>(m.nq)}, bytes);
@@ -230,6 +239,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->append("solver_niter", counts(b.solver_niter()).data());
     h5->append("ncon", counts(b.ncon()).data());
     h5->append("sensordata", gather(b.sensordata()).data());
+    const std::span<const int> status = std::as_const(b).status();
+    h5->overwrite("status", std::vector<int>(status.begin(), status.end()));
     h5->end_record();
   };
 
@@ -255,26 +266,34 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   // the first record's counts (active rows, contacts) are those of the initial state
   if (h5) sim.forward();
   record();
+  // the steps between records in calls of about kCallSeconds (the same bits as one call: each
+  // instance steps on alone), so that a signal ends the run within one
+  int call = 1;
   while (done < o.steps && stop.signal() == 0) {
     const int k = std::min(o.record_every, o.steps - done);
-    const auto t0 = std::chrono::steady_clock::now();
-    sim.step(k);
-    sim.synchronize();  // the CUDA backend returns once the steps are enqueued
-    stepping += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    done += k;
-    if (o.ctrl == "random") draw_ctrl();
+    int stepped = 0;
+    while (stepped < k && stop.signal() == 0) {
+      const int c = std::min(call, k - stepped);
+      const auto t0 = std::chrono::steady_clock::now();
+      sim.step(c);
+      sim.synchronize();  // the CUDA backend returns once the steps are enqueued
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      stepping += seconds;
+      stepped += c;
+      call = static_cast<int>(std::clamp(c * kCallSeconds / std::max(seconds, 1e-9), 1.0,
+                                         static_cast<double>(o.record_every)));
+    }
+    done += stepped;
+    if (o.ctrl == "random" && stepped == k) draw_ctrl();
+    // a signal in the middle of the steps of a record: the last record where the run stopped
     record();
     progress.update(done, static_cast<double>(o.instances) * done / std::max(stepping, 1e-12));
   }
   // a signal during the last steps stops nothing
   const int signo = done < o.steps ? stop.signal() : 0;
   if (signo != 0) progress.end();
-  if (h5) {
-    const std::span<const int> status = std::as_const(b).status();
-    h5->write("status", {static_cast<hsize_t>(o.instances)},
-              std::vector<int>(status.begin(), status.end()));
-    h5->close(signo != 0 ? "interrupted" : "complete");
-  }
+  if (h5) h5->close(signo != 0 ? "interrupted" : "complete");
 
   // instances that stopped, and those whose constraint solve reached the iteration cap
   std::vector<InstanceFailure> stopped, capped;
@@ -301,7 +320,10 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
                                               h5->records() == 1 ? "" : "s")
                                 : "";
     std::fprintf(stderr, "interrupted by %s after %d of %d steps%s\n",
-                 signo == SIGINT ? "SIGINT" : "SIGTERM", done, o.steps, kept.c_str());
+                 signo == SIGINT    ? "SIGINT"
+                 : signo == SIGTERM ? "SIGTERM"
+                                    : "SIGHUP",
+                 done, o.steps, kept.c_str());
     return 128 + signo;
   }
   if (h5) std::fprintf(stderr, "trajectory: %s\n", o.out.c_str());
@@ -467,6 +489,13 @@ int run_info(const std::string& spec, const LoadOptions& load) {
 }
 
 int run_rollout(const std::string& spec, const LoadOptions& load, const RunOptions& options) {
+  // a trajectory of an earlier run is replaced only when asked, before this run can fail
+  std::error_code ignored;
+  if (!options.out.empty() && !options.overwrite && std::filesystem::exists(options.out, ignored) &&
+      !std::filesystem::is_directory(options.out, ignored)) {
+    throw std::invalid_argument(fmt::format(
+        "-o {}: the file exists; give --overwrite to replace it, or another file", options.out));
+  }
   OpenedModel opened = open_model(spec, load);
   apply_model_edits(opened.model, {options.disable, options.drive});
   for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());

@@ -26,6 +26,7 @@ struct RunOptions {
   std::string ctrl = "zero";
   double init_noise = 0.01;  // in [0, kMaxInitNoise]
   std::string out;
+  bool overwrite = false;  // replace an existing `out`
   int record_every = 10;
   bool no_progress = false;
   std::vector<std::string> disable;  // --disable lists of MuJoCo flag names

@@ -133,13 +133,19 @@ H5File::H5File(const std::string& path) : path_(path) {
   H5Pset_file_space_strategy(fcpl, H5F_FSPACE_STRATEGY_NONE, false, 1);
   const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_fapl_sec2(fapl);  // a file descriptor, for allocate and discard_writes
+  const bool existed = std::filesystem::exists(path, ignored);
   errno = 0;
   file_ = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, fcpl, fapl);
   const int error = last_error();
   H5Pclose(fapl);
   H5Pclose(fcpl);
-  if (file_ < 0)
+  if (file_ < 0) {
+    // HDF5 may have created the file before the write that failed (a full disk): not left empty
+    if (!existed && std::filesystem::is_regular_file(path, ignored)) {
+      std::filesystem::remove(path, ignored);
+    }
     throw std::runtime_error(fmt::format("{}: cannot create: {}", path, error_text(error)));
+  }
   if (write_status(file_, "running") < 0 || write_records(file_, 0) < 0)
     fail("creating the file", kHdf5Error, false);
   commit("creating the file");
@@ -335,6 +341,20 @@ void H5File::write_raw(const std::string& name, const std::vector<hsize_t>& shap
   if (dataset >= 0) H5Dclose(dataset);
   H5Sclose(space);
   if (status < 0) fail(fmt::format("writing '{}'", name), error, false);
+}
+
+void H5File::overwrite(const std::string& name, const std::vector<int>& values) {
+  errno = 0;
+  const hid_t dataset = H5Dopen2(file_, name.c_str(), H5P_DEFAULT);
+  const hid_t space = dataset < 0 ? -1 : H5Dget_space(dataset);
+  const bool fits =
+      space >= 0 && H5Sget_simple_extent_npoints(space) == static_cast<hssize_t>(values.size());
+  const herr_t status =
+      fits ? H5Dwrite(dataset, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) : -1;
+  const int error = last_error();
+  if (space >= 0) H5Sclose(space);
+  if (dataset >= 0) H5Dclose(dataset);
+  if (status < 0) fail(fmt::format("rewriting '{}'", name), error, false);
 }
 
 void H5File::write(const std::string& name, const std::vector<hsize_t>& shape,

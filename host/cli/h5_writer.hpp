@@ -17,7 +17,7 @@ namespace zwang::cli {
 class H5File {
  public:
   // created or truncated, with `status` "running" and `records` 0; std::runtime_error naming the
-  // file and the OS error on failure
+  // file and the OS error on failure, which leaves no file where there was none
   explicit H5File(const std::string& path);
   // closes as "failed" when close() was not called: an exception ended the run
   ~H5File();
@@ -43,6 +43,9 @@ class H5File {
   void write(const std::string& name, const std::vector<hsize_t>& shape,
              const std::vector<int>& values);
   void create_group(const std::string& name);
+  // \brief New values of a fixed integer dataset written before, in place (its storage exists,
+  // so this needs no room on disk); they reach the file with the next end_record() or close().
+  void overwrite(const std::string& name, const std::vector<int>& values);
 
   void attribute(const std::string& name, const std::string& value);
   void attribute(const std::string& name, double value);

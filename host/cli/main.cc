@@ -217,6 +217,9 @@ int main(int argc, char** argv) {
   run->add_option("-o,--out", ro.out,
                   "trajectory file (HDF5): qpos, qvel, ctrl, active constraint rows, solver "
                   "iterations and contacts (ncon) per record and instance");
+  run->add_flag("--overwrite", ro.overwrite,
+                "replace the trajectory file when it exists (without it, an existing file is an "
+                "error, so that a rerun cannot lose a finished trajectory)");
   run->add_option("--record-every", ro.record_every, "steps between records")
       ->check(integer_from(1))
       ->capture_default_str();
