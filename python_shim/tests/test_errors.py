@@ -167,6 +167,44 @@ def test_non_finite_state_stops_only_its_instance(pendulum):
     assert sim.failures() == []
 
 
+def test_non_finite_time_stops_only_its_instance(pendulum):
+    # a time written as nan or inf through the view stops its instance as a nan qpos does
+    sim = zwang.Simulator(pendulum, instances=3)
+    sim.time[1] = np.nan
+    sim.time[2] = np.inf
+    sim.step(3)
+    assert sim.status.tolist() == [0, zwang.STATUS_BAD_STATE, zwang.STATUS_BAD_STATE]
+    assert "time" in sim.failures()[0].message
+    assert sim.time[0] > 0
+
+
+def test_contradicting_hard_rows_are_named(tmp_path):
+    # two drives that agree at t = 0 and part later, on joints tied by a hard equality: the
+    # instance stops with STATUS_HARD_CONFLICT and its failure names the three constraints
+    path = tmp_path / "tied.xml"
+    path.write_text("""<mujoco>
+  <custom>
+    <numeric name="hard:tie" data="1"/>
+    <numeric name="drive:j1" data="0 0 1 3 0"/>
+    <numeric name="drive:j2" data="0 0 0.42857142857142855 7 0"/>
+  </custom>
+  <worldbody>
+    <body name="a"><joint name="j1" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -1" size="0.05"/>
+      <body name="b" pos="0 0 -1"><joint name="j2" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -1" size="0.05"/></body></body>
+  </worldbody>
+  <equality><joint name="tie" joint1="j1" joint2="j2"/></equality>
+</mujoco>""")
+    sim = zwang.Simulator(zwang.load(str(path)), instances=2)
+    sim.step(20)
+    assert sim.status.tolist() == [zwang.STATUS_HARD_CONFLICT] * 2
+    failure = sim.failures()[0]
+    for who in ("equality 'tie'", "the drive of joint 'j1'", "the drive of joint 'j2'"):
+        assert who in failure.detail
+    assert failure.detail in failure.message
+
+
 def test_balance_inertia_repairs_a_urdf_inertia_only_when_asked(tmp_path):
     # principal moments 1, 1, 3 break A + B >= C: used as given with a warning, or balanced
     # to their mean 5/3 (MuJoCo's balanceinertia) with a warning saying so

@@ -3,6 +3,7 @@ seeding, and Gymnasium's own environment checker on a single env."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -196,3 +197,112 @@ def test_unknown_env_and_bad_kwargs():
         zg.make_vec("Hopper-v5", 2, not_an_option=1)
     with pytest.raises(ValueError):
         make("Hopper-v5", 2).step(np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("count", [4.5, 4.0, "4", True, np.float64(4.0), np.float64(4.5), None])
+def test_num_envs_must_be_an_integer(count):
+    message = "num_envs must be an integer, got.*" + re.escape(repr(count))
+    with pytest.raises(TypeError, match=message):
+        zg.make_vec("InvertedPendulum-v5", count)
+    if count is not True:
+        # Gymnasium's own make_vec refuses it as well (it takes range(num_envs))
+        with pytest.raises(TypeError):
+            gymnasium.make_vec("CartPole-v1", count, vectorization_mode="sync")
+
+
+@pytest.mark.parametrize("count", [0, -1, np.int64(0)])
+def test_num_envs_must_be_positive(count):
+    with pytest.raises(ValueError, match=f"num_envs must be at least 1, got {int(count)}"):
+        zg.make_vec("InvertedPendulum-v5", count)
+
+
+@pytest.mark.parametrize("kwargs", [{"frame_skip": 2.5}, {"max_episode_steps": 10.5},
+                                    {"frame_skip": True}])
+def test_step_counts_must_be_integers(kwargs):
+    # int(2.5) would step twice per action silently
+    with pytest.raises(TypeError, match=next(iter(kwargs)) + ".* must be an integer"):
+        zg.make_vec("InvertedPendulum-v5", 2, **kwargs)
+
+
+def test_num_envs_takes_numpy_integers(tmp_path):
+    env = make("InvertedPendulum-v5", np.int64(3))
+    assert env.num_envs == 3 and type(env.num_envs) is int
+    assert env.sim.instances == 3 and env.action_space.shape == (3, 1)
+    path = tmp_path / "pendulum.xml"
+    path.write_text(PENDULUM)
+    with pytest.raises(TypeError, match="num_envs"):
+        zg.VectorEnv(str(path), 2.5, lambda sim: sim.qpos, lambda sim, a: sim.qpos[:, 0])
+
+
+def _no_nan(info):
+    for key, value in info.items():
+        if isinstance(value, dict):
+            _no_nan(value)
+        elif np.asarray(value).dtype.kind == "f":
+            assert np.isfinite(value).all(), key
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_action_stops_only_its_env(bad):
+    env, ref = make("Hopper-v5", 3), make("Hopper-v5", 3)
+    obs0, _ = env.reset(seed=5)
+    ref.reset(seed=5)
+    action = np.full((3, 3), 0.4)
+    action[1, 2] = bad
+    obs, reward, terminated, truncated, info = env.step(action)
+    # the other envs step as a batch given only finite actions does
+    good = action.copy()
+    good[1] = 0.4
+    obs_ref, reward_ref, *_ = ref.step(good)
+    np.testing.assert_array_equal(obs[[0, 2]], obs_ref[[0, 2]])
+    np.testing.assert_array_equal(reward[[0, 2]], reward_ref[[0, 2]])
+    assert np.isfinite(obs).all() and np.isfinite(reward).all() and reward[1] == 0
+    assert terminated.tolist() == [False, True, False]
+    _no_nan(info)
+    assert info["_failure"].tolist() == [False, True, False]
+    assert "not finite" in info["failure"][1]
+    assert info["status"][1] & zwang.STATUS_BAD_STATE
+    # no reward components for the env that did not step
+    assert info["_reward_ctrl"].tolist() == [True, False, True]
+    # its instance kept the state from before the step
+    np.testing.assert_array_equal(obs[1], obs0[1])
+    # next step it starts over (NEXT_STEP) and the others go on
+    obs, reward, terminated, truncated, info = env.step(np.full((3, 3), 0.4))
+    assert reward[1] == 0 and not terminated.any() and np.isfinite(obs).all()
+    assert "_failure" not in info and (np.asarray(env.sim.status) == 0).all()
+
+
+def test_stopped_env_with_a_non_finite_state_reports_finite_values(tmp_path):
+    path = tmp_path / "pendulum.xml"
+    path.write_text(PENDULUM)
+    env = zg.VectorEnv(str(path), 3, lambda sim: np.concatenate([sim.qpos, sim.qvel], axis=1),
+                       lambda sim, action: -np.square(sim.qvel[:, 0]),
+                       info_fn=lambda sim: {"speed": np.abs(sim.qvel[:, 0])},
+                       autoreset_mode="SameStep")
+    env.reset(seed=0)
+    # a state written through the simulator's view: the instance stops at the next step
+    env.sim.qvel[2, 0] = np.nan
+    obs, reward, terminated, truncated, info = env.step(np.zeros((3, 1)))
+    assert terminated.tolist() == [False, False, True]
+    assert np.isfinite(reward).all() and reward[2] == 0
+    assert np.isfinite(obs).all()
+    # SAME_STEP: the ended env starts over and its last step's info is in final_info
+    final = info["final_info"]
+    assert final["_failure"].tolist() == [False, False, True]
+    assert "not finite" in final["failure"][2]
+    # the stopped env did not step: no step info, in final_info or the reset env's info
+    assert not final["_speed"].any() and info["_speed"].tolist() == [True, True, False]
+    assert np.isfinite(info["final_obs"][2]).all() and info["final_obs"][2][1] == 0
+    _no_nan(info)
+
+
+def test_single_env_reports_a_non_finite_action():
+    env = zg.make("Hopper-v5")
+    env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(np.array([0.0, np.nan, 0.0]))
+    assert reward == 0.0 and terminated and not truncated
+    assert "not finite" in info["failure"] and "reward_ctrl" not in info
+    with pytest.raises(RuntimeError):
+        env.step(np.zeros(3))
+    env.reset(seed=1)
+    assert np.isfinite(env.step(np.zeros(3))[1])

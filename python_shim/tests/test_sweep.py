@@ -148,3 +148,78 @@ def test_xarray_and_pandas_views(model):
     np.testing.assert_array_equal(df["qpos[0]"].to_numpy(), r.records["qpos"].reshape(-1))
     np.testing.assert_array_equal(df["dof_damping[0]"].to_numpy()[:3], r.params["dof_damping[0]"])
     assert isinstance(r, SweepResult)
+
+
+def test_records_over_max_bytes_are_refused_before_stepping(model):
+    # 11 records (steps 0, 10, ..., 100) of 4 instances x (qpos + qvel) float64, plus each
+    # record's int64 step and float64 time
+    nrec = 100 // 10 + 1
+    need = nrec * (4 * (model.nq + model.nv) * 8 + 16)
+    r = sweep(model, None, instances=4, steps=100, every=10, max_bytes=need)
+    assert r.records["qpos"].shape == (nrec, 4, model.nq)
+    assert r.steps.tolist() == list(range(0, 101, 10))
+    with pytest.raises(ValueError) as err:
+        sweep(model, None, instances=4, steps=100, every=10, max_bytes=need - 1)
+    message = str(err.value)
+    for part in (f"{need} bytes", f"{nrec} records", f"{need // nrec} bytes",
+                 f"max_bytes={need - 1}", "every", "record", "instances or steps"):
+        assert part in message, part
+
+
+def test_default_max_bytes_refuses_a_billion_records_at_once(model, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    nrec = 10**9 + 1
+    need = nrec * (1024 * (model.nq + model.nv) * 8 + 16)
+    assert need > os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    path = tmp_path / "pendulum.xml"
+    path.write_text(PENDULUM)
+    # 4 GiB of address space: a list of 10⁹ marks or records fails at once instead of swamping
+    # the machine
+    script = (
+        "import resource, time\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, 4 * 2**30))\n"
+        "from zwang.sweep import sweep\n"
+        "start = time.monotonic()\n"
+        "try:\n"
+        f"    sweep({str(path)!r}, None, instances=1024, steps=10**9, every=1)\n"
+        "except ValueError as err:\n"
+        "    print(time.monotonic() - start)\n"
+        "    print(err)\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    seconds, message = run.stdout.split("\n", 1)
+    assert float(seconds) < 1.0
+    assert f"{need} bytes" in message and f"{nrec} records" in message and "TiB" in message
+
+
+def test_records_follow_the_fields_shapes_and_dtypes(model):
+    # a last record at steps when every does not divide it; per instance: time float64, status
+    # int32, xpos float32 in f32
+    r = sweep(model, None, instances=3, steps=7, every=3, record=["time", "status", "xpos"],
+              precision="f32", max_bytes=4 * (3 * (8 + 4 + model.nbody * 3 * 4) + 16))
+    assert r.steps.tolist() == [0, 3, 6, 7]
+    assert r.records["time"].shape == (4, 3) and r.records["time"].dtype == np.float64
+    assert r.records["xpos"].dtype == np.float32
+    assert r.records["status"].dtype == np.int32
+    assert r.records["xpos"].shape == (4, 3, model.nbody, 3)
+    np.testing.assert_allclose(r.records["time"][:, 0], r.steps * model.timestep, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs", [{"instances": 4.5}, {"steps": 2.5}, {"every": 1.0},
+                                    {"instances": True}, {"steps": "10"}])
+def test_counts_must_be_integers(model, kwargs):
+    # int() would take 4.5 instances for 4 silently
+    args = {"instances": 4, "steps": 10, "every": 5, **kwargs}
+    with pytest.raises(TypeError, match=next(iter(kwargs)) + " must be an integer"):
+        sweep(model, **args, progress=False)
+
+
+def test_counts_must_be_in_range(model):
+    with pytest.raises(ValueError, match="steps must be at least 0"):
+        sweep(model, instances=4, steps=-1, progress=False)
+    with pytest.raises(ValueError, match="every must be at least 1"):
+        sweep(model, instances=4, steps=10, every=0, progress=False)

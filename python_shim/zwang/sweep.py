@@ -43,6 +43,8 @@ import numpy as np
 
 # instance-steps from which a progress bar is shown by default
 _PROGRESS_MIN_WORK = 10_000_000
+# the default max_bytes where the physical memory cannot be read (no os.sysconf)
+_FALLBACK_MAX_BYTES = 8 * 2**30
 # fields that are part of the state: recording them needs no evaluation of the pipeline
 _STATE_FIELDS = frozenset({"qpos", "qvel", "ctrl", "act", "time", "status", "xfrc_applied"})
 # the element a field's first per-instance axis runs over, by the field's name prefix
@@ -210,6 +212,37 @@ def _initial(spec: Any, width: int, n: int, seed: int, name: str) -> np.ndarray 
     return _rows(values, n, width, name)
 
 
+def _default_max_bytes() -> int:
+    """Half of this machine's physical memory, or 8 GiB where it cannot be read."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (AttributeError, ValueError, OSError):
+        return _FALLBACK_MAX_BYTES
+
+
+def _size(nbytes: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if nbytes < 1024:
+            return f"{nbytes:.3g} {unit}"
+        nbytes /= 1024
+    return f"{nbytes:.3g} TiB"
+
+
+def _check_size(nrec: int, fields: Mapping[str, np.ndarray], n: int, max_bytes: int) -> None:
+    """Refuses a sweep whose records would take more than ``max_bytes``: each record holds every
+    field of every instance, plus its step (int64) and time (float64)."""
+    per_record = sum(a.nbytes for a in fields.values()) + 16
+    total = nrec * per_record
+    if total <= max_bytes:
+        return
+    parts = ", ".join(f"{name} {a.nbytes // n} B" for name, a in fields.items())
+    raise ValueError(
+        f"zwang.sweep would record {total} bytes ({_size(total)}): {nrec} records of "
+        f"{per_record} bytes ({n} instances x ({parts}) + 16 B of step and time), more than "
+        f"max_bytes={max_bytes} ({_size(max_bytes)}). Take fewer records (a larger `every`), "
+        f"fewer fields in `record`, fewer instances or steps, or pass a larger `max_bytes`.")
+
+
 def _progress_bar(progress: bool | None, total: int, work: int) -> Any:
     if progress is False or (progress is None and work < _PROGRESS_MIN_WORK):
         return None
@@ -227,7 +260,7 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
           backend: str = "cpu", precision: str = "f64", threads: int = 0,
           qpos: Any = None, qvel: Any = None,
           ctrl: np.ndarray | Callable[[Any, int], np.ndarray] | None = None,
-          progress: bool | None = None) -> SweepResult:
+          progress: bool | None = None, max_bytes: int | None = None) -> SweepResult:
     """Runs ``instances`` instances of ``model`` for ``steps`` steps with drawn parameters.
 
     Args:
@@ -247,6 +280,10 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
         ctrl: controls: ``(nu,)`` or ``(N, nu)`` held throughout, or ``f(sim, step)`` returning
             ``(N, nu)`` before every step (then the simulator advances one step per call).
         progress: a tqdm bar: True, False, or None for runs of at least 10⁷ instance-steps.
+        max_bytes: the most memory the records may take, ``R * (N * bytes of every recorded
+            field of one instance + 16)`` with R records (the 16: each record's step and time);
+            half of the physical memory when None.  A sweep over it raises ``ValueError``
+            before it steps or allocates anything per record.
 
     Returns:
         a ``SweepResult``.
@@ -255,15 +292,22 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
 
     if isinstance(model, (str, os.PathLike)):
         model = zwang.load(os.fspath(model))
-    n, steps, every = int(instances), int(steps), int(every)
-    if n < 1 or steps < 0 or every < 1:
-        raise ValueError("instances must be >= 1, steps >= 0 and every >= 1")
+    from zwang._counts import count
+
+    # integers only: 4.5 instances or 2.5 steps are a mistake, not 4 or 2
+    n = count(instances, "instances")
+    steps = count(steps, "steps", minimum=0)
+    every = count(every, "every")
     sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision,
                           threads=threads)
     record = list(record)
     for name in record:
         if not hasattr(sim, name):
             raise ValueError(f"the simulator has no field {name!r} to record")
+    # R = ⌊steps / every⌋ + 1 records, one more when every does not divide steps
+    nrec = steps // every + 1 + (steps % every != 0)
+    first = {name: np.asarray(getattr(sim, name)) for name in record}
+    _check_size(nrec, first, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
 
     drawn: dict[str, np.ndarray] = {}
     for name, spec in (params or {}).items():
@@ -289,23 +333,23 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
     if ctrl is not None and ctrl_fn is None:
         sim.ctrl[...] = _rows(ctrl, n, model.nu, "ctrl")
 
-    marks = list(range(0, steps + 1, every))
-    if marks[-1] != steps:
-        marks.append(steps)
     derived = any(name not in _STATE_FIELDS for name in record)
-    records: dict[str, list[np.ndarray]] = {name: [] for name in record}
+    records = {name: np.empty((nrec, *a.shape), dtype=a.dtype) for name, a in first.items()}
+    del first
 
-    def take() -> None:
+    def take(r: int) -> None:
         if derived:
             sim.forward()
         for name in record:
-            records[name].append(np.array(getattr(sim, name)))
+            records[name][r] = getattr(sim, name)
 
     bar = _progress_bar(progress, steps, n * steps)
     try:
-        take()
+        take(0)
         done = 0
-        for mark in marks[1:]:
+        for r in range(1, nrec):
+            # record r after min(r every, steps) steps
+            mark = min(r * every, steps)
             while done < mark:
                 if ctrl_fn is not None:
                     sim.ctrl[...] = ctrl_fn(sim, done)
@@ -316,7 +360,7 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
                 done += chunk
                 if bar is not None:
                     bar.update(chunk)
-            take()
+            take(r)
     finally:
         if bar is not None:
             bar.close()
@@ -324,8 +368,8 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
     names = {"body": list(model.body_names), "joint": list(model.joint_names),
              "actuator": list(model.actuator_names), "site": list(getattr(model, "site_names", [])),
              "coordinate": list(range(model.nq)), "dof": list(range(model.nv))}
-    marks_arr = np.asarray(marks, dtype=np.int64)
+    marks = np.minimum(np.arange(nrec, dtype=np.int64) * every, steps)
     return SweepResult(
-        params=drawn, records={k: np.stack(v) for k, v in records.items()}, steps=marks_arr,
-        time=marks_arr * float(model.timestep), status=np.array(sim.status),
+        params=drawn, records=records, steps=marks,
+        time=marks * float(model.timestep), status=np.array(sim.status),
         failures=list(sim.failures()), seed=int(seed), names=names)

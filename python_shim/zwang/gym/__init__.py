@@ -36,6 +36,10 @@ def _task(env_id: str) -> type[MujocoTaskEnv]:
 def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> MujocoTaskEnv:
     """One of Gymnasium's v5 MuJoCo tasks over ``num_envs`` instances.
 
+    ``num_envs`` is an integer of at least 1 (a Python or numpy integer): a float or string
+    raises ``TypeError``, as in ``gymnasium.make_vec``, and so does a bool; a count below 1
+    raises ``ValueError``.
+
     ``kwargs`` are those of Gymnasium's v5 environment (``xml_file``, ``frame_skip``, reward
     weights, ``reset_noise_scale``, healthy ranges, ``exclude_current_positions_from_observation``,
     ``include_cfrc_ext_in_observation``...), plus ``max_episode_steps`` (the v5 time limit by

@@ -19,6 +19,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 import zwang
+from zwang._counts import count
 
 # status bits that only warn: the instance keeps stepping (the constraint solver stopped at its
 # iteration cap); any other bit means the instance stopped
@@ -42,6 +43,13 @@ def load_model(model_or_path: Any, contact_margin: str = "max") -> "zwang.Model"
 def stopped(status: np.ndarray) -> np.ndarray:
     """True for every instance whose status word has a bit that stops it (not a warning)."""
     return (np.asarray(status).astype(np.int64) & ~_STATUS_WARNING_BITS) != 0
+
+
+def env_count(value: Any, name: str = "num_envs", minimum: int = 1) -> int:
+    """``value`` as a count of envs (or steps): an integer of at least ``minimum``
+    (``zwang._counts.count``).  Gymnasium's ``make_vec`` takes ``range(num_envs)``, which refuses
+    anything without ``__index__`` (4.5, 4.0, "4")."""
+    return count(value, name, minimum)
 
 
 class VectorEnv(gymnasium.vector.VectorEnv):
@@ -75,8 +83,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ``time`` are those after the step; its derived quantities (``xpos``, ``cfrc_ext``, ``cvel``,
     ``site_xpos``...) are those of the state the last step evaluated, as in MuJoCo after
     ``mj_step``: the state before the last step under Euler, the last stage under RK4.  After a
-    reset they are those of the reset state.  An instance that stopped (a non-finite state or a
-    failed factorisation, see ``sim.failures()``) is reported as terminated.
+    reset they are those of the reset state.
+
+    An env whose instance stopped in a step (a non-finite action or state, a failed
+    factorisation: ``sim.failures()``) did not advance: it is reported terminated, with reward
+    0, no step info, observation entries that are not finite read as 0, and
+    ``info["failure"]`` (the reason, a string) and ``info["status"]`` (the status word,
+    ``zwang.STATUS_*``); the other envs step as if it were not there.
     """
 
     metadata: dict[str, Any] = {"render_modes": [], "autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -101,13 +114,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         threads: int = 0,
         outputs: Sequence[str] | None = None,
     ) -> None:
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        if int(frame_skip) < 1:
-            raise ValueError(f"frame_skip must be at least 1, got {frame_skip}")
-        if max_episode_steps is not None and int(max_episode_steps) < 1:
-            raise ValueError(
-                f"max_episode_steps must be at least 1 or None, got {max_episode_steps}")
+        num_envs = env_count(num_envs)
+        frame_skip = env_count(frame_skip, "frame_skip")
+        if max_episode_steps is not None:
+            max_episode_steps = env_count(max_episode_steps, "max_episode_steps (or None)")
         if seeding not in ("batch", "per_env"):
             raise ValueError(f"seeding must be 'batch' or 'per_env', got {seeding!r}")
         self._obs_fn, self._reward_fn = obs_fn, reward_fn
@@ -305,15 +315,19 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._obs = obs = np.asarray(self._observe(), dtype=np.float64)
         self._progress = self._progress_position()
         reward, terminated, info = self._evaluate(action, progress_before)
-        terminated = terminated | stopped(self.sim.status)
+        halted = stopped(self.sim.status)
+        terminated = terminated | halted
         self._elapsed += 1
         if self.max_episode_steps is None:
             truncated = np.zeros(self.num_envs, dtype=bool)
         else:
             truncated = self._elapsed >= self.max_episode_steps
         info = {key: np.asarray(value) for key, value in info.items()}
-        stepped = np.ones(self.num_envs, dtype=bool)
-        info = {**info, **{"_" + key: stepped.copy() for key in info}}
+        info = {**info, **{"_" + key: ~halted for key in info}}
+        if halted.any():
+            # NEXT_STEP: the envs that ended last step start over below; their action is void
+            void = pending if self.autoreset_mode == AutoresetMode.NEXT_STEP else None
+            reward, info = self._report_stopped(halted, void, action, obs, reward, info)
 
         if self.autoreset_mode == AutoresetMode.NEXT_STEP and pending.any():
             # envs that ended last step start over; their action is not applied
@@ -338,6 +352,36 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 info["final_info"], info["_final_info"] = final_info, done.copy()
         self._autoreset = terminated | truncated
         return self._obs.copy(), reward, terminated, truncated, info
+
+    def _report_stopped(self, halted: np.ndarray, void: np.ndarray | None, action: np.ndarray,
+                        obs: np.ndarray, reward: np.ndarray, info: dict[str, Any]
+                        ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reward 0, finite observations (in place) and no step info for the ``halted`` envs,
+        whose instances kept their state from before the step; ``failure`` and ``status`` give
+        the reason for those not in ``void``."""
+        rows = halted.reshape(-1, *(1,) * (obs.ndim - 1))
+        obs[rows & ~np.isfinite(obs)] = 0.0
+        reward = np.where(halted, 0.0, reward)
+        info = dict(info)
+        for key in [k for k in info if not k.startswith("_")]:
+            value = np.array(info[key], copy=True)
+            value[halted] = 0
+            info[key] = value
+        report = halted if void is None else halted & ~void
+        if not report.any():
+            return reward, info
+        failure = np.full(self.num_envs, None, dtype=object)
+        status = np.zeros(self.num_envs, dtype=np.int32)
+        bad_action = ~np.isfinite(action).all(axis=1)
+        for f in self.sim.failures():
+            i = int(f.instance)
+            if report[i]:
+                failure[i] = (f"the action {action[i].tolist()} is not finite: {f.message}"
+                              if bad_action[i] else f.message)
+                status[i] = int(f.status)
+        info["failure"], info["_failure"] = failure, report.copy()
+        info["status"], info["_status"] = status, report.copy()
+        return reward, info
 
     def _reset_info_rows(self, reset_info: dict[str, np.ndarray], rows: np.ndarray
                          ) -> dict[str, Any]:
