@@ -116,10 +116,11 @@ TEST(ConstrainedBatch, InstancesWithDifferentActiveRowsMatchSeparateRuns) {
             *std::max_element(active.begin(), active.end()));
 }
 
-// a double pendulum, both hinges limited to [lo, hi] and with friction loss f
-Model limited_double_pendulum(double lo, double hi, double f) {
+// two hinges about y, j1 and j2, one under the other (uniform rods of 1 kg and 1 m), both with
+// the limits and friction loss of `joint`
+ModelBuilder two_hinges(double timestep = 2e-3, JointSpec joint = {.name = "", .axis = {0, 1, 0}}) {
   ModelBuilder b;
-  b.set_timestep(1e-3);
+  b.set_timestep(timestep);
   const Inertia6 rod = inertia_from_principal({1.0 / 12, 1.0 / 12, 1e-4});
   b.add_body({.name = "upper", .mass = 1, .com = {0, 0, -0.5}, .inertia = rod});
   b.add_body({.name = "lower",
@@ -128,14 +129,19 @@ Model limited_double_pendulum(double lo, double hi, double f) {
               .mass = 1,
               .com = {0, 0, -0.5},
               .inertia = rod});
-  for (const char* body : {"upper", "lower"}) {
-    b.add_joint(body, {.name = std::string(body) + "_hinge",
-                       .axis = {0, 1, 0},
-                       .limited = true,
-                       .range = {lo, hi},
-                       .frictionloss = f});
-  }
-  return b.build();
+  joint.name = "j1";
+  b.add_joint("upper", joint);
+  joint.name = "j2";
+  b.add_joint("lower", joint);
+  return b;
+}
+
+// a double pendulum, both hinges limited to [lo, hi] and with friction loss f
+Model limited_double_pendulum(double lo, double hi, double f) {
+  return two_hinges(
+             1e-3,
+             {.name = "", .axis = {0, 1, 0}, .limited = true, .range = {lo, hi}, .frictionloss = f})
+      .build();
 }
 
 // with one Newton iteration allowed, an instance with both hinges beyond their limits and
@@ -305,23 +311,6 @@ TEST(ConstrainedBatch, EqualityOfBodiesThatCannotMoveIsEmpty) {
 
 // ---------------------------------------------------------------------------------------------
 // hard rows that contradict one another, and rows that are only redundant
-
-// two hinges about y, one under the other (uniform rods of 1 kg and 1 m), for hard rows
-ModelBuilder two_hinges(double timestep = 2e-3) {
-  ModelBuilder b;
-  b.set_timestep(timestep);
-  const Inertia6 rod = inertia_from_principal({1.0 / 12, 1.0 / 12, 1e-4});
-  b.add_body({.name = "upper", .mass = 1, .com = {0, 0, -0.5}, .inertia = rod});
-  b.add_joint("upper", {.name = "j1", .axis = {0, 1, 0}});
-  b.add_body({.name = "lower",
-              .parent = "upper",
-              .pos = {0, 0, -1},
-              .mass = 1,
-              .com = {0, 0, -0.5},
-              .inertia = rod});
-  b.add_joint("lower", {.name = "j2", .axis = {0, 1, 0}});
-  return b;
-}
 
 // j1 = polycoef[0] + j2, exact
 EqualitySpec tie(const std::string& name, double offset) {
