@@ -38,8 +38,9 @@ std::string row_owner(const Model& m, const RowPlan& plan, int r) {
   return fmt::format("hard row {}", r);
 }
 
-// forward() of instance 0 of `one`, then the clauses of hard_conflict() with tolerance `tol`
-std::string conflict_of(const Model& model, Batch<double>& one, double tol) {
+// forward() of instance 0 of `one`, then the clauses of hard_conflict(): the rows that
+// ConstraintSolver::hard_consistent finds violated, with the tolerances of the instance's type
+std::string conflict_of(const Model& model, Batch<double>& one, double tol, double reach) {
   const ModelArrays<double> arrays(model);
   const ModelView<double> view = arrays.view();
   std::vector<double> work(std::max(view.lay.work_rows, 1));
@@ -51,17 +52,17 @@ std::string conflict_of(const Model& model, Batch<double>& one, double tol) {
 
   // A (nh x nv), H, x = q̈ of the projection, as hard_consistent() sees them
   Eigen::MatrixXd a(nh, nv), h(nv, nv);
-  Eigen::VectorXd x(nv), aref(nh);
+  Eigen::VectorXd x(nv), xs(nv), aref(nh);
   for (int r = 0; r < nh; ++r) {
     for (int i = 0; i < nv; ++i) a(r, i) = d.efc_J()[r * nv + i];
     aref[r] = d.efc_aref()[r];
   }
   for (int i = 0; i < nv; ++i) {
     x[i] = d.qacc()[i];
+    xs[i] = d.qacc_smooth()[i];
     for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = d.qM()[i * (i + 1) / 2 + j];
   }
   const Eigen::VectorXd residual = a * x - aref;
-  const double scale = (a.cwiseAbs() * x.cwiseAbs() + aref.cwiseAbs()).maxCoeff();
   std::vector<int> kept;
   for (int r = 0; r < nh; ++r) {
     if (d.efc_pstate()[r] == -1) kept.push_back(r);
@@ -75,9 +76,14 @@ std::string conflict_of(const Model& model, Batch<double>& one, double tol) {
   const Eigen::LDLT<Eigen::MatrixXd> factor(skk);
 
   const RowPlan plan = plan_rows(model);
+  const Eigen::VectorXd terms = a.cwiseAbs() * (x.cwiseAbs() + xs.cwiseAbs()) + aref.cwiseAbs();
+  const double floor = tol * (1 + terms.maxCoeff());
+  const double change = std::sqrt(std::max((x - xs).dot(h * (x - xs)), 0.0));
   std::vector<std::string> clauses;
   for (int p = 0; p < nh; ++p) {
-    if (d.efc_pstate()[p] != -2 || !(std::abs(residual[p]) > tol * (1 + scale))) continue;
+    if (d.efc_pstate()[p] != -2 || !(std::abs(residual[p]) > floor)) continue;
+    const double sigma = std::max(d.efc_S()[p * nh + p], 0.0);
+    if (!(std::abs(residual[p]) > reach * std::sqrt(sigma) * change)) continue;
     Eigen::VectorXd skp(kept.size());
     for (std::size_t u = 0; u < kept.size(); ++u) skp[u] = s(kept[u], p);
     const Eigen::VectorXd c = kept.empty() ? skp : Eigen::VectorXd(factor.solve(skp));
@@ -120,13 +126,14 @@ std::string hard_conflict(const Model& model, const Batch<T>& batch, std::int64_
     for (int j = 0; j < from.width(); ++j) to(0, j) = static_cast<double>(from(i, j));
   }
   one.time()[0] = batch.time()[i];
-  return conflict_of(model, one, hard_conflict_tolerance<T>());
+  return conflict_of(model, one, hard_conflict_tolerance<T>(), hard_reach<T>());
 }
 
 void check_hard_rows(const Model& model) {
   if (model.sizes().nhard == 0) return;
   Batch<double> one(model, 1);
-  const std::string conflict = conflict_of(model, one, hard_conflict_tolerance<double>());
+  const std::string conflict =
+      conflict_of(model, one, hard_conflict_tolerance<double>(), hard_reach<double>());
   if (!conflict.empty()) {
     throw ModelError(fmt::format(
         "model: hard constraints contradict one another at the default state (qpos0, at rest, "

@@ -72,6 +72,35 @@ Triangles read_stl(const std::string& data, bool mirror, const std::string& name
   return t;
 }
 
+// The number tinyobjloader reads from a token: the longest decimal prefix
+// [+-]? (d+ (. d*)? | . d+) ([eE] [+-]? d+)?, the rest of the token ignored ("1.0f" is 1); false
+// where there is none ('nan', 'inf', a word: it reads 0) or the number is not finite
+bool obj_number(std::string_view token, double& value) {
+  std::size_t at = 0;
+  const auto digits = [&] {
+    const std::size_t from = at;
+    while (at < token.size() && std::isdigit(static_cast<unsigned char>(token[at]))) ++at;
+    return at > from;
+  };
+  if (at < token.size() && (token[at] == '+' || token[at] == '-')) ++at;
+  const std::size_t mantissa = at;
+  bool any = digits();
+  if (at < token.size() && token[at] == '.') {
+    ++at;
+    any = digits() || any;
+  }
+  if (!any) return false;
+  if (at < token.size() && (token[at] == 'e' || token[at] == 'E')) {
+    const std::size_t mark = at++;
+    if (at < token.size() && (token[at] == '+' || token[at] == '-')) ++at;
+    if (!digits()) at = mark;
+  }
+  // from_chars takes no leading '+'
+  const std::size_t begin = token[0] == '+' ? mantissa : 0;
+  const auto [ptr, ec] = std::from_chars(token.data() + begin, token.data() + at, value);
+  return ec == std::errc() && std::isfinite(value);
+}
+
 // What tinyobjloader would read silently as something else, refused with the file and line: a
 // vertex coordinate that is not a finite number (it reads 'nan', 'inf' or a word as 0), and a
 // face's vertex number past the file's vertices or past 64 bits (it wraps it to an int)
@@ -94,18 +123,16 @@ void check_obj_text(const std::string& data, const std::string& name) {
     std::size_t start = 0;
     for (int line = 1; start < data.size(); ++line) {
       const std::size_t end = std::min(data.find('\n', start), data.size());
-      const std::vector<std::string_view> t =
-          tokens(std::string_view(data).substr(start, end - start));
+      // a comment runs to the end of the line
+      const std::string_view text = std::string_view(data).substr(start, end - start);
+      const std::vector<std::string_view> t = tokens(text.substr(0, text.find('#')));
       start = end + 1;
       if (t.empty() || t[0] != (pass == 0 ? "v" : "f")) continue;
       if (pass == 0) ++nvert;
       for (std::size_t k = 1; k < t.size(); ++k) {
-        const char* first = t[k].data();
-        const char* last = first + t[k].size();
         if (pass == 0) {
           double x = 0;
-          const auto [ptr, ec] = std::from_chars(first, last, x);
-          if (ec != std::errc() || ptr != last || !std::isfinite(x)) {
+          if (!obj_number(t[k], x)) {
             throw ModelError(fmt::format("{}:{}: vertex coordinate '{}' is not a finite number",
                                          name, line, t[k]));
           }

@@ -246,7 +246,9 @@ std::vector<InstanceFailure> Simulator<T>::failures() const {
       ++named;
       out.back().detail = hard_conflict(model_, batch_, i);
       if (out.back().detail.empty()) {
-        out.back().detail = "they hold again at the state before the failed step";
+        out.back().detail =
+            "not reproduced by a float64 solve at the instance's state and time: a float32 "
+            "rounding, an RK4 stage or Euler's damped solve";
       }
     }
   }

@@ -240,6 +240,19 @@ ZW_HD ZW_INLINE constexpr T hard_conflict_tolerance() {
   return T(sizeof(T) == 4 ? 1e-2 : 1e-3);
 }
 
+// semidefinite_factor drops a row whose pivot is below this fraction of its own diagonal
+template <class T>
+ZW_HD ZW_INLINE constexpr T hard_drop_tolerance() {
+  return T(sizeof(T) == 4 ? 1e-4 : 1e-9);
+}
+
+// A dropped hard row holds when satisfying it would change q̈ by at most this many times the
+// change the projection made (ConstraintSolver::hard_consistent)
+template <class T>
+ZW_HD ZW_INLINE constexpr T hard_reach() {
+  return T(1000);
+}
+
 template <class T>
 struct ConstraintSolver {
   const ModelView<T>& m;
@@ -282,26 +295,47 @@ struct ConstraintSolver {
     for (int a = 0; a < nh; ++a) {
       for (int b = 0; b <= a; ++b) s[a * nh + b] = s[b * nh + a] = row_dot(a, y + b * nv);
     }
-    semidefinite_factor<T>(s, d.efc_perm(), d.efc_pstate(), nh, T(sizeof(T) == 4 ? 1e-4 : 1e-9));
+    semidefinite_factor<T>(s, d.efc_perm(), d.efc_pstate(), nh, hard_drop_tolerance<T>());
   }
 
-  // whether the rows the factor dropped hold at x (after hard_project(x, true)): a dependent
-  // row p holds when A_p x = aref_p to within `tol` of the largest hard row's terms,
-  // tol (1 + max_r Σ_i |A_ri x_i| + |aref_r|); one that does not contradicts the rows kept
+  // whether the rows the factor dropped hold at x (after hard_project(x, true)).  A dropped row
+  // p holds when its residual r_p = A_p x − aref_p is rounding, |r_p| ≤ tol (1 + max_r terms_r)
+  // with terms_r = Σ_i (|A_ri x_i| + |A_ri x_s,i|) + |aref_r| (the sizes of what the projection
+  // subtracts, which its rounding is relative to), or when satisfying it too would take no
+  // larger a change of q̈ than the projection made already: the least ‖Δx‖_H that moves A_p x
+  // by r_p and keeps the rows kept is |r_p| / √σ_p, σ_p the Schur complement of p's diagonal in
+  // A H⁻¹ Aᵀ (its pivot when dropped), so p holds when |r_p| ≤ hard_reach √σ_p ‖x − x_s‖_H.  A
+  // row only nearly dependent (a redundant loop off its manifold, rows that float rounding
+  // cannot tell apart) passes; one exactly dependent (σ_p rounding) and violated beyond rounding
+  // contradicts the rows kept, and so does an empty row (σ_p = 0) that asks for anything.
   ZW_HD bool hard_consistent(Row<T> x) const {
-    const Row<T> aref = d.efc_aref(), state = d.efc_pstate();
-    T scale = T(0), worst = T(0);
+    const Row<T> aref = d.efc_aref(), state = d.efc_pstate(), s = d.efc_S();
+    const Row<T> xs = d.qacc_smooth(), dx = d.efc_dir(), hdx = d.efc_tmp();
+    T scale = T(0);
     for (int r = 0; r < nh; ++r) {
       const Row<T> j = jac(r);
-      T terms = fabs(aref[r]), residual = -aref[r];
-      for (int i = 0; i < nv; ++i) {
-        terms += fabs(j[i] * x[i]);
-        residual += j[i] * x[i];
-      }
+      T terms = fabs(aref[r]);
+      for (int i = 0; i < nv; ++i) terms += fabs(j[i] * x[i]) + fabs(j[i] * xs[i]);
       scale = fmax(scale, terms);
-      if (state[r] == T(-2)) worst = fmax(worst, fabs(residual));
     }
-    return !(worst > hard_conflict_tolerance<T>() * (T(1) + scale));
+    const T floor = hard_conflict_tolerance<T>() * (T(1) + scale);
+    T change = T(-1);  // ‖x − x_s‖_H, once a row needs it
+    bool holds = true;
+    for (int p = 0; p < nh; ++p) {
+      if (!(state[p] == T(-2))) continue;
+      const T residual = fabs(row_dot(p, x) - aref[p]);
+      if (!(residual > floor)) continue;
+      if (change < T(0)) {
+        for (int i = 0; i < nv; ++i) dx[i] = x[i] - xs[i];
+        tree_symv<T>(d.qM(), m.dof_parent, dx, hdx, nv);
+        T e = T(0);
+        for (int i = 0; i < nv; ++i) e += dx[i] * hdx[i];
+        change = std::sqrt(fmax(e, T(0)));
+      }
+      holds =
+          holds && !(residual > hard_reach<T>() * std::sqrt(fmax(s[p * nh + p], T(0))) * change);
+    }
+    return holds;
   }
 
   // v −= Y S⁺ (A v − rhs) with rhs = aref (project = true) or 0; μ keeps S⁺ (A v − rhs)
@@ -581,6 +615,10 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     }
   }
   if (nh > 0) {
+    // without a solve the soft rows carry no force: grad is H (x − x_s) alone
+    if (!solve) {
+      for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
+    }
     cs.hard_factor(hl, m.dof_parent);
     const Row<T> mu = d.efc_mu(), y = d.efc_Y();
     for (int r = 0; r < nh; ++r) {
@@ -614,6 +652,11 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     if (nh > 0) {
       cs.hard_factor(g, m.dof_parent);
       cs.hard_project(x, true);
+      // the rows this metric's factor drops must hold as well
+      if (!cs.hard_consistent(x)) {
+        *d.status |= kStatusHardConflict;
+        return false;
+      }
       const Row<T> mu = d.efc_mu();
       for (int r = 0; r < nh; ++r) {
         force[r] -= mu[r];

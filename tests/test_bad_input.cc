@@ -214,7 +214,7 @@ TEST(ObjFiles, NonFiniteCoordinatesAndFarVertexNumbersAreRefused) {
   const std::string prefix =
       fmt::format("mesh.xml:3: mesh 'm' (file '{}'): {}", (dir.path / "m.obj").string(),
                   (dir.path / "m.obj").string());
-  for (const std::string word : {"nan", "inf", "-inf", "1e999", "abc", "0x"}) {
+  for (const std::string word : {"nan", "inf", "-inf", "1e999", "abc", "+e5", ".", "-"}) {
     EXPECT_EQ(
         load_obj("v 0 0 0\nv 1 0 0\n# a comment\nv 0 1 0\nv 0 0 " + word + "\n" + tetra_faces),
         fmt::format("{}:5: vertex coordinate '{}' is not a finite number", prefix, word));
@@ -230,9 +230,10 @@ TEST(ObjFiles, NonFiniteCoordinatesAndFarVertexNumbersAreRefused) {
             fmt::format("{}:8: face uses vertex 99999999999999999999, which the file does not "
                         "have (it has 4 vertices)",
                         prefix));
-  // relative numbers, texture and normal references are fine
-  EXPECT_EQ(load_obj("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvn 0 0 1\nf 1/1/1 3//1 2\n"
-                     "f -4 -3 -1\nf 1 4 3\nf 2 3 4\n"),
+  // relative numbers, texture and normal references, comments, a sign, tabs, CRLF and what
+  // tinyobjloader reads as the number in front ("1.0f" is 1) are fine
+  EXPECT_EQ(load_obj("v 0 0 0\r\nv\t+1 0 0 # x\nv 0 1.0f 0\nv .0 -.0 1.e0\nvt 0 0\nvn 0 0 1\n"
+                     "f 1/1/1 3//1 2\nf -4 -3 -1\nf 1 4 3\nf 2 3 4\n"),
             "(no error)");
 }
 
@@ -324,6 +325,38 @@ TEST(MeshFiles, DistinctFilesAreBoundedTogether) {
       error_of([&] { load_mjcf_string(model(4, 8), "meshes.xml", dir.path); });
   EXPECT_TRUE(repeated.starts_with("meshes.xml:3: mesh 'm0'")) << repeated;
   EXPECT_NE(repeated.find("not a valid STL file"), std::string::npos) << repeated;
+}
+
+// A file read once for several meshes gives each what its own copy of the file would, mirrored
+// where a scale has a negative determinant: the bodies' masses, inertias and frames, and the
+// meshes' hulls, equal those of a model whose meshes name separate copies
+TEST(MeshFiles, AFileNamedTwiceIsReadOnceForBoth) {
+  TempDir dir;
+  // an irregular tetrahedron, so that a mirror changes its inertia's frame
+  const std::string tetra =
+      "v 0 0 0\nv 1.3 0.1 0\nv 0.2 0.9 0.1\nv 0.1 0.3 1.7\nf 1 3 2\nf 1 2 4\nf 1 4 3\n"
+      "f 2 3 4\n";
+  for (const char* name : {"a.obj", "b.obj", "c.obj"}) dir.write(name, tetra);
+  const auto model = [&](const char* first, const char* second, const char* third) {
+    return fmt::format(
+        "<mujoco>\n<asset>\n<mesh name=\"m1\" file=\"{}\"/>\n<mesh name=\"m2\" file=\"{}\" "
+        "scale=\"-1 1 1\"/>\n<mesh name=\"m3\" file=\"{}\" scale=\"2 2 2\"/>\n</asset>\n"
+        "<worldbody>\n<body name=\"b1\"><freejoint/><geom type=\"mesh\" mesh=\"m1\"/></body>\n"
+        "<body name=\"b2\"><freejoint/><geom type=\"mesh\" mesh=\"m2\"/></body>\n"
+        "<body name=\"b3\"><freejoint/><geom type=\"mesh\" mesh=\"m3\"/></body>\n"
+        "</worldbody>\n</mujoco>\n",
+        first, second, third);
+  };
+  const Model once = load_mjcf_string(model("a.obj", "a.obj", "a.obj"), "m.xml", dir.path).model;
+  const Model copies = load_mjcf_string(model("a.obj", "b.obj", "c.obj"), "m.xml", dir.path).model;
+  EXPECT_EQ(once.body_mass, copies.body_mass);
+  EXPECT_EQ(once.body_inertia, copies.body_inertia);
+  EXPECT_EQ(once.body_ipos, copies.body_ipos);
+  EXPECT_EQ(once.mesh_vert, copies.mesh_vert);
+  EXPECT_EQ(once.mesh_face, copies.mesh_face);
+  // and the mirror is one: the second body's centre of mass is the first's mirrored in x
+  EXPECT_GT(std::abs(once.body_ipos[3 * 1]), 0.1);
+  EXPECT_NEAR(once.body_ipos[3 * 2], -once.body_ipos[3 * 1], 1e-6);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -276,5 +276,32 @@ TEST(CliInput, InputsAreReadUpToABound) {
   EXPECT_EQ(cli::read_file("/dev/null", 1 << 20), "");
 }
 
+// A contact bound or a keyframe count from a file is refused within a gigabyte of address space:
+// nothing of its size is allocated first (2·10⁹ contacts once allocated 1.7 GB).  Sanitizers
+// reserve terabytes of address space of their own, so this runs in the plain build only.
+TEST(CliInput, HugeCountsAreRefusedWithinAGigabyte) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "under AddressSanitizer, whose shadow memory needs more address space";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "under AddressSanitizer, whose shadow memory needs more address space";
+#endif
+#endif
+  const TempDir dir("huge_counts");
+  const std::string body =
+      "<worldbody>\n<geom type=\"plane\" size=\"1 1 0.1\"/>\n<body pos=\"0 0 1\">"
+      "<freejoint/><geom size=\"0.1\"/></body>\n</worldbody>\n</mujoco>\n";
+  std::ofstream(dir / "contacts.xml") << "<mujoco>\n<size nconmax=\"2000000000\"/>\n" + body;
+  std::ofstream(dir / "keys.xml") << "<mujoco>\n<size nkey=\"10000000\"/>\n" + body;
+  for (const char* file : {"contacts.xml", "keys.xml"}) {
+    const ProgramResult r =
+        run_shell(std::string("ulimit -v 1048576; exec ") + ZWANG_CLI + " info " + dir / file);
+    EXPECT_EQ(r.signal, 0) << r.output;
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(r.output.find("bad_alloc"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(std::string(file) + ":2: "), std::string::npos) << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace zwang::test

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -420,6 +421,64 @@ TEST(HardRows, RedundantRowsThatHoldAreFine) {
   EXPECT_GT(std::abs(c), 0.1) << "the mechanism moved";
 }
 
+// A double parallelogram (crank, middle link and rocker of equal length under one coupler), closed
+// twice by hard connects: on the closed linkage its rows are redundant.  Started off the closed
+// linkage, where they are only nearly dependent, the drift correction closes it, and no instance
+// stops for a conflict, in either precision, under Euler and RK4; the loops end closed.
+template <class T>
+void expect_open_redundant_loops_close(Integrator integrator) {
+  ModelBuilder b;
+  b.set_timestep(1e-3).set_integrator(integrator);
+  const Inertia6 bar = inertia_from_principal({0.02, 0.02, 1e-4});
+  b.add_body({.name = "crank", .mass = 1, .com = {0, 0, -0.25}, .inertia = bar});
+  b.add_joint("crank", {.name = "c", .axis = {0, 1, 0}});
+  b.add_body({.name = "coupler",
+              .parent = "crank",
+              .pos = {0, 0, -0.5},
+              .mass = 1,
+              .com = {0.5, 0, 0},
+              .inertia = bar});
+  b.add_joint("coupler", {.name = "k", .axis = {0, 1, 0}});
+  for (const double x : {0.5, 1.0}) {
+    const std::string name = x == 0.5 ? "middle" : "rocker";
+    b.add_body({.name = name, .pos = {x, 0, 0}, .mass = 1, .com = {0, 0, -0.25}, .inertia = bar});
+    b.add_joint(name, {.name = name + "_hinge", .axis = {0, 1, 0}});
+    b.add_equality({.name = name + "_loop",
+                    .type = EqualityType::kConnect,
+                    .obj1 = "coupler",
+                    .obj2 = name,
+                    .anchor = {x, 0, 0},
+                    .hard = true});
+  }
+  const Model model = b.build();
+  const int n = 64;
+  Simulator<T> sim(model, n);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-0.3, 0.3);
+  for (int i = 0; i < n; ++i) {
+    std::vector<T> q(4);
+    for (T& x : q) x = T(u(rng));
+    sim.batch().qpos().set(i, q);
+  }
+  sim.step(2000);
+  EXPECT_TRUE(sim.failures().empty()) << sim.failures()[0].message();
+  // closed: the coupler's end at the rocker's end, rotations about y as in the four-bar above
+  for (int i = 0; i < n; ++i) {
+    const std::vector<T> q = sim.batch().qpos().get(i);
+    const double c = q[0], k = q[1], r = q[3];
+    const double ex = -0.5 * std::sin(c) + std::cos(c + k) - (1 - 0.5 * std::sin(r));
+    const double ez = -0.5 * std::cos(c) - std::sin(c + k) + 0.5 * std::cos(r);
+    EXPECT_LT(std::hypot(ex, ez), sizeof(T) == 4 ? 1e-3 : 1e-6) << "instance " << i;
+  }
+}
+
+TEST(HardRows, RedundantLoopsStartedOpenCloseWithoutConflict) {
+  for (const Integrator integrator : {Integrator::kEuler, Integrator::kRK4}) {
+    expect_open_redundant_loops_close<double>(integrator);
+    expect_open_redundant_loops_close<float>(integrator);
+  }
+}
+
 // Two drives that agree at t = 0 (same q, q̇, q̈) and then part: the instance runs one step, then
 // stops with kStatusHardConflict, keeps its state, and failures() names the constraints; the
 // other instances (whose drives agree) move exactly as without it.  Both CPU backends.
@@ -525,6 +584,41 @@ TEST(ZeroIterations, SoftRowsCarryNoForceAndTheStepMovesWithoutThem) {
       EXPECT_EQ(d.solver_niter()(0, 0), 0);
     }
   }
+}
+
+// The same with the hard row and the soft row on one chain, where the drive's row is coupled to
+// the limit's through H: the drive's force is that of the model without the limit, and
+// H q̈ + h = τ + qfrc_constraint, in forward() and in the RK4 stages of a step
+TEST(ZeroIterations, HardForcesIgnoreTheSoftRowsTheyAreCoupledTo) {
+  const auto chain = [](bool limited) {
+    ModelBuilder b =
+        two_hinges(1e-3, {.name = "", .axis = {0, 1, 0}, .limited = limited, .range = {-0.2, 0.2}});
+    b.set_integrator(Integrator::kRK4).set_solver(0, 1e-8);
+    b.add_drive({.joint = "j1", .amplitude = 0.2, .omega = 4});
+    return b.build();
+  };
+  Simulator<double> limited(chain(true), 3), free(chain(false), 3);
+  for (Simulator<double>* s : {&limited, &free}) {
+    for (int i = 0; i < 3; ++i) {
+      s->batch().qpos().set(i, std::vector<double>{0.1 * i, 0.5 + 0.1 * i});  // j2 beyond its limit
+      s->batch().qvel().set(i, std::vector<double>{0.8, -1.0 + i});
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (Simulator<double>* s : {&limited, &free}) round == 0 ? s->forward() : s->step(7);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_NEAR(limited.batch().drive_force()(i, 0), free.batch().drive_force()(i, 0),
+                  1e-9 * (1 + std::abs(free.batch().drive_force()(i, 0))))
+          << "round " << round << ", instance " << i;
+      const Eigen::MatrixXd h = unpack(get(limited.batch().qM(), i), 2);
+      const Eigen::VectorXd lhs = h * get(limited.batch().qacc(), i) +
+                                  get(limited.batch().qfrc_bias(), i) -
+                                  get(limited.batch().qfrc_passive(), i);
+      const Eigen::VectorXd rhs = get(limited.batch().qfrc_constraint(), i);
+      EXPECT_LT((lhs - rhs).norm(), 1e-9 * (1 + rhs.norm())) << "round " << round << ", " << i;
+    }
+  }
+  EXPECT_TRUE(limited.failures().empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -281,8 +282,9 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       stepping += seconds;
       stepped += c;
-      call = static_cast<int>(std::clamp(c * kCallSeconds / std::max(seconds, 1e-9), 1.0,
-                                         static_cast<double>(o.record_every)));
+      // a power of two: few distinct step counts, which the CUDA backend captures once each
+      call = static_cast<int>(std::bit_floor(static_cast<unsigned>(std::clamp(
+          c * kCallSeconds / std::max(seconds, 1e-9), 1.0, static_cast<double>(o.record_every)))));
     }
     done += stepped;
     if (o.ctrl == "random" && stepped == k) draw_ctrl();
