@@ -7,8 +7,8 @@
 #include <regex>
 #include <set>
 
-#include "cli_common.hpp"
 #include "cli_process.h"
+#include "host/cli/cli_common.hpp"
 #include "test_util.h"
 #include "zwang/examples.hpp"
 
@@ -276,9 +276,11 @@ TEST(CliInput, InputsAreReadUpToABound) {
   EXPECT_EQ(cli::read_file("/dev/null", 1 << 20), "");
 }
 
-// A contact bound or a keyframe count from a file is refused within a gigabyte of address space:
-// nothing of its size is allocated first (2·10⁹ contacts once allocated 1.7 GB).  Sanitizers
-// reserve terabytes of address space of their own, so this runs in the plain build only.
+// A contact bound or a keyframe count from a file is refused within a gigabyte of data (the
+// data-segment limit, which counts the heap and anonymous mappings but not the libraries mapped,
+// CUDA's among them): nothing of its size is allocated first (2·10⁹ contacts once allocated
+// 1.7 GB).  Sanitizers map terabytes of shadow memory of their own, so this runs in the plain
+// build only.
 TEST(CliInput, HugeCountsAreRefusedWithinAGigabyte) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "under AddressSanitizer, whose shadow memory needs more address space";
@@ -295,7 +297,7 @@ TEST(CliInput, HugeCountsAreRefusedWithinAGigabyte) {
   std::ofstream(dir / "keys.xml") << "<mujoco>\n<size nkey=\"10000000\"/>\n" + body;
   for (const char* file : {"contacts.xml", "keys.xml"}) {
     const ProgramResult r =
-        run_shell(std::string("ulimit -v 1048576; exec ") + ZWANG_CLI + " info " + dir / file);
+        run_shell(std::string("ulimit -d 1048576; exec ") + ZWANG_CLI + " info " + dir / file);
     EXPECT_EQ(r.signal, 0) << r.output;
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_EQ(r.output.find("bad_alloc"), std::string::npos) << r.output;
