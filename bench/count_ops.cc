@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "host/model_arrays.hpp"
 #include "kernels/pipeline.h"
-#include "model_arrays.hpp"
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"
 

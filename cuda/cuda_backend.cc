@@ -15,9 +15,9 @@
 #include "cuda/launch.hpp"
 #include "cuda/plan.hpp"
 #include "cuda/tools.hpp"
+#include "host/model_arrays.hpp"
+#include "host/residency.hpp"
 #include "kernels/pipeline.h"
-#include "model_arrays.hpp"
-#include "residency.hpp"
 
 namespace zwang {
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
 #include "cuda/energy.h"
+#include "host/backend.hpp"
 
 namespace zwang::gpu {
 

@@ -1,11 +1,11 @@
-#include "actuator_constants.hpp"
+#include "host/actuator_constants.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
 
-#include "smooth_instance.hpp"
+#include "host/smooth_instance.hpp"
 
 namespace zwang {
 

@@ -1,4 +1,4 @@
-#include "body_merge.hpp"
+#include "host/body_merge.hpp"
 
 #include <Eigen/Geometry>
 

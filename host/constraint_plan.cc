@@ -1,4 +1,4 @@
-#include "constraint_plan.hpp"
+#include "host/constraint_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "host/model_arrays.hpp"
+#include "host/model_size.hpp"
+#include "host/smooth_instance.hpp"
 #include "kernels/model_view.h"
 #include "kernels/narrowphase.h"
-#include "model_arrays.hpp"
-#include "model_size.hpp"
-#include "smooth_instance.hpp"
 
 namespace zwang {
 

@@ -10,11 +10,11 @@
 #include <utility>
 #include <vector>
 
-#include "backend.hpp"
-#include "cache_size.hpp"
-#include "cpu_simd.hpp"
+#include "host/backend.hpp"
+#include "host/cache_size.hpp"
+#include "host/cpu_simd.hpp"
+#include "host/model_arrays.hpp"
 #include "kernels/pipeline.h"
-#include "model_arrays.hpp"
 
 namespace zwang {
 namespace {

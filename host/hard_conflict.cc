@@ -1,4 +1,4 @@
-#include "hard_conflict.hpp"
+#include "host/hard_conflict.hpp"
 
 #include <fmt/format.h>
 
@@ -7,10 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include "constraint_plan.hpp"
-#include "instance_view.hpp"
+#include "host/constraint_plan.hpp"
+#include "host/instance_view.hpp"
+#include "host/model_arrays.hpp"
 #include "kernels/pipeline.h"
-#include "model_arrays.hpp"
 
 namespace zwang {
 namespace {

@@ -1,4 +1,4 @@
-#include "load_warnings.hpp"
+#include "host/load_warnings.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Mesh files, convex hulls and MuJoCo's mesh inertia.  The processing follows mjCMesh::Process
 // step by step, in the same precision (MuJoCo 2.2.2 keeps vertices in float throughout, MuJoCo 3
 // works in double), so that the results agree with MuJoCo's to rounding.
-#include "mesh.hpp"
+#include "host/mesh.hpp"
 
 #include <assimp/scene.h>
 #include <fmt/format.h>
@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "model_file.hpp"
+#include "host/model_file.hpp"
 
 extern "C" {
 #include <libqhull_r/qhull_ra.h>

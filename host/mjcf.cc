@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "mjcf_reader.hpp"
-#include "mjcf_sensor.hpp"
-#include "model_file.hpp"
-#include "model_size.hpp"
+#include "host/mjcf_reader.hpp"
+#include "host/mjcf_sensor.hpp"
+#include "host/model_file.hpp"
+#include "host/model_size.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

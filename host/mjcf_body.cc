@@ -8,8 +8,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "body_merge.hpp"
-#include "mjcf_reader.hpp"
+#include "host/body_merge.hpp"
+#include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "constraint_plan.hpp"
-#include "mjcf_reader.hpp"
+#include "host/constraint_plan.hpp"
+#include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 

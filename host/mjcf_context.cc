@@ -10,9 +10,9 @@
 #include <limits>
 #include <numbers>
 
-#include "mjcf_reader.hpp"
-#include "model_file.hpp"
-#include "xml_attributes.hpp"
+#include "host/mjcf_reader.hpp"
+#include "host/model_file.hpp"
+#include "host/xml_attributes.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -8,7 +8,7 @@
 #include <numbers>
 #include <span>
 
-#include "mjcf_reader.hpp"
+#include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

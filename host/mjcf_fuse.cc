@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "body_merge.hpp"
-#include "mass_matrix_check.hpp"
-#include "mjcf_reader.hpp"
+#include "host/body_merge.hpp"
+#include "host/mass_matrix_check.hpp"
+#include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "mjcf_reader.hpp"
+#include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <utility>
 
-#include "body_merge.hpp"
-#include "mesh.hpp"
-#include "mjcf_reader.hpp"
+#include "host/body_merge.hpp"
+#include "host/mesh.hpp"
+#include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {
 

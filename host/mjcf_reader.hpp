@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "body_merge.hpp"
-#include "load_warnings.hpp"
-#include "text_lines.hpp"
+#include "host/body_merge.hpp"
+#include "host/load_warnings.hpp"
+#include "host/text_lines.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang::mjcf {

@@ -2,7 +2,7 @@
 // its object (site, joint, tendon, actuator, body; objtype and objname for frame sensors, with
 // reftype and refname), name, cutoff and noise; sensors have no default classes.  <option
 // magnetic> is the field magnetometers measure.
-#include "mjcf_sensor.hpp"
+#include "host/mjcf_sensor.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "model_sensors.hpp"
+#include "host/model_sensors.hpp"
 
 namespace zwang::mjcf {
 namespace {

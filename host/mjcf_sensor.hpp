@@ -4,7 +4,7 @@
 #include <pugixml.hpp>
 #include <span>
 
-#include "mjcf_reader.hpp"
+#include "host/mjcf_reader.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang::mjcf {

@@ -1,6 +1,6 @@
-#include "model_arrays.hpp"
+#include "host/model_arrays.hpp"
 
-#include "constraint_plan.hpp"
+#include "host/constraint_plan.hpp"
 
 namespace zwang {
 

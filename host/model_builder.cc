@@ -8,14 +8,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "actuator_constants.hpp"
-#include "body_merge.hpp"
-#include "constraint_plan.hpp"
-#include "hard_conflict.hpp"
+#include "host/actuator_constants.hpp"
+#include "host/body_merge.hpp"
+#include "host/constraint_plan.hpp"
+#include "host/hard_conflict.hpp"
+#include "host/mass_matrix_check.hpp"
+#include "host/model_sensors.hpp"
+#include "host/model_size.hpp"
 #include "kernels/model_view.h"
-#include "mass_matrix_check.hpp"
-#include "model_sensors.hpp"
-#include "model_size.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang {

@@ -1,4 +1,4 @@
-#include "model_file.hpp"
+#include "host/model_file.hpp"
 
 #include <fmt/format.h>
 

@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
-#include "constraint_plan.hpp"
+#include "host/constraint_plan.hpp"
+#include "host/model_keyframes.hpp"
+#include "host/model_sensors.hpp"
+#include "host/model_size.hpp"
 #include "kernels/layout.h"
 #include "kernels/model_view.h"
-#include "model_keyframes.hpp"
-#include "model_sensors.hpp"
-#include "model_size.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang {

@@ -1,7 +1,7 @@
 // Stand-in for the CUDA backend in a build configured with ZWANG_CUDA=OFF.
 #include <stdexcept>
 
-#include "backend.hpp"
+#include "host/backend.hpp"
 
 namespace zwang {
 

@@ -1,4 +1,4 @@
-#include "residency.hpp"
+#include "host/residency.hpp"
 
 namespace zwang {
 

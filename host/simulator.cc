@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "backend.hpp"
-#include "hard_conflict.hpp"
+#include "host/backend.hpp"
+#include "host/hard_conflict.hpp"
 #include "kernels/status.h"
 
 namespace zwang {

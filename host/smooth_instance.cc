@@ -1,4 +1,4 @@
-#include "smooth_instance.hpp"
+#include "host/smooth_instance.hpp"
 
 #include <algorithm>
 

@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
+#include "host/model_arrays.hpp"
 #include "kernels/instance.h"
 #include "kernels/model_view.h"
-#include "model_arrays.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang {

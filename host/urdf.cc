@@ -54,12 +54,12 @@
 #include <utility>
 #include <vector>
 
-#include "body_merge.hpp"
-#include "load_warnings.hpp"
-#include "model_file.hpp"
-#include "text_lines.hpp"
-#include "urdf_inertia.hpp"
-#include "xml_attributes.hpp"
+#include "host/body_merge.hpp"
+#include "host/load_warnings.hpp"
+#include "host/model_file.hpp"
+#include "host/text_lines.hpp"
+#include "host/urdf_inertia.hpp"
+#include "host/xml_attributes.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

@@ -1,4 +1,4 @@
-#include "urdf_inertia.hpp"
+#include "host/urdf_inertia.hpp"
 
 #include <fmt/format.h>
 

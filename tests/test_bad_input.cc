@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "host/model_file.hpp"
 #include "kernels/status.h"
-#include "model_file.hpp"
 #include "test_util.h"
 #include "zwang/derived.hpp"
 #include "zwang/examples.hpp"

@@ -14,9 +14,9 @@
 #include <set>
 
 #include "actuator_models.h"
-#include "cli_common.hpp"
 #include "cli_process.h"
-#include "commands.hpp"
+#include "host/cli/cli_common.hpp"
+#include "host/cli/commands.hpp"
 #include "mujoco_util.h"
 #include "reference/rnea.h"
 #include "sensor_models.h"

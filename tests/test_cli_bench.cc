@@ -11,8 +11,8 @@
 #include <map>
 #include <sstream>
 
-#include "cli_common.hpp"
 #include "cli_process.h"
+#include "host/cli/cli_common.hpp"
 
 namespace zwang::test {
 namespace {

@@ -20,10 +20,10 @@
 #include <thread>
 #include <tuple>
 
-#include "cli_common.hpp"
 #include "cli_process.h"
-#include "commands.hpp"
-#include "h5_writer.hpp"
+#include "host/cli/cli_common.hpp"
+#include "host/cli/commands.hpp"
+#include "host/cli/h5_writer.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/simulator.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "mass_matrix_check.hpp"
+#include "host/mass_matrix_check.hpp"
 #include "test_util.h"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "residency.hpp"
+#include "host/residency.hpp"
 #include "test_util.h"
 #include "zwang/simulator.hpp"
 

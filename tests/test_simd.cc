@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "cache_size.hpp"
+#include "host/cache_size.hpp"
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "instance_view.hpp"
+#include "host/instance_view.hpp"
+#include "host/model_arrays.hpp"
 #include "kernels/instance.h"
-#include "model_arrays.hpp"
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bench_peer.h"
+#include "host/cli/bench_peer.h"
 
 namespace zwang_peer {
 

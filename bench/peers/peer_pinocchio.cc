@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_peer.h"
+#include "host/cli/bench_peer.h"
 #include "peer_common.hpp"
 
 struct ZwangPeer {

@@ -1,4 +1,4 @@
-#include "bench.hpp"
+#include "host/cli/bench.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -18,8 +18,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "bench_peer.h"
-#include "cli_common.hpp"
+#include "host/cli/bench_peer.h"
+#include "host/cli/cli_common.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/simulator.hpp"
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "bench.hpp"
+#include "host/cli/bench.hpp"
 
 namespace zwang::cli {
 namespace {

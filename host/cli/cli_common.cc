@@ -1,4 +1,4 @@
-#include "cli_common.hpp"
+#include "host/cli/cli_common.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

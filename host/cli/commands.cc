@@ -1,4 +1,4 @@
-#include "commands.hpp"
+#include "host/cli/commands.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,8 +16,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "cli_common.hpp"
-#include "h5_writer.hpp"
+#include "host/cli/cli_common.hpp"
+#include "host/cli/h5_writer.hpp"
 #include "kernels/status.h"
 
 namespace zwang::cli {

@@ -1,4 +1,4 @@
-#include "h5_writer.hpp"
+#include "host/cli/h5_writer.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -15,9 +15,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "bench.hpp"
-#include "cli_common.hpp"
-#include "commands.hpp"
+#include "host/cli/bench.hpp"
+#include "host/cli/cli_common.hpp"
+#include "host/cli/commands.hpp"
 #include "zwang/examples.hpp"
 
 namespace zwang::cli {

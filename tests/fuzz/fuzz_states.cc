@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cli_common.hpp"
+#include "host/cli/cli_common.hpp"
 #include "zwang/model.hpp"
 
 namespace {
