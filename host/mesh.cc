@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "host/model_file.hpp"
+#include "host/load/model_file.hpp"
 
 extern "C" {
 #include <libqhull_r/qhull_ra.h>

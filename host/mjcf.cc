@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "host/load/model_file.hpp"
 #include "host/mjcf_reader.hpp"
 #include "host/mjcf_sensor.hpp"
-#include "host/model_file.hpp"
 #include "host/model_size.hpp"
 #include "zwang/loaders.hpp"
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "host/body_merge.hpp"
+#include "host/load/body_merge.hpp"
 #include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {

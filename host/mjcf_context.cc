@@ -10,9 +10,9 @@
 #include <limits>
 #include <numbers>
 
+#include "host/load/model_file.hpp"
+#include "host/load/xml_attributes.hpp"
 #include "host/mjcf_reader.hpp"
-#include "host/model_file.hpp"
-#include "host/xml_attributes.hpp"
 
 namespace zwang::mjcf {
 namespace {

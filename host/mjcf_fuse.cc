@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/body_merge.hpp"
+#include "host/load/body_merge.hpp"
 #include "host/mass_matrix_check.hpp"
 #include "host/mjcf_reader.hpp"
 

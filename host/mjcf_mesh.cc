@@ -15,7 +15,7 @@
 #include <string_view>
 #include <utility>
 
-#include "host/body_merge.hpp"
+#include "host/load/body_merge.hpp"
 #include "host/mesh.hpp"
 #include "host/mjcf_reader.hpp"
 

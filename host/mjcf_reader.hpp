@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "host/body_merge.hpp"
-#include "host/load_warnings.hpp"
-#include "host/text_lines.hpp"
+#include "host/load/body_merge.hpp"
+#include "host/load/text_lines.hpp"
+#include "host/load/warnings.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang::mjcf {

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "host/actuator_constants.hpp"
-#include "host/body_merge.hpp"
 #include "host/constraint_plan.hpp"
 #include "host/hard_conflict.hpp"
+#include "host/load/body_merge.hpp"
 #include "host/mass_matrix_check.hpp"
 #include "host/model_sensors.hpp"
 #include "host/model_size.hpp"

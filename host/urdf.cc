@@ -54,12 +54,12 @@
 #include <utility>
 #include <vector>
 
-#include "host/body_merge.hpp"
-#include "host/load_warnings.hpp"
-#include "host/model_file.hpp"
-#include "host/text_lines.hpp"
+#include "host/load/body_merge.hpp"
+#include "host/load/model_file.hpp"
+#include "host/load/text_lines.hpp"
+#include "host/load/warnings.hpp"
+#include "host/load/xml_attributes.hpp"
 #include "host/urdf_inertia.hpp"
-#include "host/xml_attributes.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/model_file.hpp"
+#include "host/load/model_file.hpp"
 #include "kernels/status.h"
 #include "test_util.h"
 #include "zwang/derived.hpp"

@@ -1,4 +1,4 @@
-#include "host/body_merge.hpp"
+#include "host/load/body_merge.hpp"
 
 #include <Eigen/Geometry>
 

@@ -1,4 +1,4 @@
-#include "host/load_warnings.hpp"
+#include "host/load/warnings.hpp"
 
 #include <fmt/format.h>
 

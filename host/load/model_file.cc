@@ -1,4 +1,4 @@
-#include "host/model_file.hpp"
+#include "host/load/model_file.hpp"
 
 #include <fmt/format.h>
 
