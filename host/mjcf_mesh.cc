@@ -1,5 +1,5 @@
 // MJCF meshes: <asset><mesh> (a file, or vertices and faces inline), read and processed as MuJoCo
-// 2.2.2 does (host/mesh.hpp), and the geoms that use them.  A mesh geom's frame is its own pos
+// 2.2.2 does (host/mesh/mesh.hpp), and the geoms that use them.  A mesh geom's frame is its own pos
 // and quat composed with the mesh's frame (centre of mass, principal axes); its mass is spread
 // over the mesh's equivalent inertia box; a primitive with a mesh attribute is fitted to it.
 #include <fmt/format.h>
@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "host/load/body_merge.hpp"
-#include "host/mesh.hpp"
+#include "host/mesh/mesh.hpp"
 #include "host/mjcf_reader.hpp"
 
 namespace zwang::mjcf {

@@ -1,7 +1,7 @@
 // Mesh files, convex hulls and MuJoCo's mesh inertia.  The processing follows mjCMesh::Process
 // step by step, in the same precision (MuJoCo 2.2.2 keeps vertices in float throughout, MuJoCo 3
 // works in double), so that the results agree with MuJoCo's to rounding.
-#include "host/mesh.hpp"
+#include "host/mesh/mesh.hpp"
 
 #include <assimp/scene.h>
 #include <fmt/format.h>
