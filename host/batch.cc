@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "host/one_instance.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -339,27 +341,11 @@ void Batch<T>::fill_state(std::int64_t i, const Model& model) {
   status_[i] = 0;
 }
 
-// each parameter field's row offset and the model's values for it
+// each parameter field's row offset and the model's values for it (host/one_instance.hpp)
 template <class T>
 std::vector<std::pair<int, std::span<const double>>> Batch<T>::parameter_defaults(
     const Model& model) const {
-  const Layout& l = layout_;
-  return {{l.body_mass, model.body_mass},
-          {l.body_ipos, model.body_ipos},
-          {l.body_inertia, model.body_inertia},
-          {l.body_gravcomp, model.body_gravcomp},
-          {l.dof_damping, model.dof_damping},
-          {l.dof_armature, model.dof_armature},
-          {l.jnt_stiffness, model.jnt_stiffness},
-          {l.qpos_spring, model.qpos_spring},
-          {l.actuator_gear, model.actuator_gear},
-          {l.actuator_gainprm, model.actuator_gainprm},
-          {l.actuator_biasprm, model.actuator_biasprm},
-          {l.actuator_dynprm, model.actuator_dynprm},
-          {l.drive_prm, model.drive_prm},
-          {l.tendon_stiffness, model.tendon_stiffness},
-          {l.tendon_damping, model.tendon_damping},
-          {l.gravity, model.gravity}};
+  return zwang::parameter_defaults(model, layout_);
 }
 
 template <class T>

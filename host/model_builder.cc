@@ -10,7 +10,7 @@
 
 #include "host/actuator_constants.hpp"
 #include "host/constraint_plan.hpp"
-#include "host/hard_conflict.hpp"
+#include "host/hard_rows.hpp"
 #include "host/load/body_merge.hpp"
 #include "host/mass_matrix_check.hpp"
 #include "host/model_sensors.hpp"
