@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 #include "kernels/pipeline.h"
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"

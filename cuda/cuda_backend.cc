@@ -15,7 +15,7 @@
 #include "cuda/launch.hpp"
 #include "cuda/plan.hpp"
 #include "cuda/tools.hpp"
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 #include "host/residency.hpp"
 #include "kernels/pipeline.h"
 

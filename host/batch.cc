@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "host/one_instance.hpp"
+#include "host/model/one_instance.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -341,7 +341,7 @@ void Batch<T>::fill_state(std::int64_t i, const Model& model) {
   status_[i] = 0;
 }
 
-// each parameter field's row offset and the model's values for it (host/one_instance.hpp)
+// each parameter field's row offset and the model's values for it (host/model/one_instance.hpp)
 template <class T>
 std::vector<std::pair<int, std::span<const double>>> Batch<T>::parameter_defaults(
     const Model& model) const {

@@ -13,7 +13,7 @@
 #include "host/backend.hpp"
 #include "host/cache_size.hpp"
 #include "host/cpu_simd.hpp"
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 #include "kernels/pipeline.h"
 
 namespace zwang {

@@ -1,6 +1,6 @@
 #include "host/hard_conflict.hpp"
 
-#include "host/hard_rows.hpp"
+#include "host/model/hard_rows.hpp"
 #include "kernels/constraint_solver.h"
 
 namespace zwang {

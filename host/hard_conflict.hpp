@@ -1,5 +1,5 @@
 // The hard rows that contradict one another in one instance of a batch, named: the instance
-// solved again on the host in double (host/hard_rows.hpp).
+// solved again on the host in double (host/model/hard_rows.hpp).
 #pragma once
 
 #include <cstdint>

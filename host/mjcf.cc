@@ -21,7 +21,7 @@
 #include "host/load/model_file.hpp"
 #include "host/mjcf_reader.hpp"
 #include "host/mjcf_sensor.hpp"
-#include "host/model_size.hpp"
+#include "host/model/size.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

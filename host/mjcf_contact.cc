@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "host/constraint_plan.hpp"
 #include "host/mjcf_reader.hpp"
+#include "host/model/constraint_plan.hpp"
 
 namespace zwang::mjcf {
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "host/load/body_merge.hpp"
-#include "host/mass_matrix_check.hpp"
 #include "host/mjcf_reader.hpp"
+#include "host/model/mass_matrix_check.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "host/model_sensors.hpp"
+#include "host/model/sensors.hpp"
 
 namespace zwang::mjcf {
 namespace {

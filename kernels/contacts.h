@@ -2,7 +2,7 @@
 //     => (geom_xpos, geom_xmat, ncon, contact_*, efc rows of the contacts)    seed 002, DESIGN §1
 // and, after the solve, (efc_force) => (contact_force, subtree_com, cfrc_ext).
 //
-// Collision: every geom pair of the plan (host/constraint_plan.cc) that passes the bounding-
+// Collision: every geom pair of the plan (host/model/constraint_plan.cc) that passes the bounding-
 // sphere test goes through the narrow phase (kernels/narrowphase.h); contacts fill the slots
 // 0 .. ncon − 1 in pair order.  More contacts than slots set kStatusContactOverflow.
 //

@@ -117,7 +117,7 @@ enum WrapId : int { kWrapJoint = 1, kWrapPulley = 2, kWrapSite = 3 };
   X(sensor_dim)            /* values (nsensor) */                                         \
   X(sensor_adr)            /* first value in sensordata (nsensor) */
 
-// shared integer arrays of the row plan (host/constraint_plan.hpp), derived from the model
+// shared integer arrays of the row plan (host/model/constraint_plan.hpp), derived from the model
 #define ZW_PLAN_INTS(X)                                                                    \
   X(jnt_efcadr)        /* first limit row slot, -1 without (njnt) */                       \
   X(ten_efcadr)        /* first limit row slot of each tendon, -1 without (ntendon) */     \

@@ -1,4 +1,4 @@
-// InertiaRule::kMassMatrix: the articulated-body pivots of host/mass_matrix_check.cc say H is
+// InertiaRule::kMassMatrix: the articulated-body pivots of host/model/mass_matrix_check.cc say H is
 // positive definite exactly when H assembled by the kernels is (its smallest eigenvalue, from
 // Eigen), on random trees of hinges, slides, balls and a free root whose bodies are often
 // massless or point masses, at random configurations; and what ModelBuilder::build() does with
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "host/mass_matrix_check.hpp"
+#include "host/model/mass_matrix_check.hpp"
 #include "test_util.h"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"

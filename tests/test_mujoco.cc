@@ -1,4 +1,4 @@
-// Cross-checks zwang against MuJoCo's C library.  Every built-in example of host/examples.cc
+// Cross-checks zwang against MuJoCo's C library.  Every built-in example of host/model/examples.cc
 // is written again here as MJCF, by hand from the same numbers and formulas, and both engines
 // are evaluated at the same seeded random states: the smooth dynamics of mj_forward, one step
 // of each integrator, and 200-step rollouts.  zwang's RK4 differs from MuJoCo's on ball and free
@@ -38,7 +38,7 @@ constexpr double kRolloutTolerance = 1e-8;
 constexpr int kStates = 20;
 
 // ---------------------------------------------------------------------------------------------
-// MJCF transcriptions of host/examples.cc
+// MJCF transcriptions of host/model/examples.cc
 
 std::string str(const Vec3& v) {
   return fmt::format("{} {} {}", v[0], v[1], v[2]);

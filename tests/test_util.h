@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "host/instance_view.hpp"
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 #include "kernels/instance.h"
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"

@@ -4,7 +4,7 @@
 // are all positive exactly when H is positive definite.  O(nbody) 6×6 work at one
 // configuration, so a deep chain costs what a short one does; H itself is never formed.
 // Everything is in the world frame about the world origin, so no body-to-body transforms.
-#include "host/mass_matrix_check.hpp"
+#include "host/model/mass_matrix_check.hpp"
 
 #include <fmt/format.h>
 

@@ -9,10 +9,10 @@
 #include <utility>
 #include <vector>
 
-#include "host/constraint_plan.hpp"
-#include "host/model_keyframes.hpp"
-#include "host/model_sensors.hpp"
-#include "host/model_size.hpp"
+#include "host/model/constraint_plan.hpp"
+#include "host/model/keyframes.hpp"
+#include "host/model/sensors.hpp"
+#include "host/model/size.hpp"
 #include "kernels/layout.h"
 #include "kernels/model_view.h"
 #include "zwang/model.hpp"

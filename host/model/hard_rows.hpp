@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "host/one_instance.hpp"
+#include "host/model/one_instance.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang {

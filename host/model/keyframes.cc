@@ -1,6 +1,6 @@
 // Keyframes (MuJoCo's <key>) completed with MuJoCo's defaults, and the mocap bodies' default
 // poses (mj_resetData's).
-#include "host/model_keyframes.hpp"
+#include "host/model/keyframes.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/model_size.hpp"
+#include "host/model/size.hpp"
 
 namespace zwang {
 namespace {

@@ -1,4 +1,4 @@
-#include "host/constraint_plan.hpp"
+#include "host/model/constraint_plan.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "host/model_arrays.hpp"
-#include "host/model_size.hpp"
-#include "host/smooth_instance.hpp"
+#include "host/model/arrays.hpp"
+#include "host/model/size.hpp"
+#include "host/model/smooth_instance.hpp"
 #include "kernels/model_view.h"
 #include "kernels/narrowphase.h"
 

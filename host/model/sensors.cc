@@ -1,6 +1,6 @@
 // Sensors: the builder's checks (MuJoCo 2.2.2's mjCSensor::Compile rules, and what zwang does
 // not compute), their layout in sensordata, and Model::validate's share.
-#include "host/model_sensors.hpp"
+#include "host/model/sensors.hpp"
 
 #include <fmt/format.h>
 

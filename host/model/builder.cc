@@ -8,13 +8,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "host/actuator_constants.hpp"
-#include "host/constraint_plan.hpp"
-#include "host/hard_rows.hpp"
 #include "host/load/body_merge.hpp"
-#include "host/mass_matrix_check.hpp"
-#include "host/model_sensors.hpp"
-#include "host/model_size.hpp"
+#include "host/model/actuator_constants.hpp"
+#include "host/model/constraint_plan.hpp"
+#include "host/model/hard_rows.hpp"
+#include "host/model/mass_matrix_check.hpp"
+#include "host/model/sensors.hpp"
+#include "host/model/size.hpp"
 #include "kernels/model_view.h"
 #include "zwang/model.hpp"
 

@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 #include "kernels/instance.h"
 #include "kernels/model_view.h"
 #include "zwang/model.hpp"

@@ -1,4 +1,4 @@
-#include "host/hard_rows.hpp"
+#include "host/model/hard_rows.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "host/constraint_plan.hpp"
+#include "host/model/constraint_plan.hpp"
 #include "kernels/constraint_solver.h"
 #include "kernels/status.h"
 

@@ -1,4 +1,4 @@
-#include "host/smooth_instance.hpp"
+#include "host/model/smooth_instance.hpp"
 
 #include <algorithm>
 

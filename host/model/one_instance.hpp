@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 #include "kernels/instance.h"
 #include "kernels/model_view.h"
 #include "zwang/model.hpp"

@@ -1,6 +1,6 @@
-#include "host/model_arrays.hpp"
+#include "host/model/arrays.hpp"
 
-#include "host/constraint_plan.hpp"
+#include "host/model/constraint_plan.hpp"
 
 namespace zwang {
 

@@ -1,11 +1,11 @@
-#include "host/actuator_constants.hpp"
+#include "host/model/actuator_constants.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
 
-#include "host/smooth_instance.hpp"
+#include "host/model/smooth_instance.hpp"
 
 namespace zwang {
 

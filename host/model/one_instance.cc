@@ -1,4 +1,4 @@
-#include "host/one_instance.hpp"
+#include "host/model/one_instance.hpp"
 
 #include <algorithm>
 
