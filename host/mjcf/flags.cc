@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "host/load/model_file.hpp"
-#include "host/mjcf_reader.hpp"
-#include "host/mjcf_sensor.hpp"
+#include "host/mjcf/reader.hpp"
+#include "host/mjcf/sensor.hpp"
 #include "host/model/size.hpp"
 #include "zwang/loaders.hpp"
 
@@ -207,7 +207,7 @@ class Loader {
     if (density_ != 0 || viscosity_ != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
       ctx_.warn(node, "fluid forces (density, viscosity, wind) are not simulated; ignored");
     }
-    // the field of magnetometers, read with the sensors (host/mjcf_sensor.cc); the contact
+    // the field of magnetometers, read with the sensors (host/mjcf/sensor.cc); the contact
     // override's values only with <flag override="enable">, which zwang refuses
     a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction"});
     a.finish();

@@ -1,10 +1,10 @@
-// The MJCF loader's <sensor> section (host/mjcf_sensor.cc).
+// The MJCF loader's <sensor> section (host/mjcf/sensor.cc).
 #pragma once
 
 #include <pugixml.hpp>
 #include <span>
 
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang::mjcf {

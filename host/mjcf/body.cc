@@ -9,7 +9,7 @@
 #include <numbers>
 
 #include "host/load/body_merge.hpp"
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 

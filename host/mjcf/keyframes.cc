@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -1,4 +1,4 @@
-#include "host/urdf_inertia.hpp"
+#include "host/urdf/inertia.hpp"
 
 #include <fmt/format.h>
 

@@ -132,7 +132,7 @@ struct Compiler {
   bool strippath = false;
   bool exactmeshinertia = false;
   bool fitaabb = false;
-  // bodies without joints merged into their parents (host/mjcf_fuse.cc)
+  // bodies without joints merged into their parents (host/mjcf/fuse.cc)
   bool fusestatic = false;
   // <lengthrange>: which actuators need a length range (mode none muscle muscleuser all), and
   // where it may come from without simulation (a given one, the joint's limits)
@@ -405,7 +405,7 @@ struct FusedBody {
 };
 
 // <compiler fusestatic="true">, after mass_properties(): the bodies without joints that MuJoCo
-// 4.0 merges (host/mjcf_fuse.cc) merged into their parents, with their mass, geoms, sites and
+// 4.0 merges (host/mjcf/fuse.cc) merged into their parents, with their mass, geoms, sites and
 // child bodies; `fluid`: the option's density or viscosity is not zero.  Returns the merged
 // bodies in document order.
 std::vector<FusedBody> fuse_static(Context& ctx, pugi::xml_node root, const Compiler& c, bool fluid,

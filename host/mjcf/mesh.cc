@@ -2,6 +2,8 @@
 // 2.2.2 does (host/mesh/mesh.hpp), and the geoms that use them.  A mesh geom's frame is its own pos
 // and quat composed with the mesh's frame (centre of mass, principal axes); its mass is spread
 // over the mesh's equivalent inertia box; a primitive with a mesh attribute is fitted to it.
+#include "host/mesh/mesh.hpp"
+
 #include <fmt/format.h>
 
 #include <Eigen/Geometry>
@@ -16,8 +18,7 @@
 #include <utility>
 
 #include "host/load/body_merge.hpp"
-#include "host/mesh/mesh.hpp"
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 

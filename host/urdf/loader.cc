@@ -59,7 +59,7 @@
 #include "host/load/text_lines.hpp"
 #include "host/load/warnings.hpp"
 #include "host/load/xml_attributes.hpp"
-#include "host/urdf_inertia.hpp"
+#include "host/urdf/inertia.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

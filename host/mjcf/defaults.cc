@@ -8,7 +8,7 @@
 #include <numbers>
 #include <span>
 
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

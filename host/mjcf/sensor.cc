@@ -2,7 +2,7 @@
 // its object (site, joint, tendon, actuator, body; objtype and objname for frame sensors, with
 // reftype and refname), name, cutoff and noise; sensors have no default classes.  <option
 // magnetic> is the field magnetometers measure.
-#include "host/mjcf_sensor.hpp"
+#include "host/mjcf/sensor.hpp"
 
 #include <fmt/format.h>
 

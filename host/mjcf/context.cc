@@ -12,7 +12,7 @@
 
 #include "host/load/model_file.hpp"
 #include "host/load/xml_attributes.hpp"
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

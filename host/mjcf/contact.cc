@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/mjcf_reader.hpp"
+#include "host/mjcf/reader.hpp"
 #include "host/model/constraint_plan.hpp"
 
 namespace zwang::mjcf {
