@@ -15,8 +15,8 @@
 #include "cuda/launch.hpp"
 #include "cuda/plan.hpp"
 #include "cuda/tools.hpp"
+#include "host/batch/residency.hpp"
 #include "host/model/arrays.hpp"
-#include "host/residency.hpp"
 #include "kernels/pipeline.h"
 
 namespace zwang {

@@ -2,7 +2,7 @@
 //
 // The device arenas are the state of record (README.md, "Device-resident state").  The
 // constructor copies the whole batch to the device and installs a BatchSync hook on it
-// (host/residency.hpp), so that the host Batch becomes a mirror kept field by field:
+// (host/batch/residency.hpp), so that the host Batch becomes a mirror kept field by field:
 //   - forward(), step(), reset() and the utilities first upload the fields the host changed
 //     (tracked by the batch's non-const accessors), then enqueue their work on the backend's
 //     stream and return; they mark the fields they write as stale on the host, and move

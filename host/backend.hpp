@@ -1,6 +1,6 @@
 // A backend runs the kernels/ pipeline over every instance of a batch.  The CPU backend works
 // on the host Batch itself; the CUDA backend holds the state of record on the device and keeps
-// the host Batch as a mirror through a BatchSync hook (host/residency.hpp).
+// the host Batch as a mirror through a BatchSync hook (host/batch/residency.hpp).
 #pragma once
 
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "host/backend.hpp"
-#include "host/hard_conflict.hpp"
+#include "host/batch/hard_conflict.hpp"
 #include "kernels/status.h"
 
 namespace zwang {

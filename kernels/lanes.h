@@ -1,6 +1,6 @@
 // The kernels' scalar T and its lanes.  T is float or double (the scalar CPU backend, one GPU
 // thread per instance) or a pack of instances, one per lane of a SIMD register (the SIMD CPU
-// backend, host/simd_pack.hpp, which specialises Lanes).  A comparison of two T gives a mask
+// backend, host/cpu/simd_pack.hpp, which specialises Lanes).  A comparison of two T gives a mask
 // (bool for a scalar); code that must run on packs never branches on a mask but selects, and
 // leaves a loop only when no lane needs it.
 //

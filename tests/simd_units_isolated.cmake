@@ -1,4 +1,4 @@
-# The SIMD units (host/cpu_simd_avx2.cc, host/cpu_simd_avx512.cc) are compiled for instruction
+# The SIMD units (host/cpu/simd_avx2.cc, host/cpu/simd_avx512.cc) are compiled for instruction
 # sets the CPU may lack.  Any function they define with linkage that the rest of zwang could
 # also define (an inline function or template instantiation not named by the pack type) might be
 # the copy the linker keeps, and would then run AVX-512 code on a CPU without it.  This lists the
@@ -11,7 +11,7 @@
 set(found 0)
 set(bad "")
 foreach(object IN LISTS OBJECTS)
-  if(NOT object MATCHES "cpu_simd_avx")
+  if(NOT object MATCHES "cpu/simd_avx")
     continue()
   endif()
   math(EXPR found "${found} + 1")

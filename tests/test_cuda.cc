@@ -501,7 +501,7 @@ TEST_F(Cuda, ABatchOfAnotherSizeIsRefused) {
 }
 
 // the device copy starts as the batch; afterwards a call uploads exactly the fields written on
-// the host (host/residency.hpp), whole fields
+// the host (host/batch/residency.hpp), whole fields
 TEST_F(Cuda, OnlyChangedFieldsAreUploaded) {
   const Model model = examples::chain();
   Batch<float> b(model, 1000);

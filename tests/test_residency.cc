@@ -1,4 +1,4 @@
-// The bookkeeping of device-resident state (host/residency.hpp) with a second host batch
+// The bookkeeping of device-resident state (host/batch/residency.hpp) with a second host batch
 // standing in for the device copy: which fields a host read downloads, which a host write
 // marks for upload, what a device call uploads and leaves stale.  No GPU: these run in every
 // build.  The same logic against a real device is in test_cuda_resident.cc.
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/residency.hpp"
+#include "host/batch/residency.hpp"
 #include "test_util.h"
 #include "zwang/simulator.hpp"
 

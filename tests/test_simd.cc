@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/cache_size.hpp"
+#include "host/cpu/cache_size.hpp"
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"
@@ -333,9 +333,9 @@ TEST(Simd, OutputsThatAreNotKeptThrowAndParametersAreRefused) {
 }
 
 // A batch whose rows exceed the L3 cache gets its outputs back through non-temporal stores on
-// AVX-512 (host/cpu_simd.inl): a humanoid's outputs, step after step, must still be those of
+// AVX-512 (host/cpu/simd.inl): a humanoid's outputs, step after step, must still be those of
 // the scalar backend bit for bit.  The batch is a quarter larger than the L3 the backend
-// compares it with (host/cache_size.hpp).
+// compares it with (host/cpu/cache_size.hpp).
 TEST(Simd, BatchesBeyondTheL3EqualTheScalarBackend) {
   if (cpu_simd_supported() != CpuSimd::kAvx512) {
     GTEST_SKIP() << "only the AVX-512 backend writes its outputs past the caches";

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "host/instance_view.hpp"
+#include "host/batch/instance_view.hpp"
 #include "host/model/arrays.hpp"
 #include "kernels/instance.h"
 #include "zwang/batch.hpp"

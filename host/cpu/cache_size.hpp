@@ -1,4 +1,4 @@
-// The cache sizes the SIMD CPU backend sizes its choices by (host/cpu_backend.cc): what it
+// The cache sizes the SIMD CPU backend sizes its choices by (host/cpu/backend.cc): what it
 // prefetches, and when its outputs bypass the caches.
 #pragma once
 

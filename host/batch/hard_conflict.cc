@@ -1,4 +1,4 @@
-#include "host/hard_conflict.hpp"
+#include "host/batch/hard_conflict.hpp"
 
 #include "host/model/hard_rows.hpp"
 #include "kernels/constraint_solver.h"

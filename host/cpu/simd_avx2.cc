@@ -2,4 +2,4 @@
 // instances per register.
 #define ZW_PACK_ISA_FUNCTION pack_isa_avx2
 #define ZW_PACK_ISA_NAME "avx2"
-#include "host/cpu_simd.inl"
+#include "host/cpu/simd.inl"

@@ -1,6 +1,8 @@
 // The CPU backends: the kernels/ stages in an OpenMP loop over instances, each thread with its
 // own contiguous scratch; one instance at a time (the reference), or packs of instances in the
-// lanes of SIMD registers (host/cpu_simd.inl) where the CPU and the model allow.
+// lanes of SIMD registers (host/cpu/simd.inl) where the CPU and the model allow.
+#include "host/backend.hpp"
+
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -10,9 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "host/backend.hpp"
-#include "host/cache_size.hpp"
-#include "host/cpu_simd.hpp"
+#include "host/cpu/cache_size.hpp"
+#include "host/cpu/simd.hpp"
 #include "host/model/arrays.hpp"
 #include "kernels/pipeline.h"
 
@@ -183,7 +184,7 @@ class SimdBackend final : public BackendImpl<T> {
     // A thread's share of the rows that fits in half its L2 stays there from one call to the
     // next: prefetching it again costs two instructions and more per row and pack (1.1k per
     // instance-step of a humanoid's step(1), 3.5 %) and brings nothing.  All the rows beyond the
-    // L3: the outputs go back past the caches (host/cpu_simd.inl).
+    // L3: the outputs go back past the caches (host/cpu/simd.inl).
     std::size_t rows = static_cast<std::size_t>(input_rows(view_.lay) + view_.lay.param_rows);
     for (const auto& [begin, end] : outputs_) rows += static_cast<std::size_t>(end - begin);
     const std::size_t l2 = l2_bytes(), l3 = l3_bytes();

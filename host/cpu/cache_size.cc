@@ -1,4 +1,4 @@
-#include "host/cache_size.hpp"
+#include "host/cpu/cache_size.hpp"
 
 #include <fmt/format.h>
 #if __has_include(<unistd.h>)

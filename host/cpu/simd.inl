@@ -1,5 +1,5 @@
 // The SIMD CPU backend's work for the instruction set this file is compiled for: the kernels/
-// pipeline on packs of instances (host/simd_pack.hpp), one instance per lane of a native
+// pipeline on packs of instances (host/cpu/simd_pack.hpp), one instance per lane of a native
 // register.  In the interleaved batch a row of a pack is `width` consecutive values, one aligned
 // register (kernels/layout.h, ArenaAllocator), and consecutive rows are a padded row apart.
 //
@@ -32,8 +32,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "host/cpu_simd.hpp"
-#include "host/simd_pack.hpp"
+#include "host/cpu/simd.hpp"
+#include "host/cpu/simd_pack.hpp"
 #include "kernels/pipeline.h"
 
 namespace zwang {

@@ -1,6 +1,6 @@
 // The SIMD CPU backend's entry points, one set per instruction set.  Each lives in its own
-// translation unit compiled for that instruction set (host/cpu_simd_avx2.cc,
-// host/cpu_simd_avx512.cc, both from host/cpu_simd.inl); everything they share with the rest of
+// translation unit compiled for that instruction set (host/cpu/simd_avx2.cc,
+// host/cpu/simd_avx512.cc, both from host/cpu/simd.inl); everything they share with the rest of
 // zwang goes through this plain interface, so that no function compiled for AVX-512 can stand in
 // for one the rest of the program calls on a CPU without it.
 #pragma once

@@ -1,4 +1,4 @@
-#include "host/residency.hpp"
+#include "host/batch/residency.hpp"
 
 namespace zwang {
 
