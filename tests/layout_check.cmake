@@ -1,26 +1,30 @@
 # The folders of host/ follow the data flow, and a folder includes only the folders upstream of it
-# (and kernels/, include/zwang/): a file → load/ → mesh/ → model/ → mjcf/, urdf/ → batch/ → cpu/
-# → host/ itself (the simulator, the backend interface) → cli/.  cuda/ stands where cpu/ does.
-# kernels/ and include/zwang/ include no host/ header.  This fails naming every include that
-# reaches downstream.
+# (and kernels/, include/zwang/): a file → load/ → mesh/ → model/ → mjcf/, urdf/ → batch/ → the
+# backend interface (the headers of host/ itself) → cpu/ (cuda/ beside it) → the simulator (the
+# sources of host/ itself) → cli/.  kernels/ and include/zwang/ include no host/ header.  This
+# fails naming every include that reaches downstream.
 #   cmake -DROOT=<repository> -P layout_check.cmake
-set(order load mesh model mjcf urdf batch cpu hub cli)
-# the rank of each folder; mjcf and urdf are peers
+set(order "load mesh model mjcf|urdf batch interface cpu|cuda hub cli")
+# the rank of each folder; mjcf and urdf are peers, and so are cpu and cuda
 set(rank_load 0)
 set(rank_mesh 1)
 set(rank_model 2)
 set(rank_mjcf 3)
 set(rank_urdf 3)
 set(rank_batch 4)
-set(rank_cpu 5)
-set(rank_cuda 5)
-set(rank_hub 6)
-set(rank_cli 7)
+set(rank_interface 5)
+set(rank_cpu 6)
+set(rank_cuda 6)
+set(rank_hub 7)
+set(rank_cli 8)
 
-# the folder of a path under host/ ("hub" for host/ itself), or "" outside it
+# the folder of a path under host/ (for host/ itself: "interface" for a header, "hub" for a
+# source), "cuda" under cuda/, or "" elsewhere
 function(folder_of path out)
   if(path MATCHES "^host/([a-z_]+)/")
     set(${out} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  elseif(path MATCHES "^host/[^/]+\\.(hpp|h)$")
+    set(${out} interface PARENT_SCOPE)
   elseif(path MATCHES "^host/[^/]+$")
     set(${out} hub PARENT_SCOPE)
   elseif(path MATCHES "^cuda/")
