@@ -28,42 +28,27 @@ Model without_rows(const Model& model) {
 
 }  // namespace
 
-SmoothInstance::SmoothInstance(const Model& model)
-    : plain_(without_rows(model)),
-      arrays_(plain_),
-      view_(arrays_.view()),
-      data_(std::max(view_.lay.data_rows, 1)),
-      param_(std::max(view_.lay.param_rows, 1)),
-      work_(std::max(view_.lay.work_rows, 1)),
-      d_{{data_.data(), 1}, {param_.data(), 1}, {work_.data(), 1}, &view_.lay, &time_, &status_} {
-  for (int b = 0; b < model.nbody; ++b) {
-    d_.body_mass()[b] = model.body_mass[b];
-    for (int k = 0; k < 3; ++k) d_.body_ipos()[3 * b + k] = model.body_ipos[3 * b + k];
-    for (int k = 0; k < 6; ++k) d_.body_inertia()[6 * b + k] = model.body_inertia[6 * b + k];
-  }
-  for (int v = 0; v < model.nv; ++v) d_.dof_armature()[v] = model.dof_armature[v];
-  const std::vector<double> mpos = mocap_pos0(model), mquat = mocap_quat0(model);
-  for (std::size_t i = 0; i < mpos.size(); ++i) d_.mocap_pos()[i] = mpos[i];
-  for (std::size_t i = 0; i < mquat.size(); ++i) d_.mocap_quat()[i] = mquat[i];
-}
+SmoothInstance::SmoothInstance(const Model& model) : plain_(without_rows(model)), one_(plain_) {}
 
 const Instance<double>& SmoothInstance::evaluate(std::span<const double> qpos, bool mass_matrix) {
-  for (int i = 0; i < plain_.nq; ++i) d_.qpos()[i] = qpos[i];
-  forward_kinematics(view_, d_);
-  body_jacobians(view_, d_);
-  tendons(view_, d_);
+  const ModelView<double>& view = one_.view();
+  const Instance<double>& d = one_.instance();
+  for (int i = 0; i < plain_.nq; ++i) d.qpos()[i] = qpos[i];
+  forward_kinematics(view, d);
+  body_jacobians(view, d);
+  tendons(view, d);
   if (mass_matrix) {
-    body_terms(view_, d_);
-    assemble(view_, d_);
+    body_terms(view, d);
+    assemble(view, d);
   }
-  return d_;
+  return d;
 }
 
 Eigen::MatrixXd SmoothInstance::mass_matrix() const {
   const int nv = plain_.nv;
   Eigen::MatrixXd h(nv, nv);
   for (int i = 0; i < nv; ++i) {
-    for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = d_.qM()[i * (i + 1) / 2 + j];
+    for (int j = 0; j <= i; ++j) h(i, j) = h(j, i) = one_.instance().qM()[i * (i + 1) / 2 + j];
   }
   return h;
 }
@@ -72,7 +57,7 @@ Eigen::MatrixXd SmoothInstance::tendon_jacobian() const {
   const int nv = plain_.nv;
   Eigen::MatrixXd jac(plain_.ntendon, nv);
   for (int t = 0; t < plain_.ntendon; ++t) {
-    for (int i = 0; i < nv; ++i) jac(t, i) = d_.ten_J()[t * nv + i];
+    for (int i = 0; i < nv; ++i) jac(t, i) = one_.instance().ten_J()[t * nv + i];
   }
   return jac;
 }

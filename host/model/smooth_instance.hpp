@@ -7,17 +7,15 @@
 #include <span>
 #include <vector>
 
-#include "host/model/arrays.hpp"
+#include "host/model/one_instance.hpp"
 #include "kernels/instance.h"
-#include "kernels/model_view.h"
 #include "zwang/model.hpp"
 
 namespace zwang {
 
 class SmoothInstance {
  public:
-  // the model's masses, inertias and armature as the instance's parameters, the mocap bodies at
-  // their default poses, zero velocity
+  // the model's parameters, the mocap bodies at their default poses, zero velocity
   explicit SmoothInstance(const Model& model);
   SmoothInstance(const SmoothInstance&) = delete;
   SmoothInstance& operator=(const SmoothInstance&) = delete;
@@ -32,12 +30,7 @@ class SmoothInstance {
 
  private:
   Model plain_;
-  ModelArrays<double> arrays_;
-  ModelView<double> view_;
-  std::vector<double> data_, param_, work_;
-  double time_ = 0;
-  int status_ = 0;
-  Instance<double> d_;
+  OneInstance one_;
 };
 
 }  // namespace zwang
