@@ -137,8 +137,8 @@ TEST(Cli, DynamicsJsonMatchesReference) {
 // the file holds every record of every instance: the first at the initial state, the last
 // where a separate run of the same instances ends
 TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
-  const std::filesystem::path out =
-      std::filesystem::temp_directory_path() / "zwang_test_rollout.h5";
+  const TempDir dir("rollout");
+  const std::filesystem::path out = dir / "rollout.h5";
   cli::RunOptions o;
   o.instances = 5;
   o.steps = 30;
@@ -205,7 +205,8 @@ TEST(Cli, DynamicsOfHumanoidMatchesMujoco) {
     in["qvel"].push_back(v);
     in["ctrl"].push_back(u);
   }
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const TempDir tmp("dynamics_json");
+  const std::filesystem::path dir = tmp.path();
   const std::filesystem::path input = dir / "zwang_test_states.json",
                               output = dir / "zwang_test_dynamics.json";
   std::ofstream(input) << in.dump();
@@ -356,7 +357,8 @@ TEST(Cli, DynamicsContactsMatchMujoco) {
 // sensordata of `zwang dynamics` (time 0) and of the first record of `zwang run` (its initial
 // state) against MuJoCo's mj_forward; the file's sensor names, types, addresses and sizes
 TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const TempDir tmp("sensors");
+  const std::filesystem::path dir = tmp.path();
   const std::filesystem::path xml = dir / "zwang_test_sensors.xml",
                               input = dir / "zwang_test_sensor_states.json",
                               output = dir / "zwang_test_sensor_dynamics.json",
@@ -440,7 +442,8 @@ TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
 // activations: zwang dynamics takes act and answers act_dot and actuator_force as MuJoCo's
 // mj_forward; zwang run records act
 TEST(Cli, ActivationsOfDynamicsAndRun) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const TempDir tmp("activations");
+  const std::filesystem::path dir = tmp.path();
   const std::filesystem::path xml = dir / "zwang_test_act.xml",
                               input = dir / "zwang_test_act_states.json",
                               output = dir / "zwang_test_act_dynamics.json",

@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
+#include <unistd.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -781,7 +782,7 @@ TEST(MjcfWarnings, AcceptedSilently) {
 
 // an element of an included file is located in that file
 TEST(MjcfWarnings, IncludedFileLocations) {
-  const fs::path dir = fs::temp_directory_path() / "zwang_mjcf_test";
+  const fs::path dir = fs::temp_directory_path() / fmt::format("zwang_mjcf_test_{}", getpid());
   fs::create_directories(dir);
   {
     std::FILE* f = std::fopen((dir / "part.xml").c_str(), "w");
