@@ -1,7 +1,7 @@
-// A soak run, not a test: the built-in chain (with springs and damping) stepped for 10⁹ instance-steps (by default), with
-// the resident memory of the process at the start, at every tenth of the run and at the end.
-// Memory must stay flat (the step allocates nothing), the failures must stay at zero and the
-// rate must not drift.
+// A soak run, not a test: the built-in chain (with springs and damping) stepped for 10⁹
+// instance-steps (by default), with the resident memory of the process at the start, at every tenth
+// of the run and at the end. Memory must stay flat (the step allocates nothing), the failures must
+// stay at zero and the rate must not drift.
 //
 //   build/bench/soak [--instance-steps 1e9] [--instances 4096] [--threads K] [--f32]
 #include <fmt/format.h>

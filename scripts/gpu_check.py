@@ -20,9 +20,28 @@ import numpy as np
 
 
 def run(zwang, model, out, backend, precision, n, steps, every, threads):
-    cmd = [zwang, "run", model, "-n", str(n), "-t", str(steps), "--backend", backend,
-           "--precision", precision, "--seed", "7", "--ctrl", "random", "--record-every",
-           str(every), "--threads", str(threads), "--no-progress"]
+    cmd = [
+        zwang,
+        "run",
+        model,
+        "-n",
+        str(n),
+        "-t",
+        str(steps),
+        "--backend",
+        backend,
+        "--precision",
+        precision,
+        "--seed",
+        "7",
+        "--ctrl",
+        "random",
+        "--record-every",
+        str(every),
+        "--threads",
+        str(threads),
+        "--no-progress",
+    ]
     if out:
         cmd += ["-o", out]
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -53,11 +72,14 @@ def main():
                 n_g, n_c = g["ncon"][...], c["ncon"][...]
                 errs = [float(np.nanmax(np.abs(q_g[r] - q_c[r]))) for r in (1, 2, 5, 10, 20, 50)]
                 same_ncon = [float(np.mean(n_g[r] == n_c[r])) for r in (1, 10, 50)]
-                print(f"{name} {precision}: max |qpos gpu - cpu| after 1,2,5,10,20,50 steps "
-                      + " ".join(f"{e:.2e}" for e in errs)
-                      + f"; ncon equal in {same_ncon} of instances; mean ncon "
-                      f"{n_g[50].mean():.2f} / {n_c[50].mean():.2f}; nan gpu "
-                      f"{int(np.isnan(q_g[50]).any(axis=1).sum())}", flush=True)
+                print(
+                    f"{name} {precision}: max |qpos gpu - cpu| after 1,2,5,10,20,50 steps "
+                    + " ".join(f"{e:.2e}" for e in errs)
+                    + f"; ncon equal in {same_ncon} of instances; mean ncon "
+                    f"{n_g[50].mean():.2f} / {n_c[50].mean():.2f}; nan gpu "
+                    f"{int(np.isnan(q_g[50]).any(axis=1).sum())}",
+                    flush=True,
+                )
             for f in files.values():
                 os.remove(f)
     for name in ("ant.xml", "humanoid.xml"):
@@ -65,8 +87,11 @@ def main():
         for precision in ("f32", "f64"):
             gpu = run(zwang, path, None, "cuda", precision, 65536, 100, 100, threads)
             cpu = run(zwang, path, None, "cpu", precision, 65536, 10, 10, threads)
-            print(f"{name} {precision} 65536 instances: cuda {gpu} cpu ({threads} threads) {cpu} "
-                  "instance-steps/s", flush=True)
+            print(
+                f"{name} {precision} 65536 instances: cuda {gpu} cpu ({threads} threads) {cpu} "
+                "instance-steps/s",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

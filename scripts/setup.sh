@@ -14,7 +14,7 @@ packages=(
   libpugixml-dev liburdfdom-dev libhdf5-dev nlohmann-json3-dev libcli11-dev
   libassimp-dev libtinyobjloader-dev libqhull-dev
   libmujoco-dev libmujoco-samples
-  clang llvm libclang-rt-14-dev libomp-14-dev
+  clang llvm libclang-rt-14-dev libomp-14-dev clang-format
 )
 
 missing=()
@@ -73,4 +73,9 @@ fi
 if ! python3 -c "import imageio, tqdm, xarray, pandas, scipy, matplotlib" 2>/dev/null; then
   echo "installing: imageio, tqdm, xarray, pandas, scipy, matplotlib (PyPI)"
   pip_install imageio tqdm xarray pandas scipy matplotlib
+fi
+# the Python code's linter and formatter, at the version whose verdicts scripts/test.sh expects
+if ! python3 -c "import importlib.metadata as m; assert m.version('ruff') == '0.17.6'" 2>/dev/null; then
+  echo "installing: ruff 0.17.6 (PyPI)"
+  pip_install ruff==0.17.6
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up the machine, builds zwang with warnings as errors (the CUDA backend too when nvcc is
-# present, for sm_90 only and without the CUDA build report) and runs every test; then builds the
+# Sets up the machine, checks the formatting of the C++ (clang-format) and the Python code
+# (ruff), builds zwang with warnings as errors (the CUDA backend too when nvcc is present, for
+# sm_90 only and without the CUDA build report) and runs every test; then builds the
 # host code again with clang under AddressSanitizer and UndefinedBehaviorSanitizer, with the fuzz
 # targets, and runs every test there too: the whole suite, the fuzzers' regression inputs and a
 # 60 s run of each fuzzer.  In between, the Python package is installed with `pip install .` into
@@ -8,6 +9,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+
+# formatting first, as it takes seconds: C++ by .clang-format, Python by ruff (pyproject.toml)
+if [ -d .git ]; then
+  git ls-files -z '*.cc' '*.cpp' '*.hpp' '*.h' '*.inl' '*.cu' '*.cuh' | xargs -0 clang-format --dry-run --Werror
+else
+  find host cuda kernels include tests bench python_shim \( -name '*.cc' -o -name '*.cpp' -o -name '*.hpp' \
+    -o -name '*.h' -o -name '*.inl' -o -name '*.cu' -o -name '*.cuh' \) -print0 | xargs -0 clang-format --dry-run --Werror
+fi
+python3 -m ruff check python_shim scripts bench
+python3 -m ruff format --check python_shim scripts bench
 cmake -S . -B build/ci -DCMAKE_BUILD_TYPE=Release -DZWANG_WERROR=ON -DZWANG_CUDA_ARCHITECTURES=90 \
   -DZWANG_CUDA_REPORT=OFF
 cmake --build build/ci -j"$(nproc)"

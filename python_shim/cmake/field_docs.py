@@ -3,6 +3,7 @@ the field lists in kernels/layout.h, so that each NumPy view's docstring says wh
 
 usage: field_docs.py kernels/layout.h OUTPUT
 """
+
 import re
 import sys
 
@@ -12,9 +13,12 @@ FIELD = re.compile(r"X\((\w+),\s*[^)]*\)\s*/\*\s*(.*?)\s*\*/")
 def main(layout, output):
     with open(layout, encoding="utf-8") as f:
         text = f.read()
-    lines = ["// generated from kernels/layout.h by python_shim/cmake/field_docs.py",
-             "#pragma once", "#include <utility>",
-             "inline constexpr std::pair<const char*, const char*> kFieldDocs[] = {"]
+    lines = [
+        "// generated from kernels/layout.h by python_shim/cmake/field_docs.py",
+        "#pragma once",
+        "#include <utility>",
+        "inline constexpr std::pair<const char*, const char*> kFieldDocs[] = {",
+    ]
     for name, doc in FIELD.findall(text):
         doc = doc.replace("\\", "\\\\").replace('"', '\\"')
         lines.append(f'    {{"{name}", "{doc}"}},')

@@ -23,7 +23,6 @@ import os
 import tempfile
 
 import numpy as np
-
 import zwang
 from zwang.sweep import sweep
 
@@ -79,10 +78,17 @@ def main() -> None:
     steps = int(round(args.seconds / model.timestep))
     result = sweep(
         model,
-        params={f"body_ipos[{bob},2]": ("uniform", -2.0, -0.25),   # L from 0.25 m to 2 m
-                "dof_damping[0]": ("uniform", 0.0, 0.05)},           # b in N m s
-        instances=args.instances, steps=steps, record=["qpos"], every=5, seed=args.seed,
-        qpos=np.array([THETA0]))
+        params={
+            f"body_ipos[{bob},2]": ("uniform", -2.0, -0.25),  # L from 0.25 m to 2 m
+            "dof_damping[0]": ("uniform", 0.0, 0.05),
+        },  # b in N m s
+        instances=args.instances,
+        steps=steps,
+        record=["qpos"],
+        every=5,
+        seed=args.seed,
+        qpos=np.array([THETA0]),
+    )
 
     length = -result.params[f"body_ipos[{bob},2]"]
     damping = result.params["dof_damping[0]"]
@@ -96,8 +102,10 @@ def main() -> None:
     err_decay = np.nanmax(np.abs(decay - sigma))
     print(f"{args.instances} pendulums, {steps} steps of {model.timestep:g} s, seed {args.seed}")
     print(f"  period: largest relative difference from theory {err_period:.2e}")
-    print(f"  decay rate: largest difference from b/(2I) {err_decay:.2e} 1/s "
-          f"(rates up to {np.nanmax(sigma):.3f} 1/s)")
+    print(
+        f"  decay rate: largest difference from b/(2I) {err_decay:.2e} 1/s "
+        f"(rates up to {np.nanmax(sigma):.3f} 1/s)"
+    )
 
     try:
         import matplotlib
@@ -111,8 +119,13 @@ def main() -> None:
     sc = ax1.scatter(length, period, c=damping, s=6, cmap="viridis")
     grid = np.linspace(length.min(), length.max(), 200)
     i_grid = I_C + MASS * grid**2
-    ax1.plot(grid, 2 * np.pi * np.sqrt(i_grid / (MASS * G * grid)) * (1 + THETA0**2 / 16),
-             "k--", lw=1, label="theory, b = 0")
+    ax1.plot(
+        grid,
+        2 * np.pi * np.sqrt(i_grid / (MASS * G * grid)) * (1 + THETA0**2 / 16),
+        "k--",
+        lw=1,
+        label="theory, b = 0",
+    )
     ax1.set_xlabel("length L (m)")
     ax1.set_ylabel("period (s)")
     ax1.legend()

@@ -1,6 +1,6 @@
 """PPO on InvertedPendulum-v5 with a numpy policy: no deep-learning framework.
 
-    python ppo_inverted_pendulum.py                 # trains until solved, writes ppo_curve.{csv,png}
+    python ppo_inverted_pendulum.py  # trains until solved, writes ppo_curve.{csv,png}
     python ppo_inverted_pendulum.py --quick         # two short iterations, for a smoke test
 
 Policy: a Gaussian whose mean is a tanh MLP of the observation (4 -> 32 -> 1) and whose log
@@ -17,19 +17,22 @@ import csv
 import time
 
 import numpy as np
-
 import zwang.gym
 
 
 class MLP:
     """y = W2 tanh(W1 x + b1) + b2, with its gradient by hand."""
 
-    def __init__(self, sizes: tuple[int, int, int], rng: np.random.Generator,
-                 out_scale: float = 1.0) -> None:
+    def __init__(
+        self, sizes: tuple[int, int, int], rng: np.random.Generator, out_scale: float = 1.0
+    ) -> None:
         n_in, n_hidden, n_out = sizes
-        self.params = [rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_hidden)), np.zeros(n_hidden),
-                       rng.normal(0, out_scale / np.sqrt(n_hidden), (n_hidden, n_out)),
-                       np.zeros(n_out)]
+        self.params = [
+            rng.normal(0, 1 / np.sqrt(n_in), (n_in, n_hidden)),
+            np.zeros(n_hidden),
+            rng.normal(0, out_scale / np.sqrt(n_hidden), (n_hidden, n_out)),
+            np.zeros(n_out),
+        ]
 
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, tuple]:
         w1, b1, w2, b2 = self.params
@@ -109,8 +112,13 @@ def gae(rewards, values, next_values, terminated, ended, valid, gamma, lam):
 
 def evaluate(policy: Policy, num_envs: int, seed: int, max_steps: int) -> float:
     """Mean return of the mean action over one episode of each of num_envs fresh envs."""
-    env = zwang.gym.make_vec("InvertedPendulum-v5", num_envs, max_episode_steps=max_steps,
-                             autoreset_mode="Disabled", threads=1)
+    env = zwang.gym.make_vec(
+        "InvertedPendulum-v5",
+        num_envs,
+        max_episode_steps=max_steps,
+        autoreset_mode="Disabled",
+        threads=1,
+    )
     obs, _ = env.reset(seed=seed)
     total = np.zeros(num_envs)
     alive = np.ones(num_envs, dtype=bool)
@@ -182,12 +190,16 @@ def main() -> None:
         ret = adv + values
         keep = buf_valid.reshape(-1)
         x, a = buf_obs.reshape(-1, n_obs)[keep], buf_act.reshape(-1, n_act)[keep]
-        logp_old, adv_f, ret_f = buf_logp.reshape(-1)[keep], adv.reshape(-1)[keep], ret.reshape(-1)[keep]
+        logp_old, adv_f, ret_f = (
+            buf_logp.reshape(-1)[keep],
+            adv.reshape(-1)[keep],
+            ret.reshape(-1)[keep],
+        )
 
         for _ in range(args.epochs):
             order = rng.permutation(x.shape[0])
             for lo in range(0, order.size, args.minibatch):
-                idx = order[lo:lo + args.minibatch]
+                idx = order[lo : lo + args.minibatch]
                 b = idx.size
                 mb_adv = (adv_f[idx] - adv_f[idx].mean()) / (adv_f[idx].std() + 1e-8)
                 mu, cache = policy.mean.forward(x[idx])
@@ -208,8 +220,11 @@ def main() -> None:
         score = evaluate(policy, 8 if args.quick else 16, 10_000 + it, eval_steps)
         elapsed = time.perf_counter() - start
         rows.append((it + 1, env_steps, round(elapsed, 2), recent, score))
-        print(f"iter {it + 1:3d}  env steps {env_steps:7d}  {elapsed:6.1f} s  "
-              f"train return {recent:7.1f}  eval return {score:7.1f}", flush=True)
+        print(
+            f"iter {it + 1:3d}  env steps {env_steps:7d}  {elapsed:6.1f} s  "
+            f"train return {recent:7.1f}  eval return {score:7.1f}",
+            flush=True,
+        )
         if not args.quick and score >= threshold:
             print(f"solved: mean return {score:.1f} >= {threshold:g} in {elapsed:.1f} s")
             break

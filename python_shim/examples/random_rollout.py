@@ -23,7 +23,6 @@ import argparse
 import time
 
 import numpy as np
-
 import zwang
 import zwang.gym
 
@@ -36,19 +35,24 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="CPU threads (0: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="16 envs, 5 steps")
-    parser.add_argument("--all-outputs", action="store_true",
-                        help="keep every simulator output current, not only those the task reads")
+    parser.add_argument(
+        "--all-outputs",
+        action="store_true",
+        help="keep every simulator output current, not only those the task reads",
+    )
     args = parser.parse_args()
     if args.quick:
         args.num_envs, args.steps = 16, 5
 
-    env = zwang.gym.make_vec(args.env, args.num_envs, threads=args.threads,
-                             outputs=None if args.all_outputs else "task")
+    env = zwang.gym.make_vec(
+        args.env, args.num_envs, threads=args.threads, outputs=None if args.all_outputs else "task"
+    )
     n, fs = env.num_envs, env.frame_skip
     rng = np.random.default_rng(args.seed)
     space = env.single_action_space
-    actions = rng.uniform(space.low, space.high,
-                          size=(args.steps, n, space.shape[0])).astype(np.float32)
+    actions = rng.uniform(space.low, space.high, size=(args.steps, n, space.shape[0])).astype(
+        np.float32
+    )
 
     # env: a warm-up step outside the timing, then the timed loop
     env.reset(seed=args.seed)
@@ -61,14 +65,18 @@ def main() -> None:
     env_s = time.perf_counter() - start
 
     # per call and raw: a fresh simulator at the same initial states, keeping the same outputs
-    sim = zwang.Simulator(env.model, instances=n, threads=args.threads,
-                          outputs=None if args.all_outputs else env.sim.outputs)
+    sim = zwang.Simulator(
+        env.model,
+        instances=n,
+        threads=args.threads,
+        outputs=None if args.all_outputs else env.sim.outputs,
+    )
     qpos0, qvel0 = np.array(env.sim.qpos), np.array(env.sim.qvel)
     sim.reset(qpos=qpos0, qvel=qvel0)
     sim.ctrl[...] = actions[0]
     sim.step(fs)
     start = time.perf_counter()
-    for t in range(args.steps):
+    for _ in range(args.steps):
         sim.step(fs)
     call_s = time.perf_counter() - start
 
@@ -78,15 +86,24 @@ def main() -> None:
     raw_s = time.perf_counter() - start
 
     sim_steps = n * args.steps * fs
-    print(f"{args.env}: {n} envs x {args.steps} env steps x frame_skip {fs} "
-          f"({env.model.timestep:g} s timestep), {episodes} episodes ended; outputs kept: "
-          f"{'all' if args.all_outputs else ', '.join(env.sim.outputs) or 'none'}")
-    for label, seconds in (("env (zwang.gym)", env_s), ("per call (sim.step per env step)", call_s),
-                           ("raw (one sim.step call)", raw_s)):
-        print(f"  {label:34s} {seconds:8.3f} s  {n * args.steps / seconds:12,.0f} env steps/s  "
-              f"{sim_steps / seconds:12,.0f} simulator steps/s")
-    print(f"  env layer over raw stepping: {100 * (env_s / raw_s - 1):+.1f} %  "
-          f"(over one call per env step: {100 * (env_s / call_s - 1):+.1f} %)")
+    print(
+        f"{args.env}: {n} envs x {args.steps} env steps x frame_skip {fs} "
+        f"({env.model.timestep:g} s timestep), {episodes} episodes ended; outputs kept: "
+        f"{'all' if args.all_outputs else ', '.join(env.sim.outputs) or 'none'}"
+    )
+    for label, seconds in (
+        ("env (zwang.gym)", env_s),
+        ("per call (sim.step per env step)", call_s),
+        ("raw (one sim.step call)", raw_s),
+    ):
+        print(
+            f"  {label:34s} {seconds:8.3f} s  {n * args.steps / seconds:12,.0f} env steps/s  "
+            f"{sim_steps / seconds:12,.0f} simulator steps/s"
+        )
+    print(
+        f"  env layer over raw stepping: {100 * (env_s / raw_s - 1):+.1f} %  "
+        f"(over one call per env step: {100 * (env_s / call_s - 1):+.1f} %)"
+    )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ import pathlib
 
 import numpy as np
 import pytest
-
 import zwang
 
 GYM_MODELS = [
@@ -60,7 +59,7 @@ def random_states(model, count, seed, spread=1.0):
     each actuator's range (or [-1, 1])."""
     rng = np.random.default_rng(seed)
     qpos = np.tile(model.qpos0, (count, 1))
-    for j, (kind, adr) in enumerate(zip(model.jnt_type, model.jnt_qposadr)):
+    for kind, adr in zip(model.jnt_type, model.jnt_qposadr):
         if kind == zwang.JNT_FREE:
             qpos[:, adr : adr + 3] += rng.uniform(-0.2, 0.2, (count, 3))
             q = rng.standard_normal((count, 4))

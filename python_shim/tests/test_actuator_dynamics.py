@@ -6,7 +6,6 @@ package; its actearly defaults to false, MuJoCo 2.2.2's semantics)."""
 
 import numpy as np
 import pytest
-
 import zwang
 
 mujoco = pytest.importorskip("mujoco")

@@ -8,7 +8,6 @@ import time
 
 import numpy as np
 import pytest
-
 import zwang
 from conftest import random_states, zwang_cli
 
@@ -24,28 +23,34 @@ def test_dynamics_matches_cli(assets, tmp_path, name):
     qpos, qvel, ctrl = random_states(model, n, seed=11, spread=0.4)
     states = tmp_path / "states.json"
     out = tmp_path / "out.json"
-    states.write_text(json.dumps({"qpos": qpos.tolist(), "qvel": qvel.tolist(),
-                                  "ctrl": ctrl.tolist()}))
-    subprocess.run([cli, "dynamics", path, "-i", str(states), "-o", str(out)], check=True,
-                   capture_output=True)
+    states.write_text(
+        json.dumps({"qpos": qpos.tolist(), "qvel": qvel.tolist(), "ctrl": ctrl.tolist()})
+    )
+    subprocess.run(
+        [cli, "dynamics", path, "-i", str(states), "-o", str(out)], check=True, capture_output=True
+    )
     ref = json.loads(out.read_text())
     sim = zwang.Simulator(model, instances=n)
     sim.reset(qpos=qpos, qvel=qvel)
     sim.ctrl[:] = ctrl
     sim.forward()
     nv = model.nv
-    np.testing.assert_allclose(sim.mass_matrix(), np.array(ref["M"]).reshape(n, nv, nv),
-                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        sim.mass_matrix(), np.array(ref["M"]).reshape(n, nv, nv), rtol=1e-13, atol=1e-13
+    )
     np.testing.assert_allclose(sim.bias(), ref["bias"], rtol=1e-13, atol=1e-12)
     np.testing.assert_allclose(sim.qacc, ref["qacc"], rtol=1e-12, atol=1e-10)
     np.testing.assert_allclose(sim.qacc_smooth, ref["qacc_smooth"], rtol=1e-12, atol=1e-10)
-    np.testing.assert_allclose(sim.qfrc_constraint, ref["qfrc_constraint"], rtol=1e-12,
-                               atol=1e-10)
+    np.testing.assert_allclose(sim.qfrc_constraint, ref["qfrc_constraint"], rtol=1e-12, atol=1e-10)
     assert sim.ncon.astype(int).tolist() == ref["ncon"]
     for s in range(n):
         k = ref["ncon"][s]
-        np.testing.assert_allclose(sim.contact_force[s, :k], np.array(ref["contact_force"][s]).reshape(k, 6),
-                                   rtol=1e-12, atol=1e-10)
+        np.testing.assert_allclose(
+            sim.contact_force[s, :k],
+            np.array(ref["contact_force"][s]).reshape(k, 6),
+            rtol=1e-12,
+            atol=1e-10,
+        )
 
 
 def test_step_releases_the_gil(assets):
@@ -70,7 +75,9 @@ def test_step_releases_the_gil(assets):
     # Python ran on this thread all along: with the GIL held by step(), the loop would stall
     # for the whole second and count only a few switch intervals' worth
     assert count > 100_000, count
-    assert sim.failures() == [] or all(f.status == zwang.STATUS_NOT_CONVERGED for f in sim.failures())
+    assert sim.failures() == [] or all(
+        f.status == zwang.STATUS_NOT_CONVERGED for f in sim.failures()
+    )
 
 
 def test_concurrent_calls_are_serialised(assets):

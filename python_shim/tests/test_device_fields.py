@@ -7,7 +7,6 @@ CPU backend stepped from the same state and controls.
 
 import numpy as np
 import pytest
-
 import zwang
 
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 import zwang
 
 PENDULUM = """<mujoco>
@@ -36,14 +35,18 @@ def test_load_errors(tmp_path):
     assert "bad.xml" in str(e.value)
     assert isinstance(e.value, RuntimeError)
     unknown = tmp_path / "unknown.xml"
-    unknown.write_text("<mujoco><worldbody><body><joint type='planar'/></body></worldbody></mujoco>")
+    unknown.write_text(
+        "<mujoco><worldbody><body><joint type='planar'/></body></worldbody></mujoco>"
+    )
     with pytest.raises(zwang.ModelError, match="unknown.xml:1"):
         zwang.load(str(unknown))
     with pytest.raises(zwang.ModelError, match="directory"):
         zwang.load(str(tmp_path))
     urdf = tmp_path / "robot.urdf"
-    urdf.write_text("<robot name='r'><link name='a'/><joint name='j' type='planar'>"
-                    "<parent link='a'/><child link='b'/></joint><link name='b'/></robot>")
+    urdf.write_text(
+        "<robot name='r'><link name='a'/><joint name='j' type='planar'>"
+        "<parent link='a'/><child link='b'/></joint><link name='b'/></robot>"
+    )
     with pytest.raises(zwang.ModelError, match="robot.urdf"):
         zwang.load(str(urdf))
     with pytest.raises(ValueError, match="contact_margin must be 'max' or 'sum'"):
@@ -52,8 +55,10 @@ def test_load_errors(tmp_path):
 
 def test_loader_warnings(tmp_path):
     path = tmp_path / "warn.xml"
-    path.write_text("<mujoco><option viscosity='0.1'/><worldbody><body><joint/>"
-                    "<geom size='0.1'/></body></worldbody></mujoco>")
+    path.write_text(
+        "<mujoco><option viscosity='0.1'/><worldbody><body><joint/>"
+        "<geom size='0.1'/></body></worldbody></mujoco>"
+    )
     model = zwang.load(str(path))
     assert len(model.warnings) == 1 and "fluid" in model.warnings[0]
 
@@ -61,8 +66,13 @@ def test_loader_warnings(tmp_path):
 def test_name_lookups(pendulum):
     assert pendulum.body_id("pole") == 1 and pendulum.joint_id("hinge") == 0
     assert pendulum.site_id("tip") == 0 and pendulum.actuator_id(pendulum.actuator_names[0]) == 0
-    for lookup in (pendulum.body_id, pendulum.joint_id, pendulum.site_id, pendulum.geom_id,
-                   pendulum.actuator_id):
+    for lookup in (
+        pendulum.body_id,
+        pendulum.joint_id,
+        pendulum.site_id,
+        pendulum.geom_id,
+        pendulum.actuator_id,
+    ):
         with pytest.raises(KeyError, match="nope"):
             lookup("nope")
 
@@ -214,14 +224,16 @@ def test_balance_inertia_repairs_a_urdf_inertia_only_when_asked(tmp_path):
         "<joint name='j' type='revolute'><parent link='base'/><child link='arm'/>"
         "<axis xyz='0 0 1'/><limit lower='-1' upper='1' effort='1' velocity='1'/></joint>"
         "<link name='arm'><inertial><mass value='1'/>"
-        "<inertia ixx='1' iyy='1' izz='3' ixy='0' ixz='0' iyz='0'/></inertial></link></robot>")
+        "<inertia ixx='1' iyy='1' izz='3' ixy='0' ixz='0' iyz='0'/></inertial></link></robot>"
+    )
     as_given = " ".join(zwang.load(str(urdf)).warnings)
     assert "'arm'" in as_given and "not a rigid body's" in as_given
     assert "balanced" not in as_given
     balanced = " ".join(zwang.load(str(urdf), balance_inertia=True).warnings)
     assert "balanced (balance_inertia): each principal moment 1.66667" in balanced
     mjcf = tmp_path / "one.xml"
-    mjcf.write_text("<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody>"
-                    "</mujoco>")
+    mjcf.write_text(
+        "<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody></mujoco>"
+    )
     with pytest.raises(zwang.ModelError, match="balance-inertia"):
         zwang.load(str(mjcf), balance_inertia=True)

@@ -14,8 +14,13 @@ pytest.importorskip("gymnasium")
 
 
 def run(script: str, cwd, *args: str) -> str:
-    result = subprocess.run([sys.executable, os.path.join(EXAMPLES, script), "--quick", *args],
-                            cwd=cwd, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, os.path.join(EXAMPLES, script), "--quick", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 

@@ -11,9 +11,8 @@ import pytest
 
 gymnasium = pytest.importorskip("gymnasium")
 zg = pytest.importorskip("zwang.gym")
-from gymnasium.vector import AutoresetMode  # noqa: E402
-
 import zwang  # noqa: E402
+from gymnasium.vector import AutoresetMode  # noqa: E402
 
 PENDULUM = """<mujoco>
   <option timestep="0.01"/>
@@ -74,14 +73,14 @@ def test_seeding_is_reproducible():
 def test_next_step_autoreset_and_time_limit():
     env = make("InvertedPendulum-v5", 2, max_episode_steps=3)
     obs0, _ = env.reset(seed=1)
-    for t in range(3):
+    for _ in range(3):
         obs, reward, terminated, truncated, info = env.step(np.zeros((2, 1)))
     assert truncated.all() and not terminated.any()
     # the next step resets: reward 0, not done, reset info only (no reward components)
     obs, reward, terminated, truncated, info = env.step(np.ones((2, 1)))
     assert (reward == 0).all() and not (terminated | truncated).any()
     assert not info["_reward_survive"].any()
-    assert np.abs(obs).max() <= 0.01 + 1e-12   # InvertedPendulum's reset noise bound
+    assert np.abs(obs).max() <= 0.01 + 1e-12  # InvertedPendulum's reset noise bound
     obs, reward, *_ = env.step(np.zeros((2, 1)))
     assert (reward == 1).all()
 
@@ -107,7 +106,7 @@ def test_same_step_autoreset_gives_final_obs():
     env.step(np.zeros((2, 1)))
     obs, reward, terminated, truncated, info = env.step(np.zeros((2, 1)))
     assert truncated.all() and info["_final_obs"].all()
-    assert np.abs(obs).max() <= 0.01 + 1e-12          # already the next episode's start
+    assert np.abs(obs).max() <= 0.01 + 1e-12  # already the next episode's start
     assert not np.allclose(info["final_obs"][0], obs[0])
     assert info["final_info"]["_reward_survive"].all()
 
@@ -168,8 +167,16 @@ def test_generic_vector_env(tmp_path):
     def terminated_fn(sim):
         return np.abs(sim.qvel[:, 0]) > 50
 
-    env = zg.VectorEnv(str(path), 5, obs_fn, reward_fn, terminated_fn, frame_skip=2,
-                       max_episode_steps=10, reset_noise_scale=0.1)
+    env = zg.VectorEnv(
+        str(path),
+        5,
+        obs_fn,
+        reward_fn,
+        terminated_fn,
+        frame_skip=2,
+        max_episode_steps=10,
+        reset_noise_scale=0.1,
+    )
     assert env.single_observation_space.shape == (3,)
     assert env.single_action_space.low.tolist() == [-2.0]
     obs, _ = env.reset(seed=0)
@@ -183,8 +190,9 @@ def test_generic_vector_env(tmp_path):
     sim.ctrl[...] = action
     sim.step(2)
     np.testing.assert_allclose(obs[:, 2], sim.qvel[:, 0], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(reward, -sim.qpos[:, 0] ** 2 - 0.01 * action[:, 0] ** 2,
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        reward, -(sim.qpos[:, 0] ** 2) - 0.01 * action[:, 0] ** 2, rtol=0, atol=1e-12
+    )
     for _ in range(9):
         *_, truncated, _ = env.step(action)
     assert truncated.all()
@@ -216,8 +224,9 @@ def test_num_envs_must_be_positive(count):
         zg.make_vec("InvertedPendulum-v5", count)
 
 
-@pytest.mark.parametrize("kwargs", [{"frame_skip": 2.5}, {"max_episode_steps": 10.5},
-                                    {"frame_skip": True}])
+@pytest.mark.parametrize(
+    "kwargs", [{"frame_skip": 2.5}, {"max_episode_steps": 10.5}, {"frame_skip": True}]
+)
 def test_step_counts_must_be_integers(kwargs):
     # int(2.5) would step twice per action silently
     with pytest.raises(TypeError, match=next(iter(kwargs)) + ".* must be an integer"):
@@ -275,10 +284,14 @@ def test_non_finite_action_stops_only_its_env(bad):
 def test_stopped_env_with_a_non_finite_state_reports_finite_values(tmp_path):
     path = tmp_path / "pendulum.xml"
     path.write_text(PENDULUM)
-    env = zg.VectorEnv(str(path), 3, lambda sim: np.concatenate([sim.qpos, sim.qvel], axis=1),
-                       lambda sim, action: -np.square(sim.qvel[:, 0]),
-                       info_fn=lambda sim: {"speed": np.abs(sim.qvel[:, 0])},
-                       autoreset_mode="SameStep")
+    env = zg.VectorEnv(
+        str(path),
+        3,
+        lambda sim: np.concatenate([sim.qpos, sim.qvel], axis=1),
+        lambda sim, action: -np.square(sim.qvel[:, 0]),
+        info_fn=lambda sim: {"speed": np.abs(sim.qvel[:, 0])},
+        autoreset_mode="SameStep",
+    )
     env.reset(seed=0)
     # a state written through the simulator's view: the instance stops at the next step
     env.sim.qvel[2, 0] = np.nan

@@ -39,8 +39,11 @@ UNCOMPARED_INFO = {"tendon_length", "tendon_velocity"}
 
 def model_copy(tmp_path, env_id: str, margins: bool, pgs: bool, fluid: bool) -> str:
     """A copy of the task's model without geom margins, PGS or fluid options as asked."""
-    xml = zg.make_vec(env_id, 1).xml_path if env_id != "Swimmer-v5" else os.path.join(
-        zg.gymnasium_assets(), "swimmer.xml")
+    xml = (
+        zg.make_vec(env_id, 1).xml_path
+        if env_id != "Swimmer-v5"
+        else os.path.join(zg.gymnasium_assets(), "swimmer.xml")
+    )
     text = open(xml).read()
     if not margins:
         text = re.sub(r'(<geom\b[^>]*?)\bmargin="[^"]*"', r'\1margin="0"', text)
@@ -69,8 +72,9 @@ def reference_states(genv, rng: np.random.Generator, n: int, lift: float = 0.0):
     return np.array(qpos), np.array(qvel)
 
 
-def compare_one_step(env_id: str, kwargs: dict, lift: float = 0.0, seed: int = 1,
-                     zwang_kwargs: dict | None = None) -> dict:
+def compare_one_step(
+    env_id: str, kwargs: dict, lift: float = 0.0, seed: int = 1, zwang_kwargs: dict | None = None
+) -> dict:
     """Compares obs, reward and info after one step from shared states; ``kwargs`` go to both
     environments, ``zwang_kwargs`` to zwang's alone."""
     with warnings.catch_warnings():
@@ -99,14 +103,23 @@ def compare_one_step(env_id: str, kwargs: dict, lift: float = 0.0, seed: int = 1
             if key in UNCOMPARED_INFO:
                 continue
             assert z_info[f"_{key}"][k], f"{env_id} info {key} missing, state {k}"
-            np.testing.assert_allclose(z_info[key][k], value, **TOL,
-                                       err_msg=f"{env_id} info {key}, state {k}")
+            np.testing.assert_allclose(
+                z_info[key][k], value, **TOL, err_msg=f"{env_id} info {key}, state {k}"
+            )
     zenv.close()
     return {"touching": int(touching)}
 
 
-@pytest.mark.parametrize("env_id", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5",
-                                    "Reacher-v5", "Pusher-v5", "HalfCheetah-v5"])
+@pytest.mark.parametrize(
+    "env_id",
+    [
+        "InvertedPendulum-v5",
+        "InvertedDoublePendulum-v5",
+        "Reacher-v5",
+        "Pusher-v5",
+        "HalfCheetah-v5",
+    ],
+)
 def test_shipped_models_match_gymnasium(env_id):
     compare_one_step(env_id, {})
 
@@ -118,13 +131,17 @@ def test_contact_models_match_gymnasium(env_id):
 
 
 def test_humanoid_with_newton_matches_gymnasium(tmp_path):
-    compare_one_step("Humanoid-v5", {"xml_file": model_copy(tmp_path, "Humanoid-v5",
-                                                            margins=True, pgs=False, fluid=True)})
+    compare_one_step(
+        "Humanoid-v5",
+        {"xml_file": model_copy(tmp_path, "Humanoid-v5", margins=True, pgs=False, fluid=True)},
+    )
 
 
 def test_swimmer_without_fluid_matches_gymnasium(tmp_path):
-    compare_one_step("Swimmer-v5", {"xml_file": model_copy(tmp_path, "Swimmer-v5", margins=True,
-                                                           pgs=True, fluid=False)})
+    compare_one_step(
+        "Swimmer-v5",
+        {"xml_file": model_copy(tmp_path, "Swimmer-v5", margins=True, pgs=True, fluid=False)},
+    )
 
 
 # (Walker2d's geoms have no margins: both rules give it the same contacts)
@@ -136,8 +153,11 @@ def test_margin_rule_is_what_tells_the_contacts_apart(env_id, tmp_path):
         compare_one_step(env_id, {}, zwang_kwargs=older)
     # ...and agree where nothing touches (the models lifted 1 m) or where no geom has a margin
     compare_one_step(env_id, {}, lift=1.0, zwang_kwargs=older)
-    compare_one_step(env_id, {"xml_file": model_copy(tmp_path, env_id, margins=False, pgs=True,
-                                                     fluid=True)}, zwang_kwargs=older)
+    compare_one_step(
+        env_id,
+        {"xml_file": model_copy(tmp_path, env_id, margins=False, pgs=True, fluid=True)},
+        zwang_kwargs=older,
+    )
 
 
 def test_free_joint_rk4_within_tolerance():
@@ -164,9 +184,21 @@ def test_swimmer_warns_about_fluid_forces():
         zg.make_vec("Swimmer-v5", 2)
 
 
-@pytest.mark.parametrize("env_id", ["InvertedPendulum-v5", "InvertedDoublePendulum-v5",
-                                    "Reacher-v5", "Pusher-v5", "Swimmer-v5", "Hopper-v5",
-                                    "Walker2d-v5", "HalfCheetah-v5", "Ant-v5", "Humanoid-v5"])
+@pytest.mark.parametrize(
+    "env_id",
+    [
+        "InvertedPendulum-v5",
+        "InvertedDoublePendulum-v5",
+        "Reacher-v5",
+        "Pusher-v5",
+        "Swimmer-v5",
+        "Hopper-v5",
+        "Walker2d-v5",
+        "HalfCheetah-v5",
+        "Ant-v5",
+        "Humanoid-v5",
+    ],
+)
 def test_reset_distribution_matches_gymnasium(env_id):
     # per-env seeding draws as Gymnasium's SyncVectorEnv: env i seeded seed + i
     with warnings.catch_warnings():

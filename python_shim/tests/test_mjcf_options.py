@@ -12,7 +12,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 import zwang
 
 mujoco = pytest.importorskip("mujoco")
@@ -89,9 +88,18 @@ def states(model, seed):
 
 @pytest.mark.parametrize(
     "flags",
-    ["", 'gravity="disable"', 'spring="disable"', 'damper="disable"',
-     'spring="disable" damper="disable"', 'eulerdamp="disable"', 'actuation="disable"',
-     'clampctrl="disable"', 'gravity="disable" damper="disable" clampctrl="disable"'])
+    [
+        "",
+        'gravity="disable"',
+        'spring="disable"',
+        'damper="disable"',
+        'spring="disable" damper="disable"',
+        'eulerdamp="disable"',
+        'actuation="disable"',
+        'clampctrl="disable"',
+        'gravity="disable" damper="disable" clampctrl="disable"',
+    ],
+)
 @pytest.mark.parametrize("gravcomp", [0, 0.7])
 def test_flags_and_gravcomp_match_mujoco4(tmp_path, flags, gravcomp):
     z, m = both(tmp_path, flags, gravcomp)
@@ -297,27 +305,46 @@ ONE_WELD = """<mujoco>
 """
 
 
-@pytest.mark.parametrize("compiler,option,body,inside,after,stays", [
-    ("", "", 'name="k" gravcomp="0.5"', "", "", False),
-    ("", "", 'name="k" gravcomp="1"', "", "", True),
-    ("", "", 'name="k" gravcomp="0.5" fuse="false"', "", "", True),
-    ("", 'density="1.2"', 'name="k" gravcomp="0.5"', "", "", True),
-    ("", 'viscosity="0.1"', 'name="k" gravcomp="0.5"', "", "", True),
-    ("", 'wind="1 0 0"', 'name="k" gravcomp="0.5"', "", "", False),
-    ('settotalmass="10"', "", 'name="k" gravcomp="0.5"', "", "", False),
-    ('boundmass="1"', "", 'name="k" gravcomp="0.5"', "", "", False),
-    ('inertiafromgeom="true" boundmass="1"', "", 'name="k" gravcomp="0.5"', "", "", True),
-    ('inertiafromgeom="true" boundmass="0.1"', "", 'name="k" gravcomp="0.5"', "", "", False),
-    ('inertiafromgeom="true" boundinertia="0.1"', "", 'name="k" gravcomp="0.5"', "", "", True),
-    ('boundinertia="0.1"', "", 'name="k" gravcomp="0.5"', "", "", False),
-    ("", "", 'gravcomp="0.5"', '<site name="s"/>', '<sensor><force site="s"/></sensor>', True),
-    ("", "", 'gravcomp="0.5"', '<site name="s"/>', '<sensor><framepos objtype="site" objname="s"/></sensor>', False),
-])
+@pytest.mark.parametrize(
+    "compiler,option,body,inside,after,stays",
+    [
+        ("", "", 'name="k" gravcomp="0.5"', "", "", False),
+        ("", "", 'name="k" gravcomp="1"', "", "", True),
+        ("", "", 'name="k" gravcomp="0.5" fuse="false"', "", "", True),
+        ("", 'density="1.2"', 'name="k" gravcomp="0.5"', "", "", True),
+        ("", 'viscosity="0.1"', 'name="k" gravcomp="0.5"', "", "", True),
+        ("", 'wind="1 0 0"', 'name="k" gravcomp="0.5"', "", "", False),
+        ('settotalmass="10"', "", 'name="k" gravcomp="0.5"', "", "", False),
+        ('boundmass="1"', "", 'name="k" gravcomp="0.5"', "", "", False),
+        ('inertiafromgeom="true" boundmass="1"', "", 'name="k" gravcomp="0.5"', "", "", True),
+        ('inertiafromgeom="true" boundmass="0.1"', "", 'name="k" gravcomp="0.5"', "", "", False),
+        ('inertiafromgeom="true" boundinertia="0.1"', "", 'name="k" gravcomp="0.5"', "", "", True),
+        ('boundinertia="0.1"', "", 'name="k" gravcomp="0.5"', "", "", False),
+        ("", "", 'gravcomp="0.5"', '<site name="s"/>', '<sensor><force site="s"/></sensor>', True),
+        (
+            "",
+            "",
+            'gravcomp="0.5"',
+            '<site name="s"/>',
+            '<sensor><framepos objtype="site" objname="s"/></sensor>',
+            False,
+        ),
+    ],
+)
 def test_which_bodies_fuse_matches_mujoco4(tmp_path, compiler, option, body, inside, after, stays):
     # the world-welded post merges into the world whatever its gravcomp, fluid or bounds
     path = tmp_path / "one_weld.xml"
-    path.write_text(ONE_WELD.format(compiler=compiler, option=option, body=body, inside=inside,
-                                    after=after, parent_size="0.1", post='gravcomp="1"'))
+    path.write_text(
+        ONE_WELD.format(
+            compiler=compiler,
+            option=option,
+            body=body,
+            inside=inside,
+            after=after,
+            parent_size="0.1",
+            post='gravcomp="1"',
+        )
+    )
     z = zwang.load(str(path))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -378,7 +405,7 @@ def test_merged_bodies_are_where_mujoco4_has_them_unmerged(tmp_path):
     kept.forward()
     assert kept.fused_xpos.shape == (2, 4, 3)
     with pytest.raises(zwang.OutputNotKeptError, match="fused_vel is computed from"):
-        kept.fused_vel
+        _ = kept.fused_vel
 
 
 URDF_DIR = pathlib.Path(__file__).resolve().parents[2] / "tests" / "urdf"
@@ -401,7 +428,8 @@ def test_urdf_fuse_static_matches_mujoco4_importer(robot):
     sim.forward()
     for i in range(N):
         M = mujoco_forward(m, d, qpos[i], qvel[i], np.zeros(m.nu))
-        # tree.urdf's full tensors: MuJoCo's eigen-solver rebuilds them to 6e-7 (test_urdf_mujoco.cc)
+        # tree.urdf's full tensors: MuJoCo's eigen-solver rebuilds them to 6e-7
+        # (test_urdf_mujoco.cc)
         close(sim.mass_matrix()[i], M, f"H {robot} instance {i}", 1e-6)
         close(sim.qfrc_bias[i], d.qfrc_bias, f"qfrc_bias {robot} instance {i}", 1e-6)
         close(sim.xpos[i], d.xpos, f"xpos {robot} instance {i}", 1e-12)
@@ -409,8 +437,9 @@ def test_urdf_fuse_static_matches_mujoco4_importer(robot):
 
 def test_fuse_static_option_is_for_urdf(tmp_path):
     path = tmp_path / "one.xml"
-    path.write_text("<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody>"
-                    "</mujoco>")
+    path.write_text(
+        "<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody></mujoco>"
+    )
     with pytest.raises(zwang.ModelError, match="fusestatic"):
         zwang.load(str(path), fuse_static=True)
 
@@ -419,9 +448,17 @@ def test_a_bound_on_the_parent_keeps_its_welded_child(tmp_path):
     # inertiafromgeom="true": boundmass raises the free body's mass, and MuJoCo 4.0 then keeps the
     # body welded to it, whose own mass is above the bound
     path = tmp_path / "bounded.xml"
-    path.write_text(ONE_WELD.format(compiler='inertiafromgeom="true" boundmass="0.3"', option="",
-                                    body='name="k" gravcomp="0.5"', inside="", after="",
-                                    parent_size="0.01", post=""))
+    path.write_text(
+        ONE_WELD.format(
+            compiler='inertiafromgeom="true" boundmass="0.3"',
+            option="",
+            body='name="k" gravcomp="0.5"',
+            inside="",
+            after="",
+            parent_size="0.01",
+            post="",
+        )
+    )
     z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
     assert names(m) == ["world", "p", "k"]
     assert z.body_names == names(m)

@@ -10,7 +10,6 @@ and their forces agree with 4.0 as well.  Swimmer's fluid forces, which zwang do
 
 import numpy as np
 import pytest
-
 import zwang
 from conftest import GYM_MODELS, random_states
 
@@ -103,8 +102,12 @@ def test_forward_matches_mujoco(assets, name):
         xmat = np.stack([zwang_xmat(q) for q in sim.xquat[i]])
         principal = R.transpose(0, 2, 1) @ xmat @ body_I @ xmat.transpose(0, 2, 1) @ R
         # diagonal in its frame, moments decreasing, the same tensor as MuJoCo's
-        close(principal - np.einsum("bii->bi", principal)[:, :, None] * np.eye(3), 0 * principal,
-              f"ximat diagonalises {at}", tol=1e-12)
+        close(
+            principal - np.einsum("bii->bi", principal)[:, :, None] * np.eye(3),
+            0 * principal,
+            f"ximat diagonalises {at}",
+            tol=1e-12,
+        )
         moments = np.einsum("bii->bi", principal)
         assert np.all(np.diff(moments, axis=1) <= 1e-12 * (1 + moments.max())), at
         close(xmat @ body_I @ xmat.transpose(0, 2, 1), world_mj, f"world inertia {at}")
@@ -129,8 +132,12 @@ def test_forward_matches_mujoco(assets, name):
             inert |= not np.abs(rows).max() > 0
             if np.abs(rows).max() > 0:
                 mujoco.mj_contactForce(m, d, c, force)
-                close(sim.contact_force[i][c][: con.dim], force[: con.dim],
-                      f"contact_force {at}", tol=1e-7)
+                close(
+                    sim.contact_force[i][c][: con.dim],
+                    force[: con.dim],
+                    f"contact_force {at}",
+                    tol=1e-7,
+                )
         close(sim.qfrc_constraint[i], d.qfrc_constraint, f"qfrc_constraint {at}", tol=1e-7)
         if not inert:
             close(sim.cfrc_ext[i], d.cfrc_ext, f"cfrc_ext {at}", tol=1e-7)

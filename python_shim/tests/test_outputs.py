@@ -5,7 +5,6 @@ reports the same with its own list as with every output, across autoresets."""
 
 import numpy as np
 import pytest
-
 import zwang
 from conftest import random_states
 
@@ -29,8 +28,7 @@ def same_states(model, sims, seed):
 def test_kept_outputs_equal_those_of_a_full_simulator(ant, cpu_simd, precision):
     kept = ["cinert", "cfrc_ext", "qacc", "mass_matrix"]
     full = zwang.Simulator(ant, N, precision=precision, threads=1, cpu_simd=cpu_simd)
-    some = zwang.Simulator(ant, N, precision=precision, threads=1, cpu_simd=cpu_simd,
-                           outputs=kept)
+    some = zwang.Simulator(ant, N, precision=precision, threads=1, cpu_simd=cpu_simd, outputs=kept)
     assert some.outputs == ["qacc", "qM", "xquat", "xipos", "subtree_com", "cfrc_ext"]
     assert len(full.outputs) > 30
     same_states(ant, (full, some), 3)
@@ -44,8 +42,9 @@ def test_kept_outputs_equal_those_of_a_full_simulator(ant, cpu_simd, precision):
         np.testing.assert_array_equal(some.qvel, full.qvel, err_msg=call)
         np.testing.assert_array_equal(some.time, full.time, err_msg=call)
         for name in ("cinert", "cfrc_ext", "qacc", "xipos"):
-            np.testing.assert_array_equal(getattr(some, name), getattr(full, name),
-                                          err_msg=f"{name} after {call}")
+            np.testing.assert_array_equal(
+                getattr(some, name), getattr(full, name), err_msg=f"{name} after {call}"
+            )
         np.testing.assert_array_equal(some.mass_matrix(), full.mass_matrix(), err_msg=call)
     assert np.abs(full.cfrc_ext).max() > 0
 
@@ -55,16 +54,19 @@ def test_outputs_not_kept_raise_and_bad_lists_are_refused(ant):
     assert sim.outputs == []
     sim.step(2)
     assert np.all(sim.time > 0)
-    with pytest.raises(zwang.OutputNotKeptError,
-                       match="xpos is not among the outputs this simulator keeps"):
-        sim.xpos
+    with pytest.raises(
+        zwang.OutputNotKeptError, match="xpos is not among the outputs this simulator keeps"
+    ):
+        _ = sim.xpos
     assert issubclass(zwang.OutputNotKeptError, AttributeError)
     assert issubclass(zwang.OutputNotKeptError, RuntimeError)
     assert not hasattr(sim, "cfrc_ext") and getattr(sim, "qacc", None) is None
-    with pytest.raises(zwang.OutputNotKeptError,
-                       match="cvel is computed from subtree_com, cvel; this simulator does not "
-                             "keep subtree_com, cvel"):
-        sim.cvel
+    with pytest.raises(
+        zwang.OutputNotKeptError,
+        match="cvel is computed from subtree_com, cvel; this simulator does not "
+        "keep subtree_com, cvel",
+    ):
+        _ = sim.cvel
     with pytest.raises(zwang.OutputNotKeptError, match="list 'mass_matrix' in its outputs"):
         sim.mass_matrix()
     with pytest.raises(ValueError, match="no field or derived quantity is named 'xpso'"):
@@ -81,13 +83,15 @@ def test_vector_env_passes_outputs_through(ant):
     def obs(sim):
         return np.asarray(sim.xpos).reshape(sim.instances, -1)
 
-    env = zwang.gym.VectorEnv(ant, 3, obs, lambda sim, action: np.zeros(sim.instances),
-                              outputs=["xpos"])
+    env = zwang.gym.VectorEnv(
+        ant, 3, obs, lambda sim, action: np.zeros(sim.instances), outputs=["xpos"]
+    )
     assert env.sim.outputs == ["xpos"]
     assert env.reset(seed=1)[0].shape == (3, 3 * ant.nbody)
     with pytest.raises(ValueError, match="list of field names"):
-        zwang.gym.VectorEnv(ant, 3, obs, lambda sim, action: np.zeros(sim.instances),
-                            outputs="xpos")
+        zwang.gym.VectorEnv(
+            ant, 3, obs, lambda sim, action: np.zeros(sim.instances), outputs="xpos"
+        )
 
 
 def assert_same(a, b, where):
@@ -107,8 +111,18 @@ def assert_same(a, b, where):
         np.testing.assert_array_equal(a, b, err_msg=where)
 
 
-TASKS = ["InvertedPendulum-v5", "InvertedDoublePendulum-v5", "Reacher-v5", "Pusher-v5",
-         "Swimmer-v5", "HalfCheetah-v5", "Hopper-v5", "Walker2d-v5", "Ant-v5", "Humanoid-v5"]
+TASKS = [
+    "InvertedPendulum-v5",
+    "InvertedDoublePendulum-v5",
+    "Reacher-v5",
+    "Pusher-v5",
+    "Swimmer-v5",
+    "HalfCheetah-v5",
+    "Hopper-v5",
+    "Walker2d-v5",
+    "Ant-v5",
+    "Humanoid-v5",
+]
 
 
 @pytest.mark.filterwarnings("ignore:Swimmer.*fluid forces")
@@ -118,9 +132,12 @@ def test_tasks_observe_the_same_with_their_own_outputs(assets, env_id):
 
     assert sorted(TASKS) == sorted(zwang.gym.TASKS)
     # 5 envs: a full SIMD pack and a partial one; episodes of 3 steps: autoresets within the run
-    envs = [zwang.gym.make_vec(env_id, num_envs=5, threads=1, outputs=o, max_episode_steps=3,
-                               autoreset_mode="SameStep")
-            for o in ("task", None)]
+    envs = [
+        zwang.gym.make_vec(
+            env_id, num_envs=5, threads=1, outputs=o, max_episode_steps=3, autoreset_mode="SameStep"
+        )
+        for o in ("task", None)
+    ]
     assert len(envs[0].sim.outputs) < len(envs[1].sim.outputs)
     rng = np.random.default_rng(5)
     obs = [e.reset(seed=7)[0] for e in envs]

@@ -4,7 +4,6 @@ MuJoCo's (the ``mujoco`` package) at the same states."""
 
 import numpy as np
 import pytest
-
 import zwang
 from conftest import random_states
 
@@ -114,9 +113,17 @@ def test_sensordata_matches_mujoco(model_file):
         mujoco.mj_resetData(m, d)
         d.qpos[:], d.qvel[:], d.ctrl[:], d.time = qpos[i], qvel[i], ctrl[i], time[i]
         mujoco.mj_forward(m, d)
-        np.testing.assert_allclose(sim.sensordata[i, mask], d.sensordata[mask], rtol=0,
-                                   atol=1e-10 * max(1, np.abs(d.sensordata).max()))
+        np.testing.assert_allclose(
+            sim.sensordata[i, mask],
+            d.sensordata[mask],
+            rtol=0,
+            atol=1e-10 * max(1, np.abs(d.sensordata).max()),
+        )
         # after a step: the sensors of the state it started from, as after mj_step
         mujoco.mj_step(m, d)
-        np.testing.assert_allclose(stepped.sensordata[i, mask], d.sensordata[mask], rtol=0,
-                                   atol=1e-10 * max(1, np.abs(d.sensordata).max()))
+        np.testing.assert_allclose(
+            stepped.sensordata[i, mask],
+            d.sensordata[mask],
+            rtol=0,
+            atol=1e-10 * max(1, np.abs(d.sensordata).max()),
+        )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 import zwang
 from zwang.sweep import SweepResult, draw, parse_name, rng_for, sweep
 
@@ -48,8 +47,9 @@ def test_distribution_forms():
     assert abs(n.mean() - 5) < 0.01 and abs(n.std() - 0.1) < 0.01
     c = draw(("choice", [1, 2]), rng, 100, ())
     assert set(np.unique(c)) <= {1.0, 2.0}
-    np.testing.assert_array_equal(draw(np.arange(4.0), rng, 4, (2,)),
-                                  np.repeat(np.arange(4.0)[:, None], 2, axis=1))
+    np.testing.assert_array_equal(
+        draw(np.arange(4.0), rng, 4, (2,)), np.repeat(np.arange(4.0)[:, None], 2, axis=1)
+    )
     np.testing.assert_array_equal(draw(7.0, rng, 3, ()), [7.0, 7.0, 7.0])
     assert draw(lambda r, k: r.uniform(size=k), rng, 5, (2,)).shape == (5, 2)
     scaled = draw(("scale", ("uniform", 2.0, 2.0)), rng, 3, (2,), np.ones((3, 2)) * 3)
@@ -69,16 +69,33 @@ def test_scipy_distribution():
 
 def test_sweep_sets_parameters_and_is_reproducible(model):
     params = {"dof_damping[0]": ("uniform", 0.0, 0.2), "body_mass[1]": ("normal", 1.0, 0.05)}
-    a = sweep(model, params, instances=8, steps=20, record=["qpos", "qvel"], every=5, seed=3,
-              qpos=np.array([0.3]))
-    b = sweep(model, dict(reversed(list(params.items()))), instances=8, steps=20,
-              record=["qpos", "qvel"], every=5, seed=3, qpos=np.array([0.3]))
+    a = sweep(
+        model,
+        params,
+        instances=8,
+        steps=20,
+        record=["qpos", "qvel"],
+        every=5,
+        seed=3,
+        qpos=np.array([0.3]),
+    )
+    b = sweep(
+        model,
+        dict(reversed(list(params.items()))),
+        instances=8,
+        steps=20,
+        record=["qpos", "qvel"],
+        every=5,
+        seed=3,
+        qpos=np.array([0.3]),
+    )
     for name in params:
         np.testing.assert_array_equal(a.params[name], b.params[name])
     np.testing.assert_array_equal(a.records["qpos"], b.records["qpos"])
     # each parameter's draws depend on the seed and its name only
-    np.testing.assert_array_equal(a.params["dof_damping[0]"],
-                                  rng_for(3, "dof_damping[0]").uniform(0.0, 0.2, 8))
+    np.testing.assert_array_equal(
+        a.params["dof_damping[0]"], rng_for(3, "dof_damping[0]").uniform(0.0, 0.2, 8)
+    )
     c = sweep(model, params, instances=8, steps=20, every=5, seed=4, qpos=np.array([0.3]))
     assert not np.array_equal(a.params["dof_damping[0]"], c.params["dof_damping[0]"])
     assert a.records["qpos"].shape == (5, 8, 1) and a.steps.tolist() == [0, 5, 10, 15, 20]
@@ -94,8 +111,9 @@ def test_sweep_sets_parameters_and_is_reproducible(model):
 
 
 def test_sweep_records_derived_fields_at_the_recorded_state(model):
-    r = sweep(model, None, instances=2, steps=7, record=["qpos", "xpos"], every=3,
-              qpos=np.array([0.5]))
+    r = sweep(
+        model, None, instances=2, steps=7, record=["qpos", "xpos"], every=3, qpos=np.array([0.5])
+    )
     assert r.steps.tolist() == [0, 3, 6, 7]
     # the bob's body frame sits on the hinge; its centre of mass follows qpos
     sim = zwang.Simulator(model, instances=2)
@@ -106,8 +124,9 @@ def test_sweep_records_derived_fields_at_the_recorded_state(model):
 
 
 def test_whole_parameter_and_scale(model):
-    r = sweep(model, {"body_inertia": ("scale", ("uniform", 0.5, 2.0))}, instances=4, steps=1,
-              seed=1)
+    r = sweep(
+        model, {"body_inertia": ("scale", ("uniform", 0.5, 2.0))}, instances=4, steps=1, seed=1
+    )
     nominal = np.array(zwang.Simulator(model, instances=1).params.body_inertia[0])
     values = r.params["body_inertia"]
     assert values.shape == (4, *nominal.shape)
@@ -119,7 +138,9 @@ def test_whole_parameter_and_scale(model):
 
 def test_controls_constant_and_callable(model):
     r1 = sweep(model, None, instances=3, steps=10, every=10, ctrl=np.array([0.5]))
-    r2 = sweep(model, None, instances=3, steps=10, every=10, ctrl=lambda sim, k: np.full((3, 1), 0.5))
+    r2 = sweep(
+        model, None, instances=3, steps=10, every=10, ctrl=lambda sim, k: np.full((3, 1), 0.5)
+    )
     np.testing.assert_allclose(r1.records["qpos"], r2.records["qpos"], rtol=0, atol=1e-14)
     assert r1.records["qpos"][-1, 0, 0] > 0
 
@@ -136,8 +157,14 @@ def test_errors(model):
 def test_xarray_and_pandas_views(model):
     pytest.importorskip("xarray")
     pytest.importorskip("pandas")
-    r = sweep(model, {"dof_damping[0]": ("uniform", 0, 0.1), "body_ipos[1]": ("uniform", -1, 1)},
-              instances=3, steps=4, every=2, record=["qpos", "xpos"])
+    r = sweep(
+        model,
+        {"dof_damping[0]": ("uniform", 0, 0.1), "body_ipos[1]": ("uniform", -1, 1)},
+        instances=3,
+        steps=4,
+        every=2,
+        record=["qpos", "xpos"],
+    )
     ds = r.to_xarray()
     assert ds["qpos"].dims == ("time", "instance", "coordinate")
     assert ds["xpos"].dims[:3] == ("time", "instance", "body")
@@ -161,8 +188,15 @@ def test_records_over_max_bytes_are_refused_before_stepping(model):
     with pytest.raises(ValueError) as err:
         sweep(model, None, instances=4, steps=100, every=10, max_bytes=need - 1)
     message = str(err.value)
-    for part in (f"{need} bytes", f"{nrec} records", f"{need // nrec} bytes",
-                 f"max_bytes={need - 1}", "every", "record", "instances or steps"):
+    for part in (
+        f"{need} bytes",
+        f"{nrec} records",
+        f"{need // nrec} bytes",
+        f"max_bytes={need - 1}",
+        "every",
+        "record",
+        "instances or steps",
+    ):
         assert part in message, part
 
 
@@ -187,9 +221,11 @@ def test_default_max_bytes_refuses_a_billion_records_at_once(model, tmp_path):
         f"    sweep({str(path)!r}, None, instances=1024, steps=10**9, every=1)\n"
         "except ValueError as err:\n"
         "    print(time.monotonic() - start)\n"
-        "    print(err)\n")
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=120)
+        "    print(err)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stderr
     seconds, message = run.stdout.split("\n", 1)
     assert float(seconds) < 1.0
@@ -199,8 +235,16 @@ def test_default_max_bytes_refuses_a_billion_records_at_once(model, tmp_path):
 def test_records_follow_the_fields_shapes_and_dtypes(model):
     # a last record at steps when every does not divide it; per instance: time float64, status
     # int32, xpos float32 in f32
-    r = sweep(model, None, instances=3, steps=7, every=3, record=["time", "status", "xpos"],
-              precision="f32", max_bytes=4 * (3 * (8 + 4 + model.nbody * 3 * 4) + 16))
+    r = sweep(
+        model,
+        None,
+        instances=3,
+        steps=7,
+        every=3,
+        record=["time", "status", "xpos"],
+        precision="f32",
+        max_bytes=4 * (3 * (8 + 4 + model.nbody * 3 * 4) + 16),
+    )
     assert r.steps.tolist() == [0, 3, 6, 7]
     assert r.records["time"].shape == (4, 3) and r.records["time"].dtype == np.float64
     assert r.records["xpos"].dtype == np.float32
@@ -209,8 +253,10 @@ def test_records_follow_the_fields_shapes_and_dtypes(model):
     np.testing.assert_allclose(r.records["time"][:, 0], r.steps * model.timestep, rtol=1e-6)
 
 
-@pytest.mark.parametrize("kwargs", [{"instances": 4.5}, {"steps": 2.5}, {"every": 1.0},
-                                    {"instances": True}, {"steps": "10"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"instances": 4.5}, {"steps": 2.5}, {"every": 1.0}, {"instances": True}, {"steps": "10"}],
+)
 def test_counts_must_be_integers(model, kwargs):
     # int() would take 4.5 instances for 4 silently
     args = {"instances": 4, "steps": 10, "every": 5, **kwargs}

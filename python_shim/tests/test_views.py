@@ -6,7 +6,6 @@ import weakref
 
 import numpy as np
 import pytest
-
 import zwang
 from conftest import random_states
 
@@ -22,18 +21,43 @@ def expected_shapes(model, sim):
     nb, nq, nv, nu = model.nbody, model.nq, model.nv, model.nu
     con = sim.contact_dist.shape[1]
     return {
-        "qpos": (nq,), "qvel": (nv,), "ctrl": (nu,), "act": (model.na,), "act_dot": (model.na,),
+        "qpos": (nq,),
+        "qvel": (nv,),
+        "ctrl": (nu,),
+        "act": (model.na,),
+        "act_dot": (model.na,),
         "xfrc_applied": (nb, 6),
-        "mocap_pos": (0, 3), "mocap_quat": (0, 4),
-        "qacc": (nv,), "qfrc_bias": (nv,), "qfrc_passive": (nv,), "qfrc_actuator": (nv,),
-        "qfrc_applied": (nv,), "actuator_force": (nu,), "xpos": (nb, 3), "xquat": (nb, 4),
-        "xipos": (nb, 3), "qacc_smooth": (nv,), "qfrc_constraint": (nv,),
-        "efc_force": sim.efc_force.shape[1:], "drive_force": (0,), "efc_nactive": (),
-        "solver_niter": (), "solver_residual": (), "ncon": (), "contact_geom": (con, 2),
-        "contact_dist": (con,), "contact_pos": (con, 3), "contact_frame": (con, 9),
-        "contact_force": (con, 6), "geom_xpos": (model.ngeom, 3), "geom_xmat": (model.ngeom, 9),
-        "subtree_com": (nb, 3), "cfrc_ext": (nb, 6), "sensordata": (model.nsensordata,),
-        "ten_length": (0,), "ten_velocity": (0,),
+        "mocap_pos": (0, 3),
+        "mocap_quat": (0, 4),
+        "qacc": (nv,),
+        "qfrc_bias": (nv,),
+        "qfrc_passive": (nv,),
+        "qfrc_actuator": (nv,),
+        "qfrc_applied": (nv,),
+        "actuator_force": (nu,),
+        "xpos": (nb, 3),
+        "xquat": (nb, 4),
+        "xipos": (nb, 3),
+        "qacc_smooth": (nv,),
+        "qfrc_constraint": (nv,),
+        "efc_force": sim.efc_force.shape[1:],
+        "drive_force": (0,),
+        "efc_nactive": (),
+        "solver_niter": (),
+        "solver_residual": (),
+        "ncon": (),
+        "contact_geom": (con, 2),
+        "contact_dist": (con,),
+        "contact_pos": (con, 3),
+        "contact_frame": (con, 9),
+        "contact_force": (con, 6),
+        "geom_xpos": (model.ngeom, 3),
+        "geom_xmat": (model.ngeom, 9),
+        "subtree_com": (nb, 3),
+        "cfrc_ext": (nb, 6),
+        "sensordata": (model.nsensordata,),
+        "ten_length": (0,),
+        "ten_velocity": (0,),
     }
 
 
@@ -50,12 +74,22 @@ def test_shapes_and_dtypes(ant, precision, dtype):
         assert view.dtype == dtype, name
         assert view.flags.writeable, name
     params = {
-        "body_mass": (ant.nbody,), "body_ipos": (ant.nbody, 3), "body_inertia": (ant.nbody, 6),
+        "body_mass": (ant.nbody,),
+        "body_ipos": (ant.nbody, 3),
+        "body_inertia": (ant.nbody, 6),
         "body_gravcomp": (ant.nbody,),
-        "dof_damping": (ant.nv,), "dof_armature": (ant.nv,), "jnt_stiffness": (ant.njnt,),
-        "qpos_spring": (ant.nq,), "actuator_gear": (ant.nu,), "actuator_gainprm": (ant.nu, 3),
-        "actuator_biasprm": (ant.nu, 3), "actuator_dynprm": (ant.nu, 3), "gravity": (3,),
-        "drive_prm": (0, 5), "tendon_stiffness": (0,), "tendon_damping": (0,),
+        "dof_damping": (ant.nv,),
+        "dof_armature": (ant.nv,),
+        "jnt_stiffness": (ant.njnt,),
+        "qpos_spring": (ant.nq,),
+        "actuator_gear": (ant.nu,),
+        "actuator_gainprm": (ant.nu, 3),
+        "actuator_biasprm": (ant.nu, 3),
+        "actuator_dynprm": (ant.nu, 3),
+        "gravity": (3,),
+        "drive_prm": (0, 5),
+        "tendon_stiffness": (0,),
+        "tendon_damping": (0,),
     }
     assert set(zwang.PARAM_FIELDS) == set(params)
     for name, shape in params.items():
@@ -65,10 +99,18 @@ def test_shapes_and_dtypes(ant, precision, dtype):
     assert sim.status.shape == (N,) and sim.status.dtype == np.int32
     sim.forward()
     nb, nv = ant.nbody, ant.nv
-    for name, shape in [("ximat", (nb, 9)), ("cinert", (nb, 10)), ("cvel", (nb, 6)),
-                        ("site_xpos", (0, 3)), ("site_xmat", (0, 9)), ("fused_xpos", (0, 3)),
-                        ("fused_xquat", (0, 4)), ("fused_xmat", (0, 9)), ("fused_xipos", (0, 3)),
-                        ("fused_vel", (0, 6))]:
+    for name, shape in [
+        ("ximat", (nb, 9)),
+        ("cinert", (nb, 10)),
+        ("cvel", (nb, 6)),
+        ("site_xpos", (0, 3)),
+        ("site_xmat", (0, 9)),
+        ("fused_xpos", (0, 3)),
+        ("fused_xquat", (0, 4)),
+        ("fused_xmat", (0, 9)),
+        ("fused_xipos", (0, 3)),
+        ("fused_vel", (0, 6)),
+    ]:
         value = getattr(sim, name)
         assert value.shape == (N,) + shape and value.dtype == dtype, name
     assert sim.mass_matrix().shape == (N, nv, nv) and sim.mass_matrix().dtype == dtype

@@ -19,8 +19,9 @@ def count(value: Any, name: str, minimum: int = 1) -> int:
     try:
         result = operator.index(value)
     except TypeError:
-        raise TypeError(f"{name} must be an integer, got {value!r} "
-                        f"({type(value).__name__})") from None
+        raise TypeError(
+            f"{name} must be an integer, got {value!r} ({type(value).__name__})"
+        ) from None
     if result < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {result}")
     return result

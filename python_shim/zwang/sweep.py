@@ -36,8 +36,9 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 
@@ -48,16 +49,26 @@ _FALLBACK_MAX_BYTES = 8 * 2**30
 # fields that are part of the state: recording them needs no evaluation of the pipeline
 _STATE_FIELDS = frozenset({"qpos", "qvel", "ctrl", "act", "time", "status", "xfrc_applied"})
 # the element a field's first per-instance axis runs over, by the field's name prefix
-_FIRST_AXIS = (("qpos", "coordinate"), ("ctrl", "actuator"), ("actuator_", "actuator"),
-               ("site_", "site"), ("jnt_", "joint"), ("contact_", "contact"), ("q", "dof"),
-               ("dof_", "dof"), ("body_", "body"), ("x", "body"), ("c", "body"),
-               ("subtree_com", "body"))
+_FIRST_AXIS = (
+    ("qpos", "coordinate"),
+    ("ctrl", "actuator"),
+    ("actuator_", "actuator"),
+    ("site_", "site"),
+    ("jnt_", "joint"),
+    ("contact_", "contact"),
+    ("q", "dof"),
+    ("dof_", "dof"),
+    ("body_", "body"),
+    ("x", "body"),
+    ("c", "body"),
+    ("subtree_com", "body"),
+)
 _NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([-0-9,\s]+)\s*\])?\s*$")
 
 
 def parse_name(name: str) -> tuple[str, tuple[int, ...]]:
-    """``"body_ipos[2, 0]"`` -> ``("body_ipos", (2, 0))``; ``"body_mass"`` -> ``("body_mass", ())``.
-    """
+    """``"body_ipos[2, 0]"`` -> ``("body_ipos", (2, 0))``; ``"body_mass"`` ->
+    ``("body_mass", ())``."""
     match = _NAME.match(name)
     if not match:
         raise ValueError(f"parameter name {name!r}: expected 'name' or 'name[i]' or 'name[i, j]'")
@@ -67,12 +78,18 @@ def parse_name(name: str) -> tuple[str, tuple[int, ...]]:
 
 def rng_for(seed: int, name: str) -> np.random.Generator:
     """The generator of ``name`` under ``seed``: independent of every other name."""
-    return np.random.Generator(np.random.PCG64(
-        np.random.SeedSequence([int(seed), zlib.crc32(name.encode())])))
+    return np.random.Generator(
+        np.random.PCG64(np.random.SeedSequence([int(seed), zlib.crc32(name.encode())]))
+    )
 
 
-def draw(spec: Any, rng: np.random.Generator, n: int, shape: tuple[int, ...],
-         nominal: np.ndarray | None = None) -> np.ndarray:
+def draw(
+    spec: Any,
+    rng: np.random.Generator,
+    n: int,
+    shape: tuple[int, ...],
+    nominal: np.ndarray | None = None,
+) -> np.ndarray:
     """Values of one parameter selection for ``n`` instances: an array ``(n, *shape)``.
 
     ``spec`` is any of the forms the module documents; ``nominal`` (``(n, *shape)``) is what
@@ -93,8 +110,10 @@ def draw(spec: Any, rng: np.random.Generator, n: int, shape: tuple[int, ...],
             return rng.lognormal(args[0], args[1], size=full)
         if kind == "choice" and len(args) == 1:
             return rng.choice(np.asarray(args[0], dtype=np.float64), size=full)
-        raise ValueError(f"distribution {spec!r}: expected ('uniform', lo, hi), ('normal', mean, "
-                         "std), ('lognormal', mean, std), ('choice', values) or ('scale', value)")
+        raise ValueError(
+            f"distribution {spec!r}: expected ('uniform', lo, hi), ('normal', mean, "
+            "std), ('lognormal', mean, std), ('choice', values) or ('scale', value)"
+        )
     if hasattr(spec, "rvs"):
         return np.asarray(spec.rvs(size=full, random_state=rng), dtype=np.float64)
     values = spec(rng, n) if callable(spec) else spec
@@ -150,13 +169,19 @@ class SweepResult:
             dims.append(label)
         return dims, coords
 
-    def to_xarray(self) -> "Any":
+    def to_xarray(self) -> Any:
         """An ``xarray.Dataset``: records over (time, instance, ...), parameters over
         (instance, ...), ``status`` over instance."""
         import xarray as xr
 
-        variables, coords = {}, {"time": ("time", self.time), "step": ("time", self.steps),
-                                  "instance": np.arange(self.status.shape[0])}
+        variables, coords = (
+            {},
+            {
+                "time": ("time", self.time),
+                "step": ("time", self.steps),
+                "instance": np.arange(self.status.shape[0]),
+            },
+        )
         for name, values in self.records.items():
             dims, extra = self._dims(name, values.shape[2:])
             variables[name] = (["time", "instance", *dims], values)
@@ -168,15 +193,17 @@ class SweepResult:
         variables["status"] = (["instance"], self.status)
         return xr.Dataset(variables, coords=coords, attrs={"seed": self.seed})
 
-    def to_dataframe(self) -> "Any":
+    def to_dataframe(self) -> Any:
         """A ``pandas.DataFrame`` with one row per (record, instance): columns ``time``, the
         parameters and every recorded component (``qpos[0]``, ``xpos[2,1]``...)."""
         import pandas as pd
 
         nrec, n = self.time.shape[0], self.status.shape[0]
         columns: dict[str, np.ndarray] = {
-            "step": np.repeat(self.steps, n), "time": np.repeat(self.time, n),
-            "instance": np.tile(np.arange(n), nrec)}
+            "step": np.repeat(self.steps, n),
+            "time": np.repeat(self.time, n),
+            "instance": np.tile(np.arange(n), nrec),
+        }
         for name, values in self.params.items():
             for suffix, column in _components(values.reshape(n, -1), values.shape[1:]):
                 columns[name + suffix] = np.tile(column, nrec)
@@ -240,7 +267,8 @@ def _check_size(nrec: int, fields: Mapping[str, np.ndarray], n: int, max_bytes: 
         f"zwang.sweep would record {total} bytes ({_size(total)}): {nrec} records of "
         f"{per_record} bytes ({n} instances x ({parts}) + 16 B of step and time), more than "
         f"max_bytes={max_bytes} ({_size(max_bytes)}). Take fewer records (a larger `every`), "
-        f"fewer fields in `record`, fewer instances or steps, or pass a larger `max_bytes`.")
+        f"fewer fields in `record`, fewer instances or steps, or pass a larger `max_bytes`."
+    )
 
 
 def _progress_bar(progress: bool | None, total: int, work: int) -> Any:
@@ -255,12 +283,24 @@ def _progress_bar(progress: bool | None, total: int, work: int) -> Any:
     return tqdm(total=total, unit="step", desc="zwang.sweep")
 
 
-def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int, steps: int,
-          record: Iterable[str] = ("qpos", "qvel"), every: int = 1, seed: int = 0,
-          backend: str = "cpu", precision: str = "f64", threads: int = 0,
-          qpos: Any = None, qvel: Any = None,
-          ctrl: np.ndarray | Callable[[Any, int], np.ndarray] | None = None,
-          progress: bool | None = None, max_bytes: int | None = None) -> SweepResult:
+def sweep(
+    model: Any,
+    params: Mapping[str, Any] | None = None,
+    *,
+    instances: int,
+    steps: int,
+    record: Iterable[str] = ("qpos", "qvel"),
+    every: int = 1,
+    seed: int = 0,
+    backend: str = "cpu",
+    precision: str = "f64",
+    threads: int = 0,
+    qpos: Any = None,
+    qvel: Any = None,
+    ctrl: np.ndarray | Callable[[Any, int], np.ndarray] | None = None,
+    progress: bool | None = None,
+    max_bytes: int | None = None,
+) -> SweepResult:
     """Runs ``instances`` instances of ``model`` for ``steps`` steps with drawn parameters.
 
     Args:
@@ -298,8 +338,7 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
     n = count(instances, "instances")
     steps = count(steps, "steps", minimum=0)
     every = count(every, "every")
-    sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision,
-                          threads=threads)
+    sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision, threads=threads)
     record = list(record)
     for name in record:
         if not hasattr(sim, name):
@@ -313,14 +352,17 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
     for name, spec in (params or {}).items():
         base, index = parse_name(name)
         if not hasattr(sim.params, base):
-            raise ValueError(f"unknown parameter {base!r}; parameters: "
-                             + ", ".join(getattr(zwang, "PARAM_FIELDS", [])))
+            raise ValueError(
+                f"unknown parameter {base!r}; parameters: "
+                + ", ".join(getattr(zwang, "PARAM_FIELDS", []))
+            )
         target = getattr(sim.params, base)
         try:
             nominal = np.array(target[(slice(None), *index)], dtype=np.float64)
         except IndexError as err:
-            raise ValueError(f"parameter {name!r}: index out of range for per-instance shape "
-                             f"{target.shape[1:]}") from err
+            raise ValueError(
+                f"parameter {name!r}: index out of range for per-instance shape {target.shape[1:]}"
+            ) from err
         values = draw(spec, rng_for(seed, name), n, nominal.shape[1:], nominal)
         target[(slice(None), *index)] = values
         drawn[name] = np.array(values, dtype=np.float64)
@@ -365,11 +407,22 @@ def sweep(model: Any, params: Mapping[str, Any] | None = None, *, instances: int
         if bar is not None:
             bar.close()
 
-    names = {"body": list(model.body_names), "joint": list(model.joint_names),
-             "actuator": list(model.actuator_names), "site": list(getattr(model, "site_names", [])),
-             "coordinate": list(range(model.nq)), "dof": list(range(model.nv))}
+    names = {
+        "body": list(model.body_names),
+        "joint": list(model.joint_names),
+        "actuator": list(model.actuator_names),
+        "site": list(getattr(model, "site_names", [])),
+        "coordinate": list(range(model.nq)),
+        "dof": list(range(model.nv)),
+    }
     marks = np.minimum(np.arange(nrec, dtype=np.int64) * every, steps)
     return SweepResult(
-        params=drawn, records=records, steps=marks,
-        time=marks * float(model.timestep), status=np.array(sim.status),
-        failures=list(sim.failures()), seed=int(seed), names=names)
+        params=drawn,
+        records=records,
+        steps=marks,
+        time=marks * float(model.timestep),
+        status=np.array(sim.status),
+        failures=list(sim.failures()),
+        seed=int(seed),
+        names=names,
+    )

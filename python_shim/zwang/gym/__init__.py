@@ -13,23 +13,52 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from ._tasks import (TASKS, Ant, HalfCheetah, Hopper, Humanoid, InvertedDoublePendulum,
-                     InvertedPendulum, MujocoTaskEnv, Pusher, Reacher, Swimmer, Walker2d,
-                     gymnasium_assets)
+from ._tasks import (
+    TASKS,
+    Ant,
+    HalfCheetah,
+    Hopper,
+    Humanoid,
+    InvertedDoublePendulum,
+    InvertedPendulum,
+    MujocoTaskEnv,
+    Pusher,
+    Reacher,
+    Swimmer,
+    Walker2d,
+    gymnasium_assets,
+)
 from ._vector import VectorEnv
 
 ENV_IDS: tuple[str, ...] = tuple(TASKS)
 
-__all__ = ["ENV_IDS", "SingleEnv", "VectorEnv", "make", "make_vec", "MujocoTaskEnv",
-           "InvertedPendulum", "InvertedDoublePendulum", "Reacher", "Swimmer", "Pusher",
-           "Hopper", "Walker2d", "HalfCheetah", "Ant", "Humanoid", "gymnasium_assets"]
+__all__ = [
+    "ENV_IDS",
+    "SingleEnv",
+    "VectorEnv",
+    "make",
+    "make_vec",
+    "MujocoTaskEnv",
+    "InvertedPendulum",
+    "InvertedDoublePendulum",
+    "Reacher",
+    "Swimmer",
+    "Pusher",
+    "Hopper",
+    "Walker2d",
+    "HalfCheetah",
+    "Ant",
+    "Humanoid",
+    "gymnasium_assets",
+]
 
 
 def _task(env_id: str) -> type[MujocoTaskEnv]:
     key = env_id.split("/")[-1]
     if key not in TASKS:
         raise gymnasium.error.UnregisteredEnv(
-            f"zwang has no environment {env_id!r}; it has {', '.join(TASKS)}")
+            f"zwang has no environment {env_id!r}; it has {', '.join(TASKS)}"
+        )
     return TASKS[key]
 
 
@@ -72,15 +101,17 @@ class SingleEnv(gymnasium.Env):
         self.metadata = {"render_modes": [], "render_fps": vector_env.metadata["render_fps"]}
         self.render_mode = None
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         obs, info = self.vector_env.reset(seed=seed, options=options)
         return obs[0], _unbatch(info)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.vector_env.step(
-            np.asarray(action).reshape(1, -1))
+            np.asarray(action).reshape(1, -1)
+        )
         return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), _unbatch(info)
 
     def close(self) -> None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 import os
 import warnings
 import xml.etree.ElementTree as ElementTree
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
 import zwang
+
 from ._vector import VectorEnv, load_model
 
 
@@ -67,20 +69,39 @@ class MujocoTaskEnv(VectorEnv):
     # the simulator outputs the task reads besides qpos and qvel (zwang.Simulator's `outputs`)
     _outputs: tuple[str, ...] = ()
 
-    def __init__(self, num_envs: int, *, xml_file: str | None = None,
-                 frame_skip: int | None = None, reset_noise_scale: float = 0.0,
-                 max_episode_steps: int | None | str = "default",
-                 autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                 seeding: str = "batch", backend: str = "cpu", precision: str = "f64",
-                 threads: int = 0, contact_margin: str = "sum", render_mode: str | None = None,
-                 outputs: str | Sequence[str] | None = None, **unused_render: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        xml_file: str | None = None,
+        frame_skip: int | None = None,
+        reset_noise_scale: float = 0.0,
+        max_episode_steps: int | None | str = "default",
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        seeding: str = "batch",
+        backend: str = "cpu",
+        precision: str = "f64",
+        threads: int = 0,
+        contact_margin: str = "sum",
+        render_mode: str | None = None,
+        outputs: str | Sequence[str] | None = None,
+        **unused_render: Any,
+    ) -> None:
         if render_mode is not None:
             raise ValueError("zwang environments do not render (render_mode must be None)")
-        unknown = set(unused_render) - {"width", "height", "camera_id", "camera_name",
-                                        "default_camera_config", "max_geom", "visual_options"}
+        unknown = set(unused_render) - {
+            "width",
+            "height",
+            "camera_id",
+            "camera_name",
+            "default_camera_config",
+            "max_geom",
+            "visual_options",
+        }
         if unknown:
-            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments "
-                            f"{sorted(unknown)}")
+            raise TypeError(
+                f"{type(self).__name__} got unexpected keyword arguments {sorted(unknown)}"
+            )
         self.xml_path = expand_model_path(xml_file or self.default_xml)
         # "sum": a contact's margin and gap as MuJoCo 3.5 and later combine them, so that the
         # tasks behave as Gymnasium's on the MuJoCo users install today
@@ -90,34 +111,47 @@ class MujocoTaskEnv(VectorEnv):
         if max_episode_steps == "default":
             max_episode_steps = self.default_max_episode_steps
         super().__init__(
-            model, num_envs,
+            model,
+            num_envs,
             frame_skip=self.default_frame_skip if frame_skip is None else frame_skip,
-            max_episode_steps=max_episode_steps, reset_noise_scale=reset_noise_scale,
-            autoreset_mode=autoreset_mode, seeding=seeding, backend=backend,
-            precision=precision, threads=threads, outputs=self._task_outputs(outputs))
+            max_episode_steps=max_episode_steps,
+            reset_noise_scale=reset_noise_scale,
+            autoreset_mode=autoreset_mode,
+            seeding=seeding,
+            backend=backend,
+            precision=precision,
+            threads=threads,
+            outputs=self._task_outputs(outputs),
+        )
 
     def _task_outputs(self, outputs: str | Sequence[str] | None) -> list[str] | None:
         if outputs is None:
             return None
         if isinstance(outputs, str):
             if outputs != "task":
-                raise ValueError(f"outputs must be 'task', None or a list of names, got "
-                                 f"{outputs!r}")
+                raise ValueError(
+                    f"outputs must be 'task', None or a list of names, got {outputs!r}"
+                )
             return list(self._outputs)
         return list(self._outputs) + list(outputs)
 
-    def _bind(self, model: "zwang.Model") -> None:
+    def _bind(self, model: zwang.Model) -> None:
         """Looks up the bodies and sites the task reads."""
 
-    def _warn_missing_dynamics(self, model: "zwang.Model") -> None:
-        fluid = [w for w in model.warnings
-                 if any(k in w.lower() for k in ("viscosity", "density", "fluid"))]
+    def _warn_missing_dynamics(self, model: zwang.Model) -> None:
+        fluid = [
+            w
+            for w in model.warnings
+            if any(k in w.lower() for k in ("viscosity", "density", "fluid"))
+        ]
         if fluid:
             warnings.warn(
                 f"{type(self).__name__}: {os.path.basename(self.xml_path)} asks for fluid forces "
                 "(MuJoCo's <option viscosity/density>), which zwang does not simulate: the "
                 "dynamics lack the viscous drag of Gymnasium's environment. Loader: "
-                + "; ".join(fluid), stacklevel=4)
+                + "; ".join(fluid),
+                stacklevel=4,
+            )
 
     def _sample_uniform(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``qpos0 + U(-s, s)`` and ``U(-s, s)`` (Hopper, Walker2d, Swimmer, Humanoid...)."""
@@ -126,15 +160,16 @@ class MujocoTaskEnv(VectorEnv):
         qvel = self.init_qvel + rng.uniform(low=-s, high=s, size=(n, self.model.nv))
         return qpos, qvel
 
-    def _sample_uniform_normal(self, rng: np.random.Generator, n: int
-                               ) -> tuple[np.ndarray, np.ndarray]:
+    def _sample_uniform_normal(
+        self, rng: np.random.Generator, n: int
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``qpos0 + U(-s, s)`` and ``s N(0, 1)`` (HalfCheetah, Ant, InvertedDoublePendulum)."""
         s = self.reset_noise_scale
         qpos = self.init_qpos + rng.uniform(low=-s, high=s, size=(n, self.model.nq))
         qvel = self.init_qvel + s * rng.standard_normal(size=(n, self.model.nv))
         return qpos, qvel
 
-    def _body(self, model: "zwang.Model", name: str | int) -> int:
+    def _body(self, model: zwang.Model, name: str | int) -> int:
         if isinstance(name, (int, np.integer)):
             return int(name)
         return list(model.body_names).index(name)
@@ -183,8 +218,14 @@ class InvertedDoublePendulum(MujocoTaskEnv):
     _reads_derived = True
     _outputs = ("qfrc_constraint", "site_xpos")
 
-    def __init__(self, num_envs: int, *, healthy_reward: float = 10.0,
-                 reset_noise_scale: float = 0.1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        healthy_reward: float = 10.0,
+        reset_noise_scale: float = 0.1,
+        **kwargs: Any,
+    ) -> None:
         self._healthy_reward = healthy_reward
         super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
 
@@ -194,8 +235,16 @@ class InvertedDoublePendulum(MujocoTaskEnv):
     def _observe(self):
         qpos, qvel = self._qpos(), self._qvel()
         qfrc = np.asarray(self.sim.qfrc_constraint, dtype=np.float64)
-        return np.concatenate([qpos[:, :1], np.sin(qpos[:, 1:]), np.cos(qpos[:, 1:]),
-                               np.clip(qvel, -10, 10), np.clip(qfrc, -10, 10)[:, :1]], axis=1)
+        return np.concatenate(
+            [
+                qpos[:, :1],
+                np.sin(qpos[:, 1:]),
+                np.cos(qpos[:, 1:]),
+                np.clip(qvel, -10, 10),
+                np.clip(qfrc, -10, 10)[:, :1],
+            ],
+            axis=1,
+        )
 
     def _evaluate(self, action, before):
         # the first site, at the tip of the second pole
@@ -207,9 +256,15 @@ class InvertedDoublePendulum(MujocoTaskEnv):
         vel_penalty = 1e-3 * v1**2 + 5e-3 * v2**2
         alive_bonus = self._healthy_reward * (~terminated)
         reward = alive_bonus - dist_penalty - vel_penalty
-        return reward, terminated, {"reward_survive": alive_bonus,
-                                    "distance_penalty": -dist_penalty,
-                                    "velocity_penalty": -vel_penalty}
+        return (
+            reward,
+            terminated,
+            {
+                "reward_survive": alive_bonus,
+                "distance_penalty": -dist_penalty,
+                "velocity_penalty": -vel_penalty,
+            },
+        )
 
 
 class Reacher(MujocoTaskEnv):
@@ -220,8 +275,14 @@ class Reacher(MujocoTaskEnv):
     _reads_derived = True
     _outputs = ("xpos",)
 
-    def __init__(self, num_envs: int, *, reward_dist_weight: float = 1,
-                 reward_control_weight: float = 1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        reward_dist_weight: float = 1,
+        reward_control_weight: float = 1,
+        **kwargs: Any,
+    ) -> None:
         self._reward_dist_weight = reward_dist_weight
         self._reward_control_weight = reward_control_weight
         super().__init__(num_envs, **kwargs)
@@ -249,15 +310,19 @@ class Reacher(MujocoTaskEnv):
     def _observe(self):
         qpos, qvel = self._qpos(), self._qvel()
         theta = qpos[:, :2]
-        return np.concatenate([np.cos(theta), np.sin(theta), qpos[:, 2:], qvel[:, :2],
-                               self._vec()[:, :2]], axis=1)
+        return np.concatenate(
+            [np.cos(theta), np.sin(theta), qpos[:, 2:], qvel[:, :2], self._vec()[:, :2]], axis=1
+        )
 
     def _evaluate(self, action, before):
         reward_dist = -np.linalg.norm(self._vec(), axis=1) * self._reward_dist_weight
         reward_ctrl = -_sum_squares(action) * self._reward_control_weight
         never = np.zeros(self.num_envs, dtype=bool)
-        return reward_dist + reward_ctrl, never, {"reward_dist": reward_dist,
-                                                  "reward_ctrl": reward_ctrl}
+        return (
+            reward_dist + reward_ctrl,
+            never,
+            {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl},
+        )
 
 
 class Pusher(MujocoTaskEnv):
@@ -268,9 +333,15 @@ class Pusher(MujocoTaskEnv):
     _reads_derived = True
     _outputs = ("xpos",)
 
-    def __init__(self, num_envs: int, *, reward_near_weight: float = 0.5,
-                 reward_dist_weight: float = 1, reward_control_weight: float = 0.1,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        reward_near_weight: float = 0.5,
+        reward_dist_weight: float = 1,
+        reward_control_weight: float = 0.1,
+        **kwargs: Any,
+    ) -> None:
         self._reward_near_weight = reward_near_weight
         self._reward_dist_weight = reward_dist_weight
         self._reward_control_weight = reward_control_weight
@@ -285,8 +356,10 @@ class Pusher(MujocoTaskEnv):
 
         def draw(k: int) -> np.ndarray:
             # x then y of each env, as two draws of one number
-            return np.stack([rng.uniform(low=-0.3, high=0, size=k),
-                             rng.uniform(low=-0.2, high=0.2, size=k)], axis=1)
+            return np.stack(
+                [rng.uniform(low=-0.3, high=0, size=k), rng.uniform(low=-0.2, high=0.2, size=k)],
+                axis=1,
+            )
 
         cylinder = draw(n)
         redraw = np.flatnonzero(np.linalg.norm(cylinder - goal, axis=1) <= 0.17)
@@ -313,8 +386,11 @@ class Pusher(MujocoTaskEnv):
         reward_dist = -np.linalg.norm(obj - goal, axis=1) * self._reward_dist_weight
         reward_ctrl = -_sum_squares(action) * self._reward_control_weight
         never = np.zeros(self.num_envs, dtype=bool)
-        return reward_dist + reward_ctrl + reward_near, never, {
-            "reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "reward_near": reward_near}
+        return (
+            reward_dist + reward_ctrl + reward_near,
+            never,
+            {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "reward_near": reward_near},
+        )
 
 
 class Swimmer(MujocoTaskEnv, _ForwardMixin):
@@ -323,10 +399,16 @@ class Swimmer(MujocoTaskEnv, _ForwardMixin):
     default_xml, default_frame_skip = "swimmer.xml", 4
     default_max_episode_steps, reward_threshold = 1000, 360.0
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
-                 ctrl_cost_weight: float = 1e-4, reset_noise_scale: float = 0.1,
-                 exclude_current_positions_from_observation: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 1e-4,
+        reset_noise_scale: float = 0.1,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ) -> None:
         self._forward_reward_weight = forward_reward_weight
         self._ctrl_cost_weight = ctrl_cost_weight
         self._exclude = bool(exclude_current_positions_from_observation)
@@ -339,21 +421,32 @@ class Swimmer(MujocoTaskEnv, _ForwardMixin):
         return self._qpos()[:, 0:2].copy()
 
     def _observe(self):
-        return np.concatenate([self._qpos()[:, 2 * self._exclude:], self._qvel()], axis=1)
+        return np.concatenate([self._qpos()[:, 2 * self._exclude :], self._qvel()], axis=1)
 
     def _position_info(self):
         xy = self._qpos()[:, 0:2]
-        return {"x_position": xy[:, 0].copy(), "y_position": xy[:, 1].copy(),
-                "distance_from_origin": np.linalg.norm(xy, axis=1)}
+        return {
+            "x_position": xy[:, 0].copy(),
+            "y_position": xy[:, 1].copy(),
+            "distance_from_origin": np.linalg.norm(xy, axis=1),
+        }
 
     def _evaluate(self, action, before):
         v = self._velocity(before)
         forward = self._forward_reward_weight * v[:, 0]
         ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
         never = np.zeros(self.num_envs, dtype=bool)
-        return forward - ctrl_cost, never, {
-            **self._position_info(), "x_velocity": v[:, 0], "y_velocity": v[:, 1],
-            "reward_forward": forward, "reward_ctrl": -ctrl_cost}
+        return (
+            forward - ctrl_cost,
+            never,
+            {
+                **self._position_info(),
+                "x_velocity": v[:, 0],
+                "y_velocity": v[:, 1],
+                "reward_forward": forward,
+                "reward_ctrl": -ctrl_cost,
+            },
+        )
 
     def _reset_info(self):
         return self._position_info()
@@ -365,10 +458,16 @@ class HalfCheetah(MujocoTaskEnv, _ForwardMixin):
     default_xml, default_frame_skip = "half_cheetah.xml", 5
     default_max_episode_steps, reward_threshold = 1000, 4800.0
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
-                 ctrl_cost_weight: float = 0.1, reset_noise_scale: float = 0.1,
-                 exclude_current_positions_from_observation: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 0.1,
+        reset_noise_scale: float = 0.1,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ) -> None:
         self._forward_reward_weight = forward_reward_weight
         self._ctrl_cost_weight = ctrl_cost_weight
         self._exclude = bool(exclude_current_positions_from_observation)
@@ -381,16 +480,23 @@ class HalfCheetah(MujocoTaskEnv, _ForwardMixin):
         return self._qpos()[:, 0:1].copy()
 
     def _observe(self):
-        return np.concatenate([self._qpos()[:, int(self._exclude):], self._qvel()], axis=1)
+        return np.concatenate([self._qpos()[:, int(self._exclude) :], self._qvel()], axis=1)
 
     def _evaluate(self, action, before):
         v = self._velocity(before)[:, 0]
         forward = self._forward_reward_weight * v
         ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
         never = np.zeros(self.num_envs, dtype=bool)
-        return forward - ctrl_cost, never, {
-            "x_position": self._qpos()[:, 0].copy(), "x_velocity": v,
-            "reward_forward": forward, "reward_ctrl": -ctrl_cost}
+        return (
+            forward - ctrl_cost,
+            never,
+            {
+                "x_position": self._qpos()[:, 0].copy(),
+                "x_velocity": v,
+                "reward_forward": forward,
+                "reward_ctrl": -ctrl_cost,
+            },
+        )
 
     def _reset_info(self):
         return {"x_position": self._qpos()[:, 0].copy()}
@@ -399,11 +505,20 @@ class HalfCheetah(MujocoTaskEnv, _ForwardMixin):
 class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
     """Hopper-v5 and Walker2d-v5: forward velocity, health bonus, control cost, termination."""
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float, ctrl_cost_weight: float,
-                 healthy_reward: float, terminate_when_unhealthy: bool,
-                 healthy_z_range: tuple[float, float], healthy_angle_range: tuple[float, float],
-                 reset_noise_scale: float, exclude_current_positions_from_observation: bool,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float,
+        ctrl_cost_weight: float,
+        healthy_reward: float,
+        terminate_when_unhealthy: bool,
+        healthy_z_range: tuple[float, float],
+        healthy_angle_range: tuple[float, float],
+        reset_noise_scale: float,
+        exclude_current_positions_from_observation: bool,
+        **kwargs: Any,
+    ) -> None:
         self._forward_reward_weight = forward_reward_weight
         self._ctrl_cost_weight = ctrl_cost_weight
         self._healthy_reward = healthy_reward
@@ -420,8 +535,9 @@ class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
         return self._qpos()[:, 0:1].copy()
 
     def _observe(self):
-        return np.concatenate([self._qpos()[:, int(self._exclude):],
-                               np.clip(self._qvel(), -10, 10)], axis=1)
+        return np.concatenate(
+            [self._qpos()[:, int(self._exclude) :], np.clip(self._qvel(), -10, 10)], axis=1
+        )
 
     def _is_healthy(self) -> np.ndarray:
         qpos = self._qpos()
@@ -431,8 +547,10 @@ class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
 
     def _position_info(self):
         qpos = self._qpos()
-        return {"x_position": qpos[:, 0].copy(),
-                "z_distance_from_origin": qpos[:, 1] - self.init_qpos[1]}
+        return {
+            "x_position": qpos[:, 0].copy(),
+            "z_distance_from_origin": qpos[:, 1] - self.init_qpos[1],
+        }
 
     def _evaluate(self, action, before):
         v = self._velocity(before)[:, 0]
@@ -441,9 +559,17 @@ class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
         survive = healthy * float(self._healthy_reward)
         ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
         terminated = ~healthy & bool(self._terminate_when_unhealthy)
-        return forward + survive - ctrl_cost, terminated, {
-            **self._position_info(), "x_velocity": v, "reward_forward": forward,
-            "reward_ctrl": -ctrl_cost, "reward_survive": survive}
+        return (
+            forward + survive - ctrl_cost,
+            terminated,
+            {
+                **self._position_info(),
+                "x_velocity": v,
+                "reward_forward": forward,
+                "reward_ctrl": -ctrl_cost,
+                "reward_survive": survive,
+            },
+        )
 
     def _reset_info(self):
         return self._position_info()
@@ -455,23 +581,34 @@ class Hopper(_PlanarWalker):
     default_xml, default_frame_skip = "hopper.xml", 4
     default_max_episode_steps, reward_threshold = 1000, 3800.0
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
-                 ctrl_cost_weight: float = 1e-3, healthy_reward: float = 1.0,
-                 terminate_when_unhealthy: bool = True,
-                 healthy_state_range: tuple[float, float] = (-100.0, 100.0),
-                 healthy_z_range: tuple[float, float] = (0.7, float("inf")),
-                 healthy_angle_range: tuple[float, float] = (-0.2, 0.2),
-                 reset_noise_scale: float = 5e-3,
-                 exclude_current_positions_from_observation: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 1e-3,
+        healthy_reward: float = 1.0,
+        terminate_when_unhealthy: bool = True,
+        healthy_state_range: tuple[float, float] = (-100.0, 100.0),
+        healthy_z_range: tuple[float, float] = (0.7, float("inf")),
+        healthy_angle_range: tuple[float, float] = (-0.2, 0.2),
+        reset_noise_scale: float = 5e-3,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ) -> None:
         self._healthy_state_range = healthy_state_range
         super().__init__(
-            num_envs, forward_reward_weight=forward_reward_weight,
-            ctrl_cost_weight=ctrl_cost_weight, healthy_reward=healthy_reward,
-            terminate_when_unhealthy=terminate_when_unhealthy, healthy_z_range=healthy_z_range,
-            healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+            num_envs,
+            forward_reward_weight=forward_reward_weight,
+            ctrl_cost_weight=ctrl_cost_weight,
+            healthy_reward=healthy_reward,
+            terminate_when_unhealthy=terminate_when_unhealthy,
+            healthy_z_range=healthy_z_range,
+            healthy_angle_range=healthy_angle_range,
+            reset_noise_scale=reset_noise_scale,
             exclude_current_positions_from_observation=exclude_current_positions_from_observation,
-            **kwargs)
+            **kwargs,
+        )
 
     def _is_healthy(self):
         # every coordinate and velocity past the root's x and z inside the open state range
@@ -486,26 +623,40 @@ class Walker2d(_PlanarWalker):
     default_xml, default_frame_skip = "walker2d_v5.xml", 4
     default_max_episode_steps = 1000
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.0,
-                 ctrl_cost_weight: float = 1e-3, healthy_reward: float = 1.0,
-                 terminate_when_unhealthy: bool = True,
-                 healthy_z_range: tuple[float, float] = (0.8, 2.0),
-                 healthy_angle_range: tuple[float, float] = (-1.0, 1.0),
-                 reset_noise_scale: float = 5e-3,
-                 exclude_current_positions_from_observation: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float = 1.0,
+        ctrl_cost_weight: float = 1e-3,
+        healthy_reward: float = 1.0,
+        terminate_when_unhealthy: bool = True,
+        healthy_z_range: tuple[float, float] = (0.8, 2.0),
+        healthy_angle_range: tuple[float, float] = (-1.0, 1.0),
+        reset_noise_scale: float = 5e-3,
+        exclude_current_positions_from_observation: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(
-            num_envs, forward_reward_weight=forward_reward_weight,
-            ctrl_cost_weight=ctrl_cost_weight, healthy_reward=healthy_reward,
-            terminate_when_unhealthy=terminate_when_unhealthy, healthy_z_range=healthy_z_range,
-            healthy_angle_range=healthy_angle_range, reset_noise_scale=reset_noise_scale,
+            num_envs,
+            forward_reward_weight=forward_reward_weight,
+            ctrl_cost_weight=ctrl_cost_weight,
+            healthy_reward=healthy_reward,
+            terminate_when_unhealthy=terminate_when_unhealthy,
+            healthy_z_range=healthy_z_range,
+            healthy_angle_range=healthy_angle_range,
+            reset_noise_scale=reset_noise_scale,
             exclude_current_positions_from_observation=exclude_current_positions_from_observation,
-            **kwargs)
+            **kwargs,
+        )
 
 
 def _xy_info(qpos: np.ndarray) -> dict[str, np.ndarray]:
-    return {"x_position": qpos[:, 0].copy(), "y_position": qpos[:, 1].copy(),
-            "distance_from_origin": np.linalg.norm(qpos[:, 0:2], axis=1)}
+    return {
+        "x_position": qpos[:, 0].copy(),
+        "y_position": qpos[:, 1].copy(),
+        "distance_from_origin": np.linalg.norm(qpos[:, 0:2], axis=1),
+    }
 
 
 class Ant(MujocoTaskEnv, _ForwardMixin):
@@ -516,15 +667,23 @@ class Ant(MujocoTaskEnv, _ForwardMixin):
     _reads_derived = True
     _outputs = ("xpos", "cfrc_ext")
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1,
-                 ctrl_cost_weight: float = 0.5, contact_cost_weight: float = 5e-4,
-                 healthy_reward: float = 1.0, main_body: int | str = 1,
-                 terminate_when_unhealthy: bool = True,
-                 healthy_z_range: tuple[float, float] = (0.2, 1.0),
-                 contact_force_range: tuple[float, float] = (-1.0, 1.0),
-                 reset_noise_scale: float = 0.1,
-                 exclude_current_positions_from_observation: bool = True,
-                 include_cfrc_ext_in_observation: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float = 1,
+        ctrl_cost_weight: float = 0.5,
+        contact_cost_weight: float = 5e-4,
+        healthy_reward: float = 1.0,
+        main_body: int | str = 1,
+        terminate_when_unhealthy: bool = True,
+        healthy_z_range: tuple[float, float] = (0.2, 1.0),
+        contact_force_range: tuple[float, float] = (-1.0, 1.0),
+        reset_noise_scale: float = 0.1,
+        exclude_current_positions_from_observation: bool = True,
+        include_cfrc_ext_in_observation: bool = True,
+        **kwargs: Any,
+    ) -> None:
         self._forward_reward_weight = forward_reward_weight
         self._ctrl_cost_weight = ctrl_cost_weight
         self._contact_cost_weight = contact_cost_weight
@@ -551,7 +710,7 @@ class Ant(MujocoTaskEnv, _ForwardMixin):
         return np.clip(np.asarray(self.sim.cfrc_ext, dtype=np.float64), lo, hi)
 
     def _observe(self):
-        parts = [self._qpos()[:, 2 * self._exclude:], self._qvel()]
+        parts = [self._qpos()[:, 2 * self._exclude :], self._qvel()]
         if self._include_cfrc_ext:
             parts.append(self._contact_forces()[:, 1:].reshape(self.num_envs, -1))
         return np.concatenate(parts, axis=1)
@@ -565,13 +724,23 @@ class Ant(MujocoTaskEnv, _ForwardMixin):
         forward = v[:, 0] * self._forward_reward_weight
         survive = healthy * float(self._healthy_reward)
         ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
-        contact_cost = self._contact_cost_weight * np.square(
-            self._contact_forces()).reshape(self.num_envs, -1).sum(axis=1)
+        contact_cost = self._contact_cost_weight * np.square(self._contact_forces()).reshape(
+            self.num_envs, -1
+        ).sum(axis=1)
         terminated = ~healthy & bool(self._terminate_when_unhealthy)
-        return forward + survive - ctrl_cost - contact_cost, terminated, {
-            **_xy_info(qpos), "x_velocity": v[:, 0], "y_velocity": v[:, 1],
-            "reward_forward": forward, "reward_ctrl": -ctrl_cost,
-            "reward_contact": -contact_cost, "reward_survive": survive}
+        return (
+            forward + survive - ctrl_cost - contact_cost,
+            terminated,
+            {
+                **_xy_info(qpos),
+                "x_velocity": v[:, 0],
+                "y_velocity": v[:, 1],
+                "reward_forward": forward,
+                "reward_ctrl": -ctrl_cost,
+                "reward_contact": -contact_cost,
+                "reward_survive": survive,
+            },
+        )
 
     def _reset_info(self):
         return _xy_info(self._qpos())
@@ -581,8 +750,12 @@ def fixed_tendons(path: str, joint_names: list[str]) -> list[list[tuple[int, flo
     """The fixed tendons of an MJCF file: for each, its (joint index, coefficient) pairs."""
     tendons = []
     for fixed in ElementTree.parse(path).getroot().iter("fixed"):
-        tendons.append([(joint_names.index(j.get("joint")), float(j.get("coef", "1")))
-                        for j in fixed.iter("joint")])
+        tendons.append(
+            [
+                (joint_names.index(j.get("joint")), float(j.get("coef", "1")))
+                for j in fixed.iter("joint")
+            ]
+        )
     return tendons
 
 
@@ -594,17 +767,25 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
     _reads_derived = True
     _outputs = ("xipos", "cinert", "cvel", "qfrc_actuator", "cfrc_ext")
 
-    def __init__(self, num_envs: int, *, forward_reward_weight: float = 1.25,
-                 ctrl_cost_weight: float = 0.1, contact_cost_weight: float = 5e-7,
-                 contact_cost_range: tuple[float, float] = (-np.inf, 10.0),
-                 healthy_reward: float = 5.0, terminate_when_unhealthy: bool = True,
-                 healthy_z_range: tuple[float, float] = (1.0, 2.0),
-                 reset_noise_scale: float = 1e-2,
-                 exclude_current_positions_from_observation: bool = True,
-                 include_cinert_in_observation: bool = True,
-                 include_cvel_in_observation: bool = True,
-                 include_qfrc_actuator_in_observation: bool = True,
-                 include_cfrc_ext_in_observation: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        forward_reward_weight: float = 1.25,
+        ctrl_cost_weight: float = 0.1,
+        contact_cost_weight: float = 5e-7,
+        contact_cost_range: tuple[float, float] = (-np.inf, 10.0),
+        healthy_reward: float = 5.0,
+        terminate_when_unhealthy: bool = True,
+        healthy_z_range: tuple[float, float] = (1.0, 2.0),
+        reset_noise_scale: float = 1e-2,
+        exclude_current_positions_from_observation: bool = True,
+        include_cinert_in_observation: bool = True,
+        include_cvel_in_observation: bool = True,
+        include_qfrc_actuator_in_observation: bool = True,
+        include_cfrc_ext_in_observation: bool = True,
+        **kwargs: Any,
+    ) -> None:
         self._forward_reward_weight = forward_reward_weight
         self._ctrl_cost_weight = ctrl_cost_weight
         self._contact_cost_weight = contact_cost_weight
@@ -613,9 +794,12 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
         self._terminate_when_unhealthy = terminate_when_unhealthy
         self._healthy_z_range = healthy_z_range
         self._exclude = bool(exclude_current_positions_from_observation)
-        self._include = (bool(include_cinert_in_observation), bool(include_cvel_in_observation),
-                         bool(include_qfrc_actuator_in_observation),
-                         bool(include_cfrc_ext_in_observation))
+        self._include = (
+            bool(include_cinert_in_observation),
+            bool(include_cvel_in_observation),
+            bool(include_qfrc_actuator_in_observation),
+            bool(include_cfrc_ext_in_observation),
+        )
         super().__init__(num_envs, reset_noise_scale=reset_noise_scale, **kwargs)
 
     def _bind(self, model):
@@ -638,14 +822,16 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
         if self.sim.parameters_exposed:
             mass = np.asarray(self.sim.params.body_mass, dtype=np.float64)
         else:
-            mass = np.broadcast_to(np.asarray(self.model.body_mass, dtype=self.sim.dtype),
-                                   (self.num_envs, self.model.nbody)).astype(np.float64)
+            mass = np.broadcast_to(
+                np.asarray(self.model.body_mass, dtype=self.sim.dtype),
+                (self.num_envs, self.model.nbody),
+            ).astype(np.float64)
         xipos = np.asarray(self.sim.xipos, dtype=np.float64)
         return (np.einsum("nb,nbj->nj", mass, xipos) / mass.sum(axis=1, keepdims=True))[:, :2]
 
     def _observe(self):
         n = self.num_envs
-        parts = [self._qpos()[:, 2 * self._exclude:], self._qvel()]
+        parts = [self._qpos()[:, 2 * self._exclude :], self._qvel()]
         cinert, cvel, qfrc_actuator, cfrc_ext = self._include
         if cinert:
             parts.append(np.asarray(self.sim.cinert, dtype=np.float64)[:, 1:].reshape(n, -1))
@@ -658,8 +844,10 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
         return np.concatenate(parts, axis=1)
 
     def _tendon_info(self):
-        return {"tendon_length": self._qpos() @ self._ten_q,
-                "tendon_velocity": self._qvel() @ self._ten_v}
+        return {
+            "tendon_length": self._qpos() @ self._ten_q,
+            "tendon_velocity": self._qvel() @ self._ten_v,
+        }
 
     def _evaluate(self, action, before):
         v = self._velocity(before)
@@ -670,13 +858,24 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
         survive = healthy * float(self._healthy_reward)
         ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
         cfrc = np.asarray(self.sim.cfrc_ext, dtype=np.float64).reshape(self.num_envs, -1)
-        contact_cost = np.clip(self._contact_cost_weight * np.square(cfrc).sum(axis=1),
-                               *self._contact_cost_range)
+        contact_cost = np.clip(
+            self._contact_cost_weight * np.square(cfrc).sum(axis=1), *self._contact_cost_range
+        )
         terminated = ~healthy & bool(self._terminate_when_unhealthy)
-        return forward + survive - ctrl_cost - contact_cost, terminated, {
-            **_xy_info(qpos), **self._tendon_info(), "x_velocity": v[:, 0],
-            "y_velocity": v[:, 1], "reward_survive": survive, "reward_forward": forward,
-            "reward_ctrl": -ctrl_cost, "reward_contact": -contact_cost}
+        return (
+            forward + survive - ctrl_cost - contact_cost,
+            terminated,
+            {
+                **_xy_info(qpos),
+                **self._tendon_info(),
+                "x_velocity": v[:, 0],
+                "y_velocity": v[:, 1],
+                "reward_survive": survive,
+                "reward_forward": forward,
+                "reward_ctrl": -ctrl_cost,
+                "reward_contact": -contact_cost,
+            },
+        )
 
     def _reset_info(self):
         return {**_xy_info(self._qpos()), **self._tendon_info()}

@@ -9,10 +9,11 @@ over envs in Python except the optional per-env seeding mode.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Sequence
+from typing import Any, Callable
 
-import numpy as np
 import gymnasium
+import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
@@ -32,7 +33,7 @@ InfoFn = Callable[["zwang.Simulator"], dict]
 ResetFn = Callable[[np.random.Generator, int], tuple]
 
 
-def load_model(model_or_path: Any, contact_margin: str = "max") -> "zwang.Model":
+def load_model(model_or_path: Any, contact_margin: str = "max") -> zwang.Model:
     """Returns ``model_or_path`` itself when it is a model, else the model loaded from the file
     with ``contact_margin`` (see ``zwang.load``)."""
     if isinstance(model_or_path, (str, os.PathLike)):
@@ -135,9 +136,13 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.seeding = seeding
         self.sim = zwang.Simulator(
-            self.model, instances=self.num_envs, backend=backend, precision=precision,
+            self.model,
+            instances=self.num_envs,
+            backend=backend,
+            precision=precision,
             threads=threads,
-            outputs=outputs if outputs is None or isinstance(outputs, str) else list(outputs))
+            outputs=outputs if outputs is None or isinstance(outputs, str) else list(outputs),
+        )
         self.dt = float(self.model.timestep) * self.frame_skip
         self.metadata = dict(type(self).metadata)
         self.metadata["autoreset_mode"] = self.autoreset_mode
@@ -154,12 +159,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.single_action_space = self._make_action_space()
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # the observation's shape is that of obs_fn at the default state
-        self._set_state(np.arange(self.num_envs), np.tile(self.init_qpos, (self.num_envs, 1)),
-                        np.zeros((self.num_envs, self.model.nv)))
+        self._set_state(
+            np.arange(self.num_envs),
+            np.tile(self.init_qpos, (self.num_envs, 1)),
+            np.zeros((self.num_envs, self.model.nv)),
+        )
         self._obs = np.asarray(self._observe(), dtype=np.float64)
         self._progress = self._progress_position()
         self.single_observation_space = spaces.Box(
-            -np.inf, np.inf, shape=self._obs.shape[1:], dtype=np.float64)
+            -np.inf, np.inf, shape=self._obs.shape[1:], dtype=np.float64
+        )
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
     # ------------------------------------------------------------------ hooks of a task
@@ -176,8 +185,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """Reset states of n envs from ``rng``: (qpos (n, nq), qvel (n, nv))."""
         if self._reset_fn is not None:
             qpos, qvel = self._reset_fn(rng, n)
-            return (np.asarray(qpos, dtype=np.float64).reshape(n, self.model.nq),
-                    np.asarray(qvel, dtype=np.float64).reshape(n, self.model.nv))
+            return (
+                np.asarray(qpos, dtype=np.float64).reshape(n, self.model.nq),
+                np.asarray(qvel, dtype=np.float64).reshape(n, self.model.nv),
+            )
         s = self.reset_noise_scale
         qpos = self.init_qpos + rng.uniform(-s, s, size=(n, self.model.nq))
         qvel = self.init_qvel + rng.uniform(-s, s, size=(n, self.model.nv))
@@ -188,8 +199,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """Observations of every env: (num_envs, ...)."""
         return self._obs_fn(self.sim)
 
-    def _evaluate(self, action: np.ndarray, progress_before: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    def _evaluate(
+        self, action: np.ndarray, progress_before: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
         """(reward, terminated, info) of every env after a step."""
         reward = np.asarray(self._reward_fn(self.sim, action), dtype=np.float64)
         if self._terminated_fn is None:
@@ -224,8 +236,11 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         ``MujocoEnv.set_state``, and returns the observations there.  Episodes go on: the step
         counters are kept."""
         rows = np.arange(self.num_envs)
-        self._set_state(rows, np.asarray(qpos, dtype=np.float64).reshape(self.num_envs, -1),
-                        np.asarray(qvel, dtype=np.float64).reshape(self.num_envs, -1))
+        self._set_state(
+            rows,
+            np.asarray(qpos, dtype=np.float64).reshape(self.num_envs, -1),
+            np.asarray(qvel, dtype=np.float64).reshape(self.num_envs, -1),
+        )
         self.sim.forward()
         self._obs = np.asarray(self._observe(), dtype=np.float64)
         self._progress = self._progress_position()
@@ -253,8 +268,10 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if self.seeding == "batch":
             if seed is not None:
                 if not isinstance(seed, (int, np.integer)):
-                    raise TypeError("seeding='batch' takes one integer seed; use seeding='per_env' "
-                                    "for a seed per env")
+                    raise TypeError(
+                        "seeding='batch' takes one integer seed; use seeding='per_env' "
+                        "for a seed per env"
+                    )
                 self._np_random, self._np_random_seed = seeding.np_random(int(seed))
             return
         if self._env_rngs is None:
@@ -272,8 +289,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
                 self._env_rngs[i] = seeding.np_random(int(seeds[i]))[0]
 
     # ------------------------------------------------------------------ Gymnasium API
-    def reset(self, *, seed: int | Sequence[int] | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Resets every env, or those of ``options["reset_mask"]`` (a (num_envs,) bool array).
 
         ``seed``: an integer seeds the batch generator (``seeding="batch"``) or env i with
@@ -286,8 +304,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
                 raise TypeError("options['reset_mask'] must be a numpy bool array")
             if mask.shape != (self.num_envs,):
-                raise ValueError(f"options['reset_mask'] must have shape ({self.num_envs},), "
-                                 f"got {mask.shape}")
+                raise ValueError(
+                    f"options['reset_mask'] must have shape ({self.num_envs},), got {mask.shape}"
+                )
             if not mask.any():
                 raise ValueError("options['reset_mask'] resets no env")
         rows = np.flatnonzero(mask)
@@ -295,19 +314,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         info = self._reset_info_rows(self._reset_rows(rows), mask)
         return self._obs.copy(), info
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                          dict[str, Any]]:
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Steps every env by ``frame_skip`` simulator steps; see the class for the autoreset."""
         action = np.asarray(actions, dtype=np.float64)
         if action.shape != (self.num_envs, self.model.nu):
-            raise ValueError(f"actions must have shape ({self.num_envs}, {self.model.nu}), "
-                             f"got {action.shape}")
+            raise ValueError(
+                f"actions must have shape ({self.num_envs}, {self.model.nu}), got {action.shape}"
+            )
         pending = self._autoreset.copy()
         if self.autoreset_mode == AutoresetMode.DISABLED and pending.any():
             raise RuntimeError(
                 "autoreset is disabled and envs "
                 f"{np.flatnonzero(pending).tolist()} ended: reset them with "
-                "reset(options={'reset_mask': mask}) before stepping")
+                "reset(options={'reset_mask': mask}) before stepping"
+            )
 
         progress_before = self._progress
         self.sim.ctrl[...] = action
@@ -353,9 +375,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._autoreset = terminated | truncated
         return self._obs.copy(), reward, terminated, truncated, info
 
-    def _report_stopped(self, halted: np.ndarray, void: np.ndarray | None, action: np.ndarray,
-                        obs: np.ndarray, reward: np.ndarray, info: dict[str, Any]
-                        ) -> tuple[np.ndarray, dict[str, Any]]:
+    def _report_stopped(
+        self,
+        halted: np.ndarray,
+        void: np.ndarray | None,
+        action: np.ndarray,
+        obs: np.ndarray,
+        reward: np.ndarray,
+        info: dict[str, Any],
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Reward 0, finite observations (in place) and no step info for the ``halted`` envs,
         whose instances kept their state from before the step; ``failure`` and ``status`` give
         the reason for those not in ``void``."""
@@ -376,15 +404,19 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         for f in self.sim.failures():
             i = int(f.instance)
             if report[i]:
-                failure[i] = (f"the action {action[i].tolist()} is not finite: {f.message}"
-                              if bad_action[i] else f.message)
+                failure[i] = (
+                    f"the action {action[i].tolist()} is not finite: {f.message}"
+                    if bad_action[i]
+                    else f.message
+                )
                 status[i] = int(f.status)
         info["failure"], info["_failure"] = failure, report.copy()
         info["status"], info["_status"] = status, report.copy()
         return reward, info
 
-    def _reset_info_rows(self, reset_info: dict[str, np.ndarray], rows: np.ndarray
-                         ) -> dict[str, Any]:
+    def _reset_info_rows(
+        self, reset_info: dict[str, np.ndarray], rows: np.ndarray
+    ) -> dict[str, Any]:
         return merge_reset_info({}, reset_info, rows)
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -392,8 +424,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.sim = None
 
 
-def merge_reset_info(info: dict[str, Any], reset_info: dict[str, np.ndarray],
-                     rows: np.ndarray) -> dict[str, Any]:
+def merge_reset_info(
+    info: dict[str, Any], reset_info: dict[str, np.ndarray], rows: np.ndarray
+) -> dict[str, Any]:
     """Gymnasium's vector info where ``rows`` (bool mask) report their reset info instead of
     their step info: each key keeps a ``_key`` mask of the envs that report it."""
     out = dict(info)
@@ -415,13 +448,13 @@ def merge_reset_info(info: dict[str, Any], reset_info: dict[str, np.ndarray],
     return out
 
 
-def normalize_quaternions(model: "zwang.Model", qpos: np.ndarray) -> None:
+def normalize_quaternions(model: zwang.Model, qpos: np.ndarray) -> None:
     """Normalises, in place, the quaternion of every ball and free joint in ``qpos`` (n, nq)."""
     for j, jtype in enumerate(np.asarray(model.jnt_type).tolist()):
         kind = joint_kind(jtype)
         if kind in ("free", "ball"):
             a = int(model.jnt_qposadr[j]) + (3 if kind == "free" else 0)
-            q = qpos[:, a:a + 4]
+            q = qpos[:, a : a + 4]
             q /= np.linalg.norm(q, axis=1, keepdims=True)
 
 
