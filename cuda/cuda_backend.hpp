@@ -1,6 +1,6 @@
 // The CUDA backend: the kernels/ pipeline with one GPU thread per instance.
 //
-// The device arenas are the state of record (README.md, "Device-resident state").  The
+// The device arenas are the state of record (docs/backends.md, "Device-resident state").  The
 // constructor copies the whole batch to the device and installs a BatchSync hook on it
 // (host/batch/residency.hpp), so that the host Batch becomes a mirror kept field by field:
 //   - forward(), step(), reset() and the utilities first upload the fields the host changed

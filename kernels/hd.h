@@ -6,7 +6,7 @@
 // ZW_INLINE is forced on the CPU as well: GCC's heuristics leave some small helpers (a cross
 // product, a rotation, a load of a row) out of line once they have enough callers, and a call
 // passes a SIMD pack's vectors through memory; forced, the AVX2 SIMD step runs 15–21 % fewer
-// instructions (callgrind, README "Performance").
+// instructions (callgrind, docs/performance.md).
 #if defined(__CUDACC__)
 #define ZW_HD __host__ __device__
 #define ZW_INLINE __forceinline__

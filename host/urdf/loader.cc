@@ -27,7 +27,7 @@
 // The model has no actuators; <visual> and <material> are ignored silently (rendering only),
 // other elements outside this subset give one warning per kind, with their count.
 //
-// Leniency, as URDF importers have it (MuJoCo's and Pinocchio, see README "URDF"):
+// Leniency, as URDF importers have it (MuJoCo's and Pinocchio, see docs/urdf.md):
 //   - inertias are taken as the file gives them (urdf_inertia.hpp): a tensor that is no rigid
 //     body's gives a warning naming a link that moves; rounding-level negative moments are set
 //     to 0; the joints must make H positive definite (InertiaRule::kMassMatrix), so a massless

@@ -61,7 +61,7 @@ struct SimulatorOptions {
   // current in the batch: all of them when unset, as MuJoCo's mjData; with a list, only those,
   // and the batch's accessors of the others throw OutputNotKept (a std::logic_error).  The state,
   // time and status are always current.  The CPU backends then copy fewer rows back per call, which
-  // is most of what a step(1) call costs beyond its step with many instances (README.md,
+  // is most of what a step(1) call costs beyond its step with many instances (docs/backends.md,
   // "Outputs"); the CUDA backend writes every output of its device copy either way.
   std::optional<std::vector<FieldId>> outputs = std::nullopt;
 };
@@ -128,7 +128,7 @@ class Simulator {
 
   const Model& model() const { return model_; }
   // \brief The host batch.  With the CUDA backend it is a mirror of the device copy, brought
-  // up to date field by field as it is read (README.md, "Device-resident state").
+  // up to date field by field as it is read (docs/backends.md, "Device-resident state").
   Batch<T>& batch() { return batch_; }
   const Batch<T>& batch() const { return batch_; }
   std::int64_t size() const { return batch_.size(); }
@@ -156,7 +156,7 @@ class Simulator {
   // \brief Every instance with a status bit set, in increasing order.
   std::vector<InstanceFailure> failures() const;
 
-  // Device-resident state (CUDA backend; README.md, "Device-resident state").  forward(),
+  // Device-resident state (CUDA backend; docs/backends.md, "Device-resident state").  forward(),
   // step(), reset() and upload_host_edits() enqueue their work on cuda_stream() and return
   // without waiting; a host read of a batch field waits and downloads that field.  Work of
   // other code on the device fields must be ordered with cuda_stream(): enqueue it there, or

@@ -566,7 +566,7 @@ void bind_simulator(nb::module_& m) {
           "qpos, qvel, act, the "
           "inputs, time and status are always current; reading another output raises "
           "zwang.OutputNotKeptError (an AttributeError and a RuntimeError). With SIMD packs, fewer "
-          "outputs make step(1) calls cheaper (README, "
+          "outputs make step(1) calls cheaper (docs/backends.md, "
           "'Outputs'). ValueError for a bad argument or an instruction set this CPU lacks, "
           "RuntimeError when CUDA is asked for and cannot be used.")
       .def_prop_ro(

@@ -33,7 +33,7 @@ zg = pytest.importorskip("zwang.gym")
 
 N = 12
 TOL = dict(rtol=1e-6, atol=1e-6)
-# info entries MuJoCo computes at the last RK4 stage that zwang does not keep (see the README)
+# info entries MuJoCo computes at the last RK4 stage that zwang does not keep (docs/gym.md)
 UNCOMPARED_INFO = {"tendon_length", "tendon_velocity"}
 
 
