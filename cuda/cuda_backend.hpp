@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/energy.h"
 #include "host/backend.hpp"
+#include "kernels/energy.h"
 
 namespace zwang::gpu {
 
@@ -81,7 +81,7 @@ class CudaBackend final : public BackendImpl<T> {
 
   // instances back to the model's default state on the device
   void reset(Batch<T>& batch, std::span<const std::int64_t> instances);
-  // kinetic and potential energy of every instance (cuda/energy.h), as of the last forward()
+  // kinetic and potential energy of every instance (kernels/energy.h), as of the last forward()
   std::vector<Energy<double>> energy(Batch<T>& batch);
   // instances with a non-finite qpos, qvel or qacc
   std::int64_t count_nonfinite(Batch<T>& batch);

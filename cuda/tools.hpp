@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda/energy.h"
 #include "cuda/launch.hpp"
+#include "kernels/energy.h"
 
 namespace zwang::gpu {
 

@@ -22,6 +22,7 @@
 
 #include <cmath>
 
+#include "kernels/forward_kinematics.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -140,12 +141,6 @@ ZW_HD ZW_INLINE T component(const Vec3<T>& v, int k) {
 template <class T>
 ZW_HD ZW_INLINE Quat<T> conj(const Quat<T>& q) {
   return {q.w, -q.x, -q.y, -q.z};
-}
-
-// world point of body b with local coordinates `local`
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> body_point(const Instance<T>& d, int b, const Vec3<T>& local) {
-  return load3(d.xpos(), 3 * b) + mul(load_mat(d.xmat(), 9 * b), local);
 }
 
 // the scalar parts of one row slot that the solver needs

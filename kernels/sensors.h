@@ -103,7 +103,7 @@ ZW_HD ZW_INLINE Quat<T> sensed_quat(const ModelView<T>& m, const Instance<T>& d,
     case kObjGeom:
       return mul(load_quat(d.xquat(), 4 * m.geom_body[id]), load_quat(m.geom_quat, 4 * id));
     case kObjSite:
-      return mul(load_quat(d.xquat(), 4 * m.site_bodyid[id]), load_quat(m.site_quat, 4 * id));
+      return site_xquat(m, d, id);
     default:
       return load_quat(d.xquat(), 4 * id);
   }
@@ -119,7 +119,7 @@ ZW_HD ZW_INLINE SensedFrame<T> sensed_frame(const ModelView<T>& m, const Instanc
       return {load3(d.geom_xpos(), 3 * id), load_mat(d.geom_xmat(), 9 * id), m.geom_body[id]};
     case kObjSite: {
       const int b = m.site_bodyid[id];
-      return {body_point(d, b, load3(m.site_pos, 3 * id)), to_mat(sensed_quat(m, d, type, id)), b};
+      return {site_xpos(m, d, id), to_mat(site_xquat(m, d, id)), b};
     }
     default:
       return {load3(d.xpos(), 3 * id), load_mat(d.xmat(), 9 * id), id};

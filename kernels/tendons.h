@@ -11,6 +11,7 @@
 // Actuators read their transmission here: length gear·q or gear·L, velocity gear·q̇ or gear·L̇.
 #pragma once
 
+#include "kernels/forward_kinematics.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -29,14 +30,6 @@ ZW_HD ZW_INLINE void add_site_moment(const ModelView<T>& m, const Instance<T>& d
     const Vec3<T> lin = load3(cdof, 6 * dof) + cross(load3(cdof, 6 * dof + 3), p);
     row[dof] += dot(lin, u);
   }
-}
-
-// world position of site s
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> site_position(const ModelView<T>& m, const Instance<T>& d, int s) {
-  const int b = m.site_bodyid[s];
-  const Vec3<T> local{m.site_pos[3 * s], m.site_pos[3 * s + 1], m.site_pos[3 * s + 2]};
-  return load3(d.xpos(), 3 * b) + mul(load_mat(d.xmat(), 9 * b), local);
 }
 
 template <class T>
@@ -62,7 +55,7 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
       } else if (w + 1 < end && m.wrap_type[w + 1] == kWrapSite) {
         // segment from site id to the next: L += |Δp| / d, J += (J₁ − J₀)ᵀ u / d
         const int next = m.wrap_objid[w + 1];
-        const Vec3<T> p0 = site_position(m, d, id), p1 = site_position(m, d, next);
+        const Vec3<T> p0 = site_xpos(m, d, id), p1 = site_xpos(m, d, next);
         const Vec3<T> dif = p1 - p0;
         const T dist = norm(dif);
         const MaskOf<T> tiny = dist < T(1e-15);

@@ -23,8 +23,8 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cusolver_chol.hpp"
-#include "cuda/energy.h"
 #include "cuda/plan.hpp"
+#include "kernels/energy.h"
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"
@@ -530,14 +530,14 @@ TEST_F(Cuda, BatchUtilitiesAgreeWithTheHost) {
   gpu::CudaBackend<double> cuda(model, b, {});
   cuda.forward(b);
   cpu.forward();
-  const std::vector<gpu::Energy<double>> energy = cuda.energy(b);
+  const std::vector<Energy<double>> energy = cuda.energy(b);
   ModelArrays<double> arrays(model);
   const ModelView<double> view = arrays.view();
   std::vector<double> work(b.layout().work_rows);
   for (std::int64_t i = 0; i < kN; ++i) {
     if (cpu.batch().status()[i]) continue;
-    const gpu::Energy<double> e =
-        gpu::instance_energy(view, instance_view(cpu.batch(), view, i, work.data()));
+    const Energy<double> e =
+        instance_energy(view, instance_view(cpu.batch(), view, i, work.data()));
     EXPECT_NEAR(energy[i].kinetic, e.kinetic, 1e-10 * std::max(1.0, std::abs(e.kinetic)));
     EXPECT_NEAR(energy[i].potential, e.potential, 1e-10 * std::max(1.0, std::abs(e.potential)));
   }

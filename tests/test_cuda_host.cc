@@ -10,9 +10,9 @@
 
 #include "cuda/dense.h"
 #include "cuda/device_view.h"
-#include "cuda/energy.h"
 #include "cuda/launch.hpp"
 #include "cuda/plan.hpp"
+#include "kernels/energy.h"
 #include "kernels/pipeline.h"
 #include "kernels/status.h"
 #include "test_util.h"
@@ -355,7 +355,7 @@ TEST_P(Phased, DenseSolveMatchesTheInKernelSolve) {
 }
 
 // ---------------------------------------------------------------------------------------
-// energies (cuda/energy.h) on the CPU
+// energies (kernels/energy.h) on the CPU
 
 TEST(Energy, PendulumMatchesItsClosedForm) {
   const double l = 0.7, mass = 1.3, r = 0.05;
@@ -367,7 +367,7 @@ TEST(Energy, PendulumMatchesItsClosedForm) {
   h.batch.reset_parameters(0, model);
   const Instance<double> d = h.arenas().instance(h.view, 0);
   ASSERT_TRUE(forward(h.view, d));
-  const gpu::Energy<double> e = gpu::instance_energy(h.view, d);
+  const Energy<double> e = instance_energy(h.view, d);
   const double inertia = 0.4 * mass * r * r + mass * l * l;
   EXPECT_NEAR(e.kinetic, 0.5 * inertia * omega * omega, 1e-12);
   EXPECT_NEAR(e.potential, -mass * 9.81 * l * std::cos(theta), 1e-12);
@@ -380,7 +380,7 @@ TEST(Energy, IsConservedByRK4OnTheDoublePendulum) {
   const Instance<double> d = h.arenas().instance(h.view, 0);
   auto total = [&] {
     EXPECT_TRUE(forward(h.view, d));
-    const gpu::Energy<double> e = gpu::instance_energy(h.view, d);
+    const Energy<double> e = instance_energy(h.view, d);
     return e.kinetic + e.potential;
   };
   const double before = total();

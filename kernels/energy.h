@@ -11,7 +11,7 @@
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
 
-namespace zwang::gpu {
+namespace zwang {
 
 template <class T>
 struct Energy {
@@ -36,4 +36,4 @@ ZW_HD Energy<T> instance_energy(const ModelView<T>& m, const Instance<T>& d) {
   return {kinetic, potential};
 }
 
-}  // namespace zwang::gpu
+}  // namespace zwang
