@@ -182,11 +182,12 @@ struct CountedInstance {
     view.ncollision = dv.ncollision;
     view.contact_efcadr = dv.contact_efcadr;
 #define ZW_X(name) view.name = dv.name;
-    ZW_MODEL_INTS(ZW_X)
+    ZW_MODEL_ARRAYS(ZW_VIEW_INT)
     ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) view.name = reals.data() + (dv.name - arrays.reals().data());
-    ZW_MODEL_REALS(ZW_X)
+    ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
+    ZW_X(magnetic)
     ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   }

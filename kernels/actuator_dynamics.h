@@ -75,25 +75,28 @@ ZW_HD ZW_INLINE T actuator_force_law(const ModelView<T>& m, const Instance<T>& d
                                      T vel, T u, T act) {
   const Row<T> gainprm = d.actuator_gainprm() + 3 * a, biasprm = d.actuator_biasprm() + 3 * a;
   T gain = gainprm[0];
-  if (m.actuator_gaintype[a] == kGainAffine) gain = gain + gainprm[1] * len + gainprm[2] * vel;
-  if (m.actuator_gaintype[a] == kGainMuscle) gain = -gain * muscle_gain_curve(m, a, len, vel);
+  if (m.actuator_gaintype[a] == ActuatorGain::kAffine)
+    gain = gain + gainprm[1] * len + gainprm[2] * vel;
+  if (m.actuator_gaintype[a] == ActuatorGain::kMuscle)
+    gain = -gain * muscle_gain_curve(m, a, len, vel);
   T bias = T(0);
-  if (m.actuator_biastype[a] == kBiasAffine)
+  if (m.actuator_biastype[a] == ActuatorBias::kAffine)
     bias = biasprm[0] + biasprm[1] * len + biasprm[2] * vel;
-  if (m.actuator_biastype[a] == kBiasMuscle) bias = -biasprm[0] * muscle_bias_curve(m, a, len);
-  return gain * (m.actuator_dyntype[a] == kDynNone ? u : act) + bias;
+  if (m.actuator_biastype[a] == ActuatorBias::kMuscle)
+    bias = -biasprm[0] * muscle_bias_curve(m, a, len);
+  return gain * (m.actuator_dyntype[a] == ActuatorDyn::kNone ? u : act) + bias;
 }
 
 // d act / dt of actuator a, which has dynamics
 template <class T>
 ZW_HD ZW_INLINE T actuator_act_dot(const ModelView<T>& m, const Instance<T>& d, int a, T u, T act) {
   switch (m.actuator_dyntype[a]) {
-    case kDynIntegrator:
+    case ActuatorDyn::kIntegrator:
       return u;
-    case kDynFilter:
-    case kDynFilterExact:
+    case ActuatorDyn::kFilter:
+    case ActuatorDyn::kFilterExact:
       return (u - act) / max_minval(d.actuator_dynprm()[3 * a]);
-    case kDynMuscle: {
+    case ActuatorDyn::kMuscle: {
       // τ = τ_act (0.5 + 1.5 ã) while activating, τ_deact / (0.5 + 1.5 ã) otherwise
       const Row<T> prm = d.actuator_dynprm() + 3 * a;
       const T uc = vselect(u < T(0), T(0), vselect(u > T(1), T(1), u));
@@ -114,7 +117,7 @@ template <class T>
 ZW_HD ZW_INLINE T next_activation(const ModelView<T>& m, const Instance<T>& d, int a, T act0,
                                   T rate, T h) {
   T next = act0 + h * rate;
-  if (m.actuator_dyntype[a] == kDynFilterExact) {
+  if (m.actuator_dyntype[a] == ActuatorDyn::kFilterExact) {
     const T tau = max_minval(d.actuator_dynprm()[3 * a]);
     next = act0 + rate * tau * (T(1) - vexp(-h / tau));
   }

@@ -114,7 +114,7 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> biasacc = d.body_biasacc(), mass = d.body_mass(), iw = d.body_Iw(), n = d.body_n();
   const Row<T> crb = d.crb_inertia(), cfrc = d.crb_wrench(), armature = d.dof_armature();
   const Vec3<T> zero{T(0), T(0), T(0)};
-  const Vec3<T> g = m.disableflags & kDsblGravity ? zero : load3(d.gravity(), 0);
+  const Vec3<T> g = m.disableflags & kDisableGravity ? zero : load3(d.gravity(), 0);
 
   // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k
   for (int b = 1; b < m.s.nbody; ++b) {

@@ -72,7 +72,7 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
     for (int j = m.body_jntadr[b]; j < jend; ++j) {
       int dof = m.jnt_dofadr[j];
       int n = joint_nv(m.jnt_type[j]);
-      if (m.jnt_type[j] == kJntFree) {
+      if (m.jnt_type[j] == JointType::kFree) {
         // translation along fixed world axes first, then rotation about the moving origin
         const Motion<T> vt = dof_velocity(cdof, qvel, dof, 3);
         const Motion<T> at = cross_motion(v, vt);

@@ -114,7 +114,9 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> dynprm = d.actuator_dynprm();
   for (int a = 0; a < s.nu; ++a) {
     const int type = m.actuator_dyntype[a];
-    const int taus = type == kDynMuscle ? 2 : (type == kDynFilter || type == kDynFilterExact);
+    const int taus = type == ActuatorDyn::kMuscle
+                         ? 2
+                         : (type == ActuatorDyn::kFilter || type == ActuatorDyn::kFilterExact);
     for (int k = 0; k < taus; ++k) {
       const T tau = dynprm[3 * a + k];
       ok = ok && tau >= T(0) && (tau > T(0) || !(m.actuator_dynprm[3 * a + k] > T(0)));

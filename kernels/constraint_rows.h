@@ -84,7 +84,7 @@ ZW_HD ZW_INLINE void reference_gains(const T* solref, T dmax, T timestep, T& k, 
 // the step that bounds solref time constants from below (2 h), 0 without MuJoCo's refsafe
 template <class T>
 ZW_HD ZW_INLINE T refsafe_step(const ModelView<T>& m) {
-  return m.disableflags & kDsblRefsafe ? T(0) : T(m.timestep);
+  return m.disableflags & kDisableRefsafe ? T(0) : T(m.timestep);
 }
 
 // velocity and bias acceleration (q̈ = 0) of the world point p moving with body b
@@ -213,9 +213,9 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
     const bool hard = m.efc_kind[r] == kEfcHard;
     const int b1 = m.eq_obj1id[e], b2 = m.eq_obj2id[e];
     switch (m.eq_type[e]) {
-      case kEqConnect:
-      case kEqWeld: {
-        const bool weld = m.eq_type[e] == kEqWeld;
+      case EqualityType::kConnect:
+      case EqualityType::kWeld: {
+        const bool weld = m.eq_type[e] == EqualityType::kWeld;
         // connect: anchor1 = data[0:3] on body1, anchor2 = data[3:6] on body2
         // weld:    anchor1 = data[3:6] on body1, anchor2 = data[0:3] on body2
         const Vec3<T> l1{data[weld ? 3 : 0], data[weld ? 4 : 1], data[weld ? 5 : 2]};
@@ -276,7 +276,7 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
         rs.deactivate_if_empty(r, 6);
         break;
       }
-      case kEqTendon: {
+      case EqualityType::kTendon: {
         // L1 − L1₀ − p(L2 − L2₀),  p(x) = Σ_k c_k x^k;  J = J1 − p′ J2 (MuJoCo's; soft only)
         const int t1 = m.eq_obj1id[e], t2 = m.eq_obj2id[e];
         const int nv = m.s.nv;
@@ -354,7 +354,7 @@ ZW_HD void nonholonomic_rows(const ModelView<T>& m, const Instance<T>& d, const 
     const T* data = m.nhc_data + 6 * i;
     const T* solref = m.nhc_solref + 2 * i;
     const Mat3<T> rot = load_mat(d.xmat(), 9 * b);
-    if (m.nhc_type[i] == kNhcKnifeEdge) {
+    if (m.nhc_type[i] == NonholonomicType::kKnifeEdge) {
       // eᵀ v_p = 0:  J = eᵀ J_p,  J̇ q̇ = (ω × e)·v_p + e·a_p,bias
       const Vec3<T> p = body_point(d, b, Vec3<T>{data[0], data[1], data[2]});
       const Vec3<T> e = mul(rot, Vec3<T>{data[3], data[4], data[5]});
@@ -402,7 +402,7 @@ ZW_HD void friction_and_limit_rows(const ModelView<T>& m, const Instance<T>& d,
     const T* solimp = m.jnt_solimp + 5 * j;
     const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     const T diag = m.dof_invweight0[da];
-    if (m.jnt_type[j] == kJntBall) {
+    if (m.jnt_type[j] == JointType::kBall) {
       // distance max(range) − θ with θ the rotation angle of the joint in [0, π];
       // J = −axis on the joint's three dofs
       const Quat<T> q = load_quat(qpos, qa);

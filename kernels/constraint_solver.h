@@ -262,7 +262,7 @@ struct ConstraintSolver {
   const int* tree;   // pattern of the Newton Hessian in this solve
 
   ZW_HD int cone_row(int c) const { return m.contact_efcadr + c * m.s.ncon_rows; }
-  ZW_HD bool has_cones() const { return m.cone == kConeElliptic && ncon > 0; }
+  ZW_HD bool has_cones() const { return m.cone == Cone::kElliptic && ncon > 0; }
   ZW_HD EllipticCone<T> cone(int c, Row<T> jv, T alpha) const {
     const int pair = static_cast<int>(d.contact_pair()[c]);
     return EllipticCone<T>(m.collision_dim[pair], d.contact_mu()[c],

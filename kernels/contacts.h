@@ -94,7 +94,7 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d) {
     const Vec3<T> n1{p1.mat.m[2], p1.mat.m[5], p1.mat.m[8]};
     const bool spheres_apart = r1 > T(0) && r2 > T(0) && norm(p2.pos - p1.pos) > r1 + r2 + margin;
     const bool above_plane =
-        t1 == kGeomPlane && r2 > T(0) && dot(p2.pos - p1.pos, n1) > margin + r2;
+        t1 == GeomType::kPlane && r2 > T(0) && dot(p2.pos - p1.pos, n1) > margin + r2;
     if (spheres_apart || above_plane) continue;
     collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, m.s.nconmax, c, g1, g2, &n});
   }
@@ -120,7 +120,7 @@ ZW_HD ZW_INLINE int contact_count(const ModelView<T>& m, const Instance<T>& d) {
 // rows of condim `dim`: pyramidal 2 (dim − 1), elliptic dim, frictionless 1
 template <class T>
 ZW_HD ZW_INLINE int contact_rows_of(const ModelView<T>& m, int dim) {
-  return dim == 1 ? 1 : (m.cone == kConeElliptic ? dim : 2 * (dim - 1));
+  return dim == 1 ? 1 : (m.cone == Cone::kElliptic ? dim : 2 * (dim - 1));
 }
 
 template <class T>
@@ -145,8 +145,8 @@ ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d,
     // no force in the gap, nor between bodies that cannot move
     const bool active = dist < margin && m.body_treenum[b1] + m.body_treenum[b2] > 0;
     const int nrows = contact_rows_of(m, dim);
-    const bool elliptic = m.cone == kConeElliptic && dim > 1;
-    const bool pyramid = m.cone != kConeElliptic && dim > 1;
+    const bool elliptic = m.cone == Cone::kElliptic && dim > 1;
+    const bool pyramid = m.cone != Cone::kElliptic && dim > 1;
 
     // the frame rows of the relative Jacobian: k < 3 translation along frame row k,
     // k ≥ 3 rotation about frame row k − 3; body 2 minus body 1
@@ -223,7 +223,7 @@ ZW_HD void contact_forces(const ModelView<T>& m, const Instance<T>& d) {
     const int pair = static_cast<int>(d.contact_pair()[c]);
     const int dim = m.collision_dim[pair];
     const T* fr = m.collision_friction + 5 * pair;
-    if (m.cone == kConeElliptic || dim == 1) {
+    if (m.cone == Cone::kElliptic || dim == 1) {
       for (int k = 0; k < dim; ++k) out[6 * c + k] = force[r0 + k];
       continue;
     }
@@ -246,8 +246,9 @@ ZW_HD void constraint_wrenches(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> force = d.efc_force();
   for (int e = 0; e < m.neq; ++e) {
     const int r = m.eq_efcadr[e];
-    if (r < 0 || (m.eq_type[e] != kEqConnect && m.eq_type[e] != kEqWeld)) continue;
-    const bool weld = m.eq_type[e] == kEqWeld;
+    if (r < 0 || (m.eq_type[e] != EqualityType::kConnect && m.eq_type[e] != EqualityType::kWeld))
+      continue;
+    const bool weld = m.eq_type[e] == EqualityType::kWeld;
     const T* data = m.eq_data + 11 * e;
     const Vec3<T> f = load3(force, r);
     const Vec3<T> tau = weld ? load3(force, r + 3) : Vec3<T>{T(0), T(0), T(0)};

@@ -30,7 +30,7 @@ ZW_HD Energy<T> instance_energy(const ModelView<T>& m, const Instance<T>& d) {
     kinetic += qvel[r] * (T(0.5) * qM[packed_index(r, r)] * qvel[r] + off);
   }
   const Vec3<T> g =
-      m.disableflags & kDsblGravity ? Vec3<T>{T(0), T(0), T(0)} : load3(d.gravity(), 0);
+      m.disableflags & kDisableGravity ? Vec3<T>{T(0), T(0), T(0)} : load3(d.gravity(), 0);
   T potential = T(0);
   for (int b = 1; b < m.s.nbody; ++b) potential -= mass[b] * dot(g, load3(xipos, 3 * b));
   return {kinetic, potential};

@@ -51,7 +51,7 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
       const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
       const Vec3<T> jpos = load3(m.jnt_pos, 3 * j), jaxis = load3(m.jnt_axis, 3 * j);
       switch (m.jnt_type[j]) {
-        case kJntFree: {
+        case JointType::kFree: {
           pos = load3(qpos, qa);
           quat = normalized(load_quat(qpos, qa + 3));
           const Mat3<T> r = to_mat(quat);
@@ -64,7 +64,7 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
           }
           break;
         }
-        case kJntBall: {
+        case JointType::kBall: {
           const Vec3<T> anchor = pos + mul(to_mat(quat), jpos);
           quat = mul(quat, normalized(load_quat(qpos, qa)));
           const Mat3<T> r = to_mat(quat);
@@ -75,7 +75,7 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
           }
           break;
         }
-        case kJntHinge: {
+        case JointType::kHinge: {
           const Mat3<T> r = to_mat(quat);
           const Vec3<T> anchor = pos + mul(r, jpos);
           const Vec3<T> w = mul(r, jaxis);

@@ -39,9 +39,9 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> passive = d.qfrc_passive(), act = d.qfrc_actuator(), applied = d.qfrc_applied();
   const Row<T> damping = d.dof_damping(), stiffness = d.jnt_stiffness(), spring = d.qpos_spring();
   const int off = m.disableflags;
-  const bool springs = !(off & (kDsblPassive | kDsblSpring));
-  const bool dampers = !(off & (kDsblPassive | kDsblDamper));
-  const bool gravcomp = (springs || dampers) && !(off & kDsblGravity);
+  const bool springs = !(off & (kDisablePassive | kDisableSpring));
+  const bool dampers = !(off & (kDisablePassive | kDisableDamper));
+  const bool gravcomp = (springs || dampers) && !(off & kDisableGravity);
 
   // damping and springs
   for (int i = 0; i < m.s.nv; ++i) {
@@ -53,12 +53,12 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     const T k = stiffness[j];
     int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     switch (m.jnt_type[j]) {
-      case kJntFree:
+      case JointType::kFree:
         for (int i = 0; i < 3; ++i) passive[da + i] -= k * (qpos[qa + i] - spring[qa + i]);
         qa += 3;
         da += 3;
         [[fallthrough]];
-      case kJntBall: {
+      case JointType::kBall: {
         const Vec3<T> dif = quat_difference(normalized(load_quat(qpos, qa)), load_quat(spring, qa));
         passive[da] -= k * dif.x;
         passive[da + 1] -= k * dif.y;
@@ -102,7 +102,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   // actuators, through a joint or a tendon; with actuation off no force and no act_dot
   const Row<T> gear = d.actuator_gear(), activation = d.act(), act_dot = d.act_dot();
   const Row<T> force = d.actuator_force();
-  const bool actuation = !(off & kDsblActuation), clamp = !(off & kDsblClampctrl);
+  const bool actuation = !(off & kDisableActuation), clamp = !(off & kDisableClampctrl);
   for (int i = 0; i < m.s.na; ++i) act_dot[i] = T(0);
   for (int a = 0; a < m.s.nu; ++a) {
     if (!actuation) {
@@ -130,7 +130,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
 
     // the force through the moment: τ += gear f ∂(q or L)/∂q
     const int id = m.actuator_trnid[a];
-    if (m.actuator_trntype[a] == kTrnTendon) {
+    if (m.actuator_trntype[a] == TransmissionType::kTendon) {
       const Row<T> jac = d.ten_J() + id * m.s.nv;
       for (int i = 0; i < m.s.nv; ++i) act[i] += jac[i] * (g * f);
     } else {

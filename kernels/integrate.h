@@ -24,12 +24,12 @@ ZW_HD void integrate_pos(const ModelView<T>& m, Q qpos, V vel, T h) {
   for (int j = 0; j < m.s.njnt; ++j) {
     int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
     switch (m.jnt_type[j]) {
-      case kJntFree:
+      case JointType::kFree:
         for (int i = 0; i < 3; ++i) qpos[qa + i] += h * vel[da + i];
         qa += 3;
         da += 3;
         [[fallthrough]];
-      case kJntBall:
+      case JointType::kBall:
         store_quat(qpos, qa, integrate_quat(load_quat(qpos, qa), load3(vel, da), h));
         break;
       default:
@@ -45,11 +45,11 @@ ZW_HD void local_rate(const ModelView<T>& m, Row<T> qvel, T scale, Row<T> rate) 
   for (int j = 0; j < m.s.njnt; ++j) {
     int da = m.jnt_dofadr[j];
     switch (m.jnt_type[j]) {
-      case kJntFree:
+      case JointType::kFree:
         for (int i = 0; i < 3; ++i) rate[da + i] = qvel[da + i];
         da += 3;
         [[fallthrough]];
-      case kJntBall:
+      case JointType::kBall:
         store3(rate, da, exp_coordinate_rate(scale * load3(rate, da), load3(qvel, da)));
         break;
       default:

@@ -25,20 +25,9 @@
 
 #include "kernels/hd.h"
 #include "kernels/math_vec.h"
+#include "kernels/types.h"
 
 namespace zwang {
-
-// MuJoCo's mjtGeom numbering
-enum GeomTypeId : int {
-  kGeomPlane = 0,
-  kGeomHfield = 1,
-  kGeomSphere = 2,
-  kGeomCapsule = 3,
-  kGeomEllipsoid = 4,
-  kGeomCylinder = 5,
-  kGeomBox = 6,
-  kGeomMesh = 7
-};
 
 // a geom in the world: MuJoCo's geom_xpos, geom_xmat (row-major, columns are the geom axes),
 // geom_size (sphere r; capsule, cylinder r, half-length; box half-sizes; plane unused)
@@ -309,21 +298,21 @@ ZW_HD constexpr int geom_pair(int t1, int t2) {
 // most contacts the narrow phase of types t1 ≤ t2 can return; 0 when the pair is not supported
 ZW_HD inline int max_contacts(int t1, int t2) {
   switch (geom_pair(t1, t2)) {
-    case geom_pair(kGeomPlane, kGeomSphere):
-    case geom_pair(kGeomSphere, kGeomSphere):
-    case geom_pair(kGeomSphere, kGeomCapsule):
+    case geom_pair(GeomType::kPlane, GeomType::kSphere):
+    case geom_pair(GeomType::kSphere, GeomType::kSphere):
+    case geom_pair(GeomType::kSphere, GeomType::kCapsule):
       return 1;
-    case geom_pair(kGeomPlane, kGeomCapsule):
-    case geom_pair(kGeomCapsule, kGeomCapsule):
+    case geom_pair(GeomType::kPlane, GeomType::kCapsule):
+    case geom_pair(GeomType::kCapsule, GeomType::kCapsule):
       return 2;
-    case geom_pair(kGeomPlane, kGeomCylinder):
-    case geom_pair(kGeomPlane, kGeomBox):
+    case geom_pair(GeomType::kPlane, GeomType::kCylinder):
+    case geom_pair(GeomType::kPlane, GeomType::kBox):
       return 4;
 #if ZW_NARROWPHASE_BOX
     // the pairs of MuJoCo's engine_collision_box.c
-    case geom_pair(kGeomSphere, kGeomBox):
-    case geom_pair(kGeomCapsule, kGeomBox):
-    case geom_pair(kGeomBox, kGeomBox):
+    case geom_pair(GeomType::kSphere, GeomType::kBox):
+    case geom_pair(GeomType::kCapsule, GeomType::kBox):
+    case geom_pair(GeomType::kBox, GeomType::kBox):
       return max_contacts_box(t1, t2);
 #endif
     default:
@@ -338,24 +327,24 @@ template <class T, class Emit>
 ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin,
                   Emit&& emit) {
   switch (geom_pair(t1, t2)) {
-    case geom_pair(kGeomPlane, kGeomSphere):
+    case geom_pair(GeomType::kPlane, GeomType::kSphere):
       return primitive::plane_sphere(g1, g2, margin, emit);
-    case geom_pair(kGeomPlane, kGeomCapsule):
+    case geom_pair(GeomType::kPlane, GeomType::kCapsule):
       return primitive::plane_capsule(g1, g2, margin, emit);
-    case geom_pair(kGeomPlane, kGeomCylinder):
+    case geom_pair(GeomType::kPlane, GeomType::kCylinder):
       return primitive::plane_cylinder(g1, g2, margin, emit);
-    case geom_pair(kGeomPlane, kGeomBox):
+    case geom_pair(GeomType::kPlane, GeomType::kBox):
       return primitive::plane_box(g1, g2, margin, emit);
-    case geom_pair(kGeomSphere, kGeomSphere):
+    case geom_pair(GeomType::kSphere, GeomType::kSphere):
       return primitive::sphere_sphere(g1, g2, margin, emit);
-    case geom_pair(kGeomSphere, kGeomCapsule):
+    case geom_pair(GeomType::kSphere, GeomType::kCapsule):
       return primitive::sphere_capsule(g1, g2, margin, emit);
-    case geom_pair(kGeomCapsule, kGeomCapsule):
+    case geom_pair(GeomType::kCapsule, GeomType::kCapsule):
       return primitive::capsule_capsule(g1, g2, margin, emit);
 #if ZW_NARROWPHASE_BOX
-    case geom_pair(kGeomSphere, kGeomBox):
-    case geom_pair(kGeomCapsule, kGeomBox):
-    case geom_pair(kGeomBox, kGeomBox):
+    case geom_pair(GeomType::kSphere, GeomType::kBox):
+    case geom_pair(GeomType::kCapsule, GeomType::kBox):
+    case geom_pair(GeomType::kBox, GeomType::kBox):
       return collide_box(t1, t2, g1, g2, margin, emit);
 #endif
     default:

@@ -303,11 +303,11 @@ namespace zwang {
 
 // most contacts the box narrow phase of types t1 ≤ t2 returns; 0 for a pair it does not handle
 ZW_HD constexpr int max_contacts_box(int t1, int t2) {
-  return t2 != kGeomBox       ? 0
-         : t1 == kGeomSphere  ? 1
-         : t1 == kGeomCapsule ? 2
-         : t1 == kGeomBox     ? box_pairs::BoxBoxCandidates<double>::kMax
-                              : 0;
+  return t2 != GeomType::kBox       ? 0
+         : t1 == GeomType::kSphere  ? 1
+         : t1 == GeomType::kCapsule ? 2
+         : t1 == GeomType::kBox     ? box_pairs::BoxBoxCandidates<double>::kMax
+                                    : 0;
 }
 
 // narrow phase of sphere–box, capsule–box, box–box (types t1 ≤ t2, as MuJoCo orders them):
@@ -315,13 +315,13 @@ ZW_HD constexpr int max_contacts_box(int t1, int t2) {
 template <class T, class Emit>
 ZW_HD int collide_box(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin,
                       Emit&& emit) {
-  if (t2 != kGeomBox) return 0;
+  if (t2 != GeomType::kBox) return 0;
   switch (t1) {
-    case kGeomSphere:
+    case GeomType::kSphere:
       return box_pairs::emit_hit(box_pairs::sphere_box(g1.pos, g1.size.x, g2, margin), emit);
-    case kGeomCapsule:
+    case GeomType::kCapsule:
       return box_pairs::capsule_box(g1, g2, margin, emit);
-    case kGeomBox:
+    case GeomType::kBox:
       return box_pairs::box_box(g1, g2, margin, emit);
     default:
       return 0;

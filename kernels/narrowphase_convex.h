@@ -114,19 +114,19 @@ ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d) {
   const Vec3<T>& size = s.g.size;
   Vec3<T> res{T(0), T(0), T(0)};
   switch (s.type) {
-    case kGeomSphere:
+    case GeomType::kSphere:
       res = size.x * dir;
       break;
-    case kGeomCapsule:
+    case GeomType::kCapsule:
       res = size.x * dir;
       res.z += sign(dir.z) * size.y;
       break;
-    case kGeomEllipsoid:
+    case GeomType::kEllipsoid:
       // the support of the unit sphere along S dir, mapped back by S
       res = normalized(Vec3<T>{dir.x * size.x, dir.y * size.y, dir.z * size.z});
       res = {res.x * size.x, res.y * size.y, res.z * size.z};
       break;
-    case kGeomCylinder: {
+    case GeomType::kCylinder: {
       const T len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
       if (len > primitive::min_length<T>()) {
         res.x = dir.x / len * size.x;
@@ -135,7 +135,7 @@ ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d) {
       res.z = sign(dir.z) * size.y;
       break;
     }
-    case kGeomBox:
+    case GeomType::kBox:
       res = {sign(dir.x) * size.x, sign(dir.y) * size.y, sign(dir.z) * size.z};
       break;
     default:
@@ -453,18 +453,18 @@ ZW_HD bool surface_normal(int type, const GeomPose<T>& g, const Vec3<T>& at, Vec
   const Vec3<T>& size = g.size;
   bool done = false;
   switch (type) {
-    case kGeomSphere:
+    case GeomType::kSphere:
       nrm = pos;
       done = true;
       break;
-    case kGeomCapsule:
+    case GeomType::kCapsule:
       // from the nearest point of the segment
       nrm.z = pos.z < -size.y ? pos.z + size.y : (pos.z > size.y ? pos.z - size.y : T(0));
       nrm.x = pos.x;
       nrm.y = pos.y;
       done = true;
       break;
-    case kGeomEllipsoid: {
+    case GeomType::kEllipsoid: {
       if (size.x < primitive::min_length<T>() || size.y < primitive::min_length<T>() ||
           size.z < primitive::min_length<T>())
         break;
@@ -473,7 +473,7 @@ ZW_HD bool surface_normal(int type, const GeomPose<T>& g, const Vec3<T>& at, Vec
       done = inside <= T(1) ? ellipsoid_inside(nrm, pos, size) : ellipsoid_outside(nrm, pos, size);
       break;
     }
-    case kGeomCylinder: {
+    case GeomType::kCylinder: {
       // the round wall only, away from the disks: 5% of the length, 4x closer than the disk
       if (T(std::fabs(pos.z)) > T(0.95) * size.y) break;
       const T to_disk = std::fabs(size.y - std::fabs(pos.z));
@@ -534,10 +534,11 @@ ZW_HD int plane_convex(int t2, const GeomPose<T>& plane, const GeomPose<T>& g2, 
 // the pairs of types t1 ≤ t2 that MuJoCo 2.2.2 sends to mjc_Convex or mjc_PlaneConvex, less
 // meshes and height fields
 ZW_HD constexpr bool convex_pair(int t1, int t2) {
-  const bool round = t2 == kGeomEllipsoid || t2 == kGeomCylinder;
-  const bool solid = t1 >= kGeomSphere && t1 <= kGeomCylinder;
-  return (round && solid) || (t1 == kGeomEllipsoid && t2 == kGeomBox) ||
-         (t1 == kGeomCylinder && t2 == kGeomBox) || (t1 == kGeomPlane && t2 == kGeomEllipsoid);
+  const bool round = t2 == GeomType::kEllipsoid || t2 == GeomType::kCylinder;
+  const bool solid = t1 >= GeomType::kSphere && t1 <= GeomType::kCylinder;
+  return (round && solid) || (t1 == GeomType::kEllipsoid && t2 == GeomType::kBox) ||
+         (t1 == GeomType::kCylinder && t2 == GeomType::kBox) ||
+         (t1 == GeomType::kPlane && t2 == GeomType::kEllipsoid);
 }
 
 // most contacts of the convex narrow phase for types t1 ≤ t2; 0 for a pair it does not handle
@@ -551,7 +552,7 @@ template <class T, class Emit>
 ZW_HD int collide_convex(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin,
                          Emit&& emit) {
   if (!convex_pair(t1, t2)) return 0;
-  if (t1 == kGeomPlane) return convex::plane_convex(t2, g1, g2, margin, emit);
+  if (t1 == GeomType::kPlane) return convex::plane_convex(t2, g1, g2, margin, emit);
   return convex::convex_convex(t1, t2, g1, g2, margin, emit);
 }
 

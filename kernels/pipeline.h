@@ -58,7 +58,7 @@ ZW_HD void smooth(const ModelView<T>& m, const Instance<T>& d) {
 // solves per step: RK4 evaluates q̈ four times, Euler once
 template <class T>
 ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
-  return m.integrator == kIntRK4 ? 4 : 1;
+  return m.integrator == Integrator::kRK4 ? 4 : 1;
 }
 
 // the damping term of the step's factor, Lᵀ L = H + h_d diag(damping): h_d = h for Euler
@@ -66,8 +66,8 @@ ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
 // eulerdamp flag is off (the damping force, if any, then acts explicitly)
 template <class T>
 ZW_HD ZW_INLINE T step_damping_dt(const ModelView<T>& m) {
-  const bool explicit_damping = m.disableflags & (kDsblDamper | kDsblEulerdamp);
-  return m.integrator == kIntRK4 || explicit_damping ? T(0) : T(m.timestep);
+  const bool explicit_damping = m.disableflags & (kDisableDamper | kDisableEulerdamp);
+  return m.integrator == Integrator::kRK4 || explicit_damping ? T(0) : T(m.timestep);
 }
 
 // RK4 weights 1/6, 1/3, 1/3, 1/6 and stage offsets 0, ½, ½, 1, as selects (no local array)
@@ -83,7 +83,7 @@ ZW_HD ZW_INLINE T rk4_advance(int stage) {
 // the time of a stage's solve: t + c_stage h in RK4, t in Euler
 template <class T>
 ZW_HD ZW_INLINE double solve_time(const ModelView<T>& m, double time, int stage) {
-  return time + (m.integrator == kIntRK4 ? rk4_advance<double>(stage) : 0.0) * m.timestep;
+  return time + (m.integrator == Integrator::kRK4 ? rk4_advance<double>(stage) : 0.0) * m.timestep;
 }
 
 // the solve of a phased instance, in place; with constraint rows, constrain() solves instead
@@ -196,7 +196,7 @@ ZW_HD void step_keep(const ModelView<T>& m, const Instance<T>& d) {
   copy_row(d.step_qpos(), d.qpos(), m.s.nq);
   copy_row(d.step_qvel(), d.qvel(), m.s.nv);
   copy_row(d.step_act(), d.act(), m.s.na);
-  if (m.integrator == kIntRK4) {
+  if (m.integrator == Integrator::kRK4) {
     const Row<T> rate = d.rk_rate(), dpos = d.rk_dpos(), dvel = d.rk_dvel(), dact = d.rk_dact();
     for (int i = 0; i < m.s.nv; ++i) dpos[i] = dvel[i] = rate[i] = T(0);
     for (int i = 0; i < m.s.na; ++i) dact[i] = T(0);
@@ -267,7 +267,7 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
     return kPhaseIdle;
   }
   if (stage == 0) sensors(m, d);
-  if (m.integrator != kIntRK4) {
+  if (m.integrator != Integrator::kRK4) {
     euler_update(m, d);
     step_finish(m, d);
     return kPhaseIdle;
@@ -360,7 +360,7 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
     // the sensors of the step's first evaluation read its outputs too
     solve_lanes(m, d, damping_dt, stage, rows,
                 stage == solves - 1 || (stage == 0 && m.s.nsensor > 0));
-    if (m.integrator != kIntRK4) {
+    if (m.integrator != Integrator::kRK4) {
       euler_update(m, d);
       break;
     }

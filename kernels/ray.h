@@ -148,7 +148,7 @@ ZW_HD T ray_plane(const Vec3<T>& size, const Vec3<T>& p, const Vec3<T>& v) {
   return vselect(facing && x >= T(0) && within, x, T(-1));
 }
 
-// the ray against the shape of GeomTypeId `type` (0 plane, 2 sphere … 6 box); −1 for other types
+// the ray against the shape of GeomType `type` (0 plane, 2 sphere … 6 box); −1 for other types
 template <class T>
 ZW_HD T ray_shape(int type, const Vec3<T>& c, const Mat3<T>& rot, const Vec3<T>& size,
                   const Vec3<T>& p, const Vec3<T>& v) {

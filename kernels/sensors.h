@@ -41,55 +41,8 @@
 
 namespace zwang {
 
-// sensor types, numbered as zwang::SensorType and MuJoCo's mjtSensor
-enum SensorTypeId : int {
-  kSensTouch = 0,
-  kSensAccelerometer,
-  kSensVelocimeter,
-  kSensGyro,
-  kSensForce,
-  kSensTorque,
-  kSensMagnetometer,
-  kSensRangefinder,
-  kSensJointPos,
-  kSensJointVel,
-  kSensTendonPos,
-  kSensTendonVel,
-  kSensActuatorPos,
-  kSensActuatorVel,
-  kSensActuatorFrc,
-  kSensBallQuat,
-  kSensBallAngVel,
-  kSensJointLimitPos,
-  kSensJointLimitVel,
-  kSensJointLimitFrc,
-  kSensTendonLimitPos,
-  kSensTendonLimitVel,
-  kSensTendonLimitFrc,
-  kSensFramePos,
-  kSensFrameQuat,
-  kSensFrameXAxis,
-  kSensFrameYAxis,
-  kSensFrameZAxis,
-  kSensFrameLinVel,
-  kSensFrameAngVel,
-  kSensFrameLinAcc,
-  kSensFrameAngAcc,
-  kSensSubtreeCom,
-  kSensSubtreeLinVel,
-  kSensSubtreeAngMom,
-  kSensClock,
-  kSensUser
-};
-
-// objects sensors attach to, numbered as zwang::ObjType and MuJoCo's mjtObj
-enum ObjTypeId : int { kObjBody = 1, kObjXBody = 2, kObjGeom = 5, kObjSite = 6 };
-
-// data types, numbered as zwang::SensorDataType
-enum SensorDataId : int { kDataReal = 0, kDataPositive = 1, kDataAxis = 2, kDataQuaternion = 3 };
-
-// a sensed frame in the world: its origin, its orientation (for kObjBody the body frame's, never
-// read: the builder refuses the orientation of a body's principal axes) and its body
+// a sensed frame in the world: its origin, its orientation (for ObjType::kBody the body frame's,
+// never read: the builder refuses the orientation of a body's principal axes) and its body
 template <class T>
 struct SensedFrame {
   Vec3<T> pos;
@@ -100,9 +53,9 @@ struct SensedFrame {
 template <class T>
 ZW_HD ZW_INLINE Quat<T> sensed_quat(const ModelView<T>& m, const Instance<T>& d, int type, int id) {
   switch (type) {
-    case kObjGeom:
+    case ObjType::kGeom:
       return mul(load_quat(d.xquat(), 4 * m.geom_body[id]), load_quat(m.geom_quat, 4 * id));
-    case kObjSite:
+    case ObjType::kSite:
       return site_xquat(m, d, id);
     default:
       return load_quat(d.xquat(), 4 * id);
@@ -113,11 +66,11 @@ template <class T>
 ZW_HD ZW_INLINE SensedFrame<T> sensed_frame(const ModelView<T>& m, const Instance<T>& d, int type,
                                             int id) {
   switch (type) {
-    case kObjBody:
+    case ObjType::kBody:
       return {load3(d.xipos(), 3 * id), load_mat(d.xmat(), 9 * id), id};
-    case kObjGeom:
+    case ObjType::kGeom:
       return {load3(d.geom_xpos(), 3 * id), load_mat(d.geom_xmat(), 9 * id), m.geom_body[id]};
-    case kObjSite: {
+    case ObjType::kSite: {
       const int b = m.site_bodyid[id];
       return {site_xpos(m, d, id), to_mat(site_xquat(m, d, id)), b};
     }
@@ -146,7 +99,7 @@ ZW_HD ZW_INLINE Motion<T> body_acceleration(const ModelView<T>& m, const Instanc
     a.ang += qacc[dof] * load3(cdof, 6 * dof + 3);
   }
   // the world's acceleration is −g, unless gravity is off (MuJoCo's mj_rnePostConstraint)
-  if (!(m.disableflags & kDsblGravity)) a.lin += -load3(d.gravity(), 0);
+  if (!(m.disableflags & kDisableGravity)) a.lin += -load3(d.gravity(), 0);
   return a;
 }
 
@@ -241,8 +194,9 @@ ZW_HD ZW_INLINE T limit_value(const ModelView<T>& m, const Instance<T>& d, int r
   // the upper row first, so that an active lower one overrides it
   for (int k = rows - 1; k >= 0; --k) {
     T v = force[r + k];
-    if (type == kSensJointLimitPos || type == kSensTendonLimitPos) v = pos[r + k] - margin;
-    if (type == kSensJointLimitVel || type == kSensTendonLimitVel) {
+    if (type == SensorType::kJointLimitPos || type == SensorType::kTendonLimitPos)
+      v = pos[r + k] - margin;
+    if (type == SensorType::kJointLimitVel || type == SensorType::kTendonLimitVel) {
       const Row<T> jac = d.efc_J() + (r + k) * m.s.nv;
       v = T(0);
       for (int i = 0; i < m.s.nv; ++i) v += jac[i] * qvel[i];
@@ -260,7 +214,7 @@ ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
     return T(0);
   } else {
     const int b = m.site_bodyid[site];
-    const SensedFrame<T> zone = sensed_frame(m, d, kObjSite, site);
+    const SensedFrame<T> zone = sensed_frame(m, d, ObjType::kSite, site);
     const Vec3<T> size = load3(m.site_size, 3 * site);
     const Row<T> geom = d.contact_geom(), frame = d.contact_frame(), pos = d.contact_pos();
     const Row<T> force = d.contact_force();
@@ -285,7 +239,7 @@ ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
 // geoms); mesh geoms are not seen
 template <class T>
 ZW_HD T rangefinder_value(const ModelView<T>& m, const Instance<T>& d, int site) {
-  const SensedFrame<T> f = sensed_frame(m, d, kObjSite, site);
+  const SensedFrame<T> f = sensed_frame(m, d, ObjType::kSite, site);
   const Vec3<T> v = column(f.rot, 2);
   const Row<T> xpos = d.geom_xpos(), xmat = d.geom_xmat();
   T best = T(-1);
@@ -306,132 +260,133 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
   const int refid = m.sensor_refid[i];
   const Row<T> qpos = d.qpos(), qvel = d.qvel();
   switch (type) {
-    case kSensTouch:
+    case SensorType::kTouch:
       out[0] = touch_value(m, d, id);
       break;
-    case kSensRangefinder:
+    case SensorType::kRangefinder:
       out[0] = rangefinder_value(m, d, id);
       break;
-    case kSensAccelerometer:
-    case kSensVelocimeter:
-    case kSensGyro:
-    case kSensMagnetometer: {
-      const SensedFrame<T> f = sensed_frame(m, d, kObjSite, id);
+    case SensorType::kAccelerometer:
+    case SensorType::kVelocimeter:
+    case SensorType::kGyro:
+    case SensorType::kMagnetometer: {
+      const SensedFrame<T> f = sensed_frame(m, d, ObjType::kSite, id);
       const Motion<T> v = sensed_velocity(d, f.body, f.pos);
       Vec3<T> w = load3(m.magnetic, 0);
-      if (type == kSensGyro) w = v.ang;
-      if (type == kSensVelocimeter) w = v.lin;
-      if (type == kSensAccelerometer)
+      if (type == SensorType::kGyro) w = v.ang;
+      if (type == SensorType::kVelocimeter) w = v.lin;
+      if (type == SensorType::kAccelerometer)
         w = point_acceleration(body_acceleration(m, d, f.body), v, f.pos);
       store3(out, 0, mul_transposed(f.rot, w));
       break;
     }
-    case kSensForce:
-    case kSensTorque: {
-      const SensedFrame<T> f = sensed_frame(m, d, kObjSite, id);
+    case SensorType::kForce:
+    case SensorType::kTorque: {
+      const SensedFrame<T> f = sensed_frame(m, d, ObjType::kSite, id);
       int root = f.body;
       while (m.body_parent[root] > 0) root = m.body_parent[root];
       const Row<T> cfrc = d.cfrc_int();
       const Vec3<T> force = load3(cfrc, 6 * f.body + 3);
       const Vec3<T> w =
-          type == kSensForce
+          type == SensorType::kForce
               ? force
               : load3(cfrc, 6 * f.body) - cross(f.pos - load3(d.subtree_com(), 3 * root), force);
       store3(out, 0, mul_transposed(f.rot, w));
       break;
     }
-    case kSensJointPos:
+    case SensorType::kJointPos:
       out[0] = qpos[m.jnt_qposadr[id]];
       break;
-    case kSensJointVel:
+    case SensorType::kJointVel:
       out[0] = qvel[m.jnt_dofadr[id]];
       break;
-    case kSensTendonPos:
+    case SensorType::kTendonPos:
       out[0] = d.ten_length()[id];
       break;
-    case kSensTendonVel:
+    case SensorType::kTendonVel:
       out[0] = d.ten_velocity()[id];
       break;
-    case kSensActuatorPos:
+    case SensorType::kActuatorPos:
       out[0] = actuator_length(m, d, id);
       break;
-    case kSensActuatorVel:
+    case SensorType::kActuatorVel:
       out[0] = actuator_velocity(m, d, id);
       break;
-    case kSensActuatorFrc:
+    case SensorType::kActuatorFrc:
       out[0] = d.actuator_force()[id];
       break;
-    case kSensBallQuat:
+    case SensorType::kBallQuat:
       for (int k = 0; k < 4; ++k) out[k] = qpos[m.jnt_qposadr[id] + k];
       break;
-    case kSensBallAngVel:
+    case SensorType::kBallAngVel:
       for (int k = 0; k < 3; ++k) out[k] = qvel[m.jnt_dofadr[id] + k];
       break;
-    case kSensJointLimitPos:
-    case kSensJointLimitVel:
-    case kSensJointLimitFrc:
-      out[0] = limit_value(m, d, m.jnt_efcadr[id], m.jnt_type[id] == kJntBall ? 1 : 2,
+    case SensorType::kJointLimitPos:
+    case SensorType::kJointLimitVel:
+    case SensorType::kJointLimitFrc:
+      out[0] = limit_value(m, d, m.jnt_efcadr[id], m.jnt_type[id] == JointType::kBall ? 1 : 2,
                            T(m.jnt_margin[id]), type);
       break;
-    case kSensTendonLimitPos:
-    case kSensTendonLimitVel:
-    case kSensTendonLimitFrc:
+    case SensorType::kTendonLimitPos:
+    case SensorType::kTendonLimitVel:
+    case SensorType::kTendonLimitFrc:
       out[0] = limit_value(m, d, m.ten_efcadr[id], 2, T(m.tendon_margin[id]), type);
       break;
-    case kSensFramePos:
-    case kSensFrameXAxis:
-    case kSensFrameYAxis:
-    case kSensFrameZAxis: {
+    case SensorType::kFramePos:
+    case SensorType::kFrameXAxis:
+    case SensorType::kFrameYAxis:
+    case SensorType::kFrameZAxis: {
       const SensedFrame<T> f = sensed_frame(m, d, objtype, id);
-      Vec3<T> w = type == kSensFramePos ? f.pos : column(f.rot, type - kSensFrameXAxis);
+      Vec3<T> w =
+          type == SensorType::kFramePos ? f.pos : column(f.rot, type - SensorType::kFrameXAxis);
       if (refid >= 0) {
         const SensedFrame<T> r = sensed_frame(m, d, reftype, refid);
-        w = mul_transposed(r.rot, type == kSensFramePos ? w - r.pos : w);
+        w = mul_transposed(r.rot, type == SensorType::kFramePos ? w - r.pos : w);
       }
       store3(out, 0, w);
       break;
     }
-    case kSensFrameQuat: {
+    case SensorType::kFrameQuat: {
       Quat<T> q = sensed_quat(m, d, objtype, id);
       if (refid >= 0) q = mul(conj(sensed_quat(m, d, reftype, refid)), q);
       store_quat(out, 0, q);
       break;
     }
-    case kSensFrameLinVel:
-    case kSensFrameAngVel: {
+    case SensorType::kFrameLinVel:
+    case SensorType::kFrameAngVel: {
       const SensedFrame<T> f = sensed_frame(m, d, objtype, id);
       const Motion<T> v = sensed_velocity(d, f.body, f.pos);
-      Vec3<T> w = type == kSensFrameLinVel ? v.lin : v.ang;
+      Vec3<T> w = type == SensorType::kFrameLinVel ? v.lin : v.ang;
       if (refid >= 0) {
         const SensedFrame<T> r = sensed_frame(m, d, reftype, refid);
         const Motion<T> vr = sensed_velocity(d, r.body, r.pos);
-        w = type == kSensFrameLinVel ? v.lin - vr.lin + cross(f.pos - r.pos, vr.ang)
-                                     : v.ang - vr.ang;
+        w = type == SensorType::kFrameLinVel ? v.lin - vr.lin + cross(f.pos - r.pos, vr.ang)
+                                             : v.ang - vr.ang;
         w = mul_transposed(r.rot, w);
       }
       store3(out, 0, w);
       break;
     }
-    case kSensFrameLinAcc:
-    case kSensFrameAngAcc: {
+    case SensorType::kFrameLinAcc:
+    case SensorType::kFrameAngAcc: {
       const SensedFrame<T> f = sensed_frame(m, d, objtype, id);
       const Motion<T> a = body_acceleration(m, d, f.body);
       store3(out, 0,
-             type == kSensFrameAngAcc
+             type == SensorType::kFrameAngAcc
                  ? a.ang
                  : point_acceleration(a, sensed_velocity(d, f.body, f.pos), f.pos));
       break;
     }
-    case kSensSubtreeCom:
+    case SensorType::kSubtreeCom:
       store3(out, 0, load3(d.subtree_com(), 3 * id));
       break;
-    case kSensSubtreeLinVel:
+    case SensorType::kSubtreeLinVel:
       store3(out, 0, load3(d.subtree_linvel(), 3 * id));
       break;
-    case kSensSubtreeAngMom:
+    case SensorType::kSubtreeAngMom:
       store3(out, 0, load3(d.subtree_angmom(), 3 * id));
       break;
-    case kSensClock:
+    case SensorType::kClock:
       out[0] = Lanes<T>::time(d.time);
       break;
     default:  // user sensors: the user's values
@@ -443,12 +398,12 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
 template <class T>
 ZW_HD ZW_NOINLINE void sensors(const ModelView<T>& m, const Instance<T>& d) {
   // MuJoCo's flag leaves sensordata as it was
-  if (m.disableflags & kDsblSensor) return;
+  if (m.disableflags & kDisableSensor) return;
   bool subtree = false, interaction = false;
   for (int i = 0; i < m.s.nsensor; ++i) {
     const int type = m.sensor_type[i];
-    subtree = subtree || type == kSensSubtreeLinVel || type == kSensSubtreeAngMom;
-    interaction = interaction || type == kSensForce || type == kSensTorque;
+    subtree = subtree || type == SensorType::kSubtreeLinVel || type == SensorType::kSubtreeAngMom;
+    interaction = interaction || type == SensorType::kForce || type == SensorType::kTorque;
   }
   if (subtree) subtree_velocities(m, d);
   if (interaction) interaction_forces(m, d);
@@ -456,14 +411,14 @@ ZW_HD ZW_NOINLINE void sensors(const ModelView<T>& m, const Instance<T>& d) {
     const Row<T> out = d.sensordata() + m.sensor_adr[i];
     sensor_values(m, d, i, out);
     const int datatype = m.sensor_datatype[i];
-    if (datatype != kDataReal && datatype != kDataPositive) continue;
+    if (datatype != SensorDataType::kReal && datatype != SensorDataType::kPositive) continue;
     // cutoff: a per-sensor constant, 0 for none
     const T c = m.sensor_cutoff[i];
     const MaskOf<T> on = c > T(0);
     for (int k = 0; k < m.sensor_dim[i]; ++k) {
       const T x = out[k];
-      out[k] = datatype == kDataReal ? vselect(on, clamp_range(x, -c, c), x)
-                                     : vselect(on && c < x, c, x);
+      out[k] = datatype == SensorDataType::kReal ? vselect(on, clamp_range(x, -c, c), x)
+                                                 : vselect(on && c < x, c, x);
     }
   }
 }

@@ -45,14 +45,14 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
     const int end = m.tendon_adr[t] + m.tendon_num[t];
     for (int w = m.tendon_adr[t]; w < end; ++w) {
       const int type = m.wrap_type[w], id = m.wrap_objid[w];
-      if (type == kWrapJoint) {
+      if (type == WrapType::kJoint) {
         // L += c q, J[dof] += c
         const T c = m.wrap_prm[w];
         len += c * qpos[m.jnt_qposadr[id]];
         jac[m.jnt_dofadr[id]] += c;
-      } else if (type == kWrapPulley) {
+      } else if (type == WrapType::kPulley) {
         divisor = m.wrap_prm[w];
-      } else if (w + 1 < end && m.wrap_type[w + 1] == kWrapSite) {
+      } else if (w + 1 < end && m.wrap_type[w + 1] == WrapType::kSite) {
         // segment from site id to the next: L += |Δp| / d, J += (J₁ − J₀)ᵀ u / d
         const int next = m.wrap_objid[w + 1];
         const Vec3<T> p0 = site_xpos(m, d, id), p1 = site_xpos(m, d, next);
@@ -79,8 +79,8 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
 template <class T>
 ZW_HD ZW_INLINE T actuator_length(const ModelView<T>& m, const Instance<T>& d, int a) {
   const int id = m.actuator_trnid[a];
-  const T x =
-      m.actuator_trntype[a] == kTrnTendon ? d.ten_length()[id] : d.qpos()[m.jnt_qposadr[id]];
+  const T x = m.actuator_trntype[a] == TransmissionType::kTendon ? d.ten_length()[id]
+                                                                 : d.qpos()[m.jnt_qposadr[id]];
   return d.actuator_gear()[a] * x;
 }
 
@@ -88,8 +88,8 @@ ZW_HD ZW_INLINE T actuator_length(const ModelView<T>& m, const Instance<T>& d, i
 template <class T>
 ZW_HD ZW_INLINE T actuator_velocity(const ModelView<T>& m, const Instance<T>& d, int a) {
   const int id = m.actuator_trnid[a];
-  const T x =
-      m.actuator_trntype[a] == kTrnTendon ? d.ten_velocity()[id] : d.qvel()[m.jnt_dofadr[id]];
+  const T x = m.actuator_trntype[a] == TransmissionType::kTendon ? d.ten_velocity()[id]
+                                                                 : d.qvel()[m.jnt_dofadr[id]];
   return d.actuator_gear()[a] * x;
 }
 

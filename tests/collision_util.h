@@ -54,9 +54,11 @@ inline const char* type_name(int type) {
 }
 
 inline int size_count(int type) {
-  return type == kGeomSphere
+  return type == GeomType::kSphere
              ? 1
-             : (type == kGeomBox || type == kGeomPlane || type == kGeomEllipsoid ? 3 : 2);
+             : (type == GeomType::kBox || type == GeomType::kPlane || type == GeomType::kEllipsoid
+                    ? 3
+                    : 2);
 }
 
 inline std::string geom_xml(const Placement& p, bool pose) {
@@ -75,8 +77,8 @@ inline std::string geom_xml(const Placement& p, bool pose) {
 inline std::string mjcf(const Case& c) {
   std::string xml = "<mujoco><size nconmax=\"100\"/><worldbody>\n";
   for (const Placement* p : {&c.a, &c.b}) {
-    xml += p->type == kGeomPlane ? geom_xml(*p, true)
-                                 : "<body><freejoint/>" + geom_xml(*p, false) + "</body>";
+    xml += p->type == GeomType::kPlane ? geom_xml(*p, true)
+                                       : "<body><freejoint/>" + geom_xml(*p, false) + "</body>";
     xml += "\n";
   }
   return xml + "</worldbody></mujoco>\n";
@@ -109,7 +111,7 @@ inline Oracle oracle(const Case& c) {
   const MjDataPtr d(mj_makeData(m.get()));
   int q = 0;
   for (const Placement* p : {&c.a, &c.b}) {
-    if (p->type == kGeomPlane) continue;
+    if (p->type == GeomType::kPlane) continue;
     std::copy(p->pos.begin(), p->pos.end(), d->qpos + q);
     std::copy(p->quat.begin(), p->quat.end(), d->qpos + q + 3);
     q += 7;
@@ -294,9 +296,9 @@ inline Vec3<double> vec(const std::array<double, 3>& a) {
 // a geom of `type` with random size, margin (zero in half the cases) and pose
 inline Placement random_geom(int type, Rng& rng) {
   Placement p{type, {}, 0, {}, random_quat(rng)};
-  if (type == kGeomPlane) {
+  if (type == GeomType::kPlane) {
     p.size = {5, 5, 0.1};
-  } else if (type == kGeomBox) {
+  } else if (type == GeomType::kBox) {
     for (double& s : p.size) s = uniform(rng, 0.05, 0.5);
   } else {
     p.size = {uniform(rng, 0.05, 0.4), uniform(rng, 0.05, 0.6), 0};

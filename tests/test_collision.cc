@@ -35,11 +35,11 @@ Vec3<double> random_vector(Rng& rng) {
 double extent(const Placement& p, const Vec3<double>& n) {
   const double an = std::abs(dot(axis(p.quat, 2), n));
   switch (p.type) {
-    case kGeomSphere:
+    case GeomType::kSphere:
       return p.size[0];
-    case kGeomCapsule:
+    case GeomType::kCapsule:
       return p.size[0] + p.size[1] * an;
-    case kGeomCylinder:
+    case GeomType::kCylinder:
       return p.size[0] * std::sqrt(std::max(0.0, 1 - an * an)) + p.size[1] * an;
     default:
       return p.size[0] * std::abs(dot(axis(p.quat, 0), n)) +
@@ -49,7 +49,7 @@ double extent(const Placement& p, const Vec3<double>& n) {
 
 // the geom's centre at a height around its extent above a random plane, some below it
 Case plane_case(int type, Rng& rng) {
-  Case c{random_geom(kGeomPlane, rng), random_geom(type, rng)};
+  Case c{random_geom(GeomType::kPlane, rng), random_geom(type, rng)};
   const Vec3<double> n = axis(c.a.quat, 2);
   Vec3<double> t = random_vector(rng);
   t = t - dot(t, n) * n;
@@ -64,7 +64,7 @@ Case plane_case(int type, Rng& rng) {
 Case pair_case(int t1, int t2, Rng& rng) {
   Case c{random_geom(t1, rng), random_geom(t2, rng)};
   auto segment_point = [&](const Placement& p) {
-    const double x = p.type == kGeomCapsule ? uniform(rng, -1.2, 1.2) * p.size[1] : 0;
+    const double x = p.type == GeomType::kCapsule ? uniform(rng, -1.2, 1.2) * p.size[1] : 0;
     return x * axis(p.quat, 2);
   };
   const Vec3<double> p1 = vec(c.a.pos) + segment_point(c.a);
@@ -80,7 +80,7 @@ Case pair_case(int t1, int t2, Rng& rng) {
 Tally check_pair(int t1, int t2, const std::vector<Case>& degenerate, double min_touching) {
   const std::string name = fmt::format("{}-{}", type_name(t1), type_name(t2));
   const std::vector<Case> cases = random_cases(400, 1000 * t1 + t2, [&](Rng& rng) {
-    return t1 == kGeomPlane ? plane_case(t2, rng) : pair_case(t1, t2, rng);
+    return t1 == GeomType::kPlane ? plane_case(t2, rng) : pair_case(t1, t2, rng);
   });
   Tally random, special, single;
   compare_cases(name + " random", cases, kHarness, kTol, random, kFloatTol, &single);
@@ -96,7 +96,7 @@ Tally check_pair(int t1, int t2, const std::vector<Case>& degenerate, double min
   // the random cases must exercise both outcomes, and multi-contact pairs their extra contacts
   EXPECT_GE(random.touching, min_touching * random.cases) << name;
   EXPECT_LT(random.touching, random.cases) << name;
-  if (max_contacts(t1, t2) > 1 && t1 == kGeomPlane) {
+  if (max_contacts(t1, t2) > 1 && t1 == GeomType::kPlane) {
     EXPECT_GT(random.several, 0) << name;
   }
   // float may see another count only where a contact sits at the margin to rounding
@@ -108,7 +108,7 @@ Tally check_pair(int t1, int t2, const std::vector<Case>& degenerate, double min
 // a geom with its centre at `height` above the plane z = 0
 Case on_flat_plane(int type, std::array<double, 3> size, std::array<double, 4> quat, double height,
                    double margin) {
-  return {{kGeomPlane, {5, 5, 0.1}, margin, {0, 0, 0}, kIdentity},
+  return {{GeomType::kPlane, {5, 5, 0.1}, margin, {0, 0, 0}, kIdentity},
           {type, size, 0, {0.125, -0.25, height}, quat}};
 }
 
@@ -123,9 +123,9 @@ TEST(Collision, PlaneSphere) {
   std::vector<Case> special;
   // 0.375: dist is the margin exactly, which MuJoCo keeps
   for (double h : {0.25, 0.3, 0.3125, 0.375, 0.5}) {
-    special.push_back(on_flat_plane(kGeomSphere, {0.3125, 0, 0}, kIdentity, h, 0.0625));
+    special.push_back(on_flat_plane(GeomType::kSphere, {0.3125, 0, 0}, kIdentity, h, 0.0625));
   }
-  check_pair(kGeomPlane, kGeomSphere, special, 0.5);
+  check_pair(GeomType::kPlane, GeomType::kSphere, special, 0.5);
 }
 
 TEST(Collision, PlaneCapsule) {
@@ -133,11 +133,12 @@ TEST(Collision, PlaneCapsule) {
   const double s = std::sqrt(0.5);
   std::vector<Case> special;
   for (double h : {0.1, 0.125, 0.2, 0.25}) {
-    special.push_back(on_flat_plane(kGeomCapsule, {0.125, 0.5, 0}, {s, 0, s, 0}, h, 0.0));
-    special.push_back(on_flat_plane(kGeomCapsule, {0.125, 0.5, 0}, {s, s, 0, 0}, h, 0.05));
-    special.push_back(on_flat_plane(kGeomCapsule, {0.125, 0.25, 0}, kIdentity, h + 0.25, 0.0));
+    special.push_back(on_flat_plane(GeomType::kCapsule, {0.125, 0.5, 0}, {s, 0, s, 0}, h, 0.0));
+    special.push_back(on_flat_plane(GeomType::kCapsule, {0.125, 0.5, 0}, {s, s, 0, 0}, h, 0.05));
+    special.push_back(
+        on_flat_plane(GeomType::kCapsule, {0.125, 0.25, 0}, kIdentity, h + 0.25, 0.0));
   }
-  EXPECT_GE(check_pair(kGeomPlane, kGeomCapsule, special, 0.5).several, 4);
+  EXPECT_GE(check_pair(GeomType::kPlane, GeomType::kCapsule, special, 0.5).several, 4);
 }
 
 TEST(Collision, PlaneCylinder) {
@@ -146,25 +147,27 @@ TEST(Collision, PlaneCylinder) {
   const double s = std::sqrt(0.5);
   std::vector<Case> special;
   for (double h : {0.2, 0.25, 0.3}) {
-    special.push_back(on_flat_plane(kGeomCylinder, {0.125, 0.25, 0}, kIdentity, h, 0.0));
-    special.push_back(on_flat_plane(kGeomCylinder, {0.125, 0.25, 0}, {0, 1, 0, 0}, h, 0.0));
-    special.push_back(on_flat_plane(kGeomCylinder, {0.125, 0.25, 0}, {s, s, 0, 0}, h - 0.1, 0.0));
+    special.push_back(on_flat_plane(GeomType::kCylinder, {0.125, 0.25, 0}, kIdentity, h, 0.0));
+    special.push_back(on_flat_plane(GeomType::kCylinder, {0.125, 0.25, 0}, {0, 1, 0, 0}, h, 0.0));
     special.push_back(
-        on_flat_plane(kGeomCylinder, {0.125, 0.25, 0}, {0.999, 0.02, 0.03, 0}, h, 0.0));
+        on_flat_plane(GeomType::kCylinder, {0.125, 0.25, 0}, {s, s, 0, 0}, h - 0.1, 0.0));
+    special.push_back(
+        on_flat_plane(GeomType::kCylinder, {0.125, 0.25, 0}, {0.999, 0.02, 0.03, 0}, h, 0.0));
     // the far disk within the margin too
-    special.push_back(on_flat_plane(kGeomCylinder, {0.25, 0.0625, 0}, kIdentity, h - 0.1, 0.2));
+    special.push_back(
+        on_flat_plane(GeomType::kCylinder, {0.25, 0.0625, 0}, kIdentity, h - 0.1, 0.2));
   }
-  EXPECT_GE(check_pair(kGeomPlane, kGeomCylinder, special, 0.5).several, 4);
+  EXPECT_GE(check_pair(GeomType::kPlane, GeomType::kCylinder, special, 0.5).several, 4);
 }
 
 TEST(Collision, PlaneBox) {
   std::vector<Case> special;
   for (double h : {0.2, 0.25, 0.3}) {
-    special.push_back(on_flat_plane(kGeomBox, {0.5, 0.25, 0.25}, kIdentity, h, 0.0));
-    special.push_back(on_flat_plane(kGeomBox, {0.5, 0.25, 0.25}, {0, 0, 0, 1}, h, 0.1));
-    special.push_back(on_flat_plane(kGeomBox, {0.5, 0.25, 0.25}, {0.9, 0, 0, 0.1}, h, 0.0));
+    special.push_back(on_flat_plane(GeomType::kBox, {0.5, 0.25, 0.25}, kIdentity, h, 0.0));
+    special.push_back(on_flat_plane(GeomType::kBox, {0.5, 0.25, 0.25}, {0, 0, 0, 1}, h, 0.1));
+    special.push_back(on_flat_plane(GeomType::kBox, {0.5, 0.25, 0.25}, {0.9, 0, 0, 0.1}, h, 0.0));
   }
-  EXPECT_GE(check_pair(kGeomPlane, kGeomBox, special, 0.5).several, 4);
+  EXPECT_GE(check_pair(GeomType::kPlane, GeomType::kBox, special, 0.5).several, 4);
 }
 
 TEST(Collision, SphereSphere) {
@@ -172,12 +175,12 @@ TEST(Collision, SphereSphere) {
   Rng rng(4);
   std::vector<Case> special;
   for (int i = 0; i < 4; ++i) {
-    Case c{random_geom(kGeomSphere, rng), random_geom(kGeomSphere, rng)};
+    Case c{random_geom(GeomType::kSphere, rng), random_geom(GeomType::kSphere, rng)};
     c.b.pos = c.a.pos;
     if (i % 2 == 0) c.a.quat = c.b.quat = kIdentity;
     special.push_back(c);
   }
-  check_pair(kGeomSphere, kGeomSphere, special, 0.5);
+  check_pair(GeomType::kSphere, GeomType::kSphere, special, 0.5);
   expect_coincident_branch(special[0]);
 }
 
@@ -187,13 +190,13 @@ TEST(Collision, SphereCapsule) {
   std::vector<Case> special;
   for (double x : {-0.75, -0.25, 0.0, 0.25, 0.5, 1.0}) {
     for (bool turned : {false, true}) {
-      const Placement cap{kGeomCapsule, {0.125, 0.5, 0}, 0, {0.125, -0.25, 0.5}, kIdentity};
-      Placement sphere{kGeomSphere, {0.25, 0, 0}, 0.01, {0.125, -0.25, 0.5 + x}, kIdentity};
+      const Placement cap{GeomType::kCapsule, {0.125, 0.5, 0}, 0, {0.125, -0.25, 0.5}, kIdentity};
+      Placement sphere{GeomType::kSphere, {0.25, 0, 0}, 0.01, {0.125, -0.25, 0.5 + x}, kIdentity};
       if (turned) sphere.quat = random_quat(rng);
       special.push_back({sphere, cap});
     }
   }
-  check_pair(kGeomSphere, kGeomCapsule, special, 0.5);
+  check_pair(GeomType::kSphere, GeomType::kCapsule, special, 0.5);
   expect_coincident_branch(special[6]);  // x = 0.25
 }
 
@@ -205,22 +208,22 @@ TEST(Collision, CapsuleCapsule) {
   for (int i = 0; i < 24; ++i) {
     const auto q = i < 8 ? kIdentity : random_quat(rng);
     const Vec3<double> z = axis(q, 2), x = axis(q, 0);
-    Placement a{kGeomCapsule, {0.125, 0.5, 0}, 0.0, {0.125, -0.25, 0.5}, q};
-    Placement b{kGeomCapsule, {0.25, 0.25, 0}, i % 3 == 0 ? 0.05 : 0.0, {}, q};
+    Placement a{GeomType::kCapsule, {0.125, 0.5, 0}, 0.0, {0.125, -0.25, 0.5}, q};
+    Placement b{GeomType::kCapsule, {0.25, 0.25, 0}, i % 3 == 0 ? 0.05 : 0.0, {}, q};
     if (i % 2 == 1) b.quat = qmul(q, {0, 1, 0, 0});  // antiparallel
     const double shift = 0.25 * (i % 6) - 0.5;
     b.pos = arr(vec(a.pos) + 0.3 * x + shift * z);
     special.push_back({a, b});
   }
   for (double shift : {0.0, 0.5, 0.875}) {
-    Placement a{kGeomCapsule, {0.125, 0.5, 0}, 0.0, {0.125, -0.25, 0.5}, kIdentity};
-    Placement b{kGeomCapsule, {0.125, 0.25, 0}, 0.0, {0.125, -0.25, 0.5 + shift}, kIdentity};
+    Placement a{GeomType::kCapsule, {0.125, 0.5, 0}, 0.0, {0.125, -0.25, 0.5}, kIdentity};
+    Placement b{GeomType::kCapsule, {0.125, 0.25, 0}, 0.0, {0.125, -0.25, 0.5 + shift}, kIdentity};
     special.push_back({a, b});
     const double s = std::sqrt(0.5);
     b.quat = {s, s, 0, 0};
     special.push_back({a, b});
   }
-  EXPECT_GE(check_pair(kGeomCapsule, kGeomCapsule, special, 0.5).several, 8);
+  EXPECT_GE(check_pair(GeomType::kCapsule, GeomType::kCapsule, special, 0.5).several, 8);
 }
 
 // pairs MuJoCo 2.2.2 hands to libccd (kernels/narrowphase_convex.h, tested in
@@ -231,16 +234,18 @@ TEST(Collision, UnsupportedPairs) {
   auto count = [&](const ContactGeo<double>&) { ++calls; };
   for (int t1 = 0; t1 < 8; ++t1) {
     for (int t2 = t1; t2 < 8; ++t2) {
-      const bool primitive = (t1 == kGeomPlane && (t2 == kGeomSphere || t2 == kGeomCapsule ||
-                                                   t2 == kGeomCylinder || t2 == kGeomBox)) ||
-                             (t1 == kGeomSphere && (t2 == kGeomSphere || t2 == kGeomCapsule)) ||
-                             (t1 == kGeomCapsule && t2 == kGeomCapsule);
-      const bool box =
-          t2 == kGeomBox && (t1 == kGeomSphere || t1 == kGeomCapsule || t1 == kGeomBox);
-      const bool round = t2 == kGeomEllipsoid || t2 == kGeomCylinder;
-      const bool convex = (round && t1 >= kGeomSphere && t1 <= kGeomCylinder) ||
-                          (t2 == kGeomBox && (t1 == kGeomEllipsoid || t1 == kGeomCylinder)) ||
-                          (t1 == kGeomPlane && t2 == kGeomEllipsoid);
+      const bool primitive =
+          (t1 == GeomType::kPlane && (t2 == GeomType::kSphere || t2 == GeomType::kCapsule ||
+                                      t2 == GeomType::kCylinder || t2 == GeomType::kBox)) ||
+          (t1 == GeomType::kSphere && (t2 == GeomType::kSphere || t2 == GeomType::kCapsule)) ||
+          (t1 == GeomType::kCapsule && t2 == GeomType::kCapsule);
+      const bool box = t2 == GeomType::kBox && (t1 == GeomType::kSphere ||
+                                                t1 == GeomType::kCapsule || t1 == GeomType::kBox);
+      const bool round = t2 == GeomType::kEllipsoid || t2 == GeomType::kCylinder;
+      const bool convex =
+          (round && t1 >= GeomType::kSphere && t1 <= GeomType::kCylinder) ||
+          (t2 == GeomType::kBox && (t1 == GeomType::kEllipsoid || t1 == GeomType::kCylinder)) ||
+          (t1 == GeomType::kPlane && t2 == GeomType::kEllipsoid);
       if (convex) {
         EXPECT_EQ(max_contacts(t1, t2), 1) << type_name(t1) << "-" << type_name(t2);
       }
@@ -250,13 +255,13 @@ TEST(Collision, UnsupportedPairs) {
     }
   }
   EXPECT_EQ(calls, 0);
-  EXPECT_EQ(max_contacts(kGeomPlane, kGeomSphere), 1);
-  EXPECT_EQ(max_contacts(kGeomPlane, kGeomCapsule), 2);
-  EXPECT_EQ(max_contacts(kGeomPlane, kGeomCylinder), 4);
-  EXPECT_EQ(max_contacts(kGeomPlane, kGeomBox), 4);
-  EXPECT_EQ(max_contacts(kGeomSphere, kGeomSphere), 1);
-  EXPECT_EQ(max_contacts(kGeomSphere, kGeomCapsule), 1);
-  EXPECT_EQ(max_contacts(kGeomCapsule, kGeomCapsule), 2);
+  EXPECT_EQ(max_contacts(GeomType::kPlane, GeomType::kSphere), 1);
+  EXPECT_EQ(max_contacts(GeomType::kPlane, GeomType::kCapsule), 2);
+  EXPECT_EQ(max_contacts(GeomType::kPlane, GeomType::kCylinder), 4);
+  EXPECT_EQ(max_contacts(GeomType::kPlane, GeomType::kBox), 4);
+  EXPECT_EQ(max_contacts(GeomType::kSphere, GeomType::kSphere), 1);
+  EXPECT_EQ(max_contacts(GeomType::kSphere, GeomType::kCapsule), 1);
+  EXPECT_EQ(max_contacts(GeomType::kCapsule, GeomType::kCapsule), 2);
 }
 
 }  // namespace

@@ -46,8 +46,8 @@ Quat4 about(int k, double angle) {
 
 // the radius of the sphere around a geom's centre that holds it
 double bound(const Placement& p) {
-  return p.type == kGeomSphere ? p.size[0]
-         : p.type == kGeomCapsule
+  return p.type == GeomType::kSphere ? p.size[0]
+         : p.type == GeomType::kCapsule
              ? p.size[0] + p.size[1]
              : std::sqrt(p.size[0] * p.size[0] + p.size[1] * p.size[1] + p.size[2] * p.size[2]);
 }
@@ -98,15 +98,15 @@ Tally check_random(int t1, int t2, int count, std::uint64_t seed) {
 }
 
 TEST(CollisionBox, SphereBox) {
-  check_random(kGeomSphere, kGeomBox, 400, 21);
+  check_random(GeomType::kSphere, GeomType::kBox, 400, 21);
 
   // centres inside the box, nearest each face in turn, and on its centre (a tie: the −x face)
   Rng rng(22);
   std::vector<Case> inside;
   for (int i = 0; i < 60; ++i) {
-    Placement box = random_geom(kGeomBox, rng);
+    Placement box = random_geom(GeomType::kBox, rng);
     if (i % 3 == 0) box.quat = kIdentity;
-    Placement sphere = random_geom(kGeomSphere, rng);
+    Placement sphere = random_geom(GeomType::kSphere, rng);
     Vec3<double> local{uniform(rng, -0.9, 0.9) * box.size[0], uniform(rng, -0.9, 0.9) * box.size[1],
                        uniform(rng, -0.9, 0.9) * box.size[2]};
     if (i % 10 == 0) local = {0, 0, 0};
@@ -118,7 +118,7 @@ TEST(CollisionBox, SphereBox) {
 }
 
 TEST(CollisionBox, CapsuleBox) {
-  EXPECT_GT(check_random(kGeomCapsule, kGeomBox, 500, 31).several, 10);
+  EXPECT_GT(check_random(GeomType::kCapsule, GeomType::kBox, 500, 31).several, 10);
 }
 
 // a capsule lying along a face of the box (its axis along the box's x or y axis, or tilted a
@@ -127,9 +127,9 @@ TEST(CollisionBox, CapsuleParallelToFace) {
   Rng rng(32);
   std::vector<Case> cases;
   for (int i = 0; i < 200; ++i) {
-    Placement box = random_geom(kGeomBox, rng);
+    Placement box = random_geom(GeomType::kBox, rng);
     if (i % 4 == 0) box.quat = kIdentity;
-    Placement cap = random_geom(kGeomCapsule, rng);
+    Placement cap = random_geom(GeomType::kCapsule, rng);
     // capsule z along box x (about y by 90°) or box y (about x by 90°)
     Quat4 lie = i % 2 ? about(1, std::numbers::pi / 2) : about(0, std::numbers::pi / 2);
     if (i % 3 == 1) lie = qmul(lie, about(i % 2, uniform(rng, -0.2, 0.2)));
@@ -153,8 +153,8 @@ TEST(CollisionBox, CapsuleInThePlaneOfTheBox) {
   Rng rng(33);
   std::vector<Case> cases;
   for (int i = 0; i < 300; ++i) {
-    Placement box = random_geom(kGeomBox, rng);
-    Placement cap = random_geom(kGeomCapsule, rng);
+    Placement box = random_geom(GeomType::kBox, rng);
+    Placement cap = random_geom(GeomType::kCapsule, rng);
     box.quat = about(1, uniform(rng, -std::numbers::pi, std::numbers::pi));
     cap.quat = about(1, uniform(rng, -std::numbers::pi, std::numbers::pi));
     const double reach = (bound(box) + bound(cap)) * uniform(rng, 0.15, 0.9);
@@ -169,7 +169,7 @@ TEST(CollisionBox, CapsuleInThePlaneOfTheBox) {
 }
 
 TEST(CollisionBox, BoxBox) {
-  EXPECT_GT(check_random(kGeomBox, kGeomBox, 500, 41).several, 20);
+  EXPECT_GT(check_random(GeomType::kBox, GeomType::kBox, 500, 41).several, 20);
 }
 
 // Box b resting on top of box a, faces parallel: turned about the shared normal or not, a
@@ -182,8 +182,10 @@ TEST(CollisionBox, BoxRestingFlat) {
   auto dyadic = [&](double lo, double hi) { return std::round(uniform(rng, lo, hi) * 64) / 64; };
   for (int i = 0; i < 240; ++i) {
     const bool exact = i % 2 == 0;
-    Placement a{kGeomBox, {dyadic(0.1, 0.5), dyadic(0.1, 0.5), dyadic(0.1, 0.5)}, 0, {}, kIdentity};
-    Placement b{kGeomBox, {dyadic(0.1, 0.5), dyadic(0.1, 0.5), dyadic(0.1, 0.5)}, 0, {}, kIdentity};
+    Placement a{
+        GeomType::kBox, {dyadic(0.1, 0.5), dyadic(0.1, 0.5), dyadic(0.1, 0.5)}, 0, {}, kIdentity};
+    Placement b{
+        GeomType::kBox, {dyadic(0.1, 0.5), dyadic(0.1, 0.5), dyadic(0.1, 0.5)}, 0, {}, kIdentity};
     if (i % 8 < 2) b.size = a.size;  // equal boxes: every edge coincides
     b.margin = i % 3 == 0 ? 0.0625 : 0.0;
     const double sink = std::array{0.0, 0.03125, 0.0625, -0.015625}[i % 4];
@@ -213,7 +215,7 @@ TEST(CollisionBox, BoxEdgeEdge) {
   std::vector<Case> cases;
   const double quarter = std::numbers::pi / 4;
   for (int i = 0; i < 200; ++i) {
-    Placement a = random_geom(kGeomBox, rng), b = random_geom(kGeomBox, rng);
+    Placement a = random_geom(GeomType::kBox, rng), b = random_geom(GeomType::kBox, rng);
     const Quat4 frame = i % 4 == 0 ? kIdentity : random_quat(rng);
     const double tilt = i % 2 ? uniform(rng, -0.1, 0.1) : 0.0;
     a.quat = qmul(frame, about(0, quarter + tilt));
@@ -231,16 +233,17 @@ TEST(CollisionBox, BoxEdgeEdge) {
 }
 
 TEST(CollisionBox, MaxContacts) {
-  EXPECT_EQ(max_contacts_box(kGeomSphere, kGeomBox), 1);
-  EXPECT_EQ(max_contacts_box(kGeomCapsule, kGeomBox), 2);
-  EXPECT_EQ(max_contacts_box(kGeomBox, kGeomBox), 24);
-  EXPECT_EQ(max_contacts_box(kGeomSphere, kGeomSphere), 0);
-  EXPECT_EQ(max_contacts_box(kGeomPlane, kGeomBox), 0);
-  EXPECT_EQ(max_contacts_box(kGeomBox, kGeomMesh), 0);
+  EXPECT_EQ(max_contacts_box(GeomType::kSphere, GeomType::kBox), 1);
+  EXPECT_EQ(max_contacts_box(GeomType::kCapsule, GeomType::kBox), 2);
+  EXPECT_EQ(max_contacts_box(GeomType::kBox, GeomType::kBox), 24);
+  EXPECT_EQ(max_contacts_box(GeomType::kSphere, GeomType::kSphere), 0);
+  EXPECT_EQ(max_contacts_box(GeomType::kPlane, GeomType::kBox), 0);
+  EXPECT_EQ(max_contacts_box(GeomType::kBox, GeomType::kMesh), 0);
   const GeomPose<double> g{{0, 0, 0}, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}, {0.5, 0.5, 0.5}};
   int calls = 0;
-  EXPECT_EQ(
-      collide_box(kGeomPlane, kGeomBox, g, g, 1.0, [&](const ContactGeo<double>&) { ++calls; }), 0);
+  EXPECT_EQ(collide_box(GeomType::kPlane, GeomType::kBox, g, g, 1.0,
+                        [&](const ContactGeo<double>&) { ++calls; }),
+            0);
   EXPECT_EQ(calls, 0);
 }
 

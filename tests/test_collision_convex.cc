@@ -37,7 +37,7 @@ constexpr double kConvexFloatTol = 0.3;
 // a geom of `type` as random_geom makes it, with three semi-axes for an ellipsoid
 Placement convex_geom(int type, Rng& rng) {
   Placement p = random_geom(type, rng);
-  if (type == kGeomEllipsoid) {
+  if (type == GeomType::kEllipsoid) {
     for (double& s : p.size) s = uniform(rng, 0.05, 0.4);
   }
   return p;
@@ -48,13 +48,13 @@ double extent(const Placement& p, const Vec3<double>& n) {
   const Vec3<double> x = axis(p.quat, 0), y = axis(p.quat, 1), z = axis(p.quat, 2);
   const double an = std::abs(dot(z, n));
   switch (p.type) {
-    case kGeomSphere:
+    case GeomType::kSphere:
       return p.size[0];
-    case kGeomCapsule:
+    case GeomType::kCapsule:
       return p.size[0] + p.size[1] * an;
-    case kGeomCylinder:
+    case GeomType::kCylinder:
       return p.size[0] * std::sqrt(std::max(0.0, 1 - an * an)) + p.size[1] * an;
-    case kGeomEllipsoid:
+    case GeomType::kEllipsoid:
       return std::sqrt(std::pow(p.size[0] * dot(x, n), 2) + std::pow(p.size[1] * dot(y, n), 2) +
                        std::pow(p.size[2] * an, 2));
     default:
@@ -82,7 +82,7 @@ Case pair_case(int t1, int t2, Rng& rng) {
 
 // an ellipsoid's centre around its extent above a random plane, some below it
 Case plane_case(Rng& rng) {
-  Case c{random_geom(kGeomPlane, rng), convex_geom(kGeomEllipsoid, rng)};
+  Case c{random_geom(GeomType::kPlane, rng), convex_geom(GeomType::kEllipsoid, rng)};
   const Vec3<double> n = axis(c.a.quat, 2);
   Vec3<double> t = random_direction(rng);
   t = t - dot(t, n) * n;
@@ -97,7 +97,7 @@ Case plane_case(Rng& rng) {
 void check_pair(int t1, int t2, const std::vector<Case>& degenerate = {}) {
   const std::string name = fmt::format("{}-{}", type_name(t1), type_name(t2));
   const std::vector<Case> cases = random_cases(400, 1000 * t1 + t2 + 77, [&](Rng& rng) {
-    return t1 == kGeomPlane ? plane_case(rng) : pair_case(t1, t2, rng);
+    return t1 == GeomType::kPlane ? plane_case(rng) : pair_case(t1, t2, rng);
   });
   Tally random, single, special;
   compare_cases(name + " random", cases, kHarness, kTol, random, kConvexFloatTol, &single);
@@ -128,65 +128,65 @@ TEST(CollisionConvex, PlaneEllipsoid) {
   std::vector<Case> special;
   const double s = std::sqrt(0.5);
   for (Quat4 q : {kIdentity, Quat4{s, s, 0, 0}, Quat4{s, 0, s, 0}, Quat4{0.9, 0.1, 0.3, 0.3}}) {
-    special.push_back({{kGeomPlane, {5, 5, 0.1}, 0, {0, 0, 0}, kIdentity},
-                       {kGeomEllipsoid, {0.1, 0.2, 0.3}, 0.01, {0.1, 0.2, 0.15}, q}});
+    special.push_back({{GeomType::kPlane, {5, 5, 0.1}, 0, {0, 0, 0}, kIdentity},
+                       {GeomType::kEllipsoid, {0.1, 0.2, 0.3}, 0.01, {0.1, 0.2, 0.15}, q}});
   }
-  check_pair(kGeomPlane, kGeomEllipsoid, special);
+  check_pair(GeomType::kPlane, GeomType::kEllipsoid, special);
 }
 
 TEST(CollisionConvex, SphereEllipsoid) {
   // coincident centres: libccd nudges v0 off the origin
-  check_pair(kGeomSphere, kGeomEllipsoid,
-             {posed(kGeomSphere, {0.1, 0, 0}, {0, 0, 0}, kIdentity, kGeomEllipsoid, {0.1, 0.2, 0.3},
-                    {0, 0, 0}, kIdentity)});
+  check_pair(GeomType::kSphere, GeomType::kEllipsoid,
+             {posed(GeomType::kSphere, {0.1, 0, 0}, {0, 0, 0}, kIdentity, GeomType::kEllipsoid,
+                    {0.1, 0.2, 0.3}, {0, 0, 0}, kIdentity)});
 }
 
 TEST(CollisionConvex, SphereCylinder) {
   // on the axis above the disk, beside the round wall, coincident
-  check_pair(kGeomSphere, kGeomCylinder,
-             {posed(kGeomSphere, {0.1, 0, 0}, {0, 0, 0.28}, kIdentity, kGeomCylinder, {0.1, 0.2, 0},
-                    {0, 0, 0}, kIdentity),
-              posed(kGeomSphere, {0.1, 0, 0}, {0.18, 0, 0.05}, kIdentity, kGeomCylinder,
+  check_pair(GeomType::kSphere, GeomType::kCylinder,
+             {posed(GeomType::kSphere, {0.1, 0, 0}, {0, 0, 0.28}, kIdentity, GeomType::kCylinder,
                     {0.1, 0.2, 0}, {0, 0, 0}, kIdentity),
-              posed(kGeomSphere, {0.1, 0, 0}, {0, 0, 0}, kIdentity, kGeomCylinder, {0.1, 0.2, 0},
-                    {0, 0, 0}, kIdentity)});
+              posed(GeomType::kSphere, {0.1, 0, 0}, {0.18, 0, 0.05}, kIdentity, GeomType::kCylinder,
+                    {0.1, 0.2, 0}, {0, 0, 0}, kIdentity),
+              posed(GeomType::kSphere, {0.1, 0, 0}, {0, 0, 0}, kIdentity, GeomType::kCylinder,
+                    {0.1, 0.2, 0}, {0, 0, 0}, kIdentity)});
 }
 
 TEST(CollisionConvex, CapsuleEllipsoid) {
-  check_pair(kGeomCapsule, kGeomEllipsoid);
+  check_pair(GeomType::kCapsule, GeomType::kEllipsoid);
 }
 
 TEST(CollisionConvex, CapsuleCylinder) {
   // Pusher's case: a capsule lying across a standing cylinder's round wall
   const double s = std::sqrt(0.5);
-  check_pair(kGeomCapsule, kGeomCylinder,
-             {posed(kGeomCapsule, {0.05, 0.2, 0}, {0.13, 0.01, 0.02}, Quat4{s, s, 0, 0},
-                    kGeomCylinder, {0.1, 0.2, 0}, {0, 0, 0}, kIdentity)});
+  check_pair(GeomType::kCapsule, GeomType::kCylinder,
+             {posed(GeomType::kCapsule, {0.05, 0.2, 0}, {0.13, 0.01, 0.02}, Quat4{s, s, 0, 0},
+                    GeomType::kCylinder, {0.1, 0.2, 0}, {0, 0, 0}, kIdentity)});
 }
 
 TEST(CollisionConvex, EllipsoidEllipsoid) {
-  check_pair(kGeomEllipsoid, kGeomEllipsoid);
+  check_pair(GeomType::kEllipsoid, GeomType::kEllipsoid);
 }
 
 TEST(CollisionConvex, EllipsoidCylinder) {
-  check_pair(kGeomEllipsoid, kGeomCylinder);
+  check_pair(GeomType::kEllipsoid, GeomType::kCylinder);
 }
 
 TEST(CollisionConvex, EllipsoidBox) {
-  check_pair(kGeomEllipsoid, kGeomBox);
+  check_pair(GeomType::kEllipsoid, GeomType::kBox);
 }
 
 TEST(CollisionConvex, CylinderCylinder) {
   // stacked coaxial, disk on disk, slightly overlapping
-  check_pair(kGeomCylinder, kGeomCylinder,
-             {posed(kGeomCylinder, {0.1, 0.2, 0}, {0, 0, 0}, kIdentity, kGeomCylinder,
+  check_pair(GeomType::kCylinder, GeomType::kCylinder,
+             {posed(GeomType::kCylinder, {0.1, 0.2, 0}, {0, 0, 0}, kIdentity, GeomType::kCylinder,
                     {0.1, 0.2, 0}, {0.01, 0.02, 0.39}, kIdentity)});
 }
 
 TEST(CollisionConvex, CylinderBox) {
   // a cylinder standing on a box's top face, slightly into it
-  check_pair(kGeomCylinder, kGeomBox,
-             {posed(kGeomCylinder, {0.1, 0.2, 0}, {0.05, 0, 0.39}, kIdentity, kGeomBox,
+  check_pair(GeomType::kCylinder, GeomType::kBox,
+             {posed(GeomType::kCylinder, {0.1, 0.2, 0}, {0.05, 0, 0.39}, kIdentity, GeomType::kBox,
                     {0.3, 0.3, 0.2}, {0, 0, 0}, kIdentity)});
 }
 

@@ -57,11 +57,12 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.disableflags = v.disableflags;
   p.check_parameters = v.check_parameters;
 #define ZW_X(name) p.name = v.name;
-  ZW_MODEL_INTS(ZW_X)
+  ZW_MODEL_ARRAYS(ZW_VIEW_INT)
   ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) p.name = {v.name};
-  ZW_MODEL_REALS(ZW_X)
+  ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
+  ZW_X(magnetic)
   ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   return p;

@@ -4,16 +4,6 @@
 
 namespace zwang {
 
-// the stages read the flags by the bits of kernels/model_view.h
-static_assert(int{kDsblPassive} == int{kDisablePassive} &&
-              int{kDsblGravity} == int{kDisableGravity} &&
-              int{kDsblClampctrl} == int{kDisableClampctrl} &&
-              int{kDsblActuation} == int{kDisableActuation} &&
-              int{kDsblRefsafe} == int{kDisableRefsafe} &&
-              int{kDsblSensor} == int{kDisableSensor} && int{kDsblSpring} == int{kDisableSpring} &&
-              int{kDsblDamper} == int{kDisableDamper} &&
-              int{kDsblEulerdamp} == int{kDisableEulerdamp});
-
 namespace {
 
 const std::vector<int>& as_ints(const std::vector<int>& v) {
@@ -33,12 +23,12 @@ template <class T>
 ModelArrays<T>::ModelArrays(const Model& model)
     : sizes_(model.sizes()),
       timestep_(model.timestep),
-      integrator_(model.integrator == Integrator::kRK4 ? kIntRK4 : kIntEuler),
+      integrator_(model.integrator),
       neq_(model.neq),
       nnhc_(model.nnhc),
       iterations_(model.iterations),
       tolerance_(model.tolerance),
-      cone_(model.cone == Cone::kElliptic ? kConeElliptic : kConePyramidal),
+      cone_(model.cone),
       impratio_(model.impratio),
       disableflags_(model.disableflags) {
   const RowPlan plan = plan_rows(model);
@@ -50,7 +40,7 @@ ModelArrays<T>::ModelArrays(const Model& model)
     const std::vector<int>& v = as_ints(model.name); \
     ints_.insert(ints_.end(), v.begin(), v.end());   \
   }
-  ZW_MODEL_INTS(ZW_X)
+  ZW_MODEL_ARRAYS(ZW_VIEW_INT)
 #undef ZW_X
 #define ZW_X(name)                                \
   offsets_.name = static_cast<int>(ints_.size()); \
@@ -60,7 +50,8 @@ ModelArrays<T>::ModelArrays(const Model& model)
 #define ZW_X(name)                                 \
   offsets_.name = static_cast<int>(reals_.size()); \
   for (double x : model.name) reals_.push_back(static_cast<T>(x));
-  ZW_MODEL_REALS(ZW_X)
+  ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
+  ZW_X(magnetic)
 #undef ZW_X
 #define ZW_X(name)                                 \
   offsets_.name = static_cast<int>(reals_.size()); \
@@ -89,11 +80,12 @@ ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
   v.contact_efcadr = contact_efcadr_;
   v.disableflags = disableflags_;
 #define ZW_X(name) v.name = ints + offsets_.name;
-  ZW_MODEL_INTS(ZW_X)
+  ZW_MODEL_ARRAYS(ZW_VIEW_INT)
   ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) v.name = reals + offsets_.name;
-  ZW_MODEL_REALS(ZW_X)
+  ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
+  ZW_X(magnetic)
   ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   return v;

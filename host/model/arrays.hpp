@@ -26,9 +26,10 @@ class ModelArrays {
  private:
   struct Offsets {
 #define ZW_X(name) int name;
-    ZW_MODEL_INTS(ZW_X)
+    ZW_MODEL_ARRAYS(ZW_VIEW_INT)
     ZW_PLAN_INTS(ZW_X)
-    ZW_MODEL_REALS(ZW_X)
+    ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
+    ZW_X(magnetic)
     ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   };

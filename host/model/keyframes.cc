@@ -45,14 +45,6 @@ void normalize_quat(double* q) {
   for (int c = 0; c < 4; ++c) q[c] *= inv;
 }
 
-template <class V>
-void size_is(const char* field, const V& v, std::size_t want) {
-  if (v.size() != want) {
-    throw ModelError(
-        fmt::format("model: {} has {} values, the sizes need {}", field, v.size(), want));
-  }
-}
-
 }  // namespace
 
 std::vector<double> mocap_pos0(const Model& m) {
@@ -138,16 +130,6 @@ void ModelBuilder::add_keyframes(Model& m) const {
 }
 
 void validate_keyframes(const Model& m) {
-  if (m.nkey < 0) throw ModelError("model: negative keyframe count");
-  const std::size_t k = m.nkey;
-  size_is("key_name", m.key_name, k);
-  size_is("key_time", m.key_time, k);
-  size_is("key_qpos", m.key_qpos, k * m.nq);
-  size_is("key_qvel", m.key_qvel, k * m.nv);
-  size_is("key_ctrl", m.key_ctrl, k * m.nu);
-  size_is("key_act", m.key_act, k * m.na);
-  size_is("key_mpos", m.key_mpos, k * 3 * m.nmocap);
-  size_is("key_mquat", m.key_mquat, k * 4 * m.nmocap);
   for (const auto& [field, values] : {std::pair{"key_time", &m.key_time},
                                       {"key_qpos", &m.key_qpos},
                                       {"key_qvel", &m.key_qvel},

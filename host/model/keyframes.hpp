@@ -6,8 +6,8 @@
 
 namespace zwang {
 
-// ModelError "model: ..." when the key_ arrays do not fit nkey and the model's sizes or hold a
-// value that is not finite
+// ModelError "model: ..." when the key_ arrays, sized by Model::validate(), hold a value that
+// is not finite
 void validate_keyframes(const Model& model);
 
 }  // namespace zwang

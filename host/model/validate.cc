@@ -20,14 +20,6 @@
 namespace zwang {
 namespace {
 
-template <class V>
-void size_is(const char* field, const V& v, std::size_t want) {
-  if (v.size() != want) {
-    throw ModelError(
-        fmt::format("model: {} has {} values, the sizes need {}", field, v.size(), want));
-  }
-}
-
 void finite(const char* field, const std::vector<double>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i]))
@@ -95,11 +87,36 @@ std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t 
 }
 
 void Model::validate() const {
-  if (nbody < 1 || njnt < 0 || nq < 0 || nv < 0 || nu < 0 || ntendon < 0 || na < 0) {
-    throw ModelError(fmt::format(
-        "model: negative sizes (nbody {}, njnt {}, nq {}, nv {}, nu {}, ntendon {}, na {})", nbody,
-        njnt, nq, nv, nu, ntendon, na));
+  // the counts, then every array against the shape they give it (kernels/model_fields.h)
+  for (const auto& [count, value, least] : {std::tuple{"nbody", nbody, 1},
+                                            {"njnt", njnt, 0},
+                                            {"nq", nq, 0},
+                                            {"nv", nv, 0},
+                                            {"nu", nu, 0},
+                                            {"na", na, 0},
+                                            {"nmocap", nmocap, 0},
+                                            {"ntendon", ntendon, 0},
+                                            {"neq", neq, 0},
+                                            {"ndrive", ndrive, 0},
+                                            {"nnhc", nnhc, 0},
+                                            {"ngeom", ngeom, 0},
+                                            {"nmesh", nmesh, 0},
+                                            {"npair", npair, 0},
+                                            {"nexclude", nexclude, 0},
+                                            {"nsite", nsite, 0},
+                                            {"nfused", nfused, 0},
+                                            {"nsensor", nsensor, 0},
+                                            {"nsensordata", nsensordata, 0},
+                                            {"nkey", nkey, 0}}) {
+    if (value < least)
+      throw ModelError(fmt::format("model: {} is {}, less than {}", count, value, least));
   }
+  for_each_array([](const char* field, const auto& array, const ArrayShape& shape, const char*) {
+    if (static_cast<std::int64_t>(array.size()) != shape.count()) {
+      throw ModelError(fmt::format("model: {} has {} values, the sizes need {}", field,
+                                   array.size(), shape.count()));
+    }
+  });
   if (!(timestep > 0) || !std::isfinite(timestep)) {
     throw ModelError(fmt::format("model: timestep must be positive (got {})", timestep));
   }
@@ -109,85 +126,19 @@ void Model::validate() const {
     if (!std::isfinite(g)) throw ModelError("model: gravity is not finite");
   }
 
-  const std::size_t b = nbody, j = njnt, q = nq, v = nv, u = nu;
-  size_is("body_name", body_name, b);
-  size_is("body_parent", body_parent, b);
-  size_is("body_jntadr", body_jntadr, b);
-  size_is("body_jntnum", body_jntnum, b);
-  size_is("body_dofadr", body_dofadr, b);
-  size_is("body_dofnum", body_dofnum, b);
-  size_is("body_treeadr", body_treeadr, b);
-  size_is("body_treenum", body_treenum, b);
-  size_is("body_pos", body_pos, 3 * b);
-  size_is("body_quat", body_quat, 4 * b);
-  size_is("body_mass", body_mass, b);
-  size_is("body_ipos", body_ipos, 3 * b);
-  size_is("body_inertia", body_inertia, 6 * b);
-  size_is("body_gravcomp", body_gravcomp, b);
-  size_is("body_mocapid", body_mocapid, b);
-  size_is("jnt_name", jnt_name, j);
-  size_is("jnt_type", jnt_type, j);
-  size_is("jnt_body", jnt_body, j);
-  size_is("jnt_qposadr", jnt_qposadr, j);
-  size_is("jnt_dofadr", jnt_dofadr, j);
-  size_is("jnt_pos", jnt_pos, 3 * j);
-  size_is("jnt_axis", jnt_axis, 3 * j);
-  size_is("jnt_stiffness", jnt_stiffness, j);
-  size_is("jnt_limited", jnt_limited, j);
-  size_is("jnt_range", jnt_range, 2 * j);
-  size_is("qpos0", qpos0, q);
-  size_is("qpos_spring", qpos_spring, q);
-  size_is("dof_jnt", dof_jnt, v);
-  size_is("dof_body", dof_body, v);
-  size_is("dof_parent", dof_parent, v);
-  size_is("dof_damping", dof_damping, v);
-  size_is("dof_armature", dof_armature, v);
-  size_is("actuator_name", actuator_name, u);
-  size_is("actuator_type", actuator_type, u);
-  size_is("actuator_trntype", actuator_trntype, u);
-  size_is("actuator_trnid", actuator_trnid, u);
-  size_is("actuator_gear", actuator_gear, u);
-  size_is("actuator_gainprm", actuator_gainprm, 3 * u);
-  size_is("actuator_dynprm", actuator_dynprm, 3 * u);
-  size_is("actuator_dyntype", actuator_dyntype, u);
-  size_is("actuator_gaintype", actuator_gaintype, u);
-  size_is("actuator_biastype", actuator_biastype, u);
-  size_is("actuator_actadr", actuator_actadr, u);
-  size_is("actuator_actlimited", actuator_actlimited, u);
-  size_is("actuator_actearly", actuator_actearly, u);
-  size_is("actuator_actrange", actuator_actrange, 2 * u);
-  size_is("actuator_lengthrange", actuator_lengthrange, 2 * u);
-  size_is("actuator_musclegain", actuator_musclegain, 8 * u);
-  size_is("actuator_musclebias", actuator_musclebias, 4 * u);
-  size_is("actuator_biasprm", actuator_biasprm, 3 * u);
-  size_is("actuator_ctrllimited", actuator_ctrllimited, u);
-  size_is("actuator_ctrlrange", actuator_ctrlrange, 2 * u);
-  size_is("actuator_forcelimited", actuator_forcelimited, u);
-  size_is("actuator_forcerange", actuator_forcerange, 2 * u);
-  size_is("tendon_name", tendon_name, ntendon);
-  size_is("tendon_adr", tendon_adr, ntendon);
-  size_is("tendon_num", tendon_num, ntendon);
-  size_is("wrap_objid", wrap_objid, wrap_type.size());
-  size_is("wrap_prm", wrap_prm, wrap_type.size());
-  for (const auto& [field, values, width] : {std::tuple{"tendon_stiffness", &tendon_stiffness, 1},
-                                             {"tendon_damping", &tendon_damping, 1},
-                                             {"tendon_lengthspring", &tendon_lengthspring, 1},
-                                             {"tendon_length0", &tendon_length0, 1},
-                                             {"tendon_invweight0", &tendon_invweight0, 1},
-                                             {"tendon_frictionloss", &tendon_frictionloss, 1},
-                                             {"tendon_range", &tendon_range, 2},
-                                             {"tendon_margin", &tendon_margin, 1},
-                                             {"tendon_solref_lim", &tendon_solref_lim, 2},
-                                             {"tendon_solimp_lim", &tendon_solimp_lim, 5},
-                                             {"tendon_solref_fri", &tendon_solref_fri, 2},
-                                             {"tendon_solimp_fri", &tendon_solimp_fri, 5}}) {
-    size_is(field, *values, width * ntendon);
-    for (double x : *values) {
-      if (!std::isfinite(x)) throw ModelError(fmt::format("model: {} is not finite", field));
-    }
-  }
-  size_is("tendon_limited", tendon_limited, ntendon);
   for (const auto& [field, values] : {std::pair{"body_pos", &body_pos},
+                                      {"tendon_stiffness", &tendon_stiffness},
+                                      {"tendon_damping", &tendon_damping},
+                                      {"tendon_lengthspring", &tendon_lengthspring},
+                                      {"tendon_length0", &tendon_length0},
+                                      {"tendon_invweight0", &tendon_invweight0},
+                                      {"tendon_frictionloss", &tendon_frictionloss},
+                                      {"tendon_range", &tendon_range},
+                                      {"tendon_margin", &tendon_margin},
+                                      {"tendon_solref_lim", &tendon_solref_lim},
+                                      {"tendon_solimp_lim", &tendon_solimp_lim},
+                                      {"tendon_solref_fri", &tendon_solref_fri},
+                                      {"tendon_solimp_fri", &tendon_solimp_fri},
                                       {"body_quat", &body_quat},
                                       {"body_mass", &body_mass},
                                       {"body_ipos", &body_ipos},
@@ -290,33 +241,7 @@ void Model::validate() const {
           "model: tree_dof of body {} is not its parent's list followed by its own dofs", k));
     }
   }
-  size_is("jnt_margin", jnt_margin, j);
-  size_is("jnt_solref", jnt_solref, 2 * j);
-  size_is("jnt_solimp", jnt_solimp, 5 * j);
-  size_is("dof_frictionloss", dof_frictionloss, v);
-  size_is("dof_solref", dof_solref, 2 * v);
-  size_is("dof_solimp", dof_solimp, 5 * v);
-  size_is("body_invweight0", body_invweight0, 2 * b);
-  size_is("dof_invweight0", dof_invweight0, v);
   if (neq < 0 || ndrive < 0 || nnhc < 0) throw ModelError("model: negative constraint counts");
-  const std::size_t e = neq, dr = ndrive, nh = nnhc;
-  size_is("eq_name", eq_name, e);
-  size_is("eq_type", eq_type, e);
-  size_is("eq_obj1id", eq_obj1id, e);
-  size_is("eq_obj2id", eq_obj2id, e);
-  size_is("eq_active", eq_active, e);
-  size_is("eq_hard", eq_hard, e);
-  size_is("eq_data", eq_data, 11 * e);
-  size_is("eq_solref", eq_solref, 2 * e);
-  size_is("eq_solimp", eq_solimp, 5 * e);
-  size_is("drive_jnt", drive_jnt, dr);
-  size_is("drive_prm", drive_prm, 5 * dr);
-  size_is("drive_solref", drive_solref, 2 * dr);
-  size_is("nhc_name", nhc_name, nh);
-  size_is("nhc_type", nhc_type, nh);
-  size_is("nhc_body", nhc_body, nh);
-  size_is("nhc_data", nhc_data, 6 * nh);
-  size_is("nhc_solref", nhc_solref, 2 * nh);
   for (int i = 0; i < neq; ++i) {
     const int type = static_cast<int>(eq_type[i]);
     if (type < 0 || type > static_cast<int>(EqualityType::kTendon)) {
@@ -371,33 +296,7 @@ void Model::validate() const {
   if (ngeom < 0 || npair < 0 || nexclude < 0 || nconmax < 0) {
     throw ModelError("model: negative contact counts");
   }
-  const std::size_t g = ngeom, pr = npair, ex = nexclude;
-  size_is("geom_name", geom_name, g);
-  size_is("geom_type", geom_type, g);
-  size_is("geom_body", geom_body, g);
-  size_is("geom_pos", geom_pos, 3 * g);
-  size_is("geom_quat", geom_quat, 4 * g);
-  size_is("geom_size", geom_size, 3 * g);
-  size_is("geom_rbound", geom_rbound, g);
-  size_is("geom_contype", geom_contype, g);
-  size_is("geom_visible", geom_visible, g);
-  size_is("geom_conaffinity", geom_conaffinity, g);
-  size_is("geom_condim", geom_condim, g);
-  size_is("geom_priority", geom_priority, g);
-  size_is("geom_friction", geom_friction, 3 * g);
-  size_is("geom_margin", geom_margin, g);
-  size_is("geom_gap", geom_gap, g);
-  size_is("geom_solmix", geom_solmix, g);
-  size_is("geom_solref", geom_solref, 2 * g);
-  size_is("geom_solimp", geom_solimp, 5 * g);
-  size_is("geom_dataid", geom_dataid, g);
   if (nmesh < 0) throw ModelError("model: negative mesh count");
-  const std::size_t nm = nmesh;
-  size_is("mesh_name", mesh_name, nm);
-  size_is("mesh_vertadr", mesh_vertadr, nm);
-  size_is("mesh_vertnum", mesh_vertnum, nm);
-  size_is("mesh_faceadr", mesh_faceadr, nm);
-  size_is("mesh_facenum", mesh_facenum, nm);
   finite("mesh_vert", mesh_vert);
   for (int i = 0; i < nmesh; ++i) {
     const long long vend = 3LL * mesh_vertadr[i] + 3LL * mesh_vertnum[i];
@@ -413,17 +312,6 @@ void Model::validate() const {
       }
     }
   }
-  size_is("pair_name", pair_name, pr);
-  size_is("pair_geom1", pair_geom1, pr);
-  size_is("pair_geom2", pair_geom2, pr);
-  size_is("pair_dim", pair_dim, pr);
-  size_is("pair_friction", pair_friction, 5 * pr);
-  size_is("pair_solref", pair_solref, 2 * pr);
-  size_is("pair_solimp", pair_solimp, 5 * pr);
-  size_is("pair_margin", pair_margin, pr);
-  size_is("pair_gap", pair_gap, pr);
-  size_is("exclude_body1", exclude_body1, ex);
-  size_is("exclude_body2", exclude_body2, ex);
   for (const auto& [field, values] : {std::pair{"geom_pos", &geom_pos},
                                       {"geom_quat", &geom_quat},
                                       {"geom_size", &geom_size},
@@ -497,15 +385,8 @@ void Model::validate() const {
     }
   }
   if (nsite < 0) throw ModelError("model: negative site count");
-  const std::size_t ns = nsite;
-  size_is("site_name", site_name, ns);
-  size_is("site_bodyid", site_bodyid, ns);
-  size_is("site_pos", site_pos, 3 * ns);
-  size_is("site_quat", site_quat, 4 * ns);
   finite("site_pos", site_pos);
   finite("site_quat", site_quat);
-  size_is("site_type", site_type, ns);
-  size_is("site_size", site_size, 3 * ns);
   finite("site_size", site_size);
   for (int i = 0; i < nsite; ++i) {
     index_in("site_bodyid", site_bodyid[i], 0, nbody, i);
@@ -518,13 +399,6 @@ void Model::validate() const {
     }
   }
   if (nfused < 0) throw ModelError("model: negative merged-body count");
-  const std::size_t nf = nfused;
-  size_is("fused_name", fused_name, nf);
-  size_is("fused_bodyid", fused_bodyid, nf);
-  size_is("fused_pos", fused_pos, 3 * nf);
-  size_is("fused_quat", fused_quat, 4 * nf);
-  size_is("fused_mass", fused_mass, nf);
-  size_is("fused_ipos", fused_ipos, 3 * nf);
   finite("fused_pos", fused_pos);
   finite("fused_quat", fused_quat);
   finite("fused_mass", fused_mass);

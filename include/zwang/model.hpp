@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "kernels/layout.h"
+#include "kernels/model_fields.h"
+#include "kernels/types.h"
 
 namespace zwang {
 
@@ -22,35 +25,6 @@ class ModelError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// numbered as MuJoCo's mjtJoint; kFixed welds a body to its parent and adds no coordinate
-enum class JointType : int { kFree = 0, kBall = 1, kSlide = 2, kHinge = 3, kFixed = 4 };
-
-// kEuler is semi-implicit (velocity first) with joint damping implicit, as MuJoCo's Euler
-enum class Integrator : int { kEuler = 0, kRK4 = 1 };
-
-// cylinder: a general actuator with a filter of time constant dynprm[0], gain = the area;
-// muscle: muscle gain, bias and dynamics
-enum class ActuatorType : int { kMotor, kPosition, kVelocity, kGeneral, kCylinder, kMuscle };
-// \brief Activation dynamics, numbered as MuJoCo's mjtDyn: none (no activation state),
-// integrator (ȧ = u), filter (ȧ = (u − a) / τ), muscle (MuJoCo's mju_muscleDynamics), and
-// MuJoCo 3's filterexact (the filter integrated exactly over a step), numbered 5.
-enum class ActuatorDyn : int {
-  kNone = 0,
-  kIntegrator = 1,
-  kFilter = 2,
-  kMuscle = 3,
-  kFilterExact = 5
-};
-// \brief Gain and bias laws, numbered as MuJoCo's mjtGain and mjtBias.
-enum class ActuatorGain : int { kFixed = 0, kAffine = 1, kMuscle = 2 };
-enum class ActuatorBias : int { kNone = 0, kAffine = 1, kMuscle = 2 };
-
-// what an actuator drives, numbered as MuJoCo's mjtTrn
-enum class TransmissionType : int { kJoint = 0, kTendon = 3 };
-
-// an entry of a tendon's path, numbered as MuJoCo's mjtWrap
-enum class WrapType : int { kJoint = 1, kPulley = 2, kSite = 3 };
 
 std::string_view to_string(JointType type);
 std::string_view to_string(Integrator integrator);
@@ -66,51 +40,6 @@ using SolRef = std::array<double, 2>;
 using SolImp = std::array<double, 5>;
 inline constexpr SolRef kDefaultSolRef{0.02, 1};
 inline constexpr SolImp kDefaultSolImp{0.9, 0.95, 0.001, 0.5, 2};
-
-// \brief What Model::disableflags switches off: MuJoCo 2.2.2's mjtDisableBit values, then the
-// flags MuJoCo 3 added (their bits are zwang's own; MuJoCo 3 renumbered the set).
-enum DisableBit : int {
-  kDisableConstraint = 1 << 0,    // every constraint row
-  kDisableEquality = 1 << 1,      // equality constraints
-  kDisableFrictionloss = 1 << 2,  // dof friction loss
-  kDisableLimit = 1 << 3,         // joint limits
-  kDisableContact = 1 << 4,       // contacts
-  // springs, damping forces and gravity compensation (qfrc_passive = 0); as in MuJoCo 2.2.2
-  // the Euler step still integrates joint damping implicitly
-  kDisablePassive = 1 << 5,
-  kDisableGravity = 1 << 6,       // gravity: qfrc_bias without it, no gravity compensation
-  kDisableClampctrl = 1 << 7,     // ctrl is not clamped to ctrlrange
-  kDisableWarmstart = 1 << 8,     // none: the solver always starts from q̈_smooth
-  kDisableFilterparent = 1 << 9,  // a body and its parent may collide
-  kDisableActuation = 1 << 10,    // actuator forces are zero
-  kDisableRefsafe = 1 << 11,      // solref time constants below 2 h are kept
-  kDisableSensor = 1 << 12,       // sensors
-  kDisableSpring = 1 << 13,       // MuJoCo 3: spring forces
-  kDisableDamper = 1 << 14,       // MuJoCo 3: damping, in the forces and the Euler step
-  kDisableEulerdamp = 1 << 15,    // MuJoCo 3: the Euler step integrates damping explicitly
-};
-
-// numbered as MuJoCo's mjtGeom
-enum class GeomType : int {
-  kPlane = 0,
-  kHfield = 1,
-  kSphere = 2,
-  kCapsule = 3,
-  kEllipsoid = 4,
-  kCylinder = 5,
-  kBox = 6,
-  kMesh = 7
-};
-
-// friction cone of contacts (MuJoCo's <option cone>)
-enum class Cone : int { kPyramidal = 0, kElliptic = 1 };
-
-// \brief How the margins and gaps of two geoms combine into their contact's: a rule MuJoCo
-// changed in its release 3.5.
-enum class ContactMargin : int {
-  kMax = 0,  // the larger of the two: MuJoCo up to 3.4, and 2.2.2, the reference of the tests
-  kSum = 1,  // their sum, a margin inflating each geom: MuJoCo from 3.5 on (4.0)
-};
 
 // \brief How ModelBuilder checks masses and inertias.
 enum class InertiaRule : int {
@@ -166,8 +95,6 @@ struct JointSpec {
   SolImp solimpfriction = kDefaultSolImp;
 };
 
-enum class EqualityType : int { kConnect = 0, kWeld = 1, kJoint = 2, kTendon = 3 };
-
 // \brief An equality constraint, MuJoCo's <equality> elements.
 //   connect: body1's point `anchor` (body1 frame) stays at the same world point as the point
 //            of body2 that coincided with it at qpos0 (3 rows)
@@ -200,12 +127,6 @@ struct DriveSpec {
   std::string joint;
   double q0 = 0, v0 = 0, amplitude = 0, omega = 0, phase = 0;
   SolRef solref = kDefaultSolRef;
-};
-
-enum class NonholonomicType : int {
-  kKnifeEdge = 0,      // the body point `point` has no velocity along the body axis `direction`
-  kRollingSphere = 1,  // a sphere of `radius` centred at the body origin rolls without slipping
-                       // on the plane z = `height` (its contact point has zero velocity)
 };
 
 // \brief A constraint linear in velocity, A(q) q̇ = 0, enforced exactly at acceleration level:
@@ -373,65 +294,6 @@ struct TendonSpec {
   SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
 };
 
-// numbered as MuJoCo's mjtSensor
-enum class SensorType : int {
-  kTouch = 0,
-  kAccelerometer,
-  kVelocimeter,
-  kGyro,
-  kForce,
-  kTorque,
-  kMagnetometer,
-  kRangefinder,
-  kJointPos,
-  kJointVel,
-  kTendonPos,
-  kTendonVel,
-  kActuatorPos,
-  kActuatorVel,
-  kActuatorFrc,
-  kBallQuat,
-  kBallAngVel,
-  kJointLimitPos,
-  kJointLimitVel,
-  kJointLimitFrc,
-  kTendonLimitPos,
-  kTendonLimitVel,
-  kTendonLimitFrc,
-  kFramePos,
-  kFrameQuat,
-  kFrameXAxis,
-  kFrameYAxis,
-  kFrameZAxis,
-  kFrameLinVel,
-  kFrameAngVel,
-  kFrameLinAcc,
-  kFrameAngAcc,
-  kSubtreeCom,
-  kSubtreeLinVel,
-  kSubtreeAngMom,
-  kClock,
-  kUser,
-};
-
-// the objects a sensor may be attached to, numbered as MuJoCo's mjtObj; kBody is the frame of
-// the principal axes of inertia at the centre of mass, kXBody the body frame
-enum class ObjType : int {
-  kUnknown = 0,
-  kBody = 1,
-  kXBody = 2,
-  kJoint = 3,
-  kGeom = 5,
-  kSite = 6,
-  kCamera = 7,
-  kTendon = 17,
-  kActuator = 18,
-};
-
-// how a sensor's values behave under cutoff, MuJoCo's mjtDataType: real values are clamped to
-// [−cutoff, cutoff], positive ones to cutoff above; axes and quaternions take no cutoff
-enum class SensorDataType : int { kReal = 0, kPositive = 1, kAxis = 2, kQuaternion = 3 };
-
 std::string_view to_string(SensorType type);  // MJCF's element name: "accelerometer", ...
 std::string_view to_string(ObjType type);     // MJCF's objtype: "body", "xbody", ...
 
@@ -462,244 +324,106 @@ struct SensorSpec {
   SensorDataType datatype = SensorDataType::kReal;  // user sensors
 };
 
+// \brief The shape of a Model array: rows, then the widths of a row (at most three numbers).
+struct ArrayShape {
+  int ndim = 0;
+  std::array<std::int64_t, 3> dim{};
+
+  template <class... N>
+  static ArrayShape of(N... n) {
+    static_assert(sizeof...(N) >= 1 && sizeof...(N) <= 3);
+    return {static_cast<int>(sizeof...(N)), {static_cast<std::int64_t>(n)...}};
+  }
+  // \brief Values of the array: the product of the dims (INT64_MAX past it).
+  std::int64_t count() const {
+    std::int64_t c = 1;
+    for (int k = 0; k < ndim; ++k) {
+      if (__builtin_mul_overflow(c, dim[k], &c)) return INT64_MAX;
+    }
+    return c;
+  }
+};
+
 // \brief A validated model.  Arrays follow MuJoCo's names and layout: body 0 is the world;
 // joints are numbered body by body; qpos/qvel addresses follow joint order (free: 7/6,
 // ball: 4/3, hinge and slide: 1/1).
 struct Model {
-  int nq = 0;               // generalized coordinates
-  int nv = 0;               // degrees of freedom
-  int nu = 0;               // actuators
-  int nbody = 1;            // bodies, the world included
-  int njnt = 0;             // joints
-  double timestep = 0.002;  // (s)
-  Integrator integrator = Integrator::kEuler;
-  Vec3d gravity{0, 0, -9.81};  // (m/s²)
-
-  // constraint solver (MuJoCo's <option iterations tolerance> and <flag>)
-  int iterations = 100;     // Newton iterations at most
-  double tolerance = 1e-8;  // on the scaled gradient norm
-  int disableflags = 0;     // DisableBit
-
-  std::vector<std::string> body_name;
-  std::vector<int> body_parent;      // -1 for the world
-  std::vector<int> body_jntadr;      // first joint (nbody)
-  std::vector<int> body_jntnum;      // joints (nbody)
-  std::vector<int> body_dofadr;      // first own dof, -1 if none (nbody)
-  std::vector<int> body_dofnum;      // own dofs (nbody)
-  std::vector<int> body_treeadr;     // first entry in tree_dof (nbody)
-  std::vector<int> body_treenum;     // dofs from the root to the body (nbody)
-  std::vector<double> body_pos;      // (nbody x 3)
-  std::vector<double> body_quat;     // (nbody x 4)
-  std::vector<double> body_mass;     // (nbody)
-  std::vector<double> body_ipos;     // COM in the body frame (nbody x 3)
-  std::vector<double> body_inertia;  // about the COM, body frame (nbody x 6)
-
-  std::vector<double> body_gravcomp;  // gravity compensation, a fraction of m g (nbody)
-  std::vector<int> body_mocapid;      // index among the mocap bodies, -1 if none (nbody)
-  int nmocap = 0;                     // mocap bodies: children of the world posed per instance
-
-  std::vector<std::string> jnt_name;
-  std::vector<JointType> jnt_type;    // (njnt)
-  std::vector<int> jnt_body;          // (njnt)
-  std::vector<int> jnt_qposadr;       // (njnt)
-  std::vector<int> jnt_dofadr;        // (njnt)
-  std::vector<double> jnt_pos;        // anchor, body frame (njnt x 3)
-  std::vector<double> jnt_axis;       // unit axis, body frame (njnt x 3)
-  std::vector<double> jnt_stiffness;  // (njnt)
-  std::vector<int> jnt_limited;       // (njnt)
-  std::vector<double> jnt_range;      // (njnt x 2)
-  std::vector<double> jnt_margin;     // (njnt)
-  std::vector<double> jnt_solref;     // limit rows (njnt x 2)
-  std::vector<double> jnt_solimp;     // limit rows (njnt x 5)
-  std::vector<double> qpos0;          // default configuration (nq)
-  std::vector<double> qpos_spring;    // spring rest configuration (nq)
-
-  std::vector<int> dof_jnt;              // (nv)
-  std::vector<int> dof_body;             // (nv)
-  std::vector<int> dof_parent;           // previous dof on the path to the root, -1 (nv)
-  std::vector<double> dof_damping;       // (nv)
-  std::vector<double> dof_armature;      // (nv)
-  std::vector<double> dof_frictionloss;  // (nv)
-  std::vector<double> dof_solref;        // friction rows (nv x 2)
-  std::vector<double> dof_solimp;        // friction rows (nv x 5)
-  // mean diagonal of J H⁻¹ Jᵀ at qpos0: the scale of R (MuJoCo's invweight0)
-  std::vector<double> body_invweight0;  // translation, rotation (nbody x 2)
-  std::vector<double> dof_invweight0;   // (nv)
-  std::vector<int> tree_dof;            // ancestor dofs of each body, increasing
-
-  std::vector<std::string> actuator_name;
-  std::vector<ActuatorType> actuator_type;      // (nu)
-  std::vector<int> actuator_trntype;            // TransmissionType (nu)
-  std::vector<int> actuator_trnid;              // driven joint or tendon (nu)
-  std::vector<double> actuator_gear;            // (nu)
-  std::vector<double> actuator_gainprm;         // gain0 gain1 gain2: fixed gain0 (nu x 3)
-  std::vector<double> actuator_biasprm;         // (nu x 3)
-  std::vector<ActuatorDyn> actuator_dyntype;    // (nu)
-  std::vector<ActuatorGain> actuator_gaintype;  // (nu)
-  std::vector<ActuatorBias> actuator_biastype;  // (nu)
-  std::vector<double> actuator_dynprm;          // filter: τ, 0, 0 (nu x 3)
-  std::vector<int> actuator_actadr;             // index in act, -1 without dynamics (nu)
-  std::vector<int> actuator_actlimited;         // (nu)
-  std::vector<int> actuator_actearly;           // force from next_activation (MuJoCo 3) (nu)
-  std::vector<double> actuator_actrange;        // (nu x 2)
-  std::vector<double> actuator_lengthrange;     // muscles' length range, else 0 0 (nu x 2)
-  // muscle curves (kernels/actuator_dynamics.h): lengthrange0 L0 range0 lmin lmax vmax fvmax 0
-  std::vector<double> actuator_musclegain;  // (nu x 8)
-  std::vector<double> actuator_musclebias;  // lengthrange0 L0 range0 lmax (nu x 4)
-  int na = 0;  // activations: the actuators with dynamics, in actuator order
-  std::vector<int> actuator_ctrllimited;    // (nu)
-  std::vector<double> actuator_ctrlrange;   // (nu x 2)
-  std::vector<int> actuator_forcelimited;   // (nu)
-  std::vector<double> actuator_forcerange;  // (nu x 2)
-
-  int ntendon = 0;  // tendons, fixed and spatial
-  std::vector<std::string> tendon_name;
-  std::vector<int> tendon_adr;              // first entry in wrap_* (ntendon)
-  std::vector<int> tendon_num;              // entries (ntendon)
-  std::vector<int> wrap_type;               // WrapType of each entry (Σ tendon_num)
-  std::vector<int> wrap_objid;              // joint or site, -1 for a pulley (Σ tendon_num)
-  std::vector<double> wrap_prm;             // joint coefficient or pulley divisor (Σ tendon_num)
-  std::vector<double> tendon_stiffness;     // (ntendon)
-  std::vector<double> tendon_damping;       // (ntendon)
-  std::vector<double> tendon_lengthspring;  // spring rest length (ntendon)
-  std::vector<double> tendon_length0;       // length at qpos0 (ntendon)
-  std::vector<double> tendon_invweight0;    // J H⁻¹ Jᵀ at qpos0 (ntendon)
-  std::vector<double> tendon_frictionloss;  // (ntendon)
-  std::vector<int> tendon_limited;          // (ntendon)
-  std::vector<double> tendon_range;         // (ntendon x 2)
-  std::vector<double> tendon_margin;        // (ntendon)
-  std::vector<double> tendon_solref_lim;    // (ntendon x 2)
-  std::vector<double> tendon_solimp_lim;    // (ntendon x 5)
-  std::vector<double> tendon_solref_fri;    // (ntendon x 2)
-  std::vector<double> tendon_solimp_fri;    // (ntendon x 5)
-
-  int neq = 0;  // equality constraints
-  std::vector<std::string> eq_name;
-  std::vector<EqualityType> eq_type;  // (neq)
-  std::vector<int> eq_obj1id;         // body or joint (neq)
-  std::vector<int> eq_obj2id;         // body (0: world) or joint (-1: none) (neq)
-  std::vector<int> eq_active;         // (neq)
-  std::vector<int> eq_hard;           // (neq)
-  // MuJoCo's eq_data: connect anchor1, anchor2; weld anchor2, anchor1, relquat, torquescale;
-  // joint polycoef (neq x 11)
-  std::vector<double> eq_data;
-  std::vector<double> eq_solref;  // (neq x 2)
-  std::vector<double> eq_solimp;  // (neq x 5)
-
-  int ndrive = 0;                    // driven joints
-  std::vector<int> drive_jnt;        // (ndrive)
-  std::vector<double> drive_prm;     // q0 v0 amplitude omega phase (ndrive x 5)
-  std::vector<double> drive_solref;  // (ndrive x 2)
-
-  int nnhc = 0;  // non-holonomic constraints
-  std::vector<std::string> nhc_name;
-  std::vector<NonholonomicType> nhc_type;  // (nnhc)
-  std::vector<int> nhc_body;               // (nnhc)
-  std::vector<double> nhc_data;            // point, direction | radius, height, 0 ... (nnhc x 6)
-  std::vector<double> nhc_solref;          // (nnhc x 2)
-
-  // contacts: geoms, explicit pairs (MuJoCo's <pair>), excluded body pairs (<exclude>)
+  int nq = 0;      // generalized coordinates
+  int nv = 0;      // degrees of freedom
+  int nu = 0;      // actuators
+  int na = 0;      // activations: the actuators with dynamics, in actuator order
+  int nbody = 1;   // bodies, the world included
+  int njnt = 0;    // joints
+  int nmocap = 0;  // mocap bodies: children of the world posed per instance
+  int ntendon = 0;
+  int neq = 0;     // equality constraints
+  int ndrive = 0;  // driven joints
+  int nnhc = 0;    // non-holonomic constraints
   int ngeom = 0;
-  std::vector<std::string> geom_name;
-  std::vector<GeomType> geom_type;    // (ngeom)
-  std::vector<int> geom_body;         // (ngeom)
-  std::vector<double> geom_pos;       // body frame (ngeom x 3)
-  std::vector<double> geom_quat;      // body frame (ngeom x 4)
-  std::vector<double> geom_size;      // (ngeom x 3)
-  std::vector<double> geom_rbound;    // bounding sphere radius, 0 for planes (ngeom)
-  std::vector<int> geom_contype;      // (ngeom)
-  std::vector<int> geom_visible;      // 1: rangefinder rays see it (ngeom)
-  std::vector<int> geom_conaffinity;  // (ngeom)
-  std::vector<int> geom_condim;       // (ngeom)
-  std::vector<int> geom_priority;     // (ngeom)
-  std::vector<double> geom_friction;  // (ngeom x 3)
-  std::vector<double> geom_margin;    // (ngeom)
-  std::vector<double> geom_gap;       // (ngeom)
-  std::vector<double> geom_solmix;    // (ngeom)
-  std::vector<double> geom_solref;    // (ngeom x 2)
-  std::vector<double> geom_solimp;    // (ngeom x 5)
-  std::vector<int> geom_dataid;       // mesh of a mesh geom, -1 for the others (ngeom)
   // meshes (MuJoCo's <mesh> assets, in their order): the convex hull of each, in the frame of
   // its geoms (MuJoCo's mesh frame: centred at the mesh's centre of mass, along its principal
-  // axes); kept for the narrow phase, which has no mesh pairs yet
+  // axes); kept for the narrow phase, which has no mesh pairs
   int nmesh = 0;
-  std::vector<std::string> mesh_name;
-  std::vector<int> mesh_vertadr;  // first vertex in mesh_vert (nmesh)
-  std::vector<int> mesh_vertnum;  // hull vertices, 0 where there is no hull (nmesh)
-  std::vector<double> mesh_vert;  // (Σ mesh_vertnum x 3)
-  std::vector<int> mesh_faceadr;  // first triangle in mesh_face (nmesh)
-  std::vector<int> mesh_facenum;  // hull triangles (nmesh)
-  std::vector<int> mesh_face;     // vertex indices within the mesh, outward (Σ mesh_facenum x 3)
-  int npair = 0;
-  std::vector<std::string> pair_name;
-  std::vector<int> pair_geom1;        // (npair)
-  std::vector<int> pair_geom2;        // (npair)
-  std::vector<int> pair_dim;          // (npair)
-  std::vector<double> pair_friction;  // (npair x 5)
-  std::vector<double> pair_solref;    // (npair x 2)
-  std::vector<double> pair_solimp;    // (npair x 5)
-  std::vector<double> pair_margin;    // (npair)
-  std::vector<double> pair_gap;       // (npair)
-  int nexclude = 0;
-  std::vector<int> exclude_body1;  // (nexclude)
-  std::vector<int> exclude_body2;  // (nexclude)
-  Cone cone = Cone::kPyramidal;
-  double impratio = 1;  // frictional-to-normal impedance ratio (MuJoCo's impratio)
-  ContactMargin contact_margin = ContactMargin::kMax;  // margin and gap of a geom pair's contact
-  int nconmax = 0;  // contacts per instance at most; 0: the bound the model implies
-
+  int npair = 0;     // explicit geom pairs (MuJoCo's <pair>)
+  int nexclude = 0;  // excluded body pairs (<exclude>)
   // sites: frames fixed to bodies (MuJoCo's <site>), in MuJoCo's order: bodies as numbered, a
   // body's sites in the order they were added
   int nsite = 0;
-  std::vector<std::string> site_name;
-  std::vector<int> site_bodyid;   // (nsite)
-  std::vector<double> site_pos;   // body frame (nsite x 3)
-  std::vector<double> site_quat;  // body frame, unit (nsite x 4)
-  std::vector<int> site_type;     // GeomType of the zone (nsite)
-  std::vector<double> site_size;  // its size, as a geom's (nsite x 3)
-
   // bodies merged at load into the body they are welded to (MJCF <compiler fusestatic>, URDF
   // LoadOptions::fuse_static), in body order (MJCF: the document's; URDF: depth-first, as the
   // bodies): no longer bodies of the model, but their frames stay known in the body that took
   // them, and zwang::derive gives their world poses and velocities (Derived::kFusedXpos ...) as
   // MuJoCo gives those of the bodies before merging
   int nfused = 0;
-  std::vector<std::string> fused_name;  // '' for an unnamed body (nfused)
-  std::vector<int> fused_bodyid;        // the body that took it, 0 the world (nfused)
-  std::vector<double> fused_pos;        // its frame's origin in that body's frame (nfused x 3)
-  std::vector<double> fused_quat;       // its frame's orientation there, unit (nfused x 4)
-  // its mass, joined to that body's unless that is the world (settotalmass scales it as the
-  // masses of the bodies that stay) (nfused)
-  std::vector<double> fused_mass;
-  std::vector<double> fused_ipos;  // its centre of mass in that body's frame (nfused x 3)
-
   // sensors (MuJoCo's <sensor>), in the order they were added: sensor i writes sensor_dim[i]
   // values at sensor_adr[i] of each instance's `sensordata`
   int nsensor = 0;
   int nsensordata = 0;  // Σ sensor_dim
-  std::vector<std::string> sensor_name;
-  std::vector<SensorType> sensor_type;          // (nsensor)
-  std::vector<SensorDataType> sensor_datatype;  // (nsensor)
-  std::vector<ObjType> sensor_objtype;          // (nsensor)
-  std::vector<int> sensor_objid;                // -1 for none (clock, user) (nsensor)
-  std::vector<ObjType> sensor_reftype;          // (nsensor)
-  std::vector<int> sensor_refid;                // -1: the world frame (nsensor)
-  std::vector<int> sensor_dim;                  // (nsensor)
-  std::vector<int> sensor_adr;                  // first value in sensordata (nsensor)
-  std::vector<double> sensor_cutoff;            // 0: none (nsensor)
-  std::vector<double> sensor_noise;             // never added (nsensor)
-  Vec3d magnetic{0, -0.5, 0};                   // magnetic field, world (T): magnetometers
   // keyframes (MuJoCo's <keyframe>), complete: every array has its values for every key
   int nkey = 0;
-  std::vector<std::string> key_name;  // '' for an unnamed key (nkey)
-  std::vector<double> key_time;       // (nkey)
-  std::vector<double> key_qpos;       // quaternions normalised (nkey x nq)
-  std::vector<double> key_qvel;       // (nkey x nv)
-  std::vector<double> key_ctrl;       // (nkey x nu)
-  std::vector<double> key_act;        // (nkey x na)
-  std::vector<double> key_mpos;       // (nkey x nmocap x 3)
-  std::vector<double> key_mquat;      // unit (nkey x nmocap x 4)
 
+  double timestep = 0.002;  // (s)
+  Integrator integrator = Integrator::kEuler;
+  Vec3d gravity{0, 0, -9.81};  // (m/s²)
+  Vec3d magnetic{0, -0.5, 0};  // magnetic field, world (T): magnetometers
+  // constraint solver (MuJoCo's <option iterations tolerance> and <flag>)
+  int iterations = 100;     // Newton iterations at most
+  double tolerance = 1e-8;  // on the scaled gradient norm
+  int disableflags = 0;     // DisableBit
+  // contacts
+  Cone cone = Cone::kPyramidal;
+  double impratio = 1;  // frictional-to-normal impedance ratio (MuJoCo's impratio)
+  ContactMargin contact_margin = ContactMargin::kMax;  // margin and gap of a geom pair's contact
+  int nconmax = 0;  // contacts per instance at most; 0: the bound the model implies
+
+  // the arrays of kernels/model_fields.h, with their meanings and shapes there
+#define ZW_X(use, type, name, shape, meaning) std::vector<type> name;
+  ZW_MODEL_ARRAYS(ZW_X)
+#undef ZW_X
+
+  // counts that are the sizes of arrays
+  int njac() const {
+    return static_cast<int>(tree_dof.size());
+  }  // Σ body_treenum
+  int nwrap() const {
+    return static_cast<int>(wrap_type.size());
+  }  // Σ tendon_num
+  int nmeshvert() const {
+    return static_cast<int>(mesh_vert.size() / 3);
+  }
+  int nmeshface() const {
+    return static_cast<int>(mesh_face.size() / 3);
+  }
+
+  // \brief f(name, array, shape, text) for each array of kernels/model_fields.h, in its order:
+  // the shape its counts give, and its meaning followed by its shape, "mass (nbody)".
+  template <class F>
+  void for_each_array(F&& f) const {
+#define ZW_X(use, type, name, shape, meaning) \
+  f(#name, name, ArrayShape::of shape, meaning " " #shape);
+    ZW_MODEL_ARRAYS(ZW_X)
+#undef ZW_X
+  }
   // \brief Index of a named element, -1 if there is none (fused_id: also for "", which names
   // every unnamed merged body).
   int body_id(std::string_view name) const;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
+#include <type_traits>
 
 #include "bindings.hpp"
 #include "zwang/loaders.hpp"
@@ -35,6 +36,31 @@ std::size_t sz(int n) {
 int id_of(int id, const char* kind, const std::string& name) {
   if (id < 0) throw nb::key_error(("no " + std::string(kind) + " named '" + name + "'").c_str());
   return id;
+}
+
+// a Model array as Python sees it: a read-only NumPy copy of its shape (ints and enums as
+// int32, reals as float64), names as a list of str
+template <class U>
+nb::object array_of(const std::vector<U>& values, const ArrayShape& shape) {
+  if constexpr (std::is_same_v<U, std::string>) {
+    return nb::cast(values);
+  } else {
+    const std::vector<std::size_t> dims(shape.dim.begin(), shape.dim.begin() + shape.ndim);
+    if constexpr (std::is_same_v<U, double>)
+      return copy_array<double>(values, dims);
+    else
+      return copy_array<int>(values, dims);
+  }
+}
+
+// array `index` of kernels/model_fields.h
+nb::object model_array(const Model& model, int index) {
+  nb::object out;
+  int k = 0;
+  model.for_each_array([&](const char*, const auto& values, const ArrayShape& shape, const char*) {
+    if (k++ == index) out = array_of(values, shape);
+  });
+  return out;
 }
 
 PyModel load(const std::filesystem::path& path, bool floating_base,
@@ -113,6 +139,15 @@ void bind_model(nb::module_& m) {
       m, "Model",
       "A validated rigid multibody model, shared by every instance of a Simulator. Arrays "
       "follow MuJoCo's names and layout; body 0 is the world.");
+  // every array of kernels/model_fields.h, its meaning and shape as the docstring; the
+  // properties below that share a name give Python a friendlier form of the same array
+  int index = 0;
+  Model().for_each_array(
+      [&](const char* name, const auto&, const ArrayShape&, const char* meaning) {
+        model.def_prop_ro(
+            name, [index](const PyModel& p) { return model_array(p.model, index); }, meaning);
+        ++index;
+      });
   model
       .def_prop_ro(
           "nq", [](const PyModel& p) { return p.model.nq; }, "generalized coordinates")
@@ -196,18 +231,6 @@ void bind_model(nb::module_& m) {
           "'user' for sensors zwang does not compute (their values stay 0, Model.warnings says "
           "why)")
       .def_prop_ro(
-          "sensor_adr",
-          [](const PyModel& p) {
-            return copy_array<int>(p.model.sensor_adr, {sz(p.model.nsensor)});
-          },
-          "first value of each sensor in sensordata (nsensor,)")
-      .def_prop_ro(
-          "sensor_dim",
-          [](const PyModel& p) {
-            return copy_array<int>(p.model.sensor_dim, {sz(p.model.nsensor)});
-          },
-          "values of each sensor (nsensor,)")
-      .def_prop_ro(
           "sensor_objtype",
           [](const PyModel& p) {
             std::vector<std::string> types;
@@ -219,37 +242,8 @@ void bind_model(nb::module_& m) {
           "what each sensor is attached to (nsensor): 'site', 'joint', 'body', 'xbody', 'geom', "
           "'tendon', 'actuator', '' for none")
       .def_prop_ro(
-          "sensor_objid",
-          [](const PyModel& p) {
-            return copy_array<int>(p.model.sensor_objid, {sz(p.model.nsensor)});
-          },
-          "index of each sensor's object among those of its sensor_objtype, -1 for none "
-          "(nsensor,)")
-      .def_prop_ro(
-          "sensor_cutoff",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.sensor_cutoff, {sz(p.model.nsensor)});
-          },
-          "cutoff of each sensor, 0 for none (nsensor,)")
-      .def_prop_ro(
-          "sensor_noise",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.sensor_noise, {sz(p.model.nsensor)});
-          },
-          "noise standard deviation of each sensor (nsensor,): recorded, never added")
-      .def_prop_ro(
-          "qpos0",
-          [](const PyModel& p) { return copy_array<double>(p.model.qpos0, {sz(p.model.nq)}); },
-          "default configuration (nq,)")
-      .def_prop_ro(
           "nmocap", [](const PyModel& p) { return p.model.nmocap; },
           "mocap bodies, posed by each instance's mocap_pos and mocap_quat")
-      .def_prop_ro(
-          "body_mocapid",
-          [](const PyModel& p) {
-            return copy_array<int>(p.model.body_mocapid, {sz(p.model.nbody)});
-          },
-          "index of each body among the mocap bodies, -1 if it is none (nbody,)")
       .def_prop_ro(
           "disableflags", [](const PyModel& p) { return p.model.disableflags; },
           "what <option><flag> switched off: MuJoCo 2.2.2's mjtDisableBit values, then "
@@ -259,46 +253,6 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "key_names", [](const PyModel& p) { return p.model.key_name; },
           "keyframe names (nkey), '' for an unnamed one")
-      .def_prop_ro(
-          "key_time",
-          [](const PyModel& p) { return copy_array<double>(p.model.key_time, {sz(p.model.nkey)}); },
-          "time of each keyframe (nkey,) (s)")
-      .def_prop_ro(
-          "key_qpos",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.key_qpos, {sz(p.model.nkey), sz(p.model.nq)});
-          },
-          "qpos of each keyframe (nkey, nq)")
-      .def_prop_ro(
-          "key_qvel",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.key_qvel, {sz(p.model.nkey), sz(p.model.nv)});
-          },
-          "qvel of each keyframe (nkey, nv)")
-      .def_prop_ro(
-          "key_ctrl",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.key_ctrl, {sz(p.model.nkey), sz(p.model.nu)});
-          },
-          "ctrl of each keyframe (nkey, nu)")
-      .def_prop_ro(
-          "key_act",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.key_act, {sz(p.model.nkey), sz(p.model.na)});
-          },
-          "act of each keyframe (nkey, na)")
-      .def_prop_ro(
-          "key_mpos",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.key_mpos, {sz(p.model.nkey), sz(p.model.nmocap), 3});
-          },
-          "mocap positions of each keyframe (nkey, nmocap, 3)")
-      .def_prop_ro(
-          "key_mquat",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.key_mquat, {sz(p.model.nkey), sz(p.model.nmocap), 4});
-          },
-          "mocap orientations of each keyframe (nkey, nmocap, 4)")
       .def(
           "key_id",
           [](const PyModel& p, const std::string& name) {
@@ -306,41 +260,11 @@ void bind_model(nb::module_& m) {
           },
           nb::arg("name"), "Index of the keyframe named ``name``; KeyError if there is none.")
       .def_prop_ro(
-          "actuator_ctrlrange",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.actuator_ctrlrange, {sz(p.model.nu), 2});
-          },
-          "control range of each actuator (nu, 2); meaningful where actuator_ctrllimited")
-      .def_prop_ro(
           "actuator_ctrllimited",
           [](const PyModel& p) {
             return copy_array<bool>(p.model.actuator_ctrllimited, {sz(p.model.nu)});
           },
           "whether each actuator's control is clamped to its ctrlrange (nu,)")
-      .def_prop_ro(
-          "actuator_gear",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.actuator_gear, {sz(p.model.nu)});
-          },
-          "default transmission ratio of each actuator (nu,)")
-      .def_prop_ro(
-          "jnt_qposadr",
-          [](const PyModel& p) { return copy_array<int>(p.model.jnt_qposadr, {sz(p.model.njnt)}); },
-          "first qpos index of each joint (njnt,)")
-      .def_prop_ro(
-          "jnt_dofadr",
-          [](const PyModel& p) { return copy_array<int>(p.model.jnt_dofadr, {sz(p.model.njnt)}); },
-          "first qvel index of each joint (njnt,)")
-      .def_prop_ro(
-          "jnt_type",
-          [](const PyModel& p) {
-            std::vector<int> t(p.model.jnt_type.size());
-            std::transform(p.model.jnt_type.begin(), p.model.jnt_type.end(), t.begin(),
-                           [](JointType j) { return static_cast<int>(j); });
-            return copy_array<int>(t, {sz(p.model.njnt)});
-          },
-          "type of each joint (njnt,), MuJoCo's mjtJoint numbers: zwang.JNT_FREE (0), JNT_BALL "
-          "(1), JNT_SLIDE (2), JNT_HINGE (3)")
       .def_prop_ro(
           "jnt_bodyid",
           [](const PyModel& p) { return copy_array<int>(p.model.jnt_body, {sz(p.model.njnt)}); },
@@ -354,66 +278,9 @@ void bind_model(nb::module_& m) {
           },
           "parent of each body (nbody,); the world's is 0, as in MuJoCo")
       .def_prop_ro(
-          "body_mass",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.body_mass, {sz(p.model.nbody)});
-          },
-          "default mass of each body (nbody,) (kg)")
-      .def_prop_ro(
           "geom_bodyid",
           [](const PyModel& p) { return copy_array<int>(p.model.geom_body, {sz(p.model.ngeom)}); },
           "body of each geom (ngeom,)")
-      .def_prop_ro(
-          "site_bodyid",
-          [](const PyModel& p) {
-            return copy_array<int>(p.model.site_bodyid, {sz(p.model.nsite)});
-          },
-          "body of each site (nsite,)")
-      .def_prop_ro(
-          "fused_bodyid",
-          [](const PyModel& p) {
-            return copy_array<int>(p.model.fused_bodyid, {sz(p.model.nfused)});
-          },
-          "the body each merged body was merged into, 0 the world (nfused,)")
-      .def_prop_ro(
-          "fused_pos",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.fused_pos, {sz(p.model.nfused), 3});
-          },
-          "origin of each merged body's frame in the frame of the body it was merged into "
-          "(nfused, 3)")
-      .def_prop_ro(
-          "fused_quat",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.fused_quat, {sz(p.model.nfused), 4});
-          },
-          "orientation of each merged body's frame there, w x y z (nfused, 4)")
-      .def_prop_ro(
-          "fused_mass",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.fused_mass, {sz(p.model.nfused)});
-          },
-          "mass of each merged body, joined to that of the body it was merged into unless that "
-          "is the world; settotalmass scales it as the bodies' (nfused,) (kg)")
-      .def_prop_ro(
-          "fused_ipos",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.fused_ipos, {sz(p.model.nfused), 3});
-          },
-          "centre of mass of each merged body in the frame of the body it was merged into "
-          "(nfused, 3)")
-      .def_prop_ro(
-          "site_pos",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.site_pos, {sz(p.model.nsite), 3});
-          },
-          "position of each site in its body's frame (nsite, 3)")
-      .def_prop_ro(
-          "site_quat",
-          [](const PyModel& p) {
-            return copy_array<double>(p.model.site_quat, {sz(p.model.nsite), 4});
-          },
-          "orientation of each site in its body's frame, w x y z (nsite, 4)")
       .def(
           "body_id",
           [](const PyModel& p, const std::string& name) {

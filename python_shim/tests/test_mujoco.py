@@ -217,3 +217,40 @@ def test_after_step_matches_mj_step(assets, name):
         close(sim.cfrc_ext[i], d.cfrc_ext, f"cfrc_ext {at}")
         close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator {at}")
         close(sim.time[i], d.time, f"time {at}")
+
+
+# arrays that share MuJoCo's name but not its meaning
+DIFFERENT = {
+    "body_inertia": "the 6-value tensor about the COM in the body frame, not principal moments",
+    "body_jntadr": "a body without joints has the index its first joint would have, not -1",
+    "body_invweight0": "MuJoCo 2.2.2's (tests/test_mjcf_constraints.cc); 4.0 computes them anew",
+    "dof_invweight0": "MuJoCo 2.2.2's, as body_invweight0",
+    "mesh_vert": "the convex hull's vertices, not the mesh's",
+    "mesh_vertadr": "the convex hull's",
+    "mesh_vertnum": "the convex hull's",
+    "mesh_face": "the convex hull's triangles",
+    "mesh_faceadr": "the convex hull's",
+    "mesh_facenum": "the convex hull's",
+}
+
+
+@pytest.mark.parametrize("name", GYM_MODELS)
+def test_model_arrays_match_mujoco(assets, name):
+    """Every Model array named as one of MuJoCo's holds MuJoCo's values; where MuJoCo keeps more
+    columns (actuator_gear's 6, gainprm's 10, tendon_lengthspring's 2) zwang's are its first."""
+    z = zwang.load(str(assets / name), contact_margin="sum")
+    m = mujoco.MjModel.from_xml_path(str(assets / name))
+    compared = []
+    for field in dir(type(z)):
+        if field.startswith("_") or field in DIFFERENT or not hasattr(m, field):
+            continue
+        ours, theirs = getattr(z, field), getattr(m, field)
+        if not isinstance(ours, np.ndarray) or not isinstance(theirs, np.ndarray):
+            continue
+        if theirs.shape != ours.shape and theirs.ndim == 2 and len(theirs) == len(ours):
+            width = ours.shape[1] if ours.ndim == 2 else 1
+            theirs = theirs[:, :width].reshape(ours.shape)
+        close(ours, theirs, f"{name}: {field}")
+        compared.append(field)
+    expected = {"body_mass", "jnt_qposadr", "geom_size", "geom_friction", "actuator_gear"}
+    assert expected <= set(compared), compared
