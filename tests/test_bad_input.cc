@@ -23,6 +23,7 @@
 #include "host/load/model_file.hpp"
 #include "kernels/status.h"
 #include "test_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/derived.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"

@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 #include "zwang/batch.hpp"
+#include "zwang/builder.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
 

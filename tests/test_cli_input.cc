@@ -10,6 +10,7 @@
 #include "cli_process.h"
 #include "host/cli/cli_common.hpp"
 #include "test_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/examples.hpp"
 
 namespace zwang::test {

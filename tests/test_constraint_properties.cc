@@ -13,6 +13,7 @@
 
 #include "kernels/status.h"
 #include "test_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"

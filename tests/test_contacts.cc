@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/status.h"
+#include "zwang/builder.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 

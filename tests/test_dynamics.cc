@@ -5,6 +5,7 @@
 #include "kernels/pipeline.h"
 #include "reference/rnea.h"
 #include "test_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/simulator.hpp"
 
 namespace zwang::test {

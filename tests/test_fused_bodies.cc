@@ -17,6 +17,7 @@
 #include "mujoco_util.h"
 #include "test_util.h"
 #include "urdf/urdf_files.h"
+#include "zwang/builder.hpp"
 #include "zwang/derived.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"

@@ -14,6 +14,7 @@
 
 #include "host/model/mass_matrix_check.hpp"
 #include "test_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 

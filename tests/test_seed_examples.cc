@@ -15,6 +15,7 @@
 
 #include "kernels/status.h"
 #include "test_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/simulator.hpp"
 
 namespace zwang::test {

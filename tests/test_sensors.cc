@@ -21,6 +21,7 @@
 
 #include "mujoco_util.h"
 #include "sensor_models.h"
+#include "zwang/builder.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mujoco_util.h"
+#include "zwang/builder.hpp"
 #include "zwang/derived.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"

@@ -1,5 +1,7 @@
 // The MJCF body tree (<worldbody>, <body>, <joint>, <freejoint>, <geom>, <inertial>) and the
 // mass, centre of mass and inertia of each body, by MuJoCo 2.2.2's rules.
+#include "host/mjcf/body.hpp"
+
 #include <fmt/format.h>
 
 #include <Eigen/Eigenvalues>
@@ -9,7 +11,6 @@
 #include <numbers>
 
 #include "host/load/body_merge.hpp"
-#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 

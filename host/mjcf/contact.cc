@@ -1,5 +1,7 @@
 // MJCF contact elements (<contact>: <pair> and <exclude>) in MuJoCo 2.2.2's order, and the warning
 // about geom pairs that can touch but have no narrow phase.
+#include "host/mjcf/contact.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "host/mjcf/reader.hpp"
 #include "host/model/constraint_plan.hpp"
+#include "zwang/builder.hpp"
 
 namespace zwang::mjcf {
 

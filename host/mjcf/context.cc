@@ -1,5 +1,7 @@
 // MJCF files, messages and attributes: locations as "file:line", <include> expansion, numbers,
 // keywords, and the compiler's orientation rules.
+#include "host/mjcf/context.hpp"
+
 #include <fmt/format.h>
 
 #include <Eigen/Geometry>
@@ -12,7 +14,8 @@
 
 #include "host/load/model_file.hpp"
 #include "host/load/xml_attributes.hpp"
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/compiler.hpp"
+#include "host/mjcf/defaults.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -2,13 +2,13 @@
 // actuators, tendons, equalities and contact pairs.  A class starts as a copy of its parent; an
 // element starts as a copy of its class, and each attribute it gives overwrites the value (for a
 // list, its first values).
+#include "host/mjcf/defaults.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <numbers>
 #include <span>
-
-#include "host/mjcf/reader.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/compiler.hpp"
 
 namespace zwang::mjcf {
 namespace {

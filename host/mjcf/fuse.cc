@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "host/load/body_merge.hpp"
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/body.hpp"
 #include "host/model/mass_matrix_check.hpp"
 
 namespace zwang::mjcf {

@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/body.hpp"
+#include "zwang/builder.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -19,9 +19,10 @@
 #include <vector>
 
 #include "host/load/model_file.hpp"
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/contact.hpp"
 #include "host/mjcf/sensor.hpp"
 #include "host/model/size.hpp"
+#include "zwang/builder.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

@@ -18,7 +18,8 @@
 #include <utility>
 
 #include "host/load/body_merge.hpp"
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/mesh.hpp"
+#include "zwang/builder.hpp"
 
 namespace zwang::mjcf {
 

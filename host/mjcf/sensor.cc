@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/model/sensors.hpp"
+#include "zwang/builder.hpp"
 
 namespace zwang::mjcf {
 namespace {

@@ -4,7 +4,8 @@
 #include <pugixml.hpp>
 #include <span>
 
-#include "host/mjcf/reader.hpp"
+#include "host/mjcf/body.hpp"
+#include "zwang/builder.hpp"
 #include "zwang/model.hpp"
 
 namespace zwang::mjcf {

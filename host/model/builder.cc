@@ -1,4 +1,6 @@
 // ModelBuilder: checks each element and lays the tree out as MuJoCo does.
+#include "zwang/builder.hpp"
+
 #include <fmt/format.h>
 
 #include <Eigen/Eigenvalues>

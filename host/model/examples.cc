@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "zwang/builder.hpp"
+
 namespace zwang::examples {
 namespace {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "host/model/size.hpp"
+#include "zwang/builder.hpp"
 
 namespace zwang {
 namespace {

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <string>
 
+#include "zwang/builder.hpp"
+
 namespace zwang {
 namespace {
 

@@ -60,6 +60,7 @@
 #include "host/load/warnings.hpp"
 #include "host/load/xml_attributes.hpp"
 #include "host/urdf/inertia.hpp"
+#include "zwang/builder.hpp"
 #include "zwang/loaders.hpp"
 
 namespace zwang {

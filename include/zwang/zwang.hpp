@@ -2,6 +2,7 @@
 #pragma once
 
 #include "zwang/batch.hpp"
+#include "zwang/builder.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"

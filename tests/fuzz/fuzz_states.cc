@@ -6,6 +6,7 @@
 #include <string>
 
 #include "host/cli/cli_common.hpp"
+#include "zwang/builder.hpp"
 #include "zwang/model.hpp"
 
 namespace {
