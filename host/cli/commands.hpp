@@ -1,4 +1,5 @@
-// The `info` and `run` commands of the command-line tool.
+// The commands of the command-line tool: info (info.cc), dynamics (dynamics.cc), run (run.cc);
+// bench is bench.hpp.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,10 @@
 namespace zwang::cli {
 
 int run_info(const std::string& spec, const LoadOptions& load);
+
+struct ModelEdits;
+int run_dynamics(const std::string& spec, const LoadOptions& load, const std::string& input,
+                 const std::string& output, const std::string& precision, const ModelEdits& edits);
 
 // the largest --init-noise: half a turn covers every hinge angle, and slides share the bound (m)
 inline constexpr double kMaxInitNoise = 3.14159265358979323846;

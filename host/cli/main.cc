@@ -20,33 +20,6 @@
 #include "host/cli/commands.hpp"
 #include "zwang/examples.hpp"
 
-namespace zwang::cli {
-namespace {
-
-void print_warnings(const OpenedModel& opened) {
-  for (const std::string& w : opened.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-}
-
-int dynamics(const std::string& spec, const LoadOptions& load, const std::string& input,
-             const std::string& output, const std::string& precision, const ModelEdits& edits) {
-  OpenedModel opened = open_model(spec, load);
-  apply_model_edits(opened.model, edits);
-  print_warnings(opened);
-  const States states = parse_states(read_file(input), opened.model);
-  std::vector<std::string> warnings;
-  const std::string json = precision == "f32"
-                               ? dynamics_json<float>(opened.model, states, &warnings)
-                               : dynamics_json<double>(opened.model, states, &warnings);
-  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  write_file(output, json + '\n');
-  std::fprintf(stderr, "%zu states of %s -> %s\n", states.qpos.size(), opened.source.c_str(),
-               output.c_str());
-  return 0;
-}
-
-}  // namespace
-}  // namespace zwang::cli
-
 // An integer of type I from `low` to the largest I. CLI11's range validators print their bounds
 // as doubles, 309 digits for the largest, and its unsigned conversion takes -1 for 2⁶⁴ − 1.
 template <class I>
@@ -326,7 +299,7 @@ int main(int argc, char** argv) {
     load.contact_margin =
         contact_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
     if (*info) return run_info(spec, load);
-    if (*dyn) return dynamics(spec, load, input, output, precision, edits);
+    if (*dyn) return run_dynamics(spec, load, input, output, precision, edits);
     if (*bench) {
       load.contact_margin =
           bench_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
