@@ -19,6 +19,7 @@ struct PyModel {
   std::vector<std::string> warnings;
 };
 
+void bind_module(nb::module_& m);  // exceptions, load(), constants
 void bind_model(nb::module_& m);
 void bind_simulator(nb::module_& m);
 

@@ -1,10 +1,6 @@
-// Simulator: the batch's fields as writable NumPy views without copies, the derived quantities
-// of MuJoCo's mjData as copies, and the calls that step, evaluate and reset instances.
-//
-// A field with `width` values per instance keeps element j of instance i at
-// base[j * ld + i] (ld = the padded instance count), so its view of shape (N, width) has
-// strides (1, ld) elements, and a field of `count` entities of `k` values, (N, count, k) with
-// strides (1, k ld, ld).  Every view holds a reference to the Simulator, which outlives it.
+// Simulator: the batch's fields as writable NumPy views without copies (views.hpp), the derived
+// quantities of MuJoCo's mjData as copies, and the calls that step, evaluate and reset
+// instances. Every view holds a reference to the Simulator, which outlives it.
 #include "zwang/simulator.hpp"
 
 #include <nanobind/ndarray.h>
@@ -29,12 +25,12 @@
 #include "kernels/layout.h"
 #include "kernels/math_chol.h"
 #include "kernels/status.h"
+#include "views.hpp"
 #include "zwang/derived.hpp"
 
 namespace zwang::python {
 namespace {
 
-using Array = nb::ndarray<nb::numpy>;
 using namespace nb::literals;
 
 // the scalar of a Simulator<T>
@@ -45,109 +41,6 @@ struct ScalarOf<Simulator<T>> {
   using type = T;
 };
 #define ZW_SCALAR(sim) typename ScalarOf<std::remove_reference_t<decltype(sim)>>::type
-
-// ---------------------------------------------------------------------------------------------
-// fields of a batch, listed from kernels/layout.h
-
-struct FieldInfo {
-  const char* name;
-  const char* count;  // the count expression of the X-macro, e.g. "6 * s.nbody"
-  int (*offset)(const Layout&);
-  int (*width)(const Sizes&);  // values per instance
-};
-
-#define ZW_X(name, count)                                 \
-  {#name, #count, [](const Layout& l) { return l.name; }, \
-   []([[maybe_unused]] const Sizes& s) { return static_cast<int>(count); }},
-constexpr FieldInfo kDataFields[] = {ZW_DATA_FIELDS(ZW_X)};
-constexpr FieldInfo kParamFields[] = {ZW_PARAM_FIELDS(ZW_X)};
-#undef ZW_X
-
-// Data fields left out of the views: the packed mass matrix (mass_matrix() gives it dense) and
-// the body velocities at the world origin (cvel gives MuJoCo's).
-bool hidden(std::string_view name) {
-  return name == "qM" || name == "cvel";
-}
-
-const FieldInfo& data_field(std::string_view name) {
-  for (const FieldInfo& f : kDataFields) {
-    if (name == f.name) return f;
-  }
-  throw std::logic_error("no data field " + std::string(name));
-}
-
-int size_named(const Sizes& s, std::string_view name) {
-  const std::pair<std::string_view, int> sizes[] = {{"nq", s.nq},
-                                                    {"nv", s.nv},
-                                                    {"nu", s.nu},
-                                                    {"nbody", s.nbody},
-                                                    {"njnt", s.njnt},
-                                                    {"nM", s.nM},
-                                                    {"njac", s.njac},
-                                                    {"nefc", s.nefc},
-                                                    {"nhard", s.nhard},
-                                                    {"ndrive", s.ndrive},
-                                                    {"ngeom", s.ngeom},
-                                                    {"nconmax", s.nconmax},
-                                                    {"ncon_rows", s.ncon_rows},
-                                                    {"nsensordata", s.nsensordata},
-                                                    {"nmocap", s.nmocap},
-                                                    {"ntendon", s.ntendon},
-                                                    {"na", s.na}};
-  for (const auto& [n, v] : sizes) {
-    if (n == name) return v;
-  }
-  return -1;
-}
-
-// the per-instance shape of a field from its count: "1" is a scalar, "s.nv" (nv,),
-// "6 * s.nbody" (nbody, 6), "3" (3,)
-std::vector<std::size_t> field_shape(const Sizes& s, std::string_view count, int width) {
-  std::string e;
-  for (char c : count) {
-    if (c != ' ') e += c;
-  }
-  if (e == "1") return {};
-  if (e.rfind("s.", 0) == 0 && size_named(s, e.substr(2)) >= 0)
-    return {static_cast<std::size_t>(width)};
-  const std::size_t star = e.find('*');
-  if (star != std::string::npos) {
-    const std::string a = e.substr(0, star), b = e.substr(star + 1);
-    if (b.rfind("s.", 0) == 0 && a.find_first_not_of("0123456789") == std::string::npos) {
-      const int n = size_named(s, b.substr(2));
-      if (n >= 0) return {static_cast<std::size_t>(n), static_cast<std::size_t>(std::stoi(a))};
-    }
-  }
-  return {static_cast<std::size_t>(width)};
-}
-
-// a view of `per_instance` values per instance whose element j of instance i is at
-// base[j * ld + i]
-nb::object strided_view(nb::handle owner, void* base, nb::dlpack::dtype dtype, std::int64_t n,
-                        std::int64_t ld, const std::vector<std::size_t>& per_instance) {
-  std::vector<std::size_t> shape{static_cast<std::size_t>(n)};
-  std::vector<std::int64_t> strides{1};
-  shape.insert(shape.end(), per_instance.begin(), per_instance.end());
-  // row-major over the per-instance axes, in units of ld
-  std::vector<std::int64_t> tail(per_instance.size());
-  std::int64_t step = ld;
-  for (std::size_t k = per_instance.size(); k-- > 0;) {
-    tail[k] = step;
-    step *= static_cast<std::int64_t>(per_instance[k]);
-  }
-  strides.insert(strides.end(), tail.begin(), tail.end());
-  return nb::cast(Array(base, shape.size(), shape.data(), owner, strides.data(), dtype),
-                  nb::rv_policy::automatic);
-}
-
-// an owned NumPy array of shape `shape` over a heap buffer
-template <class T>
-nb::object owned(std::vector<T>&& values, std::vector<std::size_t> shape) {
-  auto* p = new std::vector<T>(std::move(values));
-  nb::capsule owner(p, [](void* q) noexcept { delete static_cast<std::vector<T>*>(q); });
-  return nb::cast(Array(p->data(), shape.size(), shape.data(), owner, nullptr, nb::dtype<T>()),
-                  nb::rv_policy::automatic);
-}
 
 // ---------------------------------------------------------------------------------------------
 // the simulator, in either precision

@@ -1,0 +1,285 @@
+// The Python Model: sizes, names, every array of kernels/model_fields.h as a read-only NumPy
+// copy, and the lookups by name. A model's numbers are fixed once built; every number a user may
+// change per instance is a parameter of the Simulator (Simulator.params).
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bindings.hpp"
+
+namespace zwang::python {
+namespace {
+
+// a read-only NumPy copy of a model array with the given shape
+template <class T, class U>
+nb::object copy_array(const std::vector<U>& values, std::vector<std::size_t> shape) {
+  T* p = new T[std::max<std::size_t>(values.size(), 1)];
+  std::transform(values.begin(), values.end(), p, [](const U& v) { return static_cast<T>(v); });
+  nb::capsule owner(p, [](void* q) noexcept { delete[] static_cast<T*>(q); });
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ro>(p, shape.size(), shape.data(), owner),
+                  nb::rv_policy::automatic);
+}
+
+std::size_t sz(int n) {
+  return static_cast<std::size_t>(n);
+}
+
+// the index of a named element, KeyError naming it when there is none
+int id_of(int id, const char* kind, const std::string& name) {
+  if (id < 0) throw nb::key_error(("no " + std::string(kind) + " named '" + name + "'").c_str());
+  return id;
+}
+
+// a Model array as Python sees it: a read-only NumPy copy of its shape (ints and enums as
+// int32, reals as float64), names as a list of str
+template <class U>
+nb::object array_of(const std::vector<U>& values, const ArrayShape& shape) {
+  if constexpr (std::is_same_v<U, std::string>) {
+    return nb::cast(values);
+  } else {
+    const std::vector<std::size_t> dims(shape.dim.begin(), shape.dim.begin() + shape.ndim);
+    if constexpr (std::is_same_v<U, double>)
+      return copy_array<double>(values, dims);
+    else
+      return copy_array<int>(values, dims);
+  }
+}
+
+// array `index` of kernels/model_fields.h
+nb::object model_array(const Model& model, int index) {
+  nb::object out;
+  int k = 0;
+  model.for_each_array([&](const char*, const auto& values, const ArrayShape& shape, const char*) {
+    if (k++ == index) out = array_of(values, shape);
+  });
+  return out;
+}
+
+}  // namespace
+
+void bind_model(nb::module_& m) {
+  // model attributes: sizes and names as plain Python values, arrays as read-only copies
+  nb::class_<PyModel> model(
+      m, "Model",
+      "A validated rigid multibody model, shared by every instance of a Simulator. Arrays "
+      "follow MuJoCo's names and layout; body 0 is the world.");
+  // every array of kernels/model_fields.h, its meaning and shape as the docstring; the
+  // properties below that share a name give Python a friendlier form of the same array
+  int index = 0;
+  Model().for_each_array(
+      [&](const char* name, const auto&, const ArrayShape&, const char* meaning) {
+        model.def_prop_ro(
+            name, [index](const PyModel& p) { return model_array(p.model, index); }, meaning);
+        ++index;
+      });
+  model
+      .def_prop_ro(
+          "nq", [](const PyModel& p) { return p.model.nq; }, "generalized coordinates")
+      .def_prop_ro(
+          "nv", [](const PyModel& p) { return p.model.nv; }, "degrees of freedom")
+      .def_prop_ro(
+          "nu", [](const PyModel& p) { return p.model.nu; }, "actuators")
+      .def_prop_ro(
+          "na", [](const PyModel& p) { return p.model.na; },
+          "activations: the actuators with dynamics, in actuator order")
+      .def_prop_ro(
+          "nbody", [](const PyModel& p) { return p.model.nbody; },
+          "bodies, the world (body 0) included")
+      .def_prop_ro(
+          "njnt", [](const PyModel& p) { return p.model.njnt; }, "joints")
+      .def_prop_ro(
+          "ngeom", [](const PyModel& p) { return p.model.ngeom; }, "collision geoms")
+      .def_prop_ro(
+          "nsite", [](const PyModel& p) { return p.model.nsite; }, "sites")
+      .def_prop_ro(
+          "nfused", [](const PyModel& p) { return p.model.nfused; },
+          "bodies merged into the body they are welded to when the model was loaded (MJCF "
+          "<compiler fusestatic>, URDF fuse_static): no bodies of the model, their frames in "
+          "Simulator.fused_xpos, fused_xquat, fused_xmat, fused_xipos, fused_vel")
+      .def_prop_ro(
+          "ntendon", [](const PyModel& p) { return p.model.ntendon; }, "tendons")
+      .def_prop_ro(
+          "nsensor", [](const PyModel& p) { return p.model.nsensor; }, "sensors")
+      .def_prop_ro(
+          "nsensordata", [](const PyModel& p) { return p.model.nsensordata; },
+          "values of all sensors: the width of Simulator.sensordata")
+      .def_prop_ro(
+          "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
+      .def_prop_ro(
+          "integrator", [](const PyModel& p) { return std::string(to_string(p.model.integrator)); },
+          "'Euler' (semi-implicit, damping implicit, as MuJoCo's) or 'RK4'")
+      .def_prop_ro(
+          "contact_margin",
+          [](const PyModel& p) {
+            return std::string(p.model.contact_margin == ContactMargin::kSum ? "sum" : "max");
+          },
+          "how two geoms' margins and gaps combine: 'max' (MuJoCo to 3.4) or 'sum' (from 3.5)")
+      .def_prop_ro(
+          "gravity",
+          [](const PyModel& p) {
+            return copy_array<double>(
+                std::vector<double>(p.model.gravity.begin(), p.model.gravity.end()), {3});
+          },
+          "gravitational acceleration, world (3,) (m/s²)")
+      .def_prop_ro(
+          "warnings", [](const PyModel& p) { return p.warnings; },
+          "what the loader ignored or approximated, one 'file:line: ...' string each")
+      .def_prop_ro(
+          "body_names", [](const PyModel& p) { return p.model.body_name; },
+          "body names (nbody); body 0 is 'world'")
+      .def_prop_ro(
+          "joint_names", [](const PyModel& p) { return p.model.jnt_name; }, "joint names (njnt)")
+      .def_prop_ro(
+          "actuator_names", [](const PyModel& p) { return p.model.actuator_name; },
+          "actuator names (nu)")
+      .def_prop_ro(
+          "geom_names", [](const PyModel& p) { return p.model.geom_name; },
+          "geom names (ngeom), '' for an unnamed geom")
+      .def_prop_ro(
+          "site_names", [](const PyModel& p) { return p.model.site_name; },
+          "site names (nsite), '' for an unnamed site")
+      .def_prop_ro(
+          "fused_names", [](const PyModel& p) { return p.model.fused_name; },
+          "names of the merged bodies (nfused), '' for an unnamed one")
+      .def_prop_ro(
+          "sensor_names", [](const PyModel& p) { return p.model.sensor_name; },
+          "sensor names (nsensor); an unnamed sensor is 'sensor<i>'")
+      .def_prop_ro(
+          "sensor_types",
+          [](const PyModel& p) {
+            std::vector<std::string> types;
+            for (const SensorType t : p.model.sensor_type) types.emplace_back(to_string(t));
+            return types;
+          },
+          "type of each sensor (nsensor), as MJCF names it: 'accelerometer', 'framepos', ...; "
+          "'user' for sensors zwang does not compute (their values stay 0, Model.warnings says "
+          "why)")
+      .def_prop_ro(
+          "sensor_objtype",
+          [](const PyModel& p) {
+            std::vector<std::string> types;
+            for (const ObjType t : p.model.sensor_objtype) {
+              types.emplace_back(t == ObjType::kUnknown ? "" : to_string(t));
+            }
+            return types;
+          },
+          "what each sensor is attached to (nsensor): 'site', 'joint', 'body', 'xbody', 'geom', "
+          "'tendon', 'actuator', '' for none")
+      .def_prop_ro(
+          "nmocap", [](const PyModel& p) { return p.model.nmocap; },
+          "mocap bodies, posed by each instance's mocap_pos and mocap_quat")
+      .def_prop_ro(
+          "disableflags", [](const PyModel& p) { return p.model.disableflags; },
+          "what <option><flag> switched off: MuJoCo 2.2.2's mjtDisableBit values, then "
+          "spring (1 << 13), damper (1 << 14) and eulerdamp (1 << 15)")
+      .def_prop_ro(
+          "nkey", [](const PyModel& p) { return p.model.nkey; }, "keyframes")
+      .def_prop_ro(
+          "key_names", [](const PyModel& p) { return p.model.key_name; },
+          "keyframe names (nkey), '' for an unnamed one")
+      .def(
+          "key_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.key_id(name), "keyframe", name);
+          },
+          nb::arg("name"), "Index of the keyframe named ``name``; KeyError if there is none.")
+      .def_prop_ro(
+          "actuator_ctrllimited",
+          [](const PyModel& p) {
+            return copy_array<bool>(p.model.actuator_ctrllimited, {sz(p.model.nu)});
+          },
+          "whether each actuator's control is clamped to its ctrlrange (nu,)")
+      .def_prop_ro(
+          "jnt_bodyid",
+          [](const PyModel& p) { return copy_array<int>(p.model.jnt_body, {sz(p.model.njnt)}); },
+          "body of each joint (njnt,)")
+      .def_prop_ro(
+          "body_parentid",
+          [](const PyModel& p) {
+            std::vector<int> parent = p.model.body_parent;
+            parent[0] = 0;
+            return copy_array<int>(parent, {sz(p.model.nbody)});
+          },
+          "parent of each body (nbody,); the world's is 0, as in MuJoCo")
+      .def_prop_ro(
+          "geom_bodyid",
+          [](const PyModel& p) { return copy_array<int>(p.model.geom_body, {sz(p.model.ngeom)}); },
+          "body of each geom (ngeom,)")
+      .def(
+          "body_id",
+          [](const PyModel& p, const std::string& name) {
+            const int fused = p.model.fused_id(name);
+            if (p.model.body_id(name) < 0 && fused >= 0) {
+              throw nb::key_error(("no body named '" + name + "': it was merged into body '" +
+                                   p.model.body_name[p.model.fused_bodyid[fused]] +
+                                   "' when the model was loaded; model.fused_id('" + name +
+                                   "') indexes its frame in Simulator.fused_xpos, fused_xquat, ...")
+                                      .c_str());
+            }
+            return id_of(p.model.body_id(name), "body", name);
+          },
+          nb::arg("name"),
+          "Index of the body named ``name``; KeyError if there is none (naming fused_id() for a "
+          "merged body).")
+      .def(
+          "fused_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.fused_id(name), "merged body", name);
+          },
+          nb::arg("name"),
+          "Index of the merged body named ``name`` in ``fused_names`` and Simulator.fused_xpos, "
+          "fused_xquat, ...; KeyError if there is none.")
+      .def(
+          "joint_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.joint_id(name), "joint", name);
+          },
+          nb::arg("name"), "Index of the joint named ``name``; KeyError if there is none.")
+      .def(
+          "actuator_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.actuator_id(name), "actuator", name);
+          },
+          nb::arg("name"), "Index of the actuator named ``name``; KeyError if there is none.")
+      .def(
+          "geom_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.geom_id(name), "geom", name);
+          },
+          nb::arg("name"), "Index of the geom named ``name``; KeyError if there is none.")
+      .def(
+          "site_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.site_id(name), "site", name);
+          },
+          nb::arg("name"), "Index of the site named ``name``; KeyError if there is none.")
+      .def(
+          "sensor_id",
+          [](const PyModel& p, const std::string& name) {
+            return id_of(p.model.sensor_id(name), "sensor", name);
+          },
+          nb::arg("name"), "Index of the sensor named ``name``; KeyError if there is none.")
+      .def(
+          "sensor_slice",
+          [](const PyModel& p, const std::string& name) {
+            const int s = id_of(p.model.sensor_id(name), "sensor", name);
+            const int adr = p.model.sensor_adr[s];
+            return nb::slice(adr, adr + p.model.sensor_dim[s]);
+          },
+          nb::arg("name"),
+          "The values of the sensor named ``name`` in sensordata: "
+          "``sim.sensordata[:, model.sensor_slice('gyro')]``; KeyError if there is none.")
+      .def("__repr__", [](const PyModel& p) {
+        const Model& z = p.model;
+        return "<zwang.Model nq=" + std::to_string(z.nq) + " nv=" + std::to_string(z.nv) +
+               " nu=" + std::to_string(z.nu) + " nbody=" + std::to_string(z.nbody) + " " +
+               std::string(to_string(z.integrator)) + ">";
+      });
+}
+
+}  // namespace zwang::python
