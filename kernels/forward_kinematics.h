@@ -102,23 +102,36 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
   }
 }
 
-// Points and frames fixed to bodies, from the poses above.
-// x_b + R_b p: the world position of the point p (body frame) of body b
+// Points and frames fixed to bodies, from the poses above (sites, tendon path points, the
+// frames of merged bodies: kernels/tendons.h, kernels/sensors.h, host/batch/derived.cc).
+// x + R p: the world position of the point p, given in the frame (x, R)
 template <class T>
-ZW_HD ZW_INLINE Vec3<T> body_point(const Instance<T>& d, int b, const Vec3<T>& local) {
-  return load3(d.xpos(), 3 * b) + mul(load_mat(d.xmat(), 9 * b), local);
+ZW_HD ZW_INLINE Vec3<T> frame_point(const Vec3<T>& x, const Mat3<T>& r, const Vec3<T>& p) {
+  return x + mul(r, p);
 }
 
-// the world position of site s, x_b + R_b p_s
+// q ⊗ q_local: the world orientation of a frame fixed at q_local in the frame q
+template <class T>
+ZW_HD ZW_INLINE Quat<T> frame_quat(const Quat<T>& q, const Quat<T>& local) {
+  return mul(q, local);
+}
+
+// the world position of the point p (body frame) of body b
+template <class T>
+ZW_HD ZW_INLINE Vec3<T> body_point(const Instance<T>& d, int b, const Vec3<T>& local) {
+  return frame_point(load3(d.xpos(), 3 * b), load_mat(d.xmat(), 9 * b), local);
+}
+
+// the world position of site s
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> site_xpos(const ModelView<T>& m, const Instance<T>& d, int s) {
   return body_point(d, m.site_bodyid[s], load3(m.site_pos, 3 * s));
 }
 
-// the world orientation of site s, q_b ⊗ q_s
+// the world orientation of site s
 template <class T>
 ZW_HD ZW_INLINE Quat<T> site_xquat(const ModelView<T>& m, const Instance<T>& d, int s) {
-  return mul(load_quat(d.xquat(), 4 * m.site_bodyid[s]), load_quat(m.site_quat, 4 * s));
+  return frame_quat(load_quat(d.xquat(), 4 * m.site_bodyid[s]), load_quat(m.site_quat, 4 * s));
 }
 
 }  // namespace zwang

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/forward_kinematics.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 
@@ -186,11 +187,19 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
     const Row<T> cvel = row(data, l.cvel, i);
     const Row<T> mass = row(param, l.body_mass, i), inertia = row(param, l.body_inertia, i);
     const auto body_rotation = [&](int b) { return to_mat(normalized(load_quat(xquat, 4 * b))); };
-    // x_b + R_b p of merged body f, p a point given in the frame of the body b that took it
+    // point k of `points`, given in the frame of body b, in the world
+    const auto point_of = [&](int b, const std::vector<double>& points, int k) {
+      const double* p = points.data() + 3 * k;
+      return frame_point(load3(xpos, 3 * b), body_rotation(b), Vec3<T>{T(p[0]), T(p[1]), T(p[2])});
+    };
+    // frame k of `quats`, fixed in body b, in the world
+    const auto quat_of = [&](int b, const std::vector<double>& quats, int k) {
+      const double* q = quats.data() + 4 * k;
+      return normalized(frame_quat(normalized(load_quat(xquat, 4 * b)),
+                                   Quat<T>{T(q[0]), T(q[1]), T(q[2]), T(q[3])}));
+    };
     const auto fused_point = [&](int f, const std::vector<double>& points) {
-      const int b = model.fused_bodyid[f];
-      const double* p = points.data() + 3 * f;
-      return load3(xpos, 3 * b) + mul(body_rotation(b), Vec3<T>{T(p[0]), T(p[1]), T(p[2])});
+      return point_of(model.fused_bodyid[f], points, f);
     };
     switch (what) {
       case Derived::kXimat:
@@ -241,18 +250,10 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
       case Derived::kSiteXmat:
         for (int s = 0; s < model.nsite; ++s) {
           const int b = model.site_bodyid[s];
-          const Mat3<T> r = body_rotation(b);
-          const double* sp = model.site_pos.data() + 3 * s;
-          const double* sq = model.site_quat.data() + 4 * s;
           if (what == Derived::kSiteXpos) {
-            // x_b + R_b p_s
-            const Vec3<T> p{T(sp[0]), T(sp[1]), T(sp[2])};
-            store3(o, 3 * s, load3(xpos, 3 * b) + mul(r, p));
+            store3(o, 3 * s, point_of(b, model.site_pos, s));
           } else {
-            // R_b R(q_s)
-            const Quat<T> q = mul(normalized(load_quat(xquat, 4 * b)),
-                                  Quat<T>{T(sq[0]), T(sq[1]), T(sq[2]), T(sq[3])});
-            store_mat(o, 9 * s, to_mat(normalized(q)));
+            store_mat(o, 9 * s, to_mat(quat_of(b, model.site_quat, s)));
           }
         }
         break;
@@ -266,10 +267,7 @@ void derive(const Model& model, Batch<T>& batch, Derived what, std::span<T> out,
       case Derived::kFusedXquat:
       case Derived::kFusedXmat:
         for (int f = 0; f < model.nfused; ++f) {
-          // q_b ⊗ q_f
-          const double* fq = model.fused_quat.data() + 4 * f;
-          const Quat<T> q = normalized(mul(normalized(load_quat(xquat, 4 * model.fused_bodyid[f])),
-                                           Quat<T>{T(fq[0]), T(fq[1]), T(fq[2]), T(fq[3])}));
+          const Quat<T> q = quat_of(model.fused_bodyid[f], model.fused_quat, f);
           if (what == Derived::kFusedXmat) {
             store_mat(o, 9 * f, to_mat(q));
           } else {
