@@ -42,8 +42,8 @@ else
 fi
 cp scripts/gpu_check.py "$out/"
 # the model files the CUDA tests read (tests/model_cases.h: ZWANG_TEST_DIR, ZWANG_HUMANOID_XML)
-mkdir -p "$out/tests"
-cp -r tests/models "$out/tests/"
+mkdir -p "$out/tests/data"
+cp -r tests/data/models "$out/tests/data/"
 cat >"$out/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # RESULTS_DIR receives the test report, the GPU-vs-CPU contact comparison and the benchmarks
@@ -53,7 +53,7 @@ res=${1:?results folder}
 mkdir -p "$res"
 cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
 export LD_LIBRARY_PATH="$here/lib:$cuda/lib64:$cuda/lib:${LD_LIBRARY_PATH:-}"
-export ZWANG_TEST_DIR="$here/tests"
+export ZWANG_TEST_DIR="$here/tests/data"
 [[ -f $here/models/mj_humanoid.xml ]] && export ZWANG_HUMANOID_XML="$here/models/mj_humanoid.xml"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$res/gpu.txt"
 nvcc --version | tail -2 | tee -a "$res/gpu.txt"

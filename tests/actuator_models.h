@@ -1,5 +1,5 @@
-// Models with actuator dynamics (tests/test_actuator_dynamics.cc, test_simd.cc), as MuJoCo 2.2.2
-// reads them: the actuators without dynamics come first, as 2.2.2 requires.
+// Models with actuator dynamics (tests/kernels/test_actuator_dynamics.cc, test_simd.cc), as
+// MuJoCo 2.2.2 reads them: the actuators without dynamics come first, as 2.2.2 requires.
 #pragma once
 
 namespace zwang::test {

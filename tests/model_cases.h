@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "actuator_models.h"
+#include "data_dir.h"
 #include "sensor_models.h"
 #include "tendon_models.h"
 #include "test_util.h"
@@ -26,9 +27,7 @@
 namespace zwang::test {
 
 inline std::filesystem::path model_cases_dir() {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  return dir != nullptr ? std::filesystem::path(dir)
-                        : std::filesystem::path(__FILE__).parent_path();
+  return data_dir();
 }
 
 // MuJoCo's humanoid.xml from Debian's libmujoco-samples, or the file ZWANG_HUMANOID_XML names

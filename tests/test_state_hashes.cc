@@ -1,5 +1,5 @@
 // The bits of every model case after 50 steps, held against hashes kept in the repository
-// (tests/state_hashes/<compiler>.txt): a change that only moves code (the layout of host/, the
+// (tests/data/state_hashes/<compiler>.txt): a change that only moves code (the layout of host/, the
 // field tables) must leave them as they are.  For each case of tests/model_cases.h, in float64
 // and float32, on the scalar and the SIMD backend (which give the same bits), from seeded random
 // states: a 64-bit FNV-1a hash of every data field (only the state of an instance that stopped),

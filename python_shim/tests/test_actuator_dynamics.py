@@ -140,7 +140,8 @@ def test_muscles_match_mujoco(tmp_path, integrator):
     assert model.na == m.na == 2
     rng = np.random.default_rng(8)
     # lengths within the length ranges: MuJoCo 3 and 4 give no active force below lmin, where
-    # 2.2.2's curve (and zwang's) goes on (tests/test_actuator_dynamics.cc checks 2.2.2 there)
+    # 2.2.2's curve (and zwang's) goes on (tests/kernels/test_actuator_dynamics.cc checks 2.2.2
+    # there)
     qpos = np.stack([rng.uniform(-1.0, 1.0, N), rng.uniform(-0.2, 0.3, N)], axis=1)
     qvel = rng.normal(size=(N, model.nv))
     ctrl = rng.uniform(-0.5, 1.5, (N, model.nu))

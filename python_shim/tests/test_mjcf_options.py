@@ -4,8 +4,8 @@ gravcomp, mocap bodies posed per instance, keyframes through ``Simulator.reset(k
 ``<compiler fusestatic>`` (and URDF links on fixed joints merged, as MuJoCo's URDF importer does)
 with MuJoCo 4.0's rule for the bodies it keeps (those with joints, and
 those another element names: a sensor, a contact exclusion, the site of a force sensor; 2.2.2
-fuses only models without such elements, tests/test_mjcf.cc compares one).  The smooth dynamics
-agree to 1e-9 relative (tests/test_mjcf_options.cc checks MuJoCo 2.2.2)."""
+fuses only models without such elements, tests/mjcf/test_mjcf.cc compares one).  The smooth dynamics
+agree to 1e-9 relative (tests/mjcf/test_mjcf_options.cc checks MuJoCo 2.2.2)."""
 
 import pathlib
 import warnings
@@ -408,7 +408,7 @@ def test_merged_bodies_are_where_mujoco4_has_them_unmerged(tmp_path):
         _ = kept.fused_vel
 
 
-URDF_DIR = pathlib.Path(__file__).resolve().parents[2] / "tests" / "urdf"
+URDF_DIR = pathlib.Path(__file__).resolve().parents[2] / "tests" / "data" / "urdf"
 
 
 @pytest.mark.parametrize("robot", ["serial_arm", "mobile_base", "tree"])

@@ -223,7 +223,7 @@ def test_after_step_matches_mj_step(assets, name):
 DIFFERENT = {
     "body_inertia": "the 6-value tensor about the COM in the body frame, not principal moments",
     "body_jntadr": "a body without joints has the index its first joint would have, not -1",
-    "body_invweight0": "MuJoCo 2.2.2's (tests/test_mjcf_constraints.cc); 4.0 computes them anew",
+    "body_invweight0": "MuJoCo 2.2.2's (tests/mjcf/test_mjcf_constraints.cc); 4.0's differ",
     "dof_invweight0": "MuJoCo 2.2.2's, as body_invweight0",
     "mesh_vert": "the convex hull's vertices, not the mesh's",
     "mesh_vertadr": "the convex hull's",

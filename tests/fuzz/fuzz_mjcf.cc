@@ -1,5 +1,5 @@
 // libFuzzer target: MJCF text through zwang::load_mjcf_string, then the dynamics of what loads.
-// <include> resolves against tests/models, where the seeds' included parts live.
+// <include> resolves against tests/data/models, where the seeds' included parts live.
 #include <cstddef>
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-// The robots of tests/urdf, shared by test_urdf.cc and its MuJoCo cross-check.
+// The robots of tests/data/urdf, shared by test_urdf.cc and its MuJoCo cross-check.
 #pragma once
 
 #include <cstdlib>
@@ -8,12 +8,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "data_dir.h"
+
 namespace zwang::test {
 
-// ctest sets ZWANG_TEST_DIR; a test binary run by hand finds the files next to this header
 inline std::filesystem::path urdf_dir() {
-  if (const char* dir = std::getenv("ZWANG_TEST_DIR")) return std::filesystem::path(dir) / "urdf";
-  return std::filesystem::path(__FILE__).parent_path();
+  return data_dir() / "urdf";
 }
 
 inline std::filesystem::path urdf_file(const std::string& robot) {

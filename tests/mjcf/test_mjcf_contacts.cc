@@ -1,7 +1,7 @@
 // The MJCF loader's contacts against MuJoCo 2.2.2: geoms (type, body, size, frame in the body,
 // contact parameters), <contact> pairs and exclusions, and <option cone impratio>, compiled by
-// both from the same file or text (tests/models, Gymnasium's models, MuJoCo's humanoid.xml, small
-// models of default classes and pairs); the messages of what zwang refuses; the warnings for
+// both from the same file or text (tests/data/models, Gymnasium's models, MuJoCo's humanoid.xml,
+// small models of default classes and pairs); the messages of what zwang refuses; the warnings for
 // geom pairs without a narrow phase and for mesh geoms.
 //
 // Parameters copied from the text must be identical; the geom frames, which both compute from
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "data_dir.h"
 #include "mujoco_util.h"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
@@ -97,11 +98,10 @@ void expect_same_contacts(const Model& z, const mjModel* m) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the models of tests/models, Gymnasium's and MuJoCo's humanoid
+// the models of tests/data/models, Gymnasium's and MuJoCo's humanoid
 
 fs::path test_dir() {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  return dir != nullptr ? fs::path(dir) : fs::path(__FILE__).parent_path();
+  return data_dir();
 }
 
 // a file, or the name of a Gymnasium asset (found at run time)

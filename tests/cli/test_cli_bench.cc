@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_process.h"
+#include "data_dir.h"
 #include "host/cli/cli_common.hpp"
 
 namespace zwang::test {
@@ -20,8 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path test_dir() {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  return dir != nullptr ? fs::path(dir) : fs::path(__FILE__).parent_path();
+  return data_dir();
 }
 
 // the CSV's header

@@ -15,6 +15,7 @@
 
 #include "actuator_models.h"
 #include "cli_process.h"
+#include "data_dir.h"
 #include "host/cli/cli_common.hpp"
 #include "host/cli/commands.hpp"
 #include "mujoco_util.h"
@@ -513,13 +514,9 @@ TEST(Cli, ActivationsOfDynamicsAndRun) {
 }
 
 // `zwang info` lists the bodies that <compiler fusestatic> merged, each with the body that took it
-// (tests/models/fused_static.xml: the pillar into the world, the hand into its arm)
+// (tests/data/models/fused_static.xml: the pillar into the world, the hand into its arm)
 TEST(Cli, InfoListsMergedBodies) {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  const std::filesystem::path file =
-      (dir != nullptr ? std::filesystem::path(dir)
-                      : std::filesystem::path(__FILE__).parent_path()) /
-      "models" / "fused_static.xml";
+  const std::filesystem::path file = data_dir() / "models" / "fused_static.xml";
   const ProgramResult r = run_zwang("info " + file.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::size_t at = r.output.find("merged bodies");

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "data_dir.h"
 #include "mujoco_util.h"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
@@ -37,8 +38,7 @@ constexpr double kKinematics = 1e-12;
 constexpr double kInvweight = 1e-9;
 
 fs::path test_dir() {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  return dir != nullptr ? fs::path(dir) : fs::path(__FILE__).parent_path();
+  return data_dir();
 }
 
 std::string read_text(const fs::path& file) {

@@ -412,7 +412,7 @@ std::string one_joint(const std::string& joint, const std::string& inertial_a = 
                      inertial, joint);
 }
 
-// the warnings of a file of tests/urdf without its path
+// the warnings of a file of tests/data/urdf without its path
 std::vector<std::string> warnings_of(const std::string& robot, const LoadOptions& options = {}) {
   const std::string path = urdf_file(robot).string();
   std::vector<std::string> out;

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "data_dir.h"
 #include "mujoco_util.h"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
@@ -235,8 +236,7 @@ const char* kLimitsAndFriction = R"(
 </mujoco>)";
 
 std::string four_bar() {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  const fs::path tests = dir != nullptr ? fs::path(dir) : fs::path(__FILE__).parent_path();
+  const fs::path tests = data_dir();
   std::ifstream in(tests / "models" / "four_bar.xml");
   std::stringstream text;
   text << in.rdbuf();

@@ -1,5 +1,5 @@
-// The MJCF loader against MuJoCo 2.2.2.  Every model of tests/models/, MuJoCo's humanoid.xml and
-// mug.xml and ten Gymnasium v5 models are loaded by both; the compiled trees must agree (sizes,
+// The MJCF loader against MuJoCo 2.2.2.  Every model of tests/data/models/, MuJoCo's humanoid.xml
+// and mug.xml and ten Gymnasium v5 models are loaded by both; the compiled trees must agree (sizes,
 // addresses, qpos0, springs, limits, masses, inertias, actuators, tendons) and so must the
 // dynamics at 20 seeded random states (mj_forward with constraints disabled) and one step of
 // Euler (and of RK4 where there is no ball or free joint, see test_mujoco.cc for why).
@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "data_dir.h"
 #include "mujoco_util.h"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
@@ -49,8 +50,7 @@ constexpr double kDiagonalised = 1e-6;
 constexpr int kStates = 20;
 
 fs::path test_dir() {
-  const char* dir = std::getenv("ZWANG_TEST_DIR");
-  return dir != nullptr ? fs::path(dir) : fs::path(__FILE__).parent_path();
+  return data_dir();
 }
 
 struct Case {

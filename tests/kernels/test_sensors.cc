@@ -8,7 +8,7 @@
 //
 // Tolerance: |zwang − MuJoCo| ≤ 1e-12 max(1, max |MuJoCo|) per sensor in float64 (the same
 // formulas in other frames: rounding), 1e-10 where the constraint solvers meet (limit sensors,
-// as tests/test_constraints.cc), 2e-4 in float32.
+// as tests/kernels/test_constraints.cc), 2e-4 in float32.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
