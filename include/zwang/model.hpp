@@ -96,13 +96,14 @@ struct Model {
   ZW_MODEL_ARRAYS(ZW_X)
 #undef ZW_X
 
-  // counts that are the sizes of arrays
+  // counts that are the lengths of arrays: validate() checks each body's range in tree_dof
+  // and each tendon's in the wrap_ arrays
   int njac() const {
     return static_cast<int>(tree_dof.size());
-  }  // Σ body_treenum
+  }
   int nwrap() const {
     return static_cast<int>(wrap_type.size());
-  }  // Σ tendon_num
+  }
   int nmeshvert() const {
     return static_cast<int>(mesh_vert.size() / 3);
   }

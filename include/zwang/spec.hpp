@@ -292,6 +292,24 @@ struct TendonSpec {
 std::string_view to_string(SensorType type);  // MJCF's element name: "accelerometer", ...
 std::string_view to_string(ObjType type);     // MJCF's objtype: "body", "xbody", ...
 
+// argument-dependent lookup searches an enum's own namespace (kernels/types.h): there, too,
+// to_string(model.jnt_type[j]) is the name, also beside `using std::to_string`
+namespace joint_types {
+using zwang::to_string;
+}
+namespace integrators {
+using zwang::to_string;
+}
+namespace actuator_types {
+using zwang::to_string;
+}
+namespace sensor_types {
+using zwang::to_string;
+}
+namespace obj_types {
+using zwang::to_string;
+}
+
 // \brief A sensor (MuJoCo's <sensor> elements): values computed from the state of each
 // instance into the output `sensordata`, as MuJoCo's mj_sensorPos/Vel/Acc compute them, by
 // forward() and by step() at the state the step starts from (as mj_step leaves them).

@@ -1,5 +1,6 @@
 // The Python Model: sizes, names, every array of kernels/model_fields.h as a read-only NumPy
-// copy, and the lookups by name. A model's numbers are fixed once built; every number a user may
+// copy (sensor_objtype and sensor_reftype as names, actuator_ctrllimited as bools), and the
+// lookups by name. A model's numbers are fixed once built; every number a user may
 // change per instance is a parameter of the Simulator (Simulator.params).
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -170,6 +171,17 @@ void bind_model(nb::module_& m) {
           },
           "what each sensor is attached to (nsensor): 'site', 'joint', 'body', 'xbody', 'geom', "
           "'tendon', 'actuator', '' for none")
+      .def_prop_ro(
+          "sensor_reftype",
+          [](const PyModel& p) {
+            std::vector<std::string> types;
+            for (const ObjType t : p.model.sensor_reftype) {
+              types.emplace_back(t == ObjType::kUnknown ? "" : to_string(t));
+            }
+            return types;
+          },
+          "the frame each frame sensor is measured in (nsensor): 'body', 'xbody', 'geom', 'site', "
+          "'' for the world")
       .def_prop_ro(
           "nmocap", [](const PyModel& p) { return p.model.nmocap; },
           "mocap bodies, posed by each instance's mocap_pos and mocap_quat")

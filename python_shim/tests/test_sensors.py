@@ -66,6 +66,9 @@ def test_model_describes_the_sensors(model_file):
     np.testing.assert_array_equal(model.sensor_dim, [1, 3, 3, 3, 3, 3, 4, 4, 3, 3, 1, 1, 1])
     np.testing.assert_array_equal(model.sensor_adr, np.cumsum([0, *model.sensor_dim[:-1]]))
     assert model.sensor_objtype[1] == "site" and model.sensor_objtype[-2] == ""
+    # the framequat's reference frame is the site imu; the framelinacc's the world
+    assert model.sensor_reftype[7] == "site" and model.sensor_reftype[8] == ""
+    assert model.sensor_refid[7] == model.site_id("imu") and model.sensor_refid[8] == -1
     assert model.sensor_objid[0] == model.joint_id("hinge")
     assert model.sensor_noise[2] == 0.1 and model.sensor_cutoff[10] == 1
     assert model.sensor_id("gyro") == 2

@@ -11,8 +11,22 @@
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
 
+// outside namespace zwang, as a user's code: to_string of a model enum is found by
+// argument-dependent lookup, and beats std::to_string's number where both are visible
+namespace {
+std::string joint_type_name_outside_zwang(zwang::JointType type) {
+  using std::to_string;
+  return std::string(to_string(type));
+}
+}  // namespace
+
 namespace zwang::test {
 namespace {
+
+TEST(Builder, EnumNamesAreFoundOutsideTheNamespace) {
+  EXPECT_EQ(joint_type_name_outside_zwang(JointType::kHinge), "hinge");
+  EXPECT_EQ(joint_type_name_outside_zwang(JointType::kFree), "free");
+}
 
 const Inertia6 kUnit{0.1, 0.1, 0.1, 0, 0, 0};
 

@@ -1,4 +1,4 @@
-// The URDF robots of tests/urdf loaded by zwang and, independently, by MuJoCo 2.2.2's own URDF
+// The URDF robots of tests/data/urdf loaded by zwang and, independently, by MuJoCo 2.2.2's own URDF
 // importer (mj_loadXML): same tree, same joint order and limits, and the same H, qfrc_bias,
 // qfrc_passive, q̈ and body frames at 20 random states.  MuJoCo's copy of each file gets
 //   <mujoco><compiler fusestatic="false" discardvisual="true"/></mujoco>
@@ -57,7 +57,7 @@ std::string for_mujoco(std::string urdf, const std::string& floating_root,
   return urdf;
 }
 
-// MuJoCo's model of a robot of tests/urdf
+// MuJoCo's model of a robot of tests/data/urdf
 MjModelPtr mujoco_load(const std::string& robot, const std::string& floating_root,
                        std::string* error, const std::string& compiler = "", bool fuse = false) {
   return load_mujoco_string(for_mujoco(read_text(urdf_file(robot)), floating_root, compiler, fuse),

@@ -1,6 +1,6 @@
 // The URDF loader against Pinocchio (PyPI's pin 4.1.0, which scripts/setup.sh installs), run
 // through python3 and urdf/pinocchio_dynamics.py: H, qfrc_bias and q̈ at random states of
-//  - the robots of tests/urdf, the lenient cases among them (inertias that are no rigid
+//  - the robots of tests/data/urdf, the lenient cases among them (inertias that are no rigid
 //    body's, rounding noise, massless links, pybullet's mass-0 base), which Pinocchio takes as
 //    the file gives them and zwang must too;
 //  - every URDF file of example-robot-data (installed with pin by scripts/setup.sh), or of the
@@ -168,7 +168,7 @@ Errors compare(const ZwangDynamics& z, const json& pin) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the robots of tests/urdf
+// the robots of tests/data/urdf
 
 TEST(UrdfPinocchio, RobotsOfTheTests) {
   if (!pinocchio_importable()) GTEST_SKIP() << kNoPinocchio;
