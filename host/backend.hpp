@@ -48,8 +48,8 @@ class BackendImpl {
   virtual void invalidate_host() {}
 };
 
-// the SIMD backend where `simd` asks for it and the model allows it (no constraint rows or
-// contacts yet), else the scalar one; throws std::invalid_argument when `simd` names an
+// the SIMD backend where `simd` asks for it (kAuto: the widest this CPU has) and zwang was
+// built for x86, else the scalar one; throws std::invalid_argument when `simd` names an
 // instruction set this CPU lacks
 template <class T>
 std::unique_ptr<BackendImpl<T>> make_cpu_backend(const Model& model, const Batch<T>& batch,

@@ -184,7 +184,7 @@ void Simulator<T>::reset_keyframe(std::span<const std::int64_t> instances, int k
 
 template <class T>
 void Simulator<T>::reset_keyframe(std::span<const std::int64_t> instances, std::string_view name) {
-  const int key = model_.key_id(name);
+  const int key = model_.id(ObjType::kKey, name);
   if (key < 0) {
     throw std::invalid_argument(
         fmt::format("no keyframe is named '{}' ({} keyframe{} in the model)", name, model_.nkey,

@@ -130,7 +130,7 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
 
   // children come after their parent, so a body's subtree is complete when the loop gets to it
   for (int b = m.s.nbody - 1; b > 0; --b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     const Inertia<T> ib = load_inertia<T>(crb, 10 * b);
     const Wrench<T> fb = load_wrench<T>(cfrc, 6 * b);
 

@@ -64,7 +64,7 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
   store_motion<T>(biasacc, 0, zero);
 
   for (int b = 1; b < m.s.nbody; ++b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     Motion<T> v = load_motion<T>(cvel, 6 * p);
     Motion<T> a = load_motion<T>(cacc, 6 * p);
 

@@ -327,7 +327,7 @@ struct ConstraintSolver {
       if (!(residual > floor)) continue;
       if (change < T(0)) {
         for (int i = 0; i < nv; ++i) dx[i] = x[i] - xs[i];
-        tree_symv<T>(d.qM(), m.dof_parent, dx, hdx, nv);
+        tree_symv<T>(d.qM(), m.dof_parentid, dx, hdx, nv);
         T e = T(0);
         for (int i = 0; i < nv; ++i) e += dx[i] * hdx[i];
         change = std::sqrt(fmax(e, T(0)));
@@ -354,7 +354,7 @@ struct ConstraintSolver {
     const Row<T> xs = d.qacc_smooth(), grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
     const Row<T> jar = d.efc_jar(), aref = d.efc_aref(), D = d.efc_D(), R = d.efc_R();
     for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
-    tree_symv<T>(d.qM(), m.dof_parent, dir, tmp, nv);
+    tree_symv<T>(d.qM(), m.dof_parentid, dir, tmp, nv);
     for (int i = 0; i < nv; ++i) grad[i] = tmp[i];
     for (int r = nh; r < nefc; ++r) {
       // an inactive limit row (D = 0) has no force at any jar
@@ -439,7 +439,7 @@ struct ConstraintSolver {
   // inside the bracket [lo, hi] of its sign change
   ZW_HD T line_search(T& decrease) const {
     const Row<T> dir = d.efc_dir(), hd = d.efc_Hd(), tmp = d.efc_tmp(), jv = d.efc_jv();
-    tree_symv<T>(d.qM(), m.dof_parent, dir, hd, nv);
+    tree_symv<T>(d.qM(), m.dof_parentid, dir, hd, nv);
     T c1 = T(0), c2 = T(0);
     for (int i = 0; i < nv; ++i) {
       c1 += dir[i] * tmp[i];
@@ -512,17 +512,17 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     return true;
   }
   for (int i = 0; i < m.s.nM; ++i) hl[i] = qM[i];
-  if (cholesky_factor<T>(hl, m.dof_parent, nv) < nv) {
+  if (cholesky_factor<T>(hl, m.dof_parentid, nv) < nv) {
     *d.status |= kStatusFactorization;
     return false;
   }
   for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
-  cholesky_solve<T>(hl, m.dof_parent, xs, nv);
+  cholesky_solve<T>(hl, m.dof_parentid, xs, nv);
   for (int i = 0; i < nv; ++i) x[i] = xs[i];
 
   // 1. the Gauss projection onto the hard rows, which must not contradict one another
   if (nh > 0) {
-    cs.hard_factor(hl, m.dof_parent);
+    cs.hard_factor(hl, m.dof_parentid);
     cs.hard_project(x, true);
     if (!cs.hard_consistent(x)) {
       *d.status |= kStatusHardConflict;
@@ -619,7 +619,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     if (!solve) {
       for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
     }
-    cs.hard_factor(hl, m.dof_parent);
+    cs.hard_factor(hl, m.dof_parentid);
     const Row<T> mu = d.efc_mu(), y = d.efc_Y();
     for (int r = 0; r < nh; ++r) {
       const Row<T> yr = y + r * nv;
@@ -643,14 +643,14 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     const Row<T> g = d.efc_HnL(), damping = d.dof_damping();
     for (int i = 0; i < m.s.nM; ++i) g[i] = qM[i];
     for (int i = 0; i < nv; ++i) g[packed_index(i, i)] += damping_dt * damping[i];
-    if (cholesky_factor<T>(g, m.dof_parent, nv) < nv) {
+    if (cholesky_factor<T>(g, m.dof_parentid, nv) < nv) {
       *d.status |= kStatusFactorization;
       return false;
     }
     for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-    cholesky_solve<T>(g, m.dof_parent, x, nv);
+    cholesky_solve<T>(g, m.dof_parentid, x, nv);
     if (nh > 0) {
-      cs.hard_factor(g, m.dof_parent);
+      cs.hard_factor(g, m.dof_parentid);
       cs.hard_project(x, true);
       // the rows this metric's factor drops must hold as well
       if (!cs.hard_consistent(x)) {

@@ -38,7 +38,7 @@ ZW_HD void geom_poses(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> xpos = d.xpos(), xquat = d.xquat(), xmat = d.xmat();
   const Row<T> gpos = d.geom_xpos(), gmat = d.geom_xmat();
   for (int g = 0; g < m.s.ngeom; ++g) {
-    const int b = m.geom_body[g];
+    const int b = m.geom_bodyid[g];
     const Vec3<T> local{m.geom_pos[3 * g], m.geom_pos[3 * g + 1], m.geom_pos[3 * g + 2]};
     store3(gpos, 3 * g, load3(xpos, 3 * b) + mul(load_mat(xmat, 9 * b), local));
     const Quat<T> ql{m.geom_quat[4 * g], m.geom_quat[4 * g + 1], m.geom_quat[4 * g + 2],
@@ -133,7 +133,7 @@ ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d,
     const int r0 = m.contact_efcadr + c * m.s.ncon_rows;
     const int pair = static_cast<int>(d.contact_pair()[c]);
     const int g1 = m.collision_geom1[pair], g2 = m.collision_geom2[pair];
-    const int b1 = m.geom_body[g1], b2 = m.geom_body[g2];
+    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
     const int dim = m.collision_dim[pair];
     const T* fr = m.collision_friction + 5 * pair;
     const T* solref = m.collision_solref + 2 * pair;
@@ -260,7 +260,7 @@ ZW_HD void constraint_wrenches(const ModelView<T>& m, const Instance<T>& d) {
       const int at = (side == 0) == weld ? 3 : 0;
       const Vec3<T> p = body_point(d, b, Vec3<T>{data[at], data[at + 1], data[at + 2]});
       int root = b;
-      while (m.body_parent[root] > 0) root = m.body_parent[root];
+      while (m.body_parentid[root] > 0) root = m.body_parentid[root];
       const T sign = side == 0 ? T(1) : T(-1);
       const Vec3<T> arm = p - load3(com, 3 * root);
       store3(cfrc, 6 * b, load3(cfrc, 6 * b) + sign * (tau + cross(arm, f)));
@@ -279,10 +279,10 @@ ZW_HD void constraint_wrenches(const ModelView<T>& m, const Instance<T>& d) {
     const Vec3<T> f = fl.x * frame_row(fr, 0) + fl.y * frame_row(fr, 1) + fl.z * frame_row(fr, 2);
     const Vec3<T> tau = tl.x * frame_row(fr, 0) + tl.y * frame_row(fr, 1) + tl.z * frame_row(fr, 2);
     for (int side = 0; side < 2; ++side) {
-      const int b = m.geom_body[side == 0 ? g1 : g2];
+      const int b = m.geom_bodyid[side == 0 ? g1 : g2];
       if (b == 0) continue;
       int root = b;
-      while (m.body_parent[root] > 0) root = m.body_parent[root];
+      while (m.body_parentid[root] > 0) root = m.body_parentid[root];
       const T sign = side == 0 ? T(-1) : T(1);
       const Vec3<T> arm = p - load3(com, 3 * root);
       store3(cfrc, 6 * b, load3(cfrc, 6 * b) + sign * (tau + cross(arm, f)));
@@ -304,7 +304,7 @@ ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
     cfrc[6 * b] = mass[b];
   }
   for (int b = nb - 1; b > 0; --b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     store3(com, 3 * p, load3(com, 3 * p) + load3(com, 3 * b));
     cfrc[6 * p] += cfrc[6 * b];
   }
@@ -317,7 +317,7 @@ ZW_HD void external_wrenches(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> xfrc = d.xfrc_applied();
   for (int b = 0; b < nb; ++b) {
     int root = b;
-    while (root > 0 && m.body_parent[root] > 0) root = m.body_parent[root];
+    while (root > 0 && m.body_parentid[root] > 0) root = m.body_parentid[root];
     const Vec3<T> f = load3(xfrc, 6 * b), tau = load3(xfrc, 6 * b + 3);
     const Vec3<T> arm = load3(xipos, 3 * b) - load3(com, 3 * root);
     const bool world = b == 0;

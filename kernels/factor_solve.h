@@ -24,13 +24,13 @@ ZW_HD MaskOf<T> factor_solve(const ModelView<T>& m, const Instance<T>& d, T damp
   for (int i = 0; i < m.s.nM; ++i) qLD[i] = qM[i];
   for (int i = 0; i < nv; ++i) qLD[packed_index(i, i)] += damping_dt * damping[i];
   MaskOf<T> failed(false);
-  if (cholesky_factor<T>(qLD, m.dof_parent, nv, &failed) < nv) {
+  if (cholesky_factor<T>(qLD, m.dof_parentid, nv, &failed) < nv) {
     *d.status |= kStatusFactorization;
     return MaskOf<T>(false);
   }
   stop_lanes(d, failed, kStatusFactorization);
   for (int i = 0; i < nv; ++i) qacc[i] = rhs[i];
-  cholesky_solve<T>(qLD, m.dof_parent, qacc, nv);
+  cholesky_solve<T>(qLD, m.dof_parentid, qacc, nv);
   return !failed;
 }
 

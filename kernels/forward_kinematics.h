@@ -37,7 +37,7 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
   store3(xipos, 0, zero);
 
   for (int b = 1; b < m.s.nbody; ++b) {
-    const int p = m.body_parent[b], mocap = m.body_mocapid[b];
+    const int p = m.body_parentid[b], mocap = m.body_mocapid[b];
     // frame before the joints: parent frame ∘ (body_pos, body_quat); a mocap body, a child of
     // the world without joints, takes the instance's pose
     Vec3<T> pos = mocap >= 0

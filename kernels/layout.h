@@ -154,7 +154,7 @@ struct Layout {
   int work_rows;
 };
 
-// \brief The data rows that forward() and a step read before they write them: the state and the
+// The data rows that forward() and a step read before they write them: the state and the
 // inputs, which ZW_DATA_FIELDS lists first (qpos … mocap_quat).  Every later data row is an
 // output, written before it is read, but for sensordata (last): the values of sensors zwang
 // does not compute, and of user sensors, are the user's and stay.

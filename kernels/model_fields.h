@@ -14,7 +14,8 @@
 
 #define ZW_MODEL_ARRAYS(X)                                                                         \
   X(host, std::string, body_name, (nbody), "name, \"\" for an unnamed body")                       \
-  X(view_int, int, body_parent, (nbody), "parent body, -1 for the world")                          \
+  X(view_int, int, body_parentid, (nbody),                                                         \
+    "parent body; the world's is -1 (in Python 0, as MuJoCo's)")                                   \
   X(view_int, int, body_jntadr, (nbody), "first joint")                                            \
   X(view_int, int, body_jntnum, (nbody), "joints")                                                 \
   X(host, int, body_dofadr, (nbody), "first own dof, -1 if none")                                  \
@@ -34,7 +35,7 @@
   X(host, std::string, jnt_name, (njnt), "name")                                                   \
   X(view_int, JointType, jnt_type, (njnt),                                                         \
     "JointType: free 0, ball 1, slide 2, hinge 3 (MuJoCo's mjtJoint)")                             \
-  X(host, int, jnt_body, (njnt), "body of the joint")                                              \
+  X(host, int, jnt_bodyid, (njnt), "body of the joint")                                            \
   X(view_int, int, jnt_qposadr, (njnt), "first coordinate in qpos")                                \
   X(view_int, int, jnt_dofadr, (njnt), "first dof in qvel")                                        \
   X(view_real, double, jnt_pos, (njnt, 3), "anchor in the body frame")                             \
@@ -47,9 +48,9 @@
   X(view_real, double, jnt_solimp, (njnt, 5), "limit rows")                                        \
   X(view_real, double, qpos0, (nq), "configuration where hinge and slide angles are zero")         \
   X(host, double, qpos_spring, (nq), "spring rest configuration")                                  \
-  X(host, int, dof_jnt, (nv), "joint of the dof")                                                  \
-  X(host, int, dof_body, (nv), "body of the dof")                                                  \
-  X(view_int, int, dof_parent, (nv), "previous dof on the path to the root, -1")                   \
+  X(host, int, dof_jntid, (nv), "joint of the dof")                                                \
+  X(host, int, dof_bodyid, (nv), "body of the dof")                                                \
+  X(view_int, int, dof_parentid, (nv), "previous dof on the path to the root, -1")                 \
   X(host, double, dof_damping, (nv), "viscous damping")                                            \
   X(host, double, dof_armature, (nv), "armature inertia")                                          \
   X(view_real, double, dof_frictionloss, (nv), "dry friction (a friction row)")                    \
@@ -126,7 +127,7 @@
   X(view_real, double, nhc_solref, (nnhc, 2), "row reference")                                     \
   X(host, std::string, geom_name, (ngeom), "name")                                                 \
   X(view_int, GeomType, geom_type, (ngeom), "GeomType (MuJoCo's mjtGeom)")                         \
-  X(view_int, int, geom_body, (ngeom), "body of the geom")                                         \
+  X(view_int, int, geom_bodyid, (ngeom), "body of the geom")                                       \
   X(view_real, double, geom_pos, (ngeom, 3), "position in the body frame")                         \
   X(view_real, double, geom_quat, (ngeom, 4), "orientation in the body frame, unit, w x y z")      \
   X(view_real, double, geom_size, (ngeom, 3), "size parameters, MuJoCo's")                         \

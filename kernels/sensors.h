@@ -54,7 +54,7 @@ template <class T>
 ZW_HD ZW_INLINE Quat<T> sensed_quat(const ModelView<T>& m, const Instance<T>& d, int type, int id) {
   switch (type) {
     case ObjType::kGeom:
-      return mul(load_quat(d.xquat(), 4 * m.geom_body[id]), load_quat(m.geom_quat, 4 * id));
+      return mul(load_quat(d.xquat(), 4 * m.geom_bodyid[id]), load_quat(m.geom_quat, 4 * id));
     case ObjType::kSite:
       return site_xquat(m, d, id);
     default:
@@ -69,7 +69,7 @@ ZW_HD ZW_INLINE SensedFrame<T> sensed_frame(const ModelView<T>& m, const Instanc
     case ObjType::kBody:
       return {load3(d.xipos(), 3 * id), load_mat(d.xmat(), 9 * id), id};
     case ObjType::kGeom:
-      return {load3(d.geom_xpos(), 3 * id), load_mat(d.geom_xmat(), 9 * id), m.geom_body[id]};
+      return {load3(d.geom_xpos(), 3 * id), load_mat(d.geom_xmat(), 9 * id), m.geom_bodyid[id]};
     case ObjType::kSite: {
       const int b = m.site_bodyid[id];
       return {site_xpos(m, d, id), to_mat(site_xquat(m, d, id)), b};
@@ -134,7 +134,7 @@ ZW_HD void subtree_velocities(const ModelView<T>& m, const Instance<T>& d) {
   // v̄_b = Σ m_k v_k / M_b, children first
   for (int b = nb - 1; b >= 0; --b) {
     if (b > 0) {
-      const int p = m.body_parent[b];
+      const int p = m.body_parentid[b];
       store3(lin, 3 * p, load3(lin, 3 * p) + load3(lin, 3 * b));
       sm[p] += sm[b];
     }
@@ -142,7 +142,7 @@ ZW_HD void subtree_velocities(const ModelView<T>& m, const Instance<T>& d) {
   }
   // L_b += (x_b − c_b) × m_b (v_b − v̄_b); the parent gets L_b + (c_b − c_p) × M_b (v̄_b − v̄_p)
   for (int b = nb - 1; b > 0; --b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     const Vec3<T> x = load3(xipos, 3 * b), c = load3(com, 3 * b), vbar = load3(lin, 3 * b);
     const Motion<T> v = sensed_velocity(d, b, x);
     const Vec3<T> own = load3(ang, 3 * b) + cross(x - c, mass[b] * (v.lin - vbar));
@@ -165,7 +165,7 @@ ZW_HD void interaction_forces(const ModelView<T>& m, const Instance<T>& d) {
   store3(cfrc, 3, zero);
   for (int b = 1; b < nb; ++b) {
     int root = b;
-    while (m.body_parent[root] > 0) root = m.body_parent[root];
+    while (m.body_parentid[root] > 0) root = m.body_parentid[root];
     const Vec3<T> x = load3(xipos, 3 * b);
     const Motion<T> v = sensed_velocity(d, b, x);
     const Motion<T> a = body_acceleration(m, d, b);
@@ -177,7 +177,7 @@ ZW_HD void interaction_forces(const ModelView<T>& m, const Instance<T>& d) {
     store3(cfrc, 6 * b + 3, f - load3(ext, 6 * b + 3));
   }
   for (int b = nb - 1; b > 0; --b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     store3(cfrc, 6 * p, load3(cfrc, 6 * p) + load3(cfrc, 6 * b));
     store3(cfrc, 6 * p + 3, load3(cfrc, 6 * p + 3) + load3(cfrc, 6 * b + 3));
   }
@@ -221,8 +221,8 @@ ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
     const int ncon = static_cast<int>(d.ncon()[0]);
     T sum = T(0);
     for (int c = 0; c < ncon && c < m.s.nconmax; ++c) {
-      const int b1 = m.geom_body[static_cast<int>(geom[2 * c])];
-      const int b2 = m.geom_body[static_cast<int>(geom[2 * c + 1])];
+      const int b1 = m.geom_bodyid[static_cast<int>(geom[2 * c])];
+      const int b2 = m.geom_bodyid[static_cast<int>(geom[2 * c + 1])];
       const T fn = force[6 * c];
       if ((b != b1 && b != b2) || !(fn > T(0))) continue;
       const Vec3<T> n = load3(frame, 9 * c);
@@ -244,7 +244,7 @@ ZW_HD T rangefinder_value(const ModelView<T>& m, const Instance<T>& d, int site)
   const Row<T> xpos = d.geom_xpos(), xmat = d.geom_xmat();
   T best = T(-1);
   for (int g = 0; g < m.s.ngeom; ++g) {
-    if (m.geom_body[g] == f.body || !m.geom_visible[g]) continue;
+    if (m.geom_bodyid[g] == f.body || !m.geom_visible[g]) continue;
     const T x = ray_shape(m.geom_type[g], load3(xpos, 3 * g), load_mat(xmat, 9 * g),
                           load3(m.geom_size, 3 * g), f.pos, v);
     best = ray_nearer(best, x, x >= T(0));
@@ -284,7 +284,7 @@ ZW_HD void sensor_values(const ModelView<T>& m, const Instance<T>& d, int i, Row
     case SensorType::kTorque: {
       const SensedFrame<T> f = sensed_frame(m, d, ObjType::kSite, id);
       int root = f.body;
-      while (m.body_parent[root] > 0) root = m.body_parent[root];
+      while (m.body_parentid[root] > 0) root = m.body_parentid[root];
       const Row<T> cfrc = d.cfrc_int();
       const Vec3<T> force = load3(cfrc, 6 * f.body + 3);
       const Vec3<T> w =

@@ -28,7 +28,7 @@ enum ActuatorType : int { kMotor, kPosition, kVelocity, kGeneral, kCylinder, kMu
 }  // namespace actuator_types
 using actuator_types::ActuatorType;
 
-// \brief Activation dynamics, numbered as MuJoCo's mjtDyn: none (no activation state),
+// Activation dynamics, numbered as MuJoCo's mjtDyn: none (no activation state),
 // integrator (ȧ = u), filter (ȧ = (u − a) / τ), muscle (MuJoCo's mju_muscleDynamics), and
 // MuJoCo 3's filterexact (the filter integrated exactly over a step), numbered 5.
 namespace actuator_dyns {
@@ -36,7 +36,7 @@ enum ActuatorDyn : int { kNone = 0, kIntegrator = 1, kFilter = 2, kMuscle = 3, k
 }  // namespace actuator_dyns
 using actuator_dyns::ActuatorDyn;
 
-// \brief Gain and bias laws, numbered as MuJoCo's mjtGain and mjtBias.
+// Gain and bias laws, numbered as MuJoCo's mjtGain and mjtBias.
 namespace actuator_gains {
 enum ActuatorGain : int { kFixed = 0, kAffine = 1, kMuscle = 2 };
 }  // namespace actuator_gains
@@ -59,7 +59,7 @@ enum WrapType : int { kJoint = 1, kPulley = 2, kSite = 3 };
 }  // namespace wrap_types
 using wrap_types::WrapType;
 
-// \brief What Model::disableflags switches off: MuJoCo 2.2.2's mjtDisableBit values, then the
+// What Model::disableflags switches off: MuJoCo 2.2.2's mjtDisableBit values, then the
 // flags MuJoCo 3 added (their bits are zwang's own; MuJoCo 3 renumbered the set).
 enum DisableBit : int {
   kDisableConstraint = 1 << 0,    // every constraint row
@@ -103,7 +103,7 @@ enum Cone : int { kPyramidal = 0, kElliptic = 1 };
 }  // namespace cones
 using cones::Cone;
 
-// \brief How the margins and gaps of two geoms combine into their contact's: a rule MuJoCo
+// How the margins and gaps of two geoms combine into their contact's: a rule MuJoCo
 // changed in its release 3.5.
 namespace contact_margins {
 enum ContactMargin : int {
@@ -171,19 +171,25 @@ enum SensorType : int {
 }  // namespace sensor_types
 using sensor_types::SensorType;
 
-// the objects a sensor may be attached to, numbered as MuJoCo's mjtObj; kBody is the frame of
-// the principal axes of inertia at the centre of mass, kXBody the body frame
+// the kinds of object, numbered as MuJoCo 2.2.2's mjtObj: what a sensor is attached to and what
+// Model::id() looks up; kBody is the frame of the principal axes of inertia at the centre of
+// mass, kXBody the body frame
 namespace obj_types {
 enum ObjType : int {
   kUnknown = 0,
   kBody = 1,
   kXBody = 2,
   kJoint = 3,
+  kDof = 4,
   kGeom = 5,
   kSite = 6,
   kCamera = 7,
+  kMesh = 9,
+  kEquality = 16,
   kTendon = 17,
   kActuator = 18,
+  kSensor = 19,
+  kKey = 23,
 };
 }  // namespace obj_types
 using obj_types::ObjType;

@@ -105,7 +105,7 @@ inline void expect_same_tree(const Model& z, const mjModel* m) {
     if (const char* name = mj_id2name(m, mjOBJ_BODY, b)) {
       EXPECT_EQ(z.body_name[b], name) << "body " << b;
     }
-    EXPECT_EQ(z.body_parent[b], m->body_parentid[b]) << "body " << b;
+    EXPECT_EQ(z.body_parentid[b], m->body_parentid[b]) << "body " << b;
   }
   for (int j = 0; j < z.njnt; ++j) {
     EXPECT_EQ(static_cast<int>(z.jnt_type[j]), m->jnt_type[j]) << "joint " << j;

@@ -23,7 +23,8 @@ namespace {
 // the body each body hangs from just below the world (MuJoCo's body_rootid); the world's is 0
 std::vector<int> root_ids(const Model& m) {
   std::vector<int> root(m.nbody, 0);
-  for (int b = 1; b < m.nbody; ++b) root[b] = m.body_parent[b] == 0 ? b : root[m.body_parent[b]];
+  for (int b = 1; b < m.nbody; ++b)
+    root[b] = m.body_parentid[b] == 0 ? b : root[m.body_parentid[b]];
   return root;
 }
 

@@ -10,7 +10,7 @@
 
 namespace zwang {
 
-// \brief hard_conflict_clauses() at instance i's state, inputs, parameters and time, with the
+// hard_conflict_clauses() at instance i's state, inputs, parameters and time, with the
 // tolerances of the instance's scalar type; empty when the rows hold there.
 template <class T>
 std::string hard_conflict(const Model& model, const Batch<T>& batch, std::int64_t i);

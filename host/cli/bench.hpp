@@ -31,7 +31,7 @@ struct BenchOptions {
   std::string plot;                         // PNG file, or empty
 };
 
-// \brief A peer: its plugin's name (zwang_peer_NAME.so), the column it heads, and the mode
+// A peer: its plugin's name (zwang_peer_NAME.so), the column it heads, and the mode
 // and model files it runs.
 struct PeerInfo {
   const char* name;
@@ -42,7 +42,7 @@ inline constexpr std::array<PeerInfo, 3> kPeers{{{"mujoco4", "MuJoCo 4.0", false
                                                  {"mujoco2", "MuJoCo 2.2.2", false},
                                                  {"pinocchio", "Pinocchio", true}}};
 
-// \brief One zwang configuration at one (model, instances, threads, steps per call), with the
+// One zwang configuration at one (model, instances, threads, steps per call), with the
 // peers measured in the same rounds; rates in instance-steps (or forward evaluations) per
 // second, NaN where a peer did not run.
 struct BenchRow {
@@ -60,21 +60,21 @@ struct BenchRow {
                                          std::numeric_limits<double>::quiet_NaN()};
 };
 
-// \brief The models benchmarked when none is given, those found on this machine: MuJoCo's
+// The models benchmarked when none is given, those found on this machine: MuJoCo's
 // humanoid.xml (libmujoco-samples), Gymnasium's ant and humanoid, the Panda arm's URDF
 // (example-robot-data); each one missing is named in `missing` with how to install it.
 std::vector<std::string> default_bench_models(std::vector<std::string>* missing);
 
-// \brief Runs the bench and prints the table; 0, or 1 if no model could be run.
+// Runs the bench and prints the table; 0, or 1 if no model could be run.
 int run_bench(const BenchOptions& options, const LoadOptions& load);
 
-// \brief The table printed on stdout.
+// The table printed on stdout.
 std::string bench_table(const std::vector<BenchRow>& rows);
-// \brief model, nv, mode, instances, threads, steps_per_call, backend, precision, zwang, one
+// model, nv, mode, instances, threads, steps_per_call, backend, precision, zwang, one
 // column per peer and zwang_over_PEER for each: empty where a peer did not run; numbers written
 // to round-trip, so that each ratio is the quotient of its row's two columns.
 std::string bench_csv(const std::vector<BenchRow>& rows);
-// \brief Plots steps/s against instances (log-log), one panel per model and thread count, one
+// Plots steps/s against instances (log-log), one panel per model and thread count, one
 // line per engine and configuration, through python3's matplotlib; `why` is empty on success,
 // else why not, and `no_plotter` says whether the reason is a missing python3 or matplotlib
 // (an optional tool) rather than a failure to draw or write the file.

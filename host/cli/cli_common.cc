@@ -240,7 +240,7 @@ DriveOption parse_drive(const std::string& text) {
 void apply_drives(Model& model, const std::vector<DriveOption>& drives) {
   std::set<std::string> given;
   for (const DriveOption& d : drives) {
-    const int j = model.joint_id(d.joint);
+    const int j = model.id(ObjType::kJoint, d.joint);
     if (j < 0)
       throw std::invalid_argument(fmt::format("--drive: no joint '{}' in the model", d.joint));
     const JointType type = model.jnt_type[j];
@@ -433,7 +433,7 @@ void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng
 }
 
 int keyframe_index(const Model& model, const std::string& key) {
-  const int named = model.key_id(key);
+  const int named = model.id(ObjType::kKey, key);
   if (named >= 0) return named;
   int index = -1;
   const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);

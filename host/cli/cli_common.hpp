@@ -15,54 +15,54 @@
 
 namespace zwang::cli {
 
-// \brief A model and where it came from.
+// A model and where it came from.
 struct OpenedModel {
   Model model;
   std::string source;  // the file, or "built-in example NAME"
   std::vector<std::string> warnings;
 };
 
-// \brief `spec` is a path to an MJCF (.xml) or URDF (.urdf) file or the name of a built-in
+// `spec` is a path to an MJCF (.xml) or URDF (.urdf) file or the name of a built-in
 // example (zwang::examples::names()); the default built-in is the 8-link chain.
 OpenedModel open_model(const std::string& spec, const LoadOptions& load = {});
 inline constexpr const char* kDefaultModel = "chain";
 
-// \brief MuJoCo's names of the flags --disable takes, in DisableBit order: constraint,
+// MuJoCo's names of the flags --disable takes, in DisableBit order: constraint,
 // equality, frictionloss, limit, contact.
 std::vector<std::string> disable_flag_names();
-// \brief The DisableBit flags of --disable values, each a comma-separated list of names;
+// The DisableBit flags of --disable values, each a comma-separated list of names;
 // std::invalid_argument names an unknown or empty name and lists the valid ones.
 int parse_disable(const std::vector<std::string>& lists);
 
-// \brief One --drive: the hinge or slide `joint` follows
+// One --drive: the hinge or slide `joint` follows
 // q(t) = q0 + v0 t + amplitude sin(omega t + phase).
 struct DriveOption {
   std::string joint;
   std::array<double, 5> prm{};  // q0 v0 amplitude omega phase (rad or m, s)
 };
-// \brief "JOINT=q0,v0,amplitude,omega,phase"; std::invalid_argument names the malformed value.
+// "JOINT=q0,v0,amplitude,omega,phase"; std::invalid_argument names the malformed value.
 DriveOption parse_drive(const std::string& text);
-// \brief Drives joints of `model`: a joint the model drives already gets the new numbers (its
+// Drives joints of `model`: a joint the model drives already gets the new numbers (its
 // solref stays), any other hinge or slide a new drive with the default solref.
 // std::invalid_argument names the option and the joint for an unknown joint, a joint that is not
 // a hinge or a slide, or a joint given twice.
 void apply_drives(Model& model, const std::vector<DriveOption>& drives);
 
-// \brief --disable and --drive of `dynamics` and `run`, applied to a loaded model.
+// --disable and --drive of `dynamics` and `run`, applied to a loaded model.
 struct ModelEdits {
   std::vector<std::string> disable{};  // comma-separated flag names
   std::vector<std::string> drive{};    // JOINT=q0,v0,amplitude,omega,phase
 };
-// \brief ORs the --disable flags into model.disableflags, adds the drives, validates the model.
+// ORs the --disable flags into model.disableflags, adds the drives, validates the model.
 void apply_model_edits(Model& model, const ModelEdits& edits);
 
-// \brief One term of --randomize: every element of `parameter` of every instance is multiplied
+// One term of --randomize: every element of `parameter` of every instance is multiplied
 // by its own factor drawn uniformly from [low, high].
 struct RandomizeTerm {
   std::string parameter;  // mass, inertia, damping, armature, stiffness, gain, gear, gravity
   double low = 1, high = 1;
 };
-// \brief "mass=0.8:1.2,damping=0.5:2"; std::invalid_argument names the bad term.
+// "mass=0.8:1.2,damping=0.5:2"; std::invalid_argument names the bad term.
 std::vector<RandomizeTerm> parse_randomize(const std::string& spec);
 std::vector<std::string> randomize_parameters();
 
@@ -70,43 +70,43 @@ template <class T>
 void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
                      std::mt19937_64& rng);
 
-// \brief Every instance at the model's default configuration with each hinge and slide
+// Every instance at the model's default configuration with each hinge and slide
 // coordinate moved by U(−noise, noise), at rest.
 template <class T>
 void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng);
 
-// \brief The keyframe `key` names: a keyframe's name, else the index of one; std::invalid_argument
+// The keyframe `key` names: a keyframe's name, else the index of one; std::invalid_argument
 // naming the keyframes the model has otherwise.
 int keyframe_index(const Model& model, const std::string& key);
 
-// \brief Every instance at keyframe `key` (keyframe_index) with each hinge and slide coordinate
+// Every instance at keyframe `key` (keyframe_index) with each hinge and slide coordinate
 // moved by U(−noise, noise).
 template <class T>
 void start_from_keyframe(Simulator<T>& sim, const std::string& key, double noise,
                          std::mt19937_64& rng);
 
-// \brief States for `zwang dynamics`: {"qpos": [[...], ...], "qvel": [[...], ...], "ctrl": ...}.
+// States for `zwang dynamics`: {"qpos": [[...], ...], "qvel": [[...], ...], "ctrl": ...}.
 struct States {
   std::vector<std::vector<double>> qpos, qvel, ctrl;  // ctrl empty: zero controls
   std::vector<std::vector<double>> act;               // empty: zero activations
 };
-// \brief std::invalid_argument names the field and state index of a bad shape or value, and
+// std::invalid_argument names the field and state index of a bad shape or value, and
 // any unknown or repeated key.
 States parse_states(const std::string& json_text, const Model& model);
 
-// \brief The contents of a file, a pipe or a device, read up to `max_bytes` (so /dev/zero ends);
+// The contents of a file, a pipe or a device, read up to `max_bytes` (so /dev/zero ends);
 // std::runtime_error names it and the OS error, or the bound.
 inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
 std::string read_file(const std::string& path, std::size_t max_bytes = kMaxInputBytes);
-// \brief `text` into `path`, which ends complete or untouched: a regular file is written beside
+// `text` into `path`, which ends complete or untouched: a regular file is written beside
 // it and renamed onto it, a device or a pipe directly. std::runtime_error names the file and
 // the OS error.
 void write_file(const std::string& path, const std::string& text);
-// \brief std::runtime_error "OPTION PATH: cannot write: ..." unless `path` can be written (a file
+// std::runtime_error "OPTION PATH: cannot write: ..." unless `path` can be written (a file
 // it creates to find out is removed again), so that a run learns it before its work, not after.
 void check_writable(const std::string& path, const std::string& option);
 
-// \brief {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]],
+// {"nq", "nv", "M": [[nv*nv row-major]], "bias": [[nv]], "qacc": [[nv]],
 // "qacc_smooth": [[nv]], "qfrc_constraint": [[nv]], "efc_nactive": [...], "solver_niter": [...],
 // "ncon": [...]} at the states (time 0), the first ncon contacts of each state as
 // "contact_geom": [[[geom1, geom2], ...]], "contact_geom_name": [[[name1, name2], ...]],

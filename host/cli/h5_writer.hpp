@@ -24,26 +24,26 @@ class H5File {
   H5File(const H5File&) = delete;
   H5File& operator=(const H5File&) = delete;
 
-  // \brief A dataset of records, each `shape` (row-major), growing along its first axis.
+  // A dataset of records, each `shape` (row-major), growing along its first axis.
   // `float_bytes` is 4 or 8. A record may be empty (a zero in `shape`).
   void create_series(const std::string& name, const std::vector<hsize_t>& shape, int float_bytes);
-  // \brief The same, of 32-bit integers.
+  // The same, of 32-bit integers.
   void create_int_series(const std::string& name, const std::vector<hsize_t>& shape);
-  // \brief Appends one record of the series.
+  // Appends one record of the series.
   void append(const std::string& name, const double* values);
   void append(const std::string& name, const float* values);
   void append(const std::string& name, const int* values);
-  // \brief Ends a record: `records` counts it and everything written so far reaches the file.
+  // Ends a record: `records` counts it and everything written so far reaches the file.
   void end_record();
   std::int64_t records() const { return records_; }
 
-  // \brief A fixed dataset (row-major `shape`).
+  // A fixed dataset (row-major `shape`).
   void write(const std::string& name, const std::vector<hsize_t>& shape,
              const std::vector<double>& values);
   void write(const std::string& name, const std::vector<hsize_t>& shape,
              const std::vector<int>& values);
   void create_group(const std::string& name);
-  // \brief New values of a fixed integer dataset written before, in place (its storage exists,
+  // New values of a fixed integer dataset written before, in place (its storage exists,
   // so this needs no room on disk); they reach the file with the next end_record() or close().
   void overwrite(const std::string& name, const std::vector<int>& values);
 
@@ -53,7 +53,7 @@ class H5File {
   void attribute(const std::string& name, std::uint64_t value);
   void attribute(const std::string& name, const std::vector<std::string>& values);
 
-  // \brief Sets `status` ("complete", "interrupted" or "failed"), flushes and closes.
+  // Sets `status` ("complete", "interrupted" or "failed"), flushes and closes.
   void close(const std::string& status);
 
   // Every failure throws std::runtime_error naming the file, what failed and the OS error; the

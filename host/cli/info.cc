@@ -20,30 +20,8 @@ std::string range_text(bool limited, const double* r) {
 // "site tip", "xbody arm", "-" for none
 std::string sensor_object_name(const Model& m, ObjType type, int id) {
   if (id < 0) return "-";
-  const std::vector<std::string>* names = nullptr;
-  switch (type) {
-    case ObjType::kBody:
-    case ObjType::kXBody:
-      names = &m.body_name;
-      break;
-    case ObjType::kJoint:
-      names = &m.jnt_name;
-      break;
-    case ObjType::kGeom:
-      names = &m.geom_name;
-      break;
-    case ObjType::kSite:
-      names = &m.site_name;
-      break;
-    case ObjType::kTendon:
-      names = &m.tendon_name;
-      break;
-    case ObjType::kActuator:
-      names = &m.actuator_name;
-      break;
-    default:
-      return "-";
-  }
+  const std::vector<std::string>* names = m.names(type);
+  if (names == nullptr) return "-";
   const std::string& name = (*names)[id];
   return fmt::format("{} {}", to_string(type), name.empty() ? fmt::format("#{}", id) : name);
 }
@@ -91,7 +69,7 @@ int run_info(const std::string& spec, const LoadOptions& load) {
     std::vector<std::string> joints(m.jnt_name.begin() + m.body_jntadr[b],
                                     m.jnt_name.begin() + m.body_jntadr[b] + m.body_jntnum[b]);
     std::printf("  %-4d %-24s %-24s %10.4g  %s\n", b, m.body_name[b].c_str(),
-                m.body_name[m.body_parent[b]].c_str(), m.body_mass[b],
+                m.body_name[m.body_parentid[b]].c_str(), m.body_mass[b],
                 m.body_mocapid[b] >= 0 ? "(mocap)"
                 : joints.empty()       ? "(welded)"
                                        : fmt::format("{}", fmt::join(joints, " ")).c_str());
@@ -111,7 +89,7 @@ int run_info(const std::string& spec, const LoadOptions& load) {
               "qpos", "dof", "range");
   for (int j = 0; j < m.njnt; ++j) {
     std::printf("  %-4d %-24s %-6s %-24s %5d %5d  %s\n", j, m.jnt_name[j].c_str(),
-                std::string(to_string(m.jnt_type[j])).c_str(), m.body_name[m.jnt_body[j]].c_str(),
+                std::string(to_string(m.jnt_type[j])).c_str(), m.body_name[m.jnt_bodyid[j]].c_str(),
                 m.jnt_qposadr[j], m.jnt_dofadr[j],
                 range_text(m.jnt_limited[j], &m.jnt_range[2 * j]).c_str());
   }

@@ -12,7 +12,7 @@ namespace zwang {
 // a model file, or all the files an MJCF model includes together, is at most this large
 inline constexpr std::uintmax_t kMaxModelFileBytes = std::uintmax_t{64} << 20;
 
-// \brief The text of a model file; ModelError "NAME: ..." when it is missing, not a regular
+// The text of a model file; ModelError "NAME: ..." when it is missing, not a regular
 // file, larger than `max_bytes` or unreadable.  `name` is how messages show the file.
 std::string read_model_file(const std::filesystem::path& path, const std::string& name,
                             std::uintmax_t max_bytes = kMaxModelFileBytes);

@@ -31,7 +31,7 @@ struct Triangles {
   bool consistent = true;
 };
 
-// \brief The triangles of an STL (binary or ASCII) or OBJ file, by its extension in any case.
+// The triangles of an STL (binary or ASCII) or OBJ file, by its extension in any case.
 // `mirror` reverses every triangle (a scale of negative determinant).  Of an OBJ file, the first
 // object's faces and the vertices they use, or every vertex when it has no face (MuJoCo 2.2.2).
 // ModelError "cannot open the file", "not an STL file: ...", ... (the caller names the file).
@@ -40,7 +40,7 @@ Triangles read_file(const std::filesystem::path& path, bool mirror);
 // whether directed edges repeat: two triangles that share an edge run it in opposite directions
 bool consistent_orientation(std::span<const int> face);
 
-// \brief The convex hull of a point set by qhull with MuJoCo's options ("Qt": triangulated
+// The convex hull of a point set by qhull with MuJoCo's options ("Qt": triangulated
 // facets): its vertices (indices into the points, increasing) and triangles (indices into the
 // points, counter-clockwise seen from outside).  nullopt and qhull's message in `error` when the
 // points span no volume (fewer than four, or all in one plane).
@@ -101,7 +101,7 @@ struct Processed {
   Defect defect = Defect::kNone;
 };
 
-// \brief MuJoCo's processing of a mesh: placement, then the centre of mass and principal axes
+// MuJoCo's processing of a mesh: placement, then the centre of mass and principal axes
 // of the mass the Inertia says, the mesh moved into that frame.  `hull` (faces over the same
 // vertices) is used by kConvex only; `density` is the mesh's class's geom density, which MuJoCo
 // 2.2.2 multiplies into its moments (a zero density leaves no positive eigenvalue).

@@ -7,7 +7,7 @@
 
 namespace zwang {
 
-// \brief The peak force F0 of each muscle into actuator_gainprm[3a] (muscle gain) and F0 fpmax
+// The peak force F0 of each muscle into actuator_gainprm[3a] (muscle gain) and F0 fpmax
 // into actuator_biasprm[3a] (muscle bias): `force`, or `scale / acc0` when force < 0, with
 // acc0 = |H⁻¹ gear e_dof| at qpos0 (MuJoCo's actuator_acc0).  `specs` are the actuators in order.
 void set_muscle_constants(Model& model, const std::vector<ActuatorSpec>& specs);

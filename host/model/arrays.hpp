@@ -18,9 +18,9 @@ class ModelArrays {
   const std::vector<int>& ints() const { return ints_; }
   const std::vector<T>& reals() const { return reals_; }
 
-  // \brief The view with its pointers into copies of ints() and reals() at these addresses.
+  // The view with its pointers into copies of ints() and reals() at these addresses.
   ModelView<T> view(const int* ints, const T* reals) const;
-  // \brief The view into this object's own buffers.
+  // The view into this object's own buffers.
   ModelView<T> view() const { return view(ints_.data(), reals_.data()); }
 
  private:

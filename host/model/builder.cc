@@ -93,7 +93,7 @@ void ModelBuilder::add_contacts(Model& m) const {
   for (const GeomSpec& g : geoms_) {
     m.geom_name.push_back(g.name);
     m.geom_type.push_back(g.type);
-    m.geom_body.push_back(m.body_id(g.body));
+    m.geom_bodyid.push_back(m.id(ObjType::kBody, g.body));
     append(m.geom_pos, g.pos);
     append(m.geom_quat, g.quat);
     append(m.geom_size, g.size);
@@ -109,12 +109,12 @@ void ModelBuilder::add_contacts(Model& m) const {
     m.geom_solmix.push_back(g.solmix);
     append(m.geom_solref, g.solref);
     append(m.geom_solimp, g.solimp);
-    m.geom_dataid.push_back(g.type == GeomType::kMesh ? m.mesh_id(g.mesh) : -1);
+    m.geom_dataid.push_back(g.type == GeomType::kMesh ? m.id(ObjType::kMesh, g.mesh) : -1);
   }
   m.ngeom = static_cast<int>(geoms_.size());
   m.contact_margin = contact_margin_;  // before the pairs' unset values are mixed
   for (const ContactPairSpec& p : pairs_) {
-    const int g1 = m.geom_id(p.geom1), g2 = m.geom_id(p.geom2);
+    const int g1 = m.id(ObjType::kGeom, p.geom1), g2 = m.id(ObjType::kGeom, p.geom2);
     const ContactMix mix = mix_contact(m, g1, g2);
     m.pair_name.push_back(p.name);
     m.pair_geom1.push_back(g1);
@@ -128,8 +128,8 @@ void ModelBuilder::add_contacts(Model& m) const {
   }
   m.npair = static_cast<int>(pairs_.size());
   for (const auto& e : excludes_) {
-    m.exclude_body1.push_back(m.body_id(e[0]));
-    m.exclude_body2.push_back(m.body_id(e[1]));
+    m.exclude_body1.push_back(m.id(ObjType::kBody, e[0]));
+    m.exclude_body2.push_back(m.id(ObjType::kBody, e[1]));
   }
   m.nexclude = static_cast<int>(excludes_.size());
   m.cone = cone_;
@@ -683,7 +683,7 @@ void ModelBuilder::add_fused_body(const FusedBodySpec& in) {
 void ModelBuilder::add_fused(Model& m) const {
   for (const FusedBodySpec& f : fused_) {
     m.fused_name.push_back(f.name);
-    m.fused_bodyid.push_back(m.body_id(f.body));
+    m.fused_bodyid.push_back(m.id(ObjType::kBody, f.body));
     append(m.fused_pos, f.pos);
     append(m.fused_quat, f.quat);
     m.fused_mass.push_back(f.mass);
@@ -697,11 +697,11 @@ void ModelBuilder::add_sites(Model& m) const {
   std::vector<const SiteSpec*> order;
   for (const SiteSpec& s : sites_) order.push_back(&s);
   std::stable_sort(order.begin(), order.end(), [&](const SiteSpec* a, const SiteSpec* b) {
-    return m.body_id(a->body) < m.body_id(b->body);
+    return m.id(ObjType::kBody, a->body) < m.id(ObjType::kBody, b->body);
   });
   for (const SiteSpec* s : order) {
     m.site_name.push_back(s->name);
-    m.site_bodyid.push_back(m.body_id(s->body));
+    m.site_bodyid.push_back(m.id(ObjType::kBody, s->body));
     append(m.site_pos, s->pos);
     append(m.site_quat, s->quat);
     m.site_type.push_back(static_cast<int>(s->type));
@@ -724,13 +724,13 @@ void ModelBuilder::add_tendons(Model& m) const {
     m.tendon_adr.push_back(static_cast<int>(m.wrap_type.size()));
     for (const TendonSpec::Term& term : t.joints) {
       m.wrap_type.push_back(static_cast<int>(WrapType::kJoint));
-      m.wrap_objid.push_back(m.joint_id(term.joint));
+      m.wrap_objid.push_back(m.id(ObjType::kJoint, term.joint));
       m.wrap_prm.push_back(term.coef);
     }
     for (const TendonSpec::Point& p : t.path) {
       const bool pulley = p.site.empty();
       m.wrap_type.push_back(static_cast<int>(pulley ? WrapType::kPulley : WrapType::kSite));
-      m.wrap_objid.push_back(pulley ? -1 : m.site_id(p.site));
+      m.wrap_objid.push_back(pulley ? -1 : m.id(ObjType::kSite, p.site));
       m.wrap_prm.push_back(pulley ? p.divisor : 0.0);
     }
     m.tendon_num.push_back(static_cast<int>(m.wrap_type.size()) - m.tendon_adr.back());
@@ -923,7 +923,7 @@ Model ModelBuilder::build() const {
   for (int b = 0; b < m.nbody; ++b) {
     const BodySpec& s = bodies_[b];
     m.body_name.push_back(s.name);
-    m.body_parent.push_back(parents_[b]);
+    m.body_parentid.push_back(parents_[b]);
     append(m.body_pos, s.pos);
     append(m.body_quat, s.quat);
     m.body_mass.push_back(s.mass);
@@ -942,7 +942,7 @@ Model ModelBuilder::build() const {
       const int jnv = joint_nv(static_cast<int>(j->type));
       m.jnt_name.push_back(j->name);
       m.jnt_type.push_back(j->type);
-      m.jnt_body.push_back(b);
+      m.jnt_bodyid.push_back(b);
       m.jnt_qposadr.push_back(m.nq);
       m.jnt_dofadr.push_back(m.nv);
       append(m.jnt_pos, j->pos);
@@ -969,8 +969,8 @@ Model ModelBuilder::build() const {
       }
       if (m.body_dofadr[b] < 0) m.body_dofadr[b] = m.nv;
       for (int i = 0; i < jnv; ++i) {
-        m.dof_jnt.push_back(jid);
-        m.dof_body.push_back(b);
+        m.dof_jntid.push_back(jid);
+        m.dof_bodyid.push_back(b);
         m.dof_damping.push_back(j->damping);
         m.dof_armature.push_back(j->armature);
         m.dof_frictionloss.push_back(j->frictionloss);
@@ -990,7 +990,7 @@ Model ModelBuilder::build() const {
     std::vector<std::int64_t> depth(m.nbody, 0);
     std::int64_t njac = 0;
     for (int b = 1; b < m.nbody; ++b) {
-      depth[b] = depth[m.body_parent[b]] + m.body_dofnum[b];
+      depth[b] = depth[m.body_parentid[b]] + m.body_dofnum[b];
       njac += depth[b];
     }
     check_instance_rows(m.nq, m.nv, static_cast<std::int64_t>(actuators_.size()), m.nbody, m.njnt,
@@ -998,16 +998,16 @@ Model ModelBuilder::build() const {
   }
 
   // dof tree: the previous dof on the path to the root, and each body's ancestor dofs
-  m.dof_parent.assign(m.nv, -1);
+  m.dof_parentid.assign(m.nv, -1);
   std::vector<int> last_dof(m.nbody, -1);
   m.body_treeadr.assign(m.nbody, 0);
   m.body_treenum.assign(m.nbody, 0);
   for (int b = 1; b < m.nbody; ++b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     int prev = last_dof[p];
     for (int i = 0; i < m.body_dofnum[b]; ++i) {
       const int dof = m.body_dofadr[b] + i;
-      m.dof_parent[dof] = prev;
+      m.dof_parentid[dof] = prev;
       prev = dof;
     }
     last_dof[b] = prev;
@@ -1022,7 +1022,7 @@ Model ModelBuilder::build() const {
   if (inertia_rule_ == InertiaRule::kMassMatrix) check_mass_matrix(m);
   // InertiaRule::kRigidBody: a moving body must carry mass somewhere below it
   std::vector<double> subtree_mass(m.body_mass);
-  for (int b = m.nbody - 1; b > 0; --b) subtree_mass[m.body_parent[b]] += subtree_mass[b];
+  for (int b = m.nbody - 1; b > 0; --b) subtree_mass[m.body_parentid[b]] += subtree_mass[b];
   for (int b = 1; inertia_rule_ == InertiaRule::kRigidBody && b < m.nbody; ++b) {
     if (m.body_dofnum[b] > 0 && !(subtree_mass[b] > 0)) {
       throw ModelError(
@@ -1049,7 +1049,7 @@ Model ModelBuilder::build() const {
     const bool tendon = !a.tendon.empty();
     m.actuator_trntype.push_back(
         static_cast<int>(tendon ? TransmissionType::kTendon : TransmissionType::kJoint));
-    m.actuator_trnid.push_back(tendon ? tendon_index(a.tendon) : m.joint_id(a.joint));
+    m.actuator_trnid.push_back(tendon ? tendon_index(a.tendon) : m.id(ObjType::kJoint, a.joint));
     m.actuator_gear.push_back(a.gear);
     double gain = a.gain;
     std::array<double, 3> bias = a.bias;
@@ -1127,7 +1127,9 @@ Model ModelBuilder::build() const {
     m.eq_type.push_back(e.type);
     const bool tendon = e.type == EqualityType::kTendon;
     auto object = [&](const std::string& name) {
-      return joint ? m.joint_id(name) : tendon ? tendon_index(name) : m.body_id(name);
+      return joint    ? m.id(ObjType::kJoint, name)
+             : tendon ? tendon_index(name)
+                      : m.id(ObjType::kBody, name);
     };
     m.eq_obj1id.push_back(object(e.obj1));
     m.eq_obj2id.push_back((joint || tendon) && e.obj2.empty() ? -1 : object(e.obj2));
@@ -1149,7 +1151,7 @@ Model ModelBuilder::build() const {
   }
   m.neq = static_cast<int>(equalities_.size());
   for (const DriveSpec& d : drives_) {
-    m.drive_jnt.push_back(m.joint_id(d.joint));
+    m.drive_jnt.push_back(m.id(ObjType::kJoint, d.joint));
     append(m.drive_prm, std::array<double, 5>{d.q0, d.v0, d.amplitude, d.omega, d.phase});
     append(m.drive_solref, d.solref);
   }
@@ -1157,7 +1159,7 @@ Model ModelBuilder::build() const {
   for (const NonholonomicSpec& c : nonholonomic_) {
     m.nhc_name.push_back(c.name);
     m.nhc_type.push_back(c.type);
-    m.nhc_body.push_back(m.body_id(c.body));
+    m.nhc_body.push_back(m.id(ObjType::kBody, c.body));
     if (c.type == NonholonomicType::kKnifeEdge) {
       const Vec3d& e = c.direction;
       const double n = std::sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
@@ -1188,57 +1190,45 @@ Model ModelBuilder::build() const {
   return m;
 }
 
-int Model::equality_id(std::string_view name) const {
-  for (int i = 0; i < neq; ++i)
-    if (eq_name[i] == name) return i;
-  return -1;
+const std::vector<std::string>* Model::names(ObjType type) const {
+  switch (type) {
+    case ObjType::kBody:
+    case ObjType::kXBody:
+      return &body_name;
+    case ObjType::kJoint:
+      return &jnt_name;
+    case ObjType::kGeom:
+      return &geom_name;
+    case ObjType::kSite:
+      return &site_name;
+    case ObjType::kMesh:
+      return &mesh_name;
+    case ObjType::kEquality:
+      return &eq_name;
+    case ObjType::kTendon:
+      return &tendon_name;
+    case ObjType::kActuator:
+      return &actuator_name;
+    case ObjType::kSensor:
+      return &sensor_name;
+    case ObjType::kKey:
+      return &key_name;
+    default:
+      return nullptr;
+  }
 }
 
-int Model::geom_id(std::string_view name) const {
-  for (int i = 0; i < ngeom; ++i)
-    if (geom_name[i] == name) return i;
-  return -1;
-}
-
-int Model::mesh_id(std::string_view name) const {
-  for (int i = 0; i < nmesh; ++i)
-    if (mesh_name[i] == name) return i;
-  return -1;
-}
-
-int Model::site_id(std::string_view name) const {
-  for (int i = 0; i < nsite; ++i)
-    if (site_name[i] == name) return i;
-  return -1;
+int Model::id(ObjType type, std::string_view name) const {
+  const std::vector<std::string>* all = names(type);
+  if (all == nullptr) return -1;
+  const auto it = std::find(all->begin(), all->end(), name);
+  return it == all->end() ? -1 : static_cast<int>(it - all->begin());
 }
 
 int Model::fused_id(std::string_view name) const {
   if (name.empty()) return -1;
-  for (int i = 0; i < nfused; ++i)
-    if (fused_name[i] == name) return i;
-  return -1;
-}
-
-int Model::body_id(std::string_view name) const {
-  for (int i = 0; i < nbody; ++i)
-    if (body_name[i] == name) return i;
-  return -1;
-}
-int Model::joint_id(std::string_view name) const {
-  for (int i = 0; i < njnt; ++i)
-    if (jnt_name[i] == name) return i;
-  return -1;
-}
-int Model::actuator_id(std::string_view name) const {
-  for (int i = 0; i < nu; ++i)
-    if (actuator_name[i] == name) return i;
-  return -1;
-}
-
-int Model::tendon_id(std::string_view name) const {
-  for (int i = 0; i < ntendon; ++i)
-    if (tendon_name[i] == name) return i;
-  return -1;
+  const auto it = std::find(fused_name.begin(), fused_name.end(), name);
+  return it == fused_name.end() ? -1 : static_cast<int>(it - fused_name.begin());
 }
 
 Sizes Model::sizes() const {

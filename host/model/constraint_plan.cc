@@ -87,7 +87,7 @@ namespace {
 // the rigid piece a body belongs to: itself when it has joints, else its parent's (world: 0)
 std::vector<int> weld_ids(const Model& m) {
   std::vector<int> weld(m.nbody, 0);
-  for (int b = 1; b < m.nbody; ++b) weld[b] = m.body_jntnum[b] > 0 ? b : weld[m.body_parent[b]];
+  for (int b = 1; b < m.nbody; ++b) weld[b] = m.body_jntnum[b] > 0 ? b : weld[m.body_parentid[b]];
   return weld;
 }
 
@@ -125,7 +125,7 @@ void plan_contacts(const Model& m, RowPlan& p) {
     p.collision_solimp.insert(p.collision_solimp.end(), solimp, solimp + 5);
     p.collision_margin.push_back(margin);
     p.collision_gap.push_back(gap);
-    const int b1 = m.geom_body[g1], b2 = m.geom_body[g2];
+    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
     p.collision_couples.push_back(on_one_path(m, b1, b2) ? 0 : 1);
     return n;
   };
@@ -152,7 +152,7 @@ void plan_contacts(const Model& m, RowPlan& p) {
   };
   // body pairs in order, then their geoms in order
   std::vector<std::vector<int>> body_geoms(m.nbody);
-  for (int g = 0; g < m.ngeom; ++g) body_geoms[m.geom_body[g]].push_back(g);
+  for (int g = 0; g < m.ngeom; ++g) body_geoms[m.geom_bodyid[g]].push_back(g);
   for (int b1 = 0; b1 < m.nbody; ++b1) {
     for (int b2 = b1 + 1; b2 < m.nbody; ++b2) {
       if (body_geoms[b1].empty() || body_geoms[b2].empty() || excluded(b1, b2)) continue;
@@ -160,8 +160,8 @@ void plan_contacts(const Model& m, RowPlan& p) {
       if (w1 == w2) continue;
       // a body and its parent do not collide, unless the parent is the world or the model
       // disables the filter
-      const int p1 = weld[m.body_parent[w1] < 0 ? 0 : m.body_parent[w1]];
-      const int p2 = weld[m.body_parent[w2] < 0 ? 0 : m.body_parent[w2]];
+      const int p1 = weld[m.body_parentid[w1] < 0 ? 0 : m.body_parentid[w1]];
+      const int p2 = weld[m.body_parentid[w2] < 0 ? 0 : m.body_parentid[w2]];
       const bool filter = !(m.disableflags & kDisableFilterparent);
       if (filter && w1 != 0 && w2 != 0 && (w1 == p2 || w2 == p1)) continue;
       for (int g1 : body_geoms[b1]) {
@@ -289,7 +289,7 @@ RowPlan plan_rows(const Model& m) {
   }
   p.efc_dense.resize(m.nv);
   for (int v = 0; v < m.nv; ++v) p.efc_dense[v] = v - 1;
-  p.efc_tree = dense ? p.efc_dense : m.dof_parent;
+  p.efc_tree = dense ? p.efc_dense : m.dof_parentid;
   return p;
 }
 

@@ -44,13 +44,13 @@ struct RowPlan {
 
 RowPlan plan_rows(const Model& model);
 
-// \brief Radius of the sphere about a geom's centre that holds it (0 for a plane: infinite).
+// Radius of the sphere about a geom's centre that holds it (0 for a plane: infinite).
 double geom_bounding_radius(GeomType type, const Vec3d& size);
 
 // rows of one equality of this type
 int equality_rows(EqualityType type);
 
-// \brief body_invweight0, dof_invweight0 and the eq_data MuJoCo derives at qpos0 (connect's
+// body_invweight0, dof_invweight0 and the eq_data MuJoCo derives at qpos0 (connect's
 // second anchor, weld's relative pose when none is given), from the model's parameters.
 void set_constraint_constants(Model& model);
 

@@ -10,13 +10,13 @@
 
 namespace zwang {
 
-// \brief "equality 'e2' contradicts equality 'e1' (violated by 2.5e+03)", one clause per
+// "equality 'e2' contradicts equality 'e1' (violated by 2.5e+03)", one clause per
 // dropped row that the kept rows leave violated, after a forward() of `one` at its state; empty
 // when the rows hold there.  `tol` and `reach` are ConstraintSolver::hard_consistent's, of the
 // scalar type whose verdict is explained.
 std::string hard_conflict_clauses(const Model& model, OneInstance& one, double tol, double reach);
 
-// \brief ModelError "model: hard constraints contradict one another at the default state ..."
+// ModelError "model: hard constraints contradict one another at the default state ..."
 // when they do at qpos0, at rest, at time 0, with the model's parameters.
 void check_hard_rows(const Model& model);
 

@@ -66,12 +66,6 @@ std::vector<double> mocap_quat0(const Model& m) {
   return out;
 }
 
-int Model::key_id(std::string_view name) const {
-  for (int i = 0; i < nkey; ++i)
-    if (key_name[i] == name) return i;
-  return -1;
-}
-
 void ModelBuilder::add_keyframe(const KeyframeSpec& spec) {
   const std::string who = key_label(spec.name, keyframes_.size());
   if (keyframes_.size() >= static_cast<std::size_t>(kMaxKeyframes)) {

@@ -90,7 +90,7 @@ std::vector<double> second_configuration(const Model& m) {
 
 // " (dof k of the free joint)" for a joint of several dofs, nothing for a hinge or a slide
 std::string dof_suffix(const Model& m, int dof) {
-  const int j = m.dof_jnt[dof];
+  const int j = m.dof_jntid[dof];
   if (joint_nv(static_cast<int>(m.jnt_type[j])) == 1) return "";
   return fmt::format(" (dof {} of the {} joint)", dof - m.jnt_dofadr[j], to_string(m.jnt_type[j]));
 }
@@ -108,7 +108,7 @@ MassMatrixPivot mass_matrix_pivot(const Model& m, std::span<const double> qpos) 
   // (a hinge turns about its anchor, a slide shifts, a ball turns about its anchor, a free joint
   // sets the frame); each dof's motion is taken with the frame before its own joint moves it
   for (int b = 1; b < nbody; ++b) {
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     const double* bq = &m.body_quat[4 * b];
     Eigen::Matrix3d r =
         rot[p] * Eigen::Quaterniond(bq[0], bq[1], bq[2], bq[3]).normalized().toRotationMatrix();
@@ -192,7 +192,7 @@ MassMatrixPivot mass_matrix_pivot(const Model& m, std::span<const double> qpos) 
       }
       passed -= u * d.ldlt().solve(u.transpose());
     }
-    const int p = m.body_parent[b];
+    const int p = m.body_parentid[b];
     if (p > 0) {
       articulated[p] += passed;
       composite[p] += composite[b];
@@ -207,8 +207,8 @@ void check_mass_matrix(const Model& m) {
   // a configuration singularity (a point mass on an axis at qpos0) passes here
   if (mass_matrix_pivot(m, second_configuration(m)).dof < 0) return;
   const int dof = at_qpos0.dof;
-  const int b = m.dof_body[dof];
-  const std::string who = fmt::format("joint '{}'", m.jnt_name[m.dof_jnt[dof]]);
+  const int b = m.dof_bodyid[dof];
+  const std::string who = fmt::format("joint '{}'", m.jnt_name[m.dof_jntid[dof]]);
   const std::string which = dof_suffix(m, dof);
   if (at_qpos0.pivot < 0) {
     throw ModelError(fmt::format(

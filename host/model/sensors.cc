@@ -141,27 +141,14 @@ std::string_view to_string(SensorType type) {
 }
 
 std::string_view to_string(ObjType type) {
-  switch (type) {
-    case ObjType::kUnknown:
-      return "unknown";
-    case ObjType::kBody:
-      return "body";
-    case ObjType::kXBody:
-      return "xbody";
-    case ObjType::kJoint:
-      return "joint";
-    case ObjType::kGeom:
-      return "geom";
-    case ObjType::kSite:
-      return "site";
-    case ObjType::kCamera:
-      return "camera";
-    case ObjType::kTendon:
-      return "tendon";
-    case ObjType::kActuator:
-      return "actuator";
-  }
-  return "unknown";
+  // MuJoCo 2.2.2's names by mjtObj value, "" for the kinds zwang has not
+  constexpr std::string_view kNames[] = {
+      "unknown",  "body",   "xbody",    "joint",  "dof", "geom", "site", "camera",
+      "",         "mesh",   "",         "",       "",    "",     "",     "",
+      "equality", "tendon", "actuator", "sensor", "",    "",     "",     "key"};
+  const int t = static_cast<int>(type);
+  return t >= 0 && t < static_cast<int>(std::size(kNames)) && !kNames[t].empty() ? kNames[t]
+                                                                                 : "unknown";
 }
 
 SensorShape sensor_shape(SensorType type) {
@@ -376,25 +363,6 @@ void ModelBuilder::add_sensor(const SensorSpec& in) {
 // ids of the sensors' objects (sites and geoms are numbered once the model is laid out), and
 // each sensor's values after the previous ones
 void ModelBuilder::add_sensors(Model& m) const {
-  auto id_of = [&](ObjType type, const std::string& name) {
-    switch (type) {
-      case ObjType::kBody:
-      case ObjType::kXBody:
-        return m.body_id(name);
-      case ObjType::kJoint:
-        return m.joint_id(name);
-      case ObjType::kGeom:
-        return m.geom_id(name);
-      case ObjType::kSite:
-        return m.site_id(name);
-      case ObjType::kTendon:
-        return m.tendon_id(name);
-      case ObjType::kActuator:
-        return m.actuator_id(name);
-      default:
-        return -1;
-    }
-  };
   for (const SensorSpec& s : sensors_) {
     const SensorShape shape =
         s.type == SensorType::kUser ? SensorShape{s.dim, s.datatype} : sensor_shape(s.type);
@@ -402,9 +370,9 @@ void ModelBuilder::add_sensors(Model& m) const {
     m.sensor_type.push_back(s.type);
     m.sensor_datatype.push_back(shape.datatype);
     m.sensor_objtype.push_back(s.objtype);
-    m.sensor_objid.push_back(id_of(s.objtype, s.objname));
+    m.sensor_objid.push_back(m.id(s.objtype, s.objname));
     m.sensor_reftype.push_back(s.reftype);
-    m.sensor_refid.push_back(id_of(s.reftype, s.refname));
+    m.sensor_refid.push_back(m.id(s.reftype, s.refname));
     m.sensor_dim.push_back(shape.dim);
     m.sensor_adr.push_back(m.nsensordata);
     m.sensor_cutoff.push_back(s.cutoff);
@@ -413,12 +381,6 @@ void ModelBuilder::add_sensors(Model& m) const {
   }
   m.nsensor = static_cast<int>(sensors_.size());
   m.magnetic = magnetic_;
-}
-
-int Model::sensor_id(std::string_view name) const {
-  for (int i = 0; i < nsensor; ++i)
-    if (sensor_name[i] == name) return i;
-  return -1;
 }
 
 void validate_sensors(const Model& m) {
@@ -445,23 +407,8 @@ void validate_sensors(const Model& m) {
   }
   // objects by type, and how many the model has of each
   auto count = [&](ObjType type) {
-    switch (type) {
-      case ObjType::kBody:
-      case ObjType::kXBody:
-        return m.nbody;
-      case ObjType::kJoint:
-        return m.njnt;
-      case ObjType::kGeom:
-        return m.ngeom;
-      case ObjType::kSite:
-        return m.nsite;
-      case ObjType::kTendon:
-        return m.ntendon;
-      case ObjType::kActuator:
-        return m.nu;
-      default:
-        return 0;
-    }
+    const std::vector<std::string>* names = m.names(type);
+    return names ? static_cast<int>(names->size()) : 0;
   };
   long long adr = 0;
   for (std::size_t i = 0; i < n; ++i) {

@@ -15,7 +15,7 @@ inline constexpr std::int64_t kMaxInstanceRows = std::int64_t{1} << 30;
 inline constexpr int kMaxKeyframes = 100000;
 inline constexpr std::int64_t kMaxKeyframeValues = std::int64_t{1} << 24;
 
-// \brief The rows one instance needs, counted in 64 bits; ModelError "model: ..." naming the
+// The rows one instance needs, counted in 64 bits; ModelError "model: ..." naming the
 // largest fields when they exceed kMaxInstanceRows.  `njac` is Σ_k (ancestor dofs of body k).
 std::int64_t check_instance_rows(std::int64_t nq, std::int64_t nv, std::int64_t nu,
                                  std::int64_t nbody, std::int64_t njnt, std::int64_t njac,

@@ -163,11 +163,11 @@ void Model::validate() const {
   }
 
   // the tree: parents before children, joints body by body, coordinates and dofs joint by joint
-  if (body_parent[0] != -1) throw ModelError("model: body_parent[0] must be -1 (the world)");
+  if (body_parentid[0] != -1) throw ModelError("model: body_parentid[0] must be -1 (the world)");
   int next_jnt = 0, next_q = 0, next_v = 0;
   std::size_t tree = 0;
   for (int k = 0; k < nbody; ++k) {
-    if (k > 0) index_in("body_parent", body_parent[k], 0, k, k);
+    if (k > 0) index_in("body_parentid", body_parentid[k], 0, k, k);
     if (body_jntadr[k] != next_jnt || body_jntnum[k] < 0) {
       throw ModelError(
           fmt::format("model: body_jntadr/body_jntnum of body {} do not follow the joints", k));
@@ -189,7 +189,7 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: body_mocapid[{}] = {} does not follow body order", k,
                                    body_mocapid[k]));
     }
-    if (k == 0 || body_parent[k] != 0 || body_jntnum[k] != 0) {
+    if (k == 0 || body_parentid[k] != 0 || body_jntnum[k] != 0) {
       throw ModelError(
           fmt::format("model: mocap body {} must be a child of the world without joints", k));
     }
@@ -202,7 +202,7 @@ void Model::validate() const {
     const int type = static_cast<int>(jnt_type[i]);
     if (type < 0 || type > 3)
       throw ModelError(fmt::format("model: jnt_type[{}] is not free, ball, slide or hinge", i));
-    index_in("jnt_body", jnt_body[i], 1, nbody, i);
+    index_in("jnt_bodyid", jnt_bodyid[i], 1, nbody, i);
     if (jnt_qposadr[i] != next_q || jnt_dofadr[i] != next_v) {
       throw ModelError(fmt::format(
           "model: jnt_qposadr/jnt_dofadr of joint {} do not follow the joint types", i));
@@ -215,16 +215,16 @@ void Model::validate() const {
                                  next_q, next_v, nq, nv));
   }
   for (int i = 0; i < nv; ++i) {
-    if (dof_parent[i] >= i || dof_parent[i] < -1) {
+    if (dof_parentid[i] >= i || dof_parentid[i] < -1) {
       throw ModelError(
-          fmt::format("model: dof_parent[{}] = {} is not an earlier dof", i, dof_parent[i]));
+          fmt::format("model: dof_parentid[{}] = {} is not an earlier dof", i, dof_parentid[i]));
     }
   }
   for (std::size_t i = 0; i < tree; ++i) index_in("tree_dof", tree_dof[i], 0, nv, i);
   // a body's ancestor dofs are its parent's followed by its own joints' dofs, in order: the
   // assembly of H (kernels/assemble.h) pairs the parent's list with the body's own dofs
   for (int k = 1; k < nbody; ++k) {
-    const int p = body_parent[k];
+    const int p = body_parentid[k];
     const int inherited = p > 0 ? body_treenum[p] : 0;
     int own = 0;
     for (int j = body_jntadr[k]; j < body_jntadr[k] + body_jntnum[k]; ++j) {
@@ -344,9 +344,9 @@ void Model::validate() const {
   }
   // the rigid piece each body moves with: a plane may only be on the world's
   std::vector<int> moves(nbody, 0);
-  for (int b = 1; b < nbody; ++b) moves[b] = moves[body_parent[b]] || body_jntnum[b] > 0;
+  for (int b = 1; b < nbody; ++b) moves[b] = moves[body_parentid[b]] || body_jntnum[b] > 0;
   for (int i = 0; i < ngeom; ++i) {
-    index_in("geom_body", geom_body[i], 0, nbody, i);
+    index_in("geom_bodyid", geom_bodyid[i], 0, nbody, i);
     const Vec3d size{geom_size[3 * i], geom_size[3 * i + 1], geom_size[3 * i + 2]};
     const int used = geom_type[i] == GeomType::kSphere                                           ? 1
                      : geom_type[i] == GeomType::kCapsule || geom_type[i] == GeomType::kCylinder ? 2
@@ -364,7 +364,7 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: geom_rbound[{}] = {} does not hold the geom (radius {})",
                                    i, geom_rbound[i], rbound));
     }
-    if (geom_type[i] == GeomType::kPlane && moves[geom_body[i]]) {
+    if (geom_type[i] == GeomType::kPlane && moves[geom_bodyid[i]]) {
       throw ModelError(fmt::format("model: geom {} is a plane on a moving body", i));
     }
     const int t = static_cast<int>(geom_type[i]);
@@ -409,7 +409,7 @@ void Model::validate() const {
     if (fused_mass[i] < 0) {
       throw ModelError(fmt::format("model: merged body {} has mass {}", i, fused_mass[i]));
     }
-    if (!fused_name[i].empty() && body_id(fused_name[i]) >= 0) {
+    if (!fused_name[i].empty() && id(ObjType::kBody, fused_name[i]) >= 0) {
       throw ModelError(
           fmt::format("model: merged body {} is named '{}', as a body is", i, fused_name[i]));
     }

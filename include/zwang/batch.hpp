@@ -1,4 +1,4 @@
-// \brief N instances of one model: state, parameters and outputs stored structure-of-arrays.
+// N instances of one model: state, parameters and outputs stored structure-of-arrays.
 // Element j of a field of instance i is at arena[(offset + j) * padded_size + i], so one
 // element of all instances is contiguous (DESIGN.md §2, kernels/layout.h).
 //
@@ -27,7 +27,7 @@
 
 namespace zwang {
 
-// \brief Storage of the arenas, 64-byte aligned: with a padded size that is a multiple of the
+// Storage of the arenas, 64-byte aligned: with a padded size that is a multiple of the
 // SIMD width, each row of a pack of instances is then one aligned register (with AVX-512, one
 // cache line), which the SIMD CPU backend copies to and from its tiles with one load and store
 // (and reads in place, for parameters).  Large arenas are also given 2 MiB pages where the system
@@ -49,7 +49,7 @@ struct ArenaAllocator {
 template <class T>
 using ArenaVector = std::vector<T, ArenaAllocator<T>>;
 
-// \brief Every field a user reads or writes: the data fields and the parameter fields of
+// Every field a user reads or writes: the data fields and the parameter fields of
 // kernels/layout.h, in its order, then time and status.
 enum class FieldId : int {
 #define ZW_X(name, count) name,
@@ -60,21 +60,21 @@ enum class FieldId : int {
 };
 inline constexpr int kFieldCount = static_cast<int>(FieldId::status) + 1;
 
-// \brief The field's name as in kernels/layout.h: "qpos", "body_mass", ..., "time", "status".
+// The field's name as in kernels/layout.h: "qpos", "body_mass", ..., "time", "status".
 const char* field_name(FieldId f);
-// \brief Whether f is an output: a data field a call computes (qacc … sensordata), not the
+// Whether f is an output: a data field a call computes (qacc … sensordata), not the
 // state or an input (qpos … mocap_quat), a parameter, time or status.
 constexpr bool is_output(FieldId f) {
   return f >= FieldId::qacc && f <= FieldId::sensordata;
 }
-// \brief Whether f is a parameter field (body_mass … tendon_damping).
+// Whether f is a parameter field (body_mass … tendon_damping).
 constexpr bool is_parameter(FieldId f) {
   return f > FieldId::sensordata && f < FieldId::time;
 }
-// \brief The field of that name; std::invalid_argument for an unknown name.
+// The field of that name; std::invalid_argument for an unknown name.
 FieldId field_id(std::string_view name);
 
-// \brief Thrown by the accessor of an output field a batch does not keep current
+// Thrown by the accessor of an output field a batch does not keep current
 // (SimulatorOptions::outputs); Python's zwang.OutputNotKeptError, an AttributeError.
 class OutputNotKept : public std::logic_error {
  public:
@@ -83,7 +83,7 @@ class OutputNotKept : public std::logic_error {
 
 enum class ArenaId { kData, kParam, kTime, kStatus };
 
-// \brief Where a field lives: rows [row, row + rows) of an arena, each padded_size values long
+// Where a field lives: rows [row, row + rows) of an arena, each padded_size values long
 // (time and status are the one row of their own arena).
 struct FieldRows {
   ArenaId arena;
@@ -92,7 +92,7 @@ struct FieldRows {
 };
 FieldRows field_rows(FieldId f, const Layout& layout, const Sizes& sizes);
 
-// \brief Keeps the host copy of a batch coherent with another copy of it (the CUDA backend's
+// Keeps the host copy of a batch coherent with another copy of it (the CUDA backend's
 // device arenas).  Installed by that backend; null for the CPU backend.
 class BatchSync {
  public:
@@ -103,7 +103,7 @@ class BatchSync {
   virtual void host_write(FieldId f) = 0;
 };
 
-// \brief One field of every instance of a batch; FieldRef<const T> only reads.
+// One field of every instance of a batch; FieldRef<const T> only reads.
 template <class T>
 class FieldRef {
  public:
@@ -118,21 +118,21 @@ class FieldRef {
 
   int width() const { return width_; }  // values per instance
   std::int64_t instances() const { return n_; }
-  // \brief Element 0 of instance 0: element j of instance i is at data()[j * ld() + i].
+  // Element 0 of instance 0: element j of instance i is at data()[j * ld() + i].
   T* data() const { return base_; }
   std::int64_t ld() const { return ld_; }
 
-  // \brief Element j of instance i, unchecked.
+  // Element j of instance i, unchecked.
   T& operator()(std::int64_t i, int j) const { return base_[j * ld_ + i]; }
-  // \brief Element j of instance i; std::out_of_range names the bad index.
+  // Element j of instance i; std::out_of_range names the bad index.
   T& at(std::int64_t i, int j) const;
 
-  // \brief Element j of every instance, contiguous.
+  // Element j of every instance, contiguous.
   std::span<T> column(int j) const;
 
-  // \brief The values of instance i.
+  // The values of instance i.
   std::vector<Value> get(std::int64_t i) const;
-  // \brief Sets the values of instance i; std::invalid_argument if the size is not width().
+  // Sets the values of instance i; std::invalid_argument if the size is not width().
   // (member templates, so that an explicit instantiation of FieldRef<const T> leaves them out)
   template <class U = T>
   requires(!std::is_const_v<U>) void set(std::int64_t i, std::span<const Value> values) const {
@@ -140,7 +140,7 @@ class FieldRef {
     check_size(values.size());
     for (int j = 0; j < width_; ++j) (*this)(i, j) = values[j];
   }
-  // \brief Sets the same values on every instance.
+  // Sets the same values on every instance.
   template <class U = T>
   requires(!std::is_const_v<U>) void fill(std::span<const Value> values) const {
     check_size(values.size());
@@ -161,21 +161,21 @@ class FieldRef {
 template <class T>
 class Batch {
  public:
-  // \brief n instances, every one at the model's default state and parameters.  `outputs`: the
+  // n instances, every one at the model's default state and parameters.  `outputs`: the
   // output fields its simulator's calls keep current (SimulatorOptions::outputs), all of them
   // without a list; state, input and parameter fields, time and status may be listed and are
   // always current.  An accessor of an output left out throws OutputNotKept.
   // std::invalid_argument names a listed field that is a parameter.
   Batch(const Model& model, std::int64_t n,
         const std::optional<std::vector<FieldId>>& outputs = std::nullopt);
-  // \brief A copy of every field as it is now (the fields a device holds newer values of are
+  // A copy of every field as it is now (the fields a device holds newer values of are
   // brought up to date first); the copy has no sync hook of its own.
   Batch(const Batch& other);
   // a backend's batch is replaced only through its accessors, which keep the device informed
   Batch& operator=(const Batch&) = delete;
 
   std::int64_t size() const { return n_; }
-  // \brief The stride between rows of an arena: from kPadding instances on, the instance count
+  // The stride between rows of an arena: from kPadding instances on, the instance count
   // rounded up to an odd number of 64-byte cache lines (8 float64 or 16 float32 values each),
   // not one line past a multiple of 4 KiB, so that the rows of a pack of instances fall in
   // different cache sets; below kPadding, the count itself.
@@ -185,14 +185,14 @@ class Batch {
   const Sizes& sizes() const { return sizes_; }
   const Layout& layout() const { return layout_; }
 
-  // \brief Whether every call keeps f current: true but for the outputs the batch was made
+  // Whether every call keeps f current: true but for the outputs the batch was made
   // without (SimulatorOptions::outputs), whose accessors throw OutputNotKept; what their rows
   // hold is unspecified.
   bool kept(FieldId f) const { return kept_[static_cast<int>(f)]; }
-  // \brief The output fields kept current, in FieldId order.
+  // The output fields kept current, in FieldId order.
   std::vector<FieldId> outputs() const;
 
-  // \brief A field of every instance.  With a sync hook the non-const accessors make the
+  // A field of every instance.  With a sync hook the non-const accessors make the
   // field's host copy current and mark it changed; the const ones only make it current
   // (std::as_const(batch).qpos() reads without causing an upload).
 #define ZW_X(name, count)                                                         \
@@ -221,17 +221,17 @@ class Batch {
   ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
 
-  // \brief The data or parameter field f, as its named accessor gives it; std::invalid_argument
+  // The data or parameter field f, as its named accessor gives it; std::invalid_argument
   // for time and status (time() and status() give them).
   FieldRef<T> field(FieldId f);
   FieldRef<const T> field(FieldId f) const;
 
-  // \brief Simulated time of each instance (s).
+  // Simulated time of each instance (s).
   std::span<double> time() {
     if (sync_) sync_->host_write(FieldId::time);
     return {time_.data(), static_cast<std::size_t>(n_)};
   }
-  // \brief StatusBit flags of each instance; an instance with a bit set does not advance, except
+  // StatusBit flags of each instance; an instance with a bit set does not advance, except
   // for kStatusNotConverged alone (a warning: the constraint solver reached its cap).
   std::span<int> status() {
     if (sync_) sync_->host_write(FieldId::status);
@@ -246,12 +246,12 @@ class Batch {
     return {status_.data(), static_cast<std::size_t>(n_)};
   }
 
-  // \brief qpos = qpos0, the mocap bodies at their body_pos and body_quat, every other state and
+  // qpos = qpos0, the mocap bodies at their body_pos and body_quat, every other state and
   // output 0, time = 0, status cleared.
   void reset_state(std::int64_t i, const Model& model);
-  // \brief Every parameter of instance i back to the model's value.
+  // Every parameter of instance i back to the model's value.
   void reset_parameters(std::int64_t i, const Model& model);
-  // \brief Whether the parameters may have been written: a writable reference to them has been
+  // Whether the parameters may have been written: a writable reference to them has been
   // handed out (a non-const parameter accessor, field() of a parameter, param_arena(),
   // param_span(), unsynchronized()) or reset_parameters() has run.  Until then every parameter
   // holds the model's value and the CPU backends skip the check of the parameters that each call
@@ -261,7 +261,7 @@ class Batch {
     return parameters_exposed_;
   }
 
-  // \brief Whole arenas, for the backends and for tools that sweep every field.  With a sync
+  // Whole arenas, for the backends and for tools that sweep every field.  With a sync
   // hook every field of the arena is first made current, and the non-const ones also mark
   // every field of it changed (the next device call uploads the whole arena).
   T* data_arena();
@@ -279,7 +279,7 @@ class Batch {
     return {param_arena(), param_.size()};
   }
 
-  // \brief The host arenas as they are, without synchronisation: for a sync hook's copies.
+  // The host arenas as they are, without synchronisation: for a sync hook's copies.
   struct HostArenas {
     T* data;
     T* param;
@@ -291,7 +291,7 @@ class Batch {
     return {data_.data(), param_.data(), time_.data(), status_.data()};
   }
 
-  // \brief Installs the hook that keeps the host copy coherent; null (the default) for none.
+  // Installs the hook that keeps the host copy coherent; null (the default) for none.
   void set_sync(BatchSync* sync) {
     sync_ = sync;
   }

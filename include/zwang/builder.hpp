@@ -1,4 +1,4 @@
-// \brief ModelBuilder: a Model assembled element by element, each checked as it is added.
+// ModelBuilder: a Model assembled element by element, each checked as it is added.
 #pragma once
 
 #include <map>
@@ -12,58 +12,58 @@
 
 namespace zwang {
 
-// \brief Builds a Model, checking each element as it is added; errors are ModelError.
+// Builds a Model, checking each element as it is added; errors are ModelError.
 class ModelBuilder {
  public:
   ModelBuilder& set_gravity(const Vec3d& g);
   ModelBuilder& set_timestep(double dt);
   ModelBuilder& set_integrator(Integrator integrator);
 
-  // \brief Adds a body below `spec.parent`; returns its index.
+  // Adds a body below `spec.parent`; returns its index.
   int add_body(const BodySpec& spec);
-  // \brief Adds a joint to a body; a body's joints act in the order they are added.
+  // Adds a joint to a body; a body's joints act in the order they are added.
   void add_joint(std::string_view body, const JointSpec& spec);
   void add_actuator(const ActuatorSpec& spec);
-  // \brief Adds a fixed tendon over joints added before it.
+  // Adds a fixed tendon over joints added before it.
   void add_tendon(const TendonSpec& spec);
-  // \brief Adds an equality constraint between bodies or joints added before it.
+  // Adds an equality constraint between bodies or joints added before it.
   void add_equality(const EqualitySpec& spec);
-  // \brief Drives a hinge or slide joint added before it; at most one drive per joint.
+  // Drives a hinge or slide joint added before it; at most one drive per joint.
   void add_drive(const DriveSpec& spec);
   void add_nonholonomic(const NonholonomicSpec& spec);
-  // \brief Adds a mesh (its convex hull) for mesh geoms; returns its index.
+  // Adds a mesh (its convex hull) for mesh geoms; returns its index.
   int add_mesh(const MeshSpec& spec);
-  // \brief Adds a collision geom to a body added before it.
+  // Adds a collision geom to a body added before it.
   void add_geom(const GeomSpec& spec);
-  // \brief Adds a site to a body added before it.
+  // Adds a site to a body added before it.
   void add_site(const SiteSpec& spec);
-  // \brief Records a body that a loader merged into `spec.body`, added before it (Model::fused_*).
+  // Records a body that a loader merged into `spec.body`, added before it (Model::fused_*).
   void add_fused_body(const FusedBodySpec& spec);
-  // \brief Adds a sensor on elements added before it (sites, joints, geoms, ...).
+  // Adds a sensor on elements added before it (sites, joints, geoms, ...).
   void add_sensor(const SensorSpec& spec);
-  // \brief The magnetic field magnetometers measure (MuJoCo's <option magnetic>).
+  // The magnetic field magnetometers measure (MuJoCo's <option magnetic>).
   ModelBuilder& set_magnetic(const Vec3d& field);
-  // \brief Adds a keyframe; build() gives its empty entries their defaults and refuses wrong
+  // Adds a keyframe; build() gives its empty entries their defaults and refuses wrong
   // lengths ("keyframe 'name'" or "keyframe <index>").
   void add_keyframe(const KeyframeSpec& spec);
-  // \brief Adds a geom pair that always collides (geoms added before it).
+  // Adds a geom pair that always collides (geoms added before it).
   void add_contact_pair(const ContactPairSpec& spec);
-  // \brief Excludes the contacts between two bodies added before it.
+  // Excludes the contacts between two bodies added before it.
   void add_contact_exclude(std::string_view body1, std::string_view body2);
-  // \brief Friction cone and impedance ratio of contacts.
+  // Friction cone and impedance ratio of contacts.
   ModelBuilder& set_cone(Cone cone, double impratio = 1);
-  // \brief Contacts per instance at most; 0 takes the bound the model implies.
+  // Contacts per instance at most; 0 takes the bound the model implies.
   ModelBuilder& set_max_contacts(int nconmax);
-  // \brief How two geoms' margins and gaps combine (the larger by default, as MuJoCo 2.2.2).
+  // How two geoms' margins and gaps combine (the larger by default, as MuJoCo 2.2.2).
   ModelBuilder& set_contact_margin(ContactMargin rule);
-  // \brief Disables constraint types (DisableBit).
+  // Disables constraint types (DisableBit).
   ModelBuilder& set_disableflags(int flags);
-  // \brief Solver iterations and tolerance of the constraint solver.
+  // Solver iterations and tolerance of the constraint solver.
   ModelBuilder& set_solver(int iterations, double tolerance);
-  // \brief How masses and inertias are checked (InertiaRule); set before the first body.
+  // How masses and inertias are checked (InertiaRule); set before the first body.
   ModelBuilder& set_inertia_rule(InertiaRule rule);
 
-  // \brief The model; checks what needs the whole tree (joint order, massless moving bodies).
+  // The model; checks what needs the whole tree (joint order, massless moving bodies).
   Model build() const;
 
  private:

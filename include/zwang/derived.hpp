@@ -1,4 +1,4 @@
-// \brief Quantities of MuJoCo's mjData that zwang does not keep in a batch, derived from what it
+// Quantities of MuJoCo's mjData that zwang does not keep in a batch, derived from what it
 // does keep: the kinematics (xpos, xquat, xipos, subtree_com, cvel) of the state the pipeline
 // last evaluated and the per-instance parameters.  They hold MuJoCo's meaning and layout, so an
 // observation written for MuJoCo reads the same numbers:
@@ -53,20 +53,20 @@ inline constexpr Derived kAllDerived[] = {
     Derived::kSiteXmat,   Derived::kFusedXpos, Derived::kFusedXquat, Derived::kFusedXmat,
     Derived::kFusedXipos, Derived::kFusedVel};
 
-// \brief MuJoCo's name of a derived quantity: "ximat", "cinert", "cvel", "site_xpos",
+// MuJoCo's name of a derived quantity: "ximat", "cinert", "cvel", "site_xpos",
 // "site_xmat"; zwang's "fused_xpos", "fused_xquat", "fused_xmat", "fused_xipos", "fused_vel".
 const char* derived_name(Derived what);
-// \brief Entities of a derived quantity per instance (nbody, nsite or nfused) ...
+// Entities of a derived quantity per instance (nbody, nsite or nfused) ...
 int derived_count(const Model& model, Derived what);
-// \brief ... and values per entity.
+// ... and values per entity.
 int derived_width(Derived what);
-// \brief Values per instance of a derived quantity: count x width.
+// Values per instance of a derived quantity: count x width.
 int derived_size(const Model& model, Derived what);
-// \brief The output fields a derived quantity is computed from: a simulator that keeps only some
+// The output fields a derived quantity is computed from: a simulator that keeps only some
 // outputs (SimulatorOptions::outputs) must keep these for it.
 std::vector<FieldId> derived_fields(Derived what);
 
-// \brief Computes `what` for every instance into `out` (batch.size() x derived_size values),
+// Computes `what` for every instance into `out` (batch.size() x derived_size values),
 // an OpenMP loop over instances with `threads` threads (0: every core); `model` is the batch's.
 // std::invalid_argument if `out` has the wrong size, OutputNotKept if the batch does not keep
 // one of derived_fields(what) (none is read where the model has no such entity).

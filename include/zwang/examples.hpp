@@ -1,4 +1,4 @@
-// \brief Built-in example models, used by the command-line tool, the tests and the benchmarks.
+// Built-in example models, used by the command-line tool, the tests and the benchmarks.
 #pragma once
 
 #include <random>
@@ -9,10 +9,10 @@
 
 namespace zwang::examples {
 
-// \brief A bob of mass m on a hinge about y, its COM a distance `length` below the axis.
+// A bob of mass m on a hinge about y, its COM a distance `length` below the axis.
 Model pendulum(double length = 1.0, double mass = 1.0);
 
-// \brief Two uniform rods on parallel hinges about y.
+// Two uniform rods on parallel hinges about y.
 Model double_pendulum();
 
 struct ChainOptions {
@@ -24,7 +24,7 @@ struct ChainOptions {
   bool gravity = true;
   bool slides = true;  // every fifth joint a slide; false gives hinges only
 };
-// \brief A serial chain of hinges and slides with mixed axes, offsets, and full inertia
+// A serial chain of hinges and slides with mixed axes, offsets, and full inertia
 // tensors that are not aligned with the body frames.
 Model chain(const ChainOptions& options = {});
 
@@ -35,25 +35,25 @@ struct RodChainOptions {
   double damping = 0;   // per joint
   double armature = 0;  // per joint
 };
-// \brief A pendulum chain: uniform rods hanging end to end from the world on hinges.
+// A pendulum chain: uniform rods hanging end to end from the world on hinges.
 Model rod_chain(const RodChainOptions& options = {});
 
-// \brief A cart on a slide along x with a pole on a hinge about y; a motor drives the cart.
+// A cart on a slide along x with a pole on a hinge about y; a motor drives the cart.
 Model cart_pole();
 
-// \brief A torso on a free joint with two limbs (hinge–hinge and slide–hinge).
+// A torso on a free joint with two limbs (hinge–hinge and slide–hinge).
 Model floating_base(bool gravity = true);
 
-// \brief A chain of bodies on ball joints with offset anchors.
+// A chain of bodies on ball joints with offset anchors.
 Model ball_chain(int links = 3);
 
-// \brief qpos0 with every hinge and slide coordinate moved by its own U(−noise, noise): the kind
+// qpos0 with every hinge and slide coordinate moved by its own U(−noise, noise): the kind
 // of start state an environment resets to.
 std::vector<double> perturbed_qpos0(const Model& model, double noise, std::mt19937_64& rng);
 
-// \brief Names accepted by by_name(), in a stable order.
+// Names accepted by by_name(), in a stable order.
 std::vector<std::string> names();
-// \brief The example of that name with its defaults; ModelError if there is none.
+// The example of that name with its defaults; ModelError if there is none.
 Model by_name(const std::string& name);
 
 }  // namespace zwang::examples

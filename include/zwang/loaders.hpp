@@ -1,4 +1,4 @@
-// \brief Models from files: MJCF (MuJoCo's XML) and URDF.  Errors are ModelError with the file,
+// Models from files: MJCF (MuJoCo's XML) and URDF.  Errors are ModelError with the file,
 // the line and what is wrong; elements outside the supported subset give warnings.
 #pragma once
 
@@ -36,16 +36,16 @@ struct LoadResult {
   std::vector<std::string> warnings;
 };
 
-// \brief An MJCF file; <include> files are found relative to it.
+// An MJCF file; <include> files are found relative to it.
 LoadResult load_mjcf(const std::filesystem::path& file);
-// \brief MJCF text; `name` stands for the file in messages, `dir` resolves <include>.
+// MJCF text; `name` stands for the file in messages, `dir` resolves <include>.
 LoadResult load_mjcf_string(std::string_view xml, std::string_view name = "<string>",
                             const std::filesystem::path& dir = {});
-// \brief A URDF file, parsed by urdfdom.
+// A URDF file, parsed by urdfdom.
 LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options = {});
 LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options = {},
                             std::string_view name = "<string>");
-// \brief By extension: .urdf is URDF, anything else MJCF; options.contact_margin applies to both.
+// By extension: .urdf is URDF, anything else MJCF; options.contact_margin applies to both.
 LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options = {});
 
 }  // namespace zwang

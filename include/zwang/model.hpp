@@ -1,4 +1,4 @@
-// \brief A kinematic tree of rigid bodies with joints, actuators, constraints, contacts and
+// A kinematic tree of rigid bodies with joints, actuators, constraints, contacts and
 // sensors, shared by every instance of a batch: its arrays (kernels/model_fields.h) and the
 // functions that read them. ModelBuilder (zwang/builder.hpp) makes one from the specs of
 // zwang/spec.hpp.
@@ -19,7 +19,7 @@
 
 namespace zwang {
 
-// \brief The shape of a Model array: rows, then the widths of a row (at most three numbers).
+// The shape of a Model array: rows, then the widths of a row (at most three numbers).
 struct ArrayShape {
   int ndim = 0;
   std::array<std::int64_t, 3> dim{};
@@ -29,7 +29,7 @@ struct ArrayShape {
     static_assert(sizeof...(N) >= 1 && sizeof...(N) <= 3);
     return {static_cast<int>(sizeof...(N)), {static_cast<std::int64_t>(n)...}};
   }
-  // \brief Values of the array: the product of the dims (INT64_MAX past it).
+  // Values of the array: the product of the dims (INT64_MAX past it).
   std::int64_t count() const {
     std::int64_t c = 1;
     for (int k = 0; k < ndim; ++k) {
@@ -39,7 +39,7 @@ struct ArrayShape {
   }
 };
 
-// \brief A validated model.  Arrays follow MuJoCo's names and layout: body 0 is the world;
+// A validated model.  Arrays follow MuJoCo's names and layout: body 0 is the world;
 // joints are numbered body by body; qpos/qvel addresses follow joint order (free: 7/6,
 // ball: 4/3, hinge and slide: 1/1).
 struct Model {
@@ -111,7 +111,7 @@ struct Model {
     return static_cast<int>(mesh_face.size() / 3);
   }
 
-  // \brief f(name, array, shape, text) for each array of kernels/model_fields.h, in its order:
+  // f(name, array, shape, text) for each array of kernels/model_fields.h, in its order:
   // the shape its counts give, and its meaning followed by its shape, "mass (nbody)".
   template <class F>
   void for_each_array(F&& f) const {
@@ -120,28 +120,53 @@ struct Model {
     ZW_MODEL_ARRAYS(ZW_X)
 #undef ZW_X
   }
-  // \brief Index of a named element, -1 if there is none (fused_id: also for "", which names
-  // every unnamed merged body).
-  int body_id(std::string_view name) const;
-  int joint_id(std::string_view name) const;
-  int actuator_id(std::string_view name) const;
-  int tendon_id(std::string_view name) const;
-  int equality_id(std::string_view name) const;
-  int geom_id(std::string_view name) const;
-  int site_id(std::string_view name) const;
+  // the names of the objects of a type (kBody and kXBody: the bodies), nullptr for a type whose
+  // objects have no names (kUnknown, kDof, kCamera)
+  const std::vector<std::string>* names(ObjType type) const;
+  // index of the object of that type and name, -1 if there is none (MuJoCo's mj_name2id)
+  int id(ObjType type, std::string_view name) const;
+  // index of a merged body in the fused_ arrays, -1 if there is none (also for "", which names
+  // every unnamed merged body)
   int fused_id(std::string_view name) const;
-  int sensor_id(std::string_view name) const;
-  int key_id(std::string_view name) const;
-  int mesh_id(std::string_view name) const;
+  [[deprecated("id(ObjType::kBody, name)")]] int body_id(std::string_view name) const {
+    return id(ObjType::kBody, name);
+  }
+  [[deprecated("id(ObjType::kJoint, name)")]] int joint_id(std::string_view name) const {
+    return id(ObjType::kJoint, name);
+  }
+  [[deprecated("id(ObjType::kActuator, name)")]] int actuator_id(std::string_view name) const {
+    return id(ObjType::kActuator, name);
+  }
+  [[deprecated("id(ObjType::kTendon, name)")]] int tendon_id(std::string_view name) const {
+    return id(ObjType::kTendon, name);
+  }
+  [[deprecated("id(ObjType::kEquality, name)")]] int equality_id(std::string_view name) const {
+    return id(ObjType::kEquality, name);
+  }
+  [[deprecated("id(ObjType::kGeom, name)")]] int geom_id(std::string_view name) const {
+    return id(ObjType::kGeom, name);
+  }
+  [[deprecated("id(ObjType::kSite, name)")]] int site_id(std::string_view name) const {
+    return id(ObjType::kSite, name);
+  }
+  [[deprecated("id(ObjType::kSensor, name)")]] int sensor_id(std::string_view name) const {
+    return id(ObjType::kSensor, name);
+  }
+  [[deprecated("id(ObjType::kKey, name)")]] int key_id(std::string_view name) const {
+    return id(ObjType::kKey, name);
+  }
+  [[deprecated("id(ObjType::kMesh, name)")]] int mesh_id(std::string_view name) const {
+    return id(ObjType::kMesh, name);
+  }
 
   Sizes sizes() const;
-  // \brief ModelError naming the field when the arrays do not fit the sizes, the tree or one
+  // ModelError naming the field when the arrays do not fit the sizes, the tree or one
   // another (a Model is a plain struct and may have been edited after build()).
   void validate() const;
   double total_mass() const;
 };
 
-// \brief The parameters of a contact between two geoms by MuJoCo's rules: with different
+// The parameters of a contact between two geoms by MuJoCo's rules: with different
 // priorities the higher one's; else condim and friction the larger, solref and solimp mixed by
 // solmix (solref of the direct form: the smaller); margin and gap, whatever the priorities, the
 // larger or the sum as Model::contact_margin says.
@@ -154,12 +179,12 @@ struct ContactMix {
 };
 ContactMix mix_contact(const Model& model, int geom1, int geom2);
 
-// \brief The default poses of the mocap bodies (MuJoCo's mj_resetData): each one's body_pos and
+// The default poses of the mocap bodies (MuJoCo's mj_resetData): each one's body_pos and
 // body_quat, in mocap order (nmocap x 3, nmocap x 4).
 std::vector<double> mocap_pos0(const Model& model);
 std::vector<double> mocap_quat0(const Model& model);
 
-// \brief Length of every tendon at a configuration (ntendon), the mocap bodies at their default
+// Length of every tendon at a configuration (ntendon), the mocap bodies at their default
 // poses: fixed Σ_i coef_i qpos[jnt_qposadr[j_i]], spatial the path through its sites;
 // std::invalid_argument if qpos does not have nq values.
 std::vector<double> tendon_lengths(const Model& model, std::span<const double> qpos);

@@ -1,4 +1,4 @@
-// \brief Steps a batch of instances of one model on a backend: the CPU backend runs the
+// Steps a batch of instances of one model on a backend: the CPU backend runs the
 // kernels/ stages for each instance in an OpenMP loop over all cores, the CUDA backend one
 // GPU thread per instance.
 #pragma once
@@ -22,20 +22,20 @@ enum class Backend {
   kAuto,  // CUDA when a device exists, else CPU
 };
 
-// \brief How the CUDA backend factors H = L Lᵀ and solves for q̈.
+// How the CUDA backend factors H = L Lᵀ and solves for q̈.
 enum class CholeskyPath {
   kAuto,      // kInKernel below SimulatorOptions::cusolver_min_nv, kCusolver from there up
   kInKernel,  // each GPU thread factors its own instance's H (kernels/factor_solve.h)
   kCusolver,  // H copied into a dense strided batch, cuSOLVER's batched potrf/potrs
 };
 
-// \brief How the CUDA backend splits the pipeline into kernels.
+// How the CUDA backend splits the pipeline into kernels.
 enum class CudaKernels {
   kFused,   // one kernel for forward() or for all steps of step(n)
   kStaged,  // one kernel per stage (kinematics, Jacobians, ..., solve, integrate)
 };
 
-// \brief The CPU backend's arithmetic: one instance at a time, or a pack of instances in the
+// The CPU backend's arithmetic: one instance at a time, or a pack of instances in the
 // lanes of one SIMD register.  Both give the same bits for qpos, qvel, time, status and every
 // output of an instance that did not stop; an instance that stops (a status bit) keeps the
 // scalar backend's state, time and status, but its outputs are unspecified with packs.
@@ -66,7 +66,7 @@ struct SimulatorOptions {
   std::optional<std::vector<FieldId>> outputs = std::nullopt;
 };
 
-// \brief CUDA devices this process can use, and why there are none when there are none
+// CUDA devices this process can use, and why there are none when there are none
 // (no device, no driver, or a build without CUDA).
 struct CudaStatus {
   int devices = 0;
@@ -74,10 +74,10 @@ struct CudaStatus {
 };
 CudaStatus cuda_status();
 
-// \brief The widest CpuSimd this CPU runs (kScalar when neither AVX2 nor AVX-512).
+// The widest CpuSimd this CPU runs (kScalar when neither AVX2 nor AVX-512).
 CpuSimd cpu_simd_supported();
 
-// \brief One instance's state, in the model's qpos/qvel/ctrl/act layout.  An empty ctrl means
+// One instance's state, in the model's qpos/qvel/ctrl/act layout.  An empty ctrl means
 // zero controls, an empty act zero activations.
 struct State {
   std::vector<double> qpos;
@@ -86,7 +86,7 @@ struct State {
   std::vector<double> act = {};  // (na), empty: zeros
 };
 
-// \brief An instance that stopped: which one, the StatusBit flags, and what they mean.
+// An instance that stopped: which one, the StatusBit flags, and what they mean.
 struct InstanceFailure {
   std::int64_t instance;
   int status;
@@ -96,10 +96,10 @@ struct InstanceFailure {
   std::string message() const;
 };
 
-// \brief What a set of StatusBit flags means, stage by stage.
+// What a set of StatusBit flags means, stage by stage.
 std::string describe_status(int status);
 
-// \brief One field of the CUDA backend's device copy, in place: element j of instance i is at
+// One field of the CUDA backend's device copy, in place: element j of instance i is at
 // data + i * strides[0] + j * strides[1] (strides in elements, the interleaved layout of
 // kernels/layout.h: 1 along instances, padded_size along elements).  shape is (N, width), or
 // (N,) with strides (1) for time and status.  The pointer stays valid for the simulator's
@@ -127,33 +127,33 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   const Model& model() const { return model_; }
-  // \brief The host batch.  With the CUDA backend it is a mirror of the device copy, brought
+  // The host batch.  With the CUDA backend it is a mirror of the device copy, brought
   // up to date field by field as it is read (docs/backends.md, "Device-resident state").
   Batch<T>& batch() { return batch_; }
   const Batch<T>& batch() const { return batch_; }
   std::int64_t size() const { return batch_.size(); }
-  // \brief The backend in words, e.g. "cpu (2 threads)".
+  // The backend in words, e.g. "cpu (2 threads)".
   std::string backend() const;
 
-  // \brief H (qM), qfrc_bias, generalized forces, the constraint rows and forces, and q̈ (qacc,
+  // H (qM), qfrc_bias, generalized forces, the constraint rows and forces, and q̈ (qacc,
   // constrained; qacc_smooth without constraints) of every instance at its state and time.
   void forward();
-  // \brief n steps of the model's integrator for every instance whose status is clear (or holds
+  // n steps of the model's integrator for every instance whose status is clear (or holds
   // only the warning kStatusNotConverged).
   void step(int n = 1);
 
-  // \brief Instances back to the model's default state (parameters are kept).
+  // Instances back to the model's default state (parameters are kept).
   void reset(std::span<const std::int64_t> instances);
-  // \brief Instances to the given state; std::invalid_argument if a size is wrong.
+  // Instances to the given state; std::invalid_argument if a size is wrong.
   void reset(std::span<const std::int64_t> instances, const State& state);
-  // \brief Instances to keyframe `key` of the model (MuJoCo's mj_resetDataKeyframe): its time,
+  // Instances to keyframe `key` of the model (MuJoCo's mj_resetDataKeyframe): its time,
   // qpos, qvel, ctrl, act and mocap poses, every other state and output 0, status cleared
   // (parameters are kept); std::out_of_range for a key not in [0, nkey).
   void reset_keyframe(std::span<const std::int64_t> instances, int key);
-  // \brief The same for the keyframe of that name; std::invalid_argument if there is none.
+  // The same for the keyframe of that name; std::invalid_argument if there is none.
   void reset_keyframe(std::span<const std::int64_t> instances, std::string_view name);
 
-  // \brief Every instance with a status bit set, in increasing order.
+  // Every instance with a status bit set, in increasing order.
   std::vector<InstanceFailure> failures() const;
 
   // Device-resident state (CUDA backend; docs/backends.md, "Device-resident state").  forward(),
@@ -165,22 +165,22 @@ class Simulator {
   // them when read.  With the CPU backend there is no device copy: device_fields() is empty,
   // cuda_stream() is null, and the rest do nothing.
 
-  // \brief Every data and parameter field, time and status of the device copy, in FieldId
+  // Every data and parameter field, time and status of the device copy, in FieldId
   // order.
   std::vector<DeviceField> device_fields();
-  // \brief One of them; std::logic_error without a device copy.
+  // One of them; std::logic_error without a device copy.
   DeviceField device_field(FieldId f);
-  // \brief The cudaStream_t the backend enqueues on, as a void*; null for the CPU.
+  // The cudaStream_t the backend enqueues on, as a void*; null for the CPU.
   void* cuda_stream() const;
-  // \brief Waits for the work enqueued on cuda_stream().
+  // Waits for the work enqueued on cuda_stream().
   void synchronize();
-  // \brief Enqueues the upload of the fields changed on the host since the last call, so that
+  // Enqueues the upload of the fields changed on the host since the last call, so that
   // the device copy is current for other code reading it.
   void upload_host_edits();
-  // \brief The device copy of f was written by other code: the host mirror of f is stale,
+  // The device copy of f was written by other code: the host mirror of f is stale,
   // and host edits of f not yet uploaded are dropped.
   void mark_device_written(FieldId f);
-  // \brief mark_device_written() for every field.
+  // mark_device_written() for every field.
   void invalidate_host();
 
  private:

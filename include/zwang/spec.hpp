@@ -1,4 +1,4 @@
-// \brief What a model is made of, element by element: the specs ModelBuilder takes (bodies,
+// What a model is made of, element by element: the specs ModelBuilder takes (bodies,
 // joints, geoms, actuators, constraints, tendons, sensors, keyframes) and the small types they
 // share. The enums they name are the model's vocabulary in kernels/types.h.
 #pragma once
@@ -14,7 +14,7 @@
 
 namespace zwang {
 
-// \brief An invalid model: the message names the body, joint or actuator (and, for a file,
+// An invalid model: the message names the body, joint or actuator (and, for a file,
 // the file and line).
 class ModelError : public std::runtime_error {
  public:
@@ -28,7 +28,7 @@ std::string_view to_string(ActuatorType type);
 using Vec3d = std::array<double, 3>;
 using Quatd = std::array<double, 4>;  // w, x, y, z
 
-// \brief MuJoCo's softness of a constraint row.  solref (timeconst, dampratio) > 0, or
+// MuJoCo's softness of a constraint row.  solref (timeconst, dampratio) > 0, or
 // (−stiffness, −damping) ≤ 0 for the direct form; solimp (dmin, dmax, width, midpoint, power)
 // is the impedance, rising from dmin at the constraint to dmax at distance `width`.
 using SolRef = std::array<double, 2>;
@@ -36,7 +36,7 @@ using SolImp = std::array<double, 5>;
 inline constexpr SolRef kDefaultSolRef{0.02, 1};
 inline constexpr SolImp kDefaultSolImp{0.9, 0.95, 0.001, 0.5, 2};
 
-// \brief How ModelBuilder checks masses and inertias.
+// How ModelBuilder checks masses and inertias.
 enum class InertiaRule : int {
   // each body's inertia is a rigid body's (principal moments ≥ 0 with A + B ≥ C, none without
   // mass), a body on joints has mass below it and a positive definite inertia if it has mass:
@@ -49,10 +49,10 @@ enum class InertiaRule : int {
   kMassMatrix = 1,
 };
 
-// \brief Inertia tensor about the centre of mass in the body frame: xx yy zz xy xz yz (kg m²).
+// Inertia tensor about the centre of mass in the body frame: xx yy zz xy xz yz (kg m²).
 using Inertia6 = std::array<double, 6>;
 
-// \brief The tensor R diag(principal) Rᵀ for principal moments along the axes of `frame`.
+// The tensor R diag(principal) Rᵀ for principal moments along the axes of `frame`.
 Inertia6 inertia_from_principal(const Vec3d& principal, const Quatd& frame = {1, 0, 0, 0});
 
 struct BodySpec {
@@ -90,7 +90,7 @@ struct JointSpec {
   SolImp solimpfriction = kDefaultSolImp;
 };
 
-// \brief An equality constraint, MuJoCo's <equality> elements.
+// An equality constraint, MuJoCo's <equality> elements.
 //   connect: body1's point `anchor` (body1 frame) stays at the same world point as the point
 //            of body2 that coincided with it at qpos0 (3 rows)
 //   weld:    body2's point `anchor` (body2 frame) and body2's orientation keep the pose relative
@@ -115,7 +115,7 @@ struct EqualitySpec {
   SolImp solimp = kDefaultSolImp;
 };
 
-// \brief A driven hinge or slide joint (rheonomic constraint): its coordinate follows
+// A driven hinge or slide joint (rheonomic constraint): its coordinate follows
 // q(t) = q0 + v0 t + amplitude sin(omega t + phase) exactly (hard row); the five numbers are
 // per-instance parameters (Batch::drive_prm).  solref sets the drift correction.
 struct DriveSpec {
@@ -124,7 +124,7 @@ struct DriveSpec {
   SolRef solref = kDefaultSolRef;
 };
 
-// \brief A constraint linear in velocity, A(q) q̇ = 0, enforced exactly at acceleration level:
+// A constraint linear in velocity, A(q) q̇ = 0, enforced exactly at acceleration level:
 // A q̈ + Ȧ q̇ = 0 (seed 001 §5).
 struct NonholonomicSpec {
   std::string name;  // may be empty
@@ -137,7 +137,7 @@ struct NonholonomicSpec {
   SolRef solref = kDefaultSolRef;  // drift correction of the sphere's height
 };
 
-// \brief A collision geom (MuJoCo's <geom>): a shape fixed to a body.  Two geoms collide when
+// A collision geom (MuJoCo's <geom>): a shape fixed to a body.  Two geoms collide when
 // (contype₁ & conaffinity₂) | (contype₂ & conaffinity₁) ≠ 0, they are not on the same rigid
 // piece, nor on a body and its parent (unless the parent is the world), nor on an excluded body
 // pair.  Their contact takes condim, friction, solref and solimp by MuJoCo's mixing rules.
@@ -167,7 +167,7 @@ struct GeomSpec {
   bool visible = true;
 };
 
-// \brief A mesh's convex hull (MuJoCo's <mesh>, whose vertices a mesh geom collides with): its
+// A mesh's convex hull (MuJoCo's <mesh>, whose vertices a mesh geom collides with): its
 // vertices in the frame of the geoms that use it and its triangles, counter-clockwise seen from
 // outside, as indices into `vert`.
 struct MeshSpec {
@@ -176,7 +176,7 @@ struct MeshSpec {
   std::vector<int> face;     // three indices per triangle
 };
 
-// \brief A geom pair that always collides, with its own contact parameters (MuJoCo's <pair>);
+// A geom pair that always collides, with its own contact parameters (MuJoCo's <pair>);
 // an unset parameter takes the geoms' mixed value.
 struct ContactPairSpec {
   std::string name;  // may be empty
@@ -224,7 +224,7 @@ struct ActuatorSpec {
   bool lengthrange_from_limit = false;
 };
 
-// \brief A keyframe (MuJoCo's <key>): a state to start or reset instances from.  An empty
+// A keyframe (MuJoCo's <key>): a state to start or reset instances from.  An empty
 // vector takes MuJoCo's default: qpos0, zero qvel and ctrl, the mocap bodies' body_pos and
 // body_quat.  Quaternions (ball and free joints in qpos, mquat) are normalised, a zero one
 // made the identity, as MuJoCo's compiler does.
@@ -236,7 +236,7 @@ struct KeyframeSpec {
   std::vector<double> act = {};     // activations (na)
 };
 
-// \brief A site (MuJoCo's <site>): a frame fixed to a body, where positions and orientations
+// A site (MuJoCo's <site>): a frame fixed to a body, where positions and orientations
 // are observed.  It has no effect on the dynamics.
 struct SiteSpec {
   std::string name;  // unique among sites; may be empty
@@ -249,7 +249,7 @@ struct SiteSpec {
   Vec3d size{0.005, 0.005, 0.005};
 };
 
-// \brief A body merged into the body it is welded to when a model was loaded (Model::fused_*).
+// A body merged into the body it is welded to when a model was loaded (Model::fused_*).
 struct FusedBodySpec {
   std::string name;  // unique among bodies and merged bodies; may be empty
   std::string body = "world";
@@ -259,7 +259,7 @@ struct FusedBodySpec {
   Vec3d ipos{0, 0, 0};     // its centre of mass in the body's frame (m)
 };
 
-// \brief A tendon (MuJoCo's <tendon>).
+// A tendon (MuJoCo's <tendon>).
 //   fixed:   length L = Σ_i coef_i q_i over hinge and slide joints (m or rad, as the joints)
 //   spatial: a path through sites, straight between consecutive sites, L = Σ |p_{i+1} − p_i| / d
 //            where d is the divisor of the last pulley before the segment (1 before any)
@@ -310,7 +310,7 @@ namespace obj_types {
 using zwang::to_string;
 }
 
-// \brief A sensor (MuJoCo's <sensor> elements): values computed from the state of each
+// A sensor (MuJoCo's <sensor> elements): values computed from the state of each
 // instance into the output `sensordata`, as MuJoCo's mj_sensorPos/Vel/Acc compute them, by
 // forward() and by step() at the state the step starts from (as mj_step leaves them).
 //   site sensors (accelerometer, velocimeter, gyro, force, torque, magnetometer): objtype site

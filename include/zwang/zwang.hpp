@@ -1,4 +1,4 @@
-// \brief The public API of zwang.
+// The public API of zwang.
 #pragma once
 
 #include "zwang/batch.hpp"

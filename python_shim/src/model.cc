@@ -197,7 +197,7 @@ void bind_model(nb::module_& m) {
       .def(
           "key_id",
           [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.key_id(name), "keyframe", name);
+            return id_of(p.model.id(ObjType::kKey, name), "keyframe", name);
           },
           nb::arg("name"), "Index of the keyframe named ``name``; KeyError if there is none.")
       .def_prop_ro(
@@ -207,33 +207,42 @@ void bind_model(nb::module_& m) {
           },
           "whether each actuator's control is clamped to its ctrlrange (nu,)")
       .def_prop_ro(
-          "jnt_bodyid",
-          [](const PyModel& p) { return copy_array<int>(p.model.jnt_body, {sz(p.model.njnt)}); },
-          "body of each joint (njnt,)")
-      .def_prop_ro(
           "body_parentid",
           [](const PyModel& p) {
-            std::vector<int> parent = p.model.body_parent;
+            std::vector<int> parent = p.model.body_parentid;
             parent[0] = 0;
             return copy_array<int>(parent, {sz(p.model.nbody)});
           },
           "parent of each body (nbody,); the world's is 0, as in MuJoCo")
-      .def_prop_ro(
-          "geom_bodyid",
-          [](const PyModel& p) { return copy_array<int>(p.model.geom_body, {sz(p.model.ngeom)}); },
-          "body of each geom (ngeom,)")
+      .def(
+          "id",
+          [](const PyModel& p, const std::string& kind, const std::string& name) {
+            for (int t = 0; t <= static_cast<int>(ObjType::kKey); ++t) {
+              const auto type = static_cast<ObjType>(t);
+              if (to_string(type) == kind && p.model.names(type) != nullptr)
+                return id_of(p.model.id(type, name), kind.c_str(), name);
+            }
+            throw nb::value_error(("no kind of object is named '" + kind +
+                                   "' (body, xbody, joint, geom, site, mesh, equality, tendon, "
+                                   "actuator, sensor, key)")
+                                      .c_str());
+          },
+          nb::arg("kind"), nb::arg("name"),
+          "Index of the object of that kind ('body', 'joint', 'geom', 'site', 'mesh', "
+          "'equality', 'tendon', 'actuator', 'sensor', 'key') and name, as MuJoCo's mj_name2id; "
+          "KeyError if there is none.")
       .def(
           "body_id",
           [](const PyModel& p, const std::string& name) {
             const int fused = p.model.fused_id(name);
-            if (p.model.body_id(name) < 0 && fused >= 0) {
+            if (p.model.id(ObjType::kBody, name) < 0 && fused >= 0) {
               throw nb::key_error(("no body named '" + name + "': it was merged into body '" +
                                    p.model.body_name[p.model.fused_bodyid[fused]] +
                                    "' when the model was loaded; model.fused_id('" + name +
                                    "') indexes its frame in Simulator.fused_xpos, fused_xquat, ...")
                                       .c_str());
             }
-            return id_of(p.model.body_id(name), "body", name);
+            return id_of(p.model.id(ObjType::kBody, name), "body", name);
           },
           nb::arg("name"),
           "Index of the body named ``name``; KeyError if there is none (naming fused_id() for a "
@@ -249,37 +258,37 @@ void bind_model(nb::module_& m) {
       .def(
           "joint_id",
           [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.joint_id(name), "joint", name);
+            return id_of(p.model.id(ObjType::kJoint, name), "joint", name);
           },
           nb::arg("name"), "Index of the joint named ``name``; KeyError if there is none.")
       .def(
           "actuator_id",
           [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.actuator_id(name), "actuator", name);
+            return id_of(p.model.id(ObjType::kActuator, name), "actuator", name);
           },
           nb::arg("name"), "Index of the actuator named ``name``; KeyError if there is none.")
       .def(
           "geom_id",
           [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.geom_id(name), "geom", name);
+            return id_of(p.model.id(ObjType::kGeom, name), "geom", name);
           },
           nb::arg("name"), "Index of the geom named ``name``; KeyError if there is none.")
       .def(
           "site_id",
           [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.site_id(name), "site", name);
+            return id_of(p.model.id(ObjType::kSite, name), "site", name);
           },
           nb::arg("name"), "Index of the site named ``name``; KeyError if there is none.")
       .def(
           "sensor_id",
           [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.sensor_id(name), "sensor", name);
+            return id_of(p.model.id(ObjType::kSensor, name), "sensor", name);
           },
           nb::arg("name"), "Index of the sensor named ``name``; KeyError if there is none.")
       .def(
           "sensor_slice",
           [](const PyModel& p, const std::string& name) {
-            const int s = id_of(p.model.sensor_id(name), "sensor", name);
+            const int s = id_of(p.model.id(ObjType::kSensor, name), "sensor", name);
             const int adr = p.model.sensor_adr[s];
             return nb::slice(adr, adr + p.model.sensor_dim[s]);
           },

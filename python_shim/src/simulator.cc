@@ -224,7 +224,7 @@ std::vector<std::int64_t> instance_list(PySimulator& s, nb::handle instances) {
 int keyframe_of(const Model& m, nb::handle keyframe) {
   if (nb::isinstance<nb::str>(keyframe)) {
     const std::string name = nb::cast<std::string>(keyframe);
-    const int k = m.key_id(name);
+    const int k = m.id(ObjType::kKey, name);
     if (k < 0) throw nb::key_error(("reset: no keyframe named '" + name + "'").c_str());
     return k;
   }

@@ -254,3 +254,32 @@ def test_model_arrays_match_mujoco(assets, name):
         compared.append(field)
     expected = {"body_mass", "jnt_qposadr", "geom_size", "geom_friction", "actuator_gear"}
     assert expected <= set(compared), compared
+
+
+@pytest.mark.parametrize("name", GYM_MODELS)
+def test_id_is_mujocos_name2id(assets, name):
+    """Model.id(kind, name) finds each named object where MuJoCo's mj_name2id does."""
+    z = zwang.load(str(assets / name), contact_margin="sum")
+    m = mujoco.MjModel.from_xml_path(str(assets / name))
+    looked_up = 0
+    for kind, count in (
+        ("body", m.nbody),
+        ("joint", m.njnt),
+        ("geom", m.ngeom),
+        ("site", m.nsite),
+        ("actuator", m.nu),
+        ("tendon", m.ntendon),
+        ("sensor", m.nsensor),
+        ("key", m.nkey),
+    ):
+        obj = getattr(mujoco.mjtObj, f"mjOBJ_{kind.upper()}")
+        for i in range(count):
+            label = mujoco.mj_id2name(m, obj, i)
+            if label:
+                assert z.id(kind, label) == mujoco.mj_name2id(m, obj, label) == i, (kind, label)
+                looked_up += 1
+        with pytest.raises(KeyError, match=f"no {kind} named 'no such name'"):
+            z.id(kind, "no such name")
+    assert looked_up > 0
+    with pytest.raises(ValueError, match="no kind of object is named 'planet'"):
+        z.id("planet", "torso")

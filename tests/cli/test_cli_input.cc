@@ -201,7 +201,8 @@ TEST(CliInput, DriveJointsAreHingesAndSlidesNamedOnce) {
   Model m = examples::cart_pole();
   cli::apply_model_edits(m, {.drive = {"hinge=0.1,0,0.5,3,0", "slider=0,1,0,0,0"}});
   EXPECT_EQ(m.ndrive, 2);
-  EXPECT_EQ(m.drive_jnt, (std::vector<int>{m.joint_id("hinge"), m.joint_id("slider")}));
+  EXPECT_EQ(m.drive_jnt,
+            (std::vector<int>{m.id(ObjType::kJoint, "hinge"), m.id(ObjType::kJoint, "slider")}));
   EXPECT_EQ(m.drive_prm, (std::vector<double>{0.1, 0, 0.5, 3, 0, 0, 1, 0, 0, 0}));
   EXPECT_EQ(m.drive_solref, (std::vector<double>{0.02, 1, 0.02, 1}));
 
@@ -247,7 +248,8 @@ TEST(CliInput, DriveReplacesTheNumbersOfTheModelsDrive) {
   Model m = b.build();
   cli::apply_model_edits(m, {.drive = {"slide=0,0,0.1,1,0", "hinge=0.5,0,0,0,0"}});
   EXPECT_EQ(m.ndrive, 2);
-  EXPECT_EQ(m.drive_jnt, (std::vector<int>{m.joint_id("hinge"), m.joint_id("slide")}));
+  EXPECT_EQ(m.drive_jnt,
+            (std::vector<int>{m.id(ObjType::kJoint, "hinge"), m.id(ObjType::kJoint, "slide")}));
   EXPECT_EQ(m.drive_prm, (std::vector<double>{0.5, 0, 0, 0, 0, 0, 0, 0.1, 1, 0}));
   EXPECT_EQ(m.drive_solref, (std::vector<double>{0.05, 0.5, 0.02, 1}));
 }

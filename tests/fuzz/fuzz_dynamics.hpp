@@ -9,7 +9,7 @@ namespace zwang::fuzz {
 // H and its factor grow as nv², and large models add time per input, not new paths
 inline constexpr int kMaxDynamicsNv = 64;
 
-// \brief One instance, one thread: a forward pass and an Euler or RK4 step from qpos0.  Any
+// One instance, one thread: a forward pass and an Euler or RK4 step from qpos0.  Any
 // exception here escapes to libFuzzer, since Simulator must accept every model a loader builds.
 inline void run_dynamics(const Model& model) {
   if (model.nv > kMaxDynamicsNv) return;

@@ -88,7 +88,7 @@ TEST(ActuatorDynamics, ModelMatchesMujoco) {
     }
   }
   // the cylinder's gain is its area π d² / 4
-  const int cylinder = z.actuator_id("cylinder");
+  const int cylinder = z.id(ObjType::kActuator, "cylinder");
   EXPECT_NEAR(z.actuator_gainprm[3 * cylinder], m->actuator_gainprm[mjNGAIN * cylinder], 1e-15);
   EXPECT_NEAR(z.actuator_gainprm[3 * cylinder], std::numbers::pi / 4 * 0.09, 1e-15);
 }
@@ -163,7 +163,7 @@ TEST(ActuatorDynamics, ForwardMatchesMujoco) {
 // activations N(0, 1)), so the clamp acts
 TEST(ActuatorDynamics, StepsMatchMujoco) {
   const Model z = zwang::load_mjcf_string(kActuatorDynamicsModel, "act.xml").model;
-  const int clamped = z.actuator_actadr[z.actuator_id("integrator")];
+  const int clamped = z.actuator_actadr[z.id(ObjType::kActuator, "integrator")];
   expect_steps_match(kActuatorDynamicsModel, "actuator dynamics",
                      [&](Simulator<double>& sim, int steps) {
                        int at_bound = 0;

@@ -158,7 +158,7 @@ TYPED_TEST(Dynamics, WeldedBodiesTakeEachInstancesParameters) {
     for (int i = 0; i < kInstances; ++i) {
       Model& mi = models[i];
       for (const char* name : {"base", "block", "arm", "tip"}) {
-        const int k = m.body_id(name);
+        const int k = m.id(ObjType::kBody, name);
         mi.body_mass[k] *= scale(rng);
         for (int c = 0; c < 3; ++c) mi.body_ipos[3 * k + c] += 0.05 * unit(rng);
         // R diag(d) Rᵀ with d a triangle (any two moments at least the third)
@@ -214,7 +214,7 @@ TEST(Dynamics, MassMatrixIsPositiveDefiniteAndFactored) {
       Eigen::MatrixXd l = Eigen::MatrixXd::Zero(m.nv, m.nv);
       for (int i = 0; i < m.nv; ++i) {
         std::vector<bool> ancestor(m.nv, false);
-        for (int j = i; j >= 0; j = m.dof_parent[j]) ancestor[j] = true;
+        for (int j = i; j >= 0; j = m.dof_parentid[j]) ancestor[j] = true;
         for (int j = 0; j <= i; ++j) {
           l(i, j) = packed[i * (i + 1) / 2 + j];
           if (!ancestor[j]) {

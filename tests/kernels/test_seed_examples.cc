@@ -72,18 +72,18 @@ JointSpec hinge(const std::string& name, const Vec3d& axis) {
 }
 
 double qpos_of(Simulator<double>& sim, const std::string& joint, int i = 0) {
-  return sim.batch().qpos()(i, sim.model().jnt_qposadr[sim.model().joint_id(joint)]);
+  return sim.batch().qpos()(i, sim.model().jnt_qposadr[sim.model().id(ObjType::kJoint, joint)]);
 }
 double qvel_of(Simulator<double>& sim, const std::string& joint, int i = 0) {
-  return sim.batch().qvel()(i, sim.model().jnt_dofadr[sim.model().joint_id(joint)]);
+  return sim.batch().qvel()(i, sim.model().jnt_dofadr[sim.model().id(ObjType::kJoint, joint)]);
 }
 double qacc_of(Simulator<double>& sim, const std::string& joint, int i = 0) {
-  return sim.batch().qacc()(i, sim.model().jnt_dofadr[sim.model().joint_id(joint)]);
+  return sim.batch().qacc()(i, sim.model().jnt_dofadr[sim.model().id(ObjType::kJoint, joint)]);
 }
 void set_joint(Simulator<double>& sim, const std::string& joint, double q, double v, int i = 0) {
   const Model& m = sim.model();
-  sim.batch().qpos()(i, m.jnt_qposadr[m.joint_id(joint)]) = q;
-  sim.batch().qvel()(i, m.jnt_dofadr[m.joint_id(joint)]) = v;
+  sim.batch().qpos()(i, m.jnt_qposadr[m.id(ObjType::kJoint, joint)]) = q;
+  sim.batch().qvel()(i, m.jnt_dofadr[m.id(ObjType::kJoint, joint)]) = v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -422,7 +422,7 @@ Example2Run run_example2(const Model& model, const Example2* rods[2], const Exam
     std::vector<double> inertia = sim.batch().body_inertia().get(i);
     const Inertia6 half = rods[i]->half_inertia();
     for (const char* rod : {"rod1", "rod2"}) {
-      std::copy(half.begin(), half.end(), inertia.begin() + 6 * model.body_id(rod));
+      std::copy(half.begin(), half.end(), inertia.begin() + 6 * model.id(ObjType::kBody, rod));
     }
     sim.batch().body_inertia().set(i, inertia);
     set_example2_state(sim, *rods[i], theta0, 0, 0, i);
@@ -1089,7 +1089,9 @@ TEST(SeedExamples, GaussPrincipleWithHardEqualities) {
     Simulator<double> sim(model, n, kOneThread);
     std::mt19937 rng(3);
     std::uniform_real_distribution<double> u(-1, 1);
-    auto dof = [&](const char* joint) { return model.jnt_dofadr[model.joint_id(joint)]; };
+    auto dof = [&](const char* joint) {
+      return model.jnt_dofadr[model.id(ObjType::kJoint, joint)];
+    };
     const int ipsi = dof("spin"), iza = dof("za"), ith1 = dof("th1"), ixb = dof("xb");
     const int ith2 = dof("th2"), iyb = redundant ? -1 : dof("yb");
     std::vector<double> open(n);

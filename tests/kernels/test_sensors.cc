@@ -139,7 +139,7 @@ TEST(Sensors, EveryTypeAgainstMuJoCo) {
     mj_forward(m.get(), d.get());
     ASSERT_NO_FATAL_FAILURE(
         compare_sensors(cmp, "forward", z, d.get(), std::as_const(sim->batch()), i, kTol));
-    const int clock = z.sensor_adr[z.sensor_id("clock")];
+    const int clock = z.sensor_adr[z.id(ObjType::kSensor, "clock")];
     clamped += d->sensordata[clock] == 0.8 && in.time[i] > 0.8;
   }
   // the clock's cutoff acted on some states
@@ -316,7 +316,7 @@ TEST(Sensors, TouchAgainstMuJoCo) {
   }
   // every zone but `away` (above the bottom face) counted some contact, `away` none
   for (int s = 0; s < z.nsensor; ++s) {
-    if (z.sensor_objid[s] == z.site_id("away")) {
+    if (z.sensor_objid[s] == z.id(ObjType::kSite, "away")) {
       EXPECT_EQ(touched[s], 0);
     } else {
       EXPECT_GT(touched[s], 0) << z.sensor_name[s] << " site " << z.sensor_objid[s];
@@ -366,7 +366,8 @@ TEST(Sensors, RangefinderAgainstMuJoCo) {
   for (int g = 0; g < m->ngeom; ++g) {
     const std::string name =
         mj_id2name(m.get(), mjOBJ_GEOM, g) ? mj_id2name(m.get(), mjOBJ_GEOM, g) : "";
-    if (name == "ghost" || name == "window" || m->geom_bodyid[g] == z.body_id("scanner")) {
+    if (name == "ghost" || name == "window" ||
+        m->geom_bodyid[g] == z.id(ObjType::kBody, "scanner")) {
       EXPECT_EQ(seen[g], 0) << "geom " << g << " " << name;
     } else {
       EXPECT_GT(seen[g], 0) << "geom " << g << " " << name;
@@ -561,7 +562,7 @@ TEST(Sensors, BuilderAndValidate) {
   Model m = b.build();
   EXPECT_EQ(m.nsensor, 3);
   EXPECT_EQ(m.sensor_name[0], "sensor0");
-  EXPECT_EQ(m.sensor_id("q"), 1);
+  EXPECT_EQ(m.id(ObjType::kSensor, "q"), 1);
   EXPECT_EQ(m.sensor_adr, (std::vector<int>{0, 3, 4}));
   EXPECT_EQ(m.nsensordata, 8);
   EXPECT_EQ(m.sizes().nsensordata, 8);

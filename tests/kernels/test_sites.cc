@@ -132,7 +132,7 @@ TEST(Sites, GymnasiumDoublePendulum) {
   const MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
   ASSERT_EQ(z.nsite, 1);
-  EXPECT_EQ(z.site_id("tip"), 0);
+  EXPECT_EQ(z.id(ObjType::kSite, "tip"), 0);
   ASSERT_NO_FATAL_FAILURE(expect_same_sites(z, m.get()));
   expect_same_site_frames(z, m.get());
 }

@@ -564,7 +564,7 @@ class MeshVsMujoco {
           Eigen::Map<const Eigen::Vector3d>(bpos) + qb * Eigen::Map<const Eigen::Vector3d>(gpos);
       return std::pair(p, (qb * qg).normalized());
     };
-    const int b = z_.geom_body[g];
+    const int b = z_.geom_bodyid[g];
     const auto [zp, zq] =
         pose(&z_.body_pos[3 * b], &z_.body_quat[4 * b], &z_.geom_pos[3 * g], &z_.geom_quat[4 * g]);
     const auto [mp, mq] =

@@ -50,7 +50,7 @@ TEST(FusedBodies, FramesAndVelocitiesAreThoseOfMujocosUnmergedBodies) {
   // document order: the pillar on the world, the plate, the mount and bracket (a chain), the hand
   const std::vector<std::string> merged = {"pillar", "plate", "mount", "bracket", "hand"};
   ASSERT_EQ(z.fused_name, merged);
-  for (const std::string& name : merged) EXPECT_LT(z.body_id(name), 0) << name;
+  for (const std::string& name : merged) EXPECT_LT(z.id(ObjType::kBody, name), 0) << name;
   EXPECT_EQ(z.fused_bodyid[0], 0);
   EXPECT_EQ(z.body_name[z.fused_bodyid[3]], "base");
   EXPECT_EQ(z.body_name[z.fused_bodyid[4]], "arm");

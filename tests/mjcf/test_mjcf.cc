@@ -257,7 +257,7 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
     cmp.check("body_inertia", b, std::span(zs.data(), 9), std::span(ms.data(), 9), body_tol_[b]);
   }
   for (int j = 0; j < z.njnt; ++j) {
-    EXPECT_EQ(z.jnt_body[j], m->jnt_bodyid[j]) << "joint " << j;
+    EXPECT_EQ(z.jnt_bodyid[j], m->jnt_bodyid[j]) << "joint " << j;
     EXPECT_EQ(z.jnt_limited[j], m->jnt_limited[j]) << "joint " << j;
     cmp.check("jnt_pos", j, std::span(z.jnt_pos).subspan(3 * j, 3), view(m->jnt_pos + 3 * j, 3),
               1e-12);
@@ -310,6 +310,38 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
 }
 
 // H, h, q̈, body frames, passive and actuator forces, tendon lengths of mj_forward
+// Model::id looks every named object up as MuJoCo's mj_name2id does, under MuJoCo's numbering
+TEST_P(MjcfVsMujoco, IdsAreMujocosName2Id) {
+  const Model& z = model_;
+  const mjModel* m = m_.get();
+  // the same numbers as MuJoCo 2.2.2's mjtObj
+  static_assert(+ObjType::kBody == +mjOBJ_BODY && +ObjType::kXBody == +mjOBJ_XBODY &&
+                +ObjType::kJoint == +mjOBJ_JOINT && +ObjType::kDof == +mjOBJ_DOF &&
+                +ObjType::kGeom == +mjOBJ_GEOM && +ObjType::kSite == +mjOBJ_SITE &&
+                +ObjType::kCamera == +mjOBJ_CAMERA && +ObjType::kMesh == +mjOBJ_MESH &&
+                +ObjType::kEquality == +mjOBJ_EQUALITY && +ObjType::kTendon == +mjOBJ_TENDON &&
+                +ObjType::kActuator == +mjOBJ_ACTUATOR && +ObjType::kSensor == +mjOBJ_SENSOR &&
+                +ObjType::kKey == +mjOBJ_KEY);
+  int named = 0;
+  for (const ObjType type : {ObjType::kBody, ObjType::kJoint, ObjType::kGeom, ObjType::kSite,
+                             ObjType::kMesh, ObjType::kEquality, ObjType::kTendon,
+                             ObjType::kActuator, ObjType::kSensor, ObjType::kKey}) {
+    // MuJoCo's names (zwang also names the unnamed sensors)
+    const int n = static_cast<int>(z.names(type)->size());
+    for (int i = 0; i < n; ++i) {
+      const char* name = mj_id2name(m, type, i);
+      if (name == nullptr) continue;
+      EXPECT_EQ(z.id(type, name), i) << to_string(type) << " '" << name << "'";
+      EXPECT_EQ(mj_name2id(m, type, name), i);
+      ++named;
+    }
+    EXPECT_EQ(z.id(type, "no such name"), -1) << to_string(type);
+  }
+  EXPECT_GT(named, 0);
+  EXPECT_EQ(z.names(ObjType::kDof), nullptr);
+  EXPECT_EQ(z.id(ObjType::kUnknown, z.body_name[0]), -1);
+}
+
 TEST_P(MjcfVsMujoco, ForwardMatchesMujoco) {
   const mjModel* m = m_.get();
   ASSERT_EQ(model_.nv, m->nv);
@@ -452,7 +484,8 @@ TEST(MjcfSprings, SpringrefIsIndependentOfRef) {
   std::string error;
   const MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
-  const int hinge = model.joint_id("hinge0"), slide = model.joint_id("slide2");
+  const int hinge = model.id(ObjType::kJoint, "hinge0"),
+            slide = model.id(ObjType::kJoint, "slide2");
   ASSERT_GE(hinge, 0);
   ASSERT_GE(slide, 0);
   const int qh = model.jnt_qposadr[hinge], qs = model.jnt_qposadr[slide];
@@ -549,11 +582,11 @@ TEST(MjcfNesting, DeepBodyChainLoads) {
   const Model model =
       zwang::load_mjcf_string(deep_chain("", "", "<body name=\"after\"/>"), "deep.xml").model;
   ASSERT_EQ(model.nbody, kDeep + 2);
-  for (int b = 1; b <= kDeep; ++b) ASSERT_EQ(model.body_parent[b], b - 1) << "body " << b;
+  for (int b = 1; b <= kDeep; ++b) ASSERT_EQ(model.body_parentid[b], b - 1) << "body " << b;
   // the walk comes back up to the world for the sibling after the chain
-  EXPECT_EQ(model.body_parent[kDeep + 1], 0);
+  EXPECT_EQ(model.body_parentid[kDeep + 1], 0);
   ASSERT_EQ(model.njnt, 1);
-  EXPECT_EQ(model.jnt_body[0], kDeep);
+  EXPECT_EQ(model.jnt_bodyid[0], kDeep);
 }
 
 // with fusestatic the same chain is one body: the kDeep − 1 without joints merge into the world
@@ -562,7 +595,7 @@ TEST(MjcfNesting, DeepWeldedChainFuses) {
   const std::string xml = deep_chain("<compiler fusestatic=\"true\"/>", " pos=\"1 0 0\"", "");
   const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
   ASSERT_EQ(model.nbody, 2);
-  EXPECT_EQ(model.body_parent[1], 0);
+  EXPECT_EQ(model.body_parentid[1], 0);
   EXPECT_EQ(model.body_pos[3], kDeep);
   EXPECT_EQ(model.njnt, 1);
 }
@@ -584,8 +617,8 @@ TEST(MjcfNesting, DeepDefaultClassesInherit) {
       "</worldbody>\n</mujoco>\n",
       kDeep - 1, kDeep / 2 - 1);
   const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
-  const int deep = model.joint_id("deep"), middle = model.joint_id("middle"),
-            after = model.joint_id("after");
+  const int deep = model.id(ObjType::kJoint, "deep"), middle = model.id(ObjType::kJoint, "middle"),
+            after = model.id(ObjType::kJoint, "after");
   ASSERT_GE(deep, 0);
   ASSERT_GE(middle, 0);
   ASSERT_GE(after, 0);

@@ -366,13 +366,14 @@ TEST(MjcfConstraintNumerics, DriveHardKnifeEdgeRollingSphere) {
   }
   const Model& z = r.model;
   EXPECT_EQ(z.ndrive, 1);
-  EXPECT_EQ(z.drive_jnt, std::vector<int>{z.joint_id("h1")});
+  EXPECT_EQ(z.drive_jnt, std::vector<int>{z.id(ObjType::kJoint, "h1")});
   EXPECT_EQ(z.drive_prm, (std::vector<double>{0.1, 0.2, 0.3, 4, 0.5}));
   EXPECT_EQ(z.eq_hard, (std::vector<int>{1, 0, 0}));
   EXPECT_EQ(z.nnhc, 2);
   EXPECT_EQ(z.nhc_type, (std::vector<NonholonomicType>{NonholonomicType::kKnifeEdge,
                                                        NonholonomicType::kRollingSphere}));
-  EXPECT_EQ(z.nhc_body, (std::vector<int>{z.body_id("cart"), z.body_id("ball")}));
+  EXPECT_EQ(z.nhc_body,
+            (std::vector<int>{z.id(ObjType::kBody, "cart"), z.id(ObjType::kBody, "ball")}));
   EXPECT_EQ(z.nhc_data, (std::vector<double>{0, 0, -0.1, 0, 1, 0, 0.1, -0.5, 0, 0, 0, 0}));
 
   // valid MJCF, which MuJoCo compiles to the same tree and equalities

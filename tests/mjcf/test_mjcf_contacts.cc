@@ -49,7 +49,7 @@ void expect_same_contacts(const Model& z, const mjModel* m) {
     const std::string where = fmt::format("geom {} '{}'", g, z.geom_name[g]);
     EXPECT_EQ(z.geom_name[g], name != nullptr ? name : "") << where;
     EXPECT_EQ(static_cast<int>(z.geom_type[g]), m->geom_type[g]) << where;
-    EXPECT_EQ(z.geom_body[g], m->geom_bodyid[g]) << where;
+    EXPECT_EQ(z.geom_bodyid[g], m->geom_bodyid[g]) << where;
     EXPECT_EQ(slice(z.geom_size, g, 3), array(m->geom_size + 3 * g, 3)) << where;
     EXPECT_EQ(z.geom_contype[g], m->geom_contype[g]) << where;
     EXPECT_EQ(z.geom_conaffinity[g], m->geom_conaffinity[g]) << where;
@@ -279,8 +279,9 @@ INSTANTIATE_TEST_SUITE_P(Models, MjcfContactCases, ::testing::ValuesIn(cases()),
 TEST(MjcfContacts, PairsTakeTheirClassNotTheirGeoms) {
   const Model z = load_mjcf_string(kPairs, "pairs.xml").model;
   ASSERT_EQ(z.npair, 3);
-  const int floor = z.geom_id("floor"), a1 = z.geom_id("a1"), b1 = z.geom_id("b1");
-  const int c1 = z.geom_id("c1");
+  const int floor = z.id(ObjType::kGeom, "floor"), a1 = z.id(ObjType::kGeom, "a1"),
+            b1 = z.id(ObjType::kGeom, "b1");
+  const int c1 = z.id(ObjType::kGeom, "c1");
   EXPECT_EQ(z.pair_geom1, (std::vector<int>{floor, a1, b1}));
   EXPECT_EQ(z.pair_geom2, (std::vector<int>{a1, b1, c1}));
   EXPECT_EQ(z.pair_name, (std::vector<std::string>{"", "", "explicit"}));
@@ -295,8 +296,9 @@ TEST(MjcfContacts, PairsTakeTheirClassNotTheirGeoms) {
   EXPECT_EQ(slice(z.pair_solimp, 1, 5), (std::vector<double>{0.5, 0.6, 0.01, 0.5, 2}));
   EXPECT_EQ(z.pair_margin[1], 0.02);
   EXPECT_EQ(z.pair_gap[1], 0.005);
-  EXPECT_EQ(z.exclude_body1, (std::vector<int>{0, z.body_id("a")}));
-  EXPECT_EQ(z.exclude_body2, (std::vector<int>{z.body_id("b"), z.body_id("c")}));
+  EXPECT_EQ(z.exclude_body1, (std::vector<int>{0, z.id(ObjType::kBody, "a")}));
+  EXPECT_EQ(z.exclude_body2,
+            (std::vector<int>{z.id(ObjType::kBody, "b"), z.id(ObjType::kBody, "c")}));
 }
 
 TEST(MjcfContacts, OptionsAndSizes) {

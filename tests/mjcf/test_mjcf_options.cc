@@ -490,7 +490,7 @@ TEST(MjcfMocap, DefaultsResetAndMassOutsideH) {
   EXPECT_EQ(sim.batch().mocap_pos().get(1), pos0);
   // a heavier hand changes nothing of H
   Model heavy = z;
-  heavy.body_mass[z.body_id("hand")] *= 100;
+  heavy.body_mass[z.id(ObjType::kBody, "hand")] *= 100;
   Simulator<double> other(heavy, 1);
   sim.forward();
   other.forward();
@@ -530,7 +530,7 @@ TEST(MjcfKeyframes, ResetMatchesMujocoResetDataKeyframe) {
   ASSERT_EQ(z.nkey, m->nkey);
   ASSERT_EQ(z.nkey, 5);
   EXPECT_EQ(z.key_name, (std::vector<std::string>{"home", "partial", "", "", ""}));
-  EXPECT_EQ(z.key_id("partial"), 1);
+  EXPECT_EQ(z.id(ObjType::kKey, "partial"), 1);
   const MjDataPtr d(mj_makeData(m.get()));
   Simulator<double> sim(z, z.nkey + 1);
   for (int k = 0; k < z.nkey; ++k) {

@@ -183,8 +183,9 @@ TEST(Builder, EditedModelsAreValidatedBeforeUse) {
   EXPECT_EQ(error_of([&] { Batch<double>(zero_step, 4); }),
             "model: timestep must be positive (got 0)");
   Model bad_parent = m;
-  bad_parent.body_parent[3] = 5;
-  EXPECT_EQ(error_of([&] { bad_parent.validate(); }), "model: body_parent[3] = 5 is not in [0, 3)");
+  bad_parent.body_parentid[3] = 5;
+  EXPECT_EQ(error_of([&] { bad_parent.validate(); }),
+            "model: body_parentid[3] = 5 is not in [0, 3)");
   Model bad_adr = m;
   bad_adr.jnt_dofadr[2] = 7;
   EXPECT_EQ(error_of([&] { bad_adr.validate(); }),
@@ -229,7 +230,7 @@ TEST(Builder, EditedContactsAreValidatedBeforeUse) {
   EXPECT_EQ(edited([](Model& e) { e.geom_size[3] = 1; }),
             "model: geom_rbound[1] = 0.17320508075688776 does not hold the geom (radius "
             "1.0099504938362078)");
-  EXPECT_EQ(edited([](Model& e) { e.geom_body[0] = 1; }),
+  EXPECT_EQ(edited([](Model& e) { e.geom_bodyid[0] = 1; }),
             "model: geom 0 is a plane on a moving body");
   EXPECT_EQ(edited([](Model& e) { e.pair_geom2[0] = 0; }), "model: pair 0 is a geom with itself");
   EXPECT_EQ(edited([](Model& e) { e.geom_condim[1] = 2; }), "model: geom 1 has condim 2");
@@ -300,7 +301,7 @@ TEST(Builder, AncestorDofsFollowTheParents) {
     const Model m = examples::by_name(name);
     for (int b = 1; b < m.nbody; ++b) {
       std::vector<int> want;
-      for (int a = b; a > 0; a = m.body_parent[a]) {
+      for (int a = b; a > 0; a = m.body_parentid[a]) {
         for (int i = m.body_dofnum[a] - 1; i >= 0; --i)
           want.insert(want.begin(), m.body_dofadr[a] + i);
       }

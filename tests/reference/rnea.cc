@@ -130,7 +130,7 @@ Rnea::Rnea(const Model& model) : model_(model), body_link_(model.nbody, -1), ine
       e = quat(&m.body_quat[4 * b]).toRotationMatrix().transpose();
       r = vec3(m.body_pos, b);
     }
-    int parent = body_link_[m.body_parent[b]];
+    int parent = body_link_[m.body_parentid[b]];
     if (m.body_jntnum[b] == 0) {
       links_.push_back({parent, -1, b, e, r});
     }

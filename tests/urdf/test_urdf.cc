@@ -104,7 +104,7 @@ TEST(UrdfMapping, FramesInertiasAndJoints) {
   const Model m = load(xml);
   ASSERT_EQ(m.nbody, 5);
   EXPECT_EQ(m.body_name, (std::vector<std::string>{"world", "base", "arm", "slider", "tip"}));
-  EXPECT_EQ(m.body_parent, (std::vector<int>{-1, 0, 1, 2, 3}));
+  EXPECT_EQ(m.body_parentid, (std::vector<int>{-1, 0, 1, 2, 3}));
 
   // the root link is welded at the world origin
   EXPECT_EQ(m.body_jntnum[1], 0);
@@ -136,7 +136,7 @@ TEST(UrdfMapping, FramesInertiasAndJoints) {
   ASSERT_EQ(m.njnt, 2);
   EXPECT_EQ(m.jnt_name, (std::vector<std::string>{"hinge", "slide"}));
   EXPECT_EQ(m.jnt_type, (std::vector<JointType>{JointType::kHinge, JointType::kSlide}));
-  EXPECT_EQ(m.jnt_body, (std::vector<int>{2, 3}));
+  EXPECT_EQ(m.jnt_bodyid, (std::vector<int>{2, 3}));
   EXPECT_EQ(m.jnt_pos, (std::vector<double>(6, 0.0)));
   EXPECT_EQ(vec3(m.jnt_axis, 0), Eigen::Vector3d(0, 0.6, 0.8));
   EXPECT_EQ(vec3(m.jnt_axis, 1), Eigen::Vector3d(0, 0, -1));
@@ -173,7 +173,7 @@ TEST(UrdfOrder, DepthFirstInTheDocumentOrderOfTheJoints) {
   EXPECT_EQ(m.body_name, (std::vector<std::string>{
                              "world", "pedestal", "torso", "head", "left_shoulder_yaw",
                              "left_upper", "left_forearm", "right_upper", "right_forearm"}));
-  EXPECT_EQ(m.body_parent, (std::vector<int>{-1, 0, 1, 2, 2, 4, 5, 2, 7}));
+  EXPECT_EQ(m.body_parentid, (std::vector<int>{-1, 0, 1, 2, 2, 4, 5, 2, 7}));
   EXPECT_EQ(m.jnt_name, (std::vector<std::string>{"waist", "neck", "left_shoulder_yaw_joint",
                                                   "left_shoulder_pitch", "left_elbow",
                                                   "right_shoulder", "right_extend"}));
@@ -197,7 +197,7 @@ TEST(UrdfRoot, WeldedUnlessFloatingBase) {
   ASSERT_EQ(floating.njnt, 6);
   EXPECT_EQ(floating.jnt_name[0], "floating_base");
   EXPECT_EQ(floating.jnt_type[0], JointType::kFree);
-  EXPECT_EQ(floating.jnt_body[0], 1);
+  EXPECT_EQ(floating.jnt_bodyid[0], 1);
   EXPECT_EQ(floating.nq, 12);
   EXPECT_EQ(floating.nv, 11);
   // the free joint's qpos0 is the root frame as built: the world origin
@@ -222,7 +222,7 @@ TEST(UrdfRoot, FloatingJointFromWorldEqualsTheOption) {
   const Model option = load_urdf(urdf_file("mobile_base"), {.floating_base = true}).model;
   const Model joint = load(with_world_link(read_text(urdf_file("mobile_base")), "chassis"));
   EXPECT_EQ(joint.body_name, option.body_name);
-  EXPECT_EQ(joint.body_parent, option.body_parent);
+  EXPECT_EQ(joint.body_parentid, option.body_parentid);
   EXPECT_EQ(joint.body_pos, option.body_pos);
   EXPECT_EQ(joint.body_quat, option.body_quat);
   EXPECT_EQ(joint.body_mass, option.body_mass);
@@ -440,7 +440,7 @@ TEST(UrdfLenient, PybulletConventions) {
                 "pybullet_base:35: link 'flange': inertia is not a rigid body's (principal moments "
                 "0.001 0.0015 0.002: it has no mass); used as given"}));
   const Model m = load_urdf(urdf_file("pybullet_base")).model;
-  const int base = m.body_id("base"), flange = m.body_id("flange");
+  const int base = m.id(ObjType::kBody, "base"), flange = m.id(ObjType::kBody, "flange");
   EXPECT_EQ(m.body_mass[base], 0);
   EXPECT_EQ(body_inertia(m, base), Eigen::Vector3d(0.05, 0.06, 0.03).asDiagonal().toDenseMatrix());
   EXPECT_EQ(m.body_mass[flange], 0);
@@ -460,7 +460,7 @@ TEST(UrdfLenient, TriangleInequalityOneWarningPerLink) {
                 "moments 0.000369901 0.00181077 0.00231933: A + B < C); used as given"}));
   const Model given = load_urdf(urdf_file("triangle_inequality")).model;
   const Eigen::Matrix3d arm = file_tensor({0.001, 0.002, 0.01}, {0, 0, 0}, rpy(0.3, 0.2, 0.1));
-  EXPECT_LE((body_inertia(given, given.body_id("arm")) - arm).norm(), 1e-17);
+  EXPECT_LE((body_inertia(given, given.id(ObjType::kBody, "arm")) - arm).norm(), 1e-17);
   expect_matches_reference(given, "triangle_inequality");
 
   EXPECT_EQ(warnings_of("triangle_inequality", {.balance_inertia = true}),
@@ -473,21 +473,21 @@ TEST(UrdfLenient, TriangleInequalityOneWarningPerLink) {
                 "(balance_inertia): each principal moment 0.0015"}));
   const Model balanced =
       load_urdf(urdf_file("triangle_inequality"), {.balance_inertia = true}).model;
-  EXPECT_LE(
-      (body_inertia(balanced, balanced.body_id("arm")) - 0.013 / 3 * Eigen::Matrix3d::Identity())
-          .norm(),
-      1e-17);
+  EXPECT_LE((body_inertia(balanced, balanced.id(ObjType::kBody, "arm")) -
+             0.013 / 3 * Eigen::Matrix3d::Identity())
+                .norm(),
+            1e-17);
 }
 
 // rounding noise in a tensor: set to 0 without a word, the tensor moved by the noise alone
 TEST(UrdfLenient, RoundingNoiseSetToZeroSilently) {
   EXPECT_EQ(warnings_of("rounding_noise"), std::vector<std::string>{});
   const Model m = load_urdf(urdf_file("rounding_noise")).model;
-  const Eigen::Matrix3d ankle = body_inertia(m, m.body_id("ankle"));
+  const Eigen::Matrix3d ankle = body_inertia(m, m.id(ObjType::kBody, "ankle"));
   const Eigen::Matrix3d ankle_file = file_tensor({0, 0, 0}, {0, 1.35525e-20, 0}, rpy(0, 0, 0));
   EXPECT_LE((ankle - ankle_file).norm(), 2e-20);
   EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(ankle).eigenvalues()[0], -1e-35);
-  const Eigen::Matrix3d rod = body_inertia(m, m.body_id("rod"));
+  const Eigen::Matrix3d rod = body_inertia(m, m.id(ObjType::kBody, "rod"));
   const Eigen::Matrix3d rod_file = file_tensor({0, 0.02, 0.02}, {2e-12, 0, 0}, rpy(0, 0.2, 0));
   EXPECT_LE((rod - rod_file).norm(), 1e-17);
   EXPECT_GE(Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(rod).eigenvalues()[0], -1e-17);

@@ -231,7 +231,7 @@ TEST(UrdfMujoco, FullInertiaErrorIsMujocosEigenDecomposition) {
   std::string error;
   const MjModelPtr m = mujoco_load("tree", "", &error);
   ASSERT_TRUE(m) << error;
-  const int b = z.body_id("right_forearm");
+  const int b = z.id(ObjType::kBody, "right_forearm");
   ASSERT_EQ(b, mj_name2id(m.get(), mjOBJ_BODY, "right_forearm"));
   const Eigen::Matrix3d file = tensor(z, b);
 
