@@ -128,36 +128,20 @@ struct Model {
   // index of a merged body in the fused_ arrays, -1 if there is none (also for "", which names
   // every unnamed merged body)
   int fused_id(std::string_view name) const;
-  [[deprecated("id(ObjType::kBody, name)")]] int body_id(std::string_view name) const {
-    return id(ObjType::kBody, name);
+  // the lookups before id(), one per kind: body_id(name) is id(ObjType::kBody, name)
+  // clang-format off
+#define ZW_ID_ALIASES(X)                                                                   \
+  X(body, kBody) X(joint, kJoint) X(actuator, kActuator) X(tendon, kTendon)               \
+  X(equality, kEquality) X(geom, kGeom) X(site, kSite) X(sensor, kSensor) X(key, kKey)    \
+  X(mesh, kMesh)
+  // clang-format on
+#define ZW_X(kind, type)                                                                      \
+  [[deprecated("id(ObjType::" #type ", name)")]] int kind##_id(std::string_view name) const { \
+    return id(ObjType::type, name);                                                           \
   }
-  [[deprecated("id(ObjType::kJoint, name)")]] int joint_id(std::string_view name) const {
-    return id(ObjType::kJoint, name);
-  }
-  [[deprecated("id(ObjType::kActuator, name)")]] int actuator_id(std::string_view name) const {
-    return id(ObjType::kActuator, name);
-  }
-  [[deprecated("id(ObjType::kTendon, name)")]] int tendon_id(std::string_view name) const {
-    return id(ObjType::kTendon, name);
-  }
-  [[deprecated("id(ObjType::kEquality, name)")]] int equality_id(std::string_view name) const {
-    return id(ObjType::kEquality, name);
-  }
-  [[deprecated("id(ObjType::kGeom, name)")]] int geom_id(std::string_view name) const {
-    return id(ObjType::kGeom, name);
-  }
-  [[deprecated("id(ObjType::kSite, name)")]] int site_id(std::string_view name) const {
-    return id(ObjType::kSite, name);
-  }
-  [[deprecated("id(ObjType::kSensor, name)")]] int sensor_id(std::string_view name) const {
-    return id(ObjType::kSensor, name);
-  }
-  [[deprecated("id(ObjType::kKey, name)")]] int key_id(std::string_view name) const {
-    return id(ObjType::kKey, name);
-  }
-  [[deprecated("id(ObjType::kMesh, name)")]] int mesh_id(std::string_view name) const {
-    return id(ObjType::kMesh, name);
-  }
+  ZW_ID_ALIASES(ZW_X)
+#undef ZW_X
+#undef ZW_ID_ALIASES
 
   Sizes sizes() const;
   // ModelError naming the field when the arrays do not fit the sizes, the tree or one

@@ -338,6 +338,12 @@ TEST_P(MjcfVsMujoco, IdsAreMujocosName2Id) {
     EXPECT_EQ(z.id(type, "no such name"), -1) << to_string(type);
   }
   EXPECT_GT(named, 0);
+  // the lookups before id() still answer, as id() does
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  EXPECT_EQ(z.body_id(z.body_name.back()), z.id(ObjType::kBody, z.body_name.back()));
+  EXPECT_EQ(z.geom_id("no such name"), -1);
+#pragma GCC diagnostic pop
   EXPECT_EQ(z.names(ObjType::kDof), nullptr);
   EXPECT_EQ(z.id(ObjType::kUnknown, z.body_name[0]), -1);
 }
