@@ -9,6 +9,7 @@
 #endif
 
 #include <algorithm>
+#include <charconv>
 #include <cstddef>
 #include <iterator>
 #include <limits>
@@ -51,23 +52,28 @@ void FieldRef<T>::check_size(std::size_t size) const {
 
 namespace {
 
-constexpr const char* kFieldNames[] = {
-#define ZW_X(name, count) #name,
+// each field's name and count expression in kernels/layout.h ("s.nv", "6 * s.nbody", "3", "1")
+struct FieldText {
+  const char* name;
+  std::string_view count;
+};
+constexpr FieldText kFieldTexts[] = {
+#define ZW_X(name, count) {#name, #count},
     ZW_DATA_FIELDS(ZW_X) ZW_PARAM_FIELDS(ZW_X)
 #undef ZW_X
-        "time",
-    "status"};
-static_assert(std::size(kFieldNames) == kFieldCount);
+        {"time", "1"},
+    {"status", "1"}};
+static_assert(std::size(kFieldTexts) == kFieldCount);
 
 }  // namespace
 
 const char* field_name(FieldId f) {
-  return kFieldNames[static_cast<int>(f)];
+  return kFieldTexts[static_cast<int>(f)].name;
 }
 
 FieldId field_id(std::string_view name) {
   for (int k = 0; k < kFieldCount; ++k) {
-    if (name == kFieldNames[k]) return static_cast<FieldId>(k);
+    if (name == kFieldTexts[k].name) return static_cast<FieldId>(k);
   }
   throw std::invalid_argument(fmt::format("no field is named '{}'", name));
 }
@@ -90,6 +96,27 @@ FieldRows field_rows(FieldId f, const Layout& l, [[maybe_unused]] const Sizes& s
       return {ArenaId::kStatus, 0, 1};
   }
   throw std::invalid_argument(fmt::format("no field has id {}", static_cast<int>(f)));
+}
+
+std::string_view field_count(FieldId f) {
+  const std::string_view e = kFieldTexts[static_cast<int>(f)].count;
+  const std::size_t at = e.find("s.");
+  return at == std::string_view::npos ? std::string_view() : e.substr(at + 2);
+}
+
+std::vector<int> field_shape(FieldId f, const Sizes& sizes) {
+  const int width = field_rows(f, make_layout(sizes), sizes).rows;
+  const std::string_view e = kFieldTexts[static_cast<int>(f)].count;
+  if (e == "1") return {};
+  // "k * s.name": k values for each of the count's objects
+  const std::size_t star = e.find('*');
+  int k = 0;
+  if (star != std::string_view::npos && !field_count(f).empty()) {
+    const std::string_view factor = e.substr(0, e.find_last_not_of(' ', star - 1) + 1);
+    std::from_chars(factor.data(), factor.data() + factor.size(), k);
+  }
+  if (k > 0) return {width / k, k};
+  return {width};
 }
 
 template <class T>

@@ -1,5 +1,5 @@
 // Pieces of the command-line tool that tests can call: opening a model by file or built-in
-// name, parameter randomisation, and batches of states in JSON.
+// name, model edits, and batches of states in JSON.
 #pragma once
 
 #include <array>
@@ -55,35 +55,6 @@ struct ModelEdits {
 };
 // ORs the --disable flags into model.disableflags, adds the drives, validates the model.
 void apply_model_edits(Model& model, const ModelEdits& edits);
-
-// One term of --randomize: every element of `parameter` of every instance is multiplied
-// by its own factor drawn uniformly from [low, high].
-struct RandomizeTerm {
-  std::string parameter;  // mass, inertia, damping, armature, stiffness, gain, gear, gravity
-  double low = 1, high = 1;
-};
-// "mass=0.8:1.2,damping=0.5:2"; std::invalid_argument names the bad term.
-std::vector<RandomizeTerm> parse_randomize(const std::string& spec);
-std::vector<std::string> randomize_parameters();
-
-template <class T>
-void apply_randomize(Simulator<T>& sim, const std::vector<RandomizeTerm>& terms,
-                     std::mt19937_64& rng);
-
-// Every instance at the model's default configuration with each hinge and slide
-// coordinate moved by U(−noise, noise), at rest.
-template <class T>
-void scatter_initial_state(Simulator<T>& sim, double noise, std::mt19937_64& rng);
-
-// The keyframe `key` names: a keyframe's name, else the index of one; std::invalid_argument
-// naming the keyframes the model has otherwise.
-int keyframe_index(const Model& model, const std::string& key);
-
-// Every instance at keyframe `key` (keyframe_index) with each hinge and slide coordinate
-// moved by U(−noise, noise).
-template <class T>
-void start_from_keyframe(Simulator<T>& sim, const std::string& key, double noise,
-                         std::mt19937_64& rng);
 
 // States for `zwang dynamics`: {"qpos": [[...], ...], "qvel": [[...], ...], "ctrl": ...}.
 struct States {

@@ -171,9 +171,9 @@ int main(int argc, char** argv) {
       ->check(integer_from<std::uint64_t>(0))
       ->capture_default_str();
   run->add_option("--randomize", ro.randomize,
-                  "per-instance parameter factors, uniform: e.g. mass=0.8:1.2,damping=0.5:2 (mass, "
-                  "inertia, damping, "
-                  "armature, stiffness, gain, gear, gravity)");
+                  "per-instance parameters: e.g. body_mass=0.8:1.2 (a factor per element, "
+                  "uniform), dof_damping[0]=uniform(0,0.2), gravity[2]=normal(-9.81,0.1); the "
+                  "names of zwang.PARAM_FIELDS (docs/cli.md)");
   run->add_option(
          "--ctrl", ro.ctrl,
          "zero (with --keyframe: the keyframe's, held), or random: uniform in each ctrlrange "

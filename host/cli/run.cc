@@ -19,6 +19,7 @@
 #include "host/cli/commands.hpp"
 #include "host/cli/h5_writer.hpp"
 #include "kernels/status.h"
+#include "zwang/randomize.hpp"
 
 namespace zwang::cli {
 namespace {
@@ -109,6 +110,16 @@ class StopOnSignals {
 // a call of the engine lasts about this long, so that a signal stops the run soon
 constexpr double kCallSeconds = 0.25;
 
+// f(), with the option its std::invalid_argument comes from in front of the message
+template <class F>
+auto with_option(const char* option, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
 CpuSimd parse_cpu_simd(const std::string& name) {
   if (name == "scalar") return CpuSimd::kScalar;
   if (name == "avx2") return CpuSimd::kAvx2;
@@ -129,7 +140,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     throw std::invalid_argument(
         fmt::format("--init-noise must be from 0 to {:g} (got {:g})", kMaxInitNoise, o.init_noise));
   }
-  const std::vector<RandomizeTerm> terms = parse_randomize(o.randomize);
+  const std::vector<RandomTerm> terms =
+      with_option("--randomize", [&] { return parse_randomization(o.randomize); });
   Simulator<T> sim(m, o.instances,
                    {.backend = parse_backend(o.backend),
                     .threads = o.threads,
@@ -146,13 +158,9 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
                o.steps, m.timestep, std::string(to_string(m.integrator)).c_str(),
                o.precision.c_str(), picked.c_str());
 
-  std::mt19937_64 rng(o.seed);
-  if (o.keyframe.empty()) {
-    scatter_initial_state(sim, o.init_noise, rng);
-  } else {
-    start_from_keyframe(sim, o.keyframe, o.init_noise, rng);
-  }
-  apply_randomize(sim, terms, rng);
+  with_option("--keyframe", [&] { scatter_states(sim, o.keyframe, o.init_noise, o.seed); });
+  with_option("--randomize", [&] { randomize(sim.batch(), terms, o.seed); });
+  std::mt19937_64 rng(o.seed);  // the random controls
   Batch<T>& b = sim.batch();
 
   std::unique_ptr<H5File> h5;

@@ -73,6 +73,13 @@ constexpr bool is_parameter(FieldId f) {
 }
 // The field of that name; std::invalid_argument for an unknown name.
 FieldId field_id(std::string_view name);
+// The count of objects that field f holds a row each of ("nbody" for body_ipos, "nv" for qvel),
+// "" for a field of fixed width (gravity, time, status).
+std::string_view field_count(FieldId f);
+// The per-instance shape of field f: () for one value (time, status, ncon), (width) for one value
+// per object or a fixed width (qvel: nv; gravity: 3), (objects, k) for k values per object
+// (body_ipos: nbody, 3).
+std::vector<int> field_shape(FieldId f, const Sizes& sizes);
 
 // Thrown by the accessor of an output field a batch does not keep current
 // (SimulatorOptions::outputs); Python's zwang.OutputNotKeptError, an AttributeError.

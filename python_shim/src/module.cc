@@ -9,6 +9,7 @@
 
 #include "bindings.hpp"
 #include "zwang/loaders.hpp"
+#include "zwang/randomize.hpp"
 #include "zwang/simulator.hpp"
 
 namespace zwang::python {
@@ -35,6 +36,52 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
        .fuse_static = fuse_static,
        .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax});
   return PyModel{std::move(r.model), std::move(r.warnings)};
+}
+
+// a Distribution in zwang.sweep's tuple form: 0.5, ("uniform", lo, hi), ("choice", [v, ...]),
+// ("scale", ...)
+nb::object distribution_tuple(const Distribution& d) {
+  using Kind = Distribution::Kind;
+  nb::object value;
+  switch (d.kind) {
+    case Kind::kUniform:
+      value = nb::make_tuple("uniform", d.args[0], d.args[1]);
+      break;
+    case Kind::kNormal:
+      value = nb::make_tuple("normal", d.args[0], d.args[1]);
+      break;
+    case Kind::kLogNormal:
+      value = nb::make_tuple("lognormal", d.args[0], d.args[1]);
+      break;
+    case Kind::kChoice:
+      value = nb::make_tuple("choice", nb::cast(d.args));
+      break;
+    default:
+      value = nb::float_(d.args[0]);
+  }
+  return d.scale ? nb::object(nb::make_tuple("scale", value)) : value;
+}
+
+nb::tuple selection_tuple(const ParamSelection& s) {
+  return nb::make_tuple(s.field, nb::tuple(nb::cast(s.index)));
+}
+
+nb::tuple param_name(const std::string& text) {
+  return selection_tuple(parse_param_name(text));
+}
+
+nb::object distribution(const std::string& text) {
+  return distribution_tuple(parse_distribution(text));
+}
+
+nb::list randomization(const std::string& spec) {
+  nb::list out;
+  for (const RandomTerm& t : parse_randomization(spec)) {
+    nb::list selections;
+    for (const ParamSelection& s : t.selections) selections.append(selection_tuple(s));
+    out.append(nb::make_tuple(t.name, selections, distribution_tuple(t.distribution)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -68,6 +115,18 @@ void bind_module(nb::module_& m) {
       },
       "(devices, reason): the CUDA devices this build of zwang can use, and why there are none "
       "when there are none (a build without CUDA, no device, no driver).");
+  m.def("parse_param_name", &param_name, nb::arg("name"),
+        "``'body_ipos[2, 0]'`` -> ``('body_ipos', (2, 0))``: a parameter name of "
+        "zwang.PARAM_FIELDS and its index, as ``zwang run --randomize`` reads it; ValueError "
+        "naming the parameters for an unknown name.");
+  m.def("parse_distribution", &distribution, nb::arg("text"),
+        "``'scale(uniform(0.8, 1.2))'`` -> ``('scale', ('uniform', 0.8, 1.2))``; ``'0.8:1.2'`` "
+        "is the same; ``'normal(0, 1)'``, ``'lognormal(0, 1)'``, ``'choice(1, 2)'``, ``'0.5'``: "
+        "the value grammar of ``zwang run --randomize``, in zwang.sweep's tuple form.");
+  m.def("parse_randomization", &randomization, nb::arg("spec"),
+        "``'body_mass+body_inertia=0.8:1.2, dof_damping[0]=uniform(0, 0.2)'`` -> a list of "
+        "``(name, [(field, index), ...], distribution)``, one per term: the grammar of ``zwang "
+        "run --randomize`` (docs/sweeps.md).");
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
         nb::arg("contact_margin") = "max", nb::arg("balance_inertia") = false,
         nb::arg("fuse_static") = false,

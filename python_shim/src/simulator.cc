@@ -27,6 +27,7 @@
 #include "kernels/status.h"
 #include "views.hpp"
 #include "zwang/derived.hpp"
+#include "zwang/randomize.hpp"
 
 namespace zwang::python {
 namespace {
@@ -155,7 +156,7 @@ nb::object field_view(nb::handle owner, PySimulator& s, const FieldInfo& f) {
     // through the batch's accessor: with the CUDA backend it downloads the field if the device
     // is newer and marks it changed, since the view may be written
     const FieldRef<T> field = b.field(field_id(f.name));
-    const std::vector<std::size_t> shape = field_shape(b.sizes(), f.count, f.width(b.sizes()));
+    const std::vector<std::size_t> shape = per_instance_shape(f.name, b.sizes());
     return strided_view(owner, field.data(), nb::dtype<T>(), b.size(), b.padded_size(), shape);
   });
 }
@@ -304,15 +305,7 @@ nb::object device_field(nb::handle self, const std::string& name) {
     // the per-instance shape of the NumPy view, (N, nbody, 3) rather than (N, 3 nbody)
     if (id != FieldId::time && id != FieldId::status) {
       const auto& b = std::as_const(sim.batch());
-      const FieldInfo* info = nullptr;
-      for (const FieldInfo& x : kDataFields) {
-        if (name == x.name) info = &x;
-      }
-      for (const FieldInfo& x : kParamFields) {
-        if (name == x.name) info = &x;
-      }
-      const std::vector<std::size_t> per =
-          field_shape(b.sizes(), info->count, info->width(b.sizes()));
+      const std::vector<std::size_t> per = per_instance_shape(name, b.sizes());
       shape.assign(1, static_cast<std::size_t>(sim.size()));
       shape.insert(shape.end(), per.begin(), per.end());
     }
@@ -528,6 +521,20 @@ void bind_simulator(nb::module_& m) {
           "Recomputes the outputs (mass matrix, forces, contacts, qacc, kinematics, cfrc_ext; "
           "those kept, see ``outputs``) at the current state and time of every instance, without "
           "advancing it. The GIL is released meanwhile.")
+      .def(
+          "randomize",
+          [](PySimulator& s, const std::string& spec, std::uint64_t seed) {
+            const std::vector<RandomTerm> terms = parse_randomization(spec);
+            std::lock_guard<std::mutex> lock(s.mutex());
+            s.visit([&](auto& sim) { randomize(sim.batch(), terms, seed); });
+          },
+          nb::arg("spec"), nb::arg("seed") = 0,
+          "Draws parameters for every instance as ``zwang run --randomize SPEC --seed SEED`` "
+          "does, the same values: ``sim.randomize('body_mass+body_inertia=0.8:1.2, "
+          "dof_damping[0]=uniform(0, 0.2)', seed=7)`` (grammar: docs/sweeps.md). Each term draws "
+          "from a generator of its own, seeded by ``seed`` and the term's name. ValueError naming "
+          "the term at fault (an unknown name, an index past the parameter's shape); nothing is "
+          "drawn then.")
       .def("reset", &reset, nb::arg("instances") = nb::none(), nb::arg("qpos") = nb::none(),
            nb::arg("qvel") = nb::none(), nb::arg("keyframe") = nb::none(),
            nb::arg("act") = nb::none(),

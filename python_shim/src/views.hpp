@@ -21,16 +21,12 @@ namespace zwang::python {
 
 using Array = nb::ndarray<nb::numpy>;
 
+// a field of kernels/layout.h that Python views
 struct FieldInfo {
   const char* name;
-  const char* count;  // the count expression of the X-macro, e.g. "6 * s.nbody"
-  int (*offset)(const Layout&);
-  int (*width)(const Sizes&);  // values per instance
 };
 
-#define ZW_X(name, count)                                 \
-  {#name, #count, [](const Layout& l) { return l.name; }, \
-   []([[maybe_unused]] const Sizes& s) { return static_cast<int>(count); }},
+#define ZW_X(name, count) {#name},
 inline constexpr FieldInfo kDataFields[] = {ZW_DATA_FIELDS(ZW_X)};
 inline constexpr FieldInfo kParamFields[] = {ZW_PARAM_FIELDS(ZW_X)};
 #undef ZW_X
@@ -48,49 +44,10 @@ inline const FieldInfo& data_field(std::string_view name) {
   throw std::logic_error("no data field " + std::string(name));
 }
 
-inline int size_named(const Sizes& s, std::string_view name) {
-  const std::pair<std::string_view, int> sizes[] = {{"nq", s.nq},
-                                                    {"nv", s.nv},
-                                                    {"nu", s.nu},
-                                                    {"nbody", s.nbody},
-                                                    {"njnt", s.njnt},
-                                                    {"nM", s.nM},
-                                                    {"njac", s.njac},
-                                                    {"nefc", s.nefc},
-                                                    {"nhard", s.nhard},
-                                                    {"ndrive", s.ndrive},
-                                                    {"ngeom", s.ngeom},
-                                                    {"nconmax", s.nconmax},
-                                                    {"ncon_rows", s.ncon_rows},
-                                                    {"nsensordata", s.nsensordata},
-                                                    {"nmocap", s.nmocap},
-                                                    {"ntendon", s.ntendon},
-                                                    {"na", s.na}};
-  for (const auto& [n, v] : sizes) {
-    if (n == name) return v;
-  }
-  return -1;
-}
-
-// the per-instance shape of a field from its count: "1" is a scalar, "s.nv" (nv,),
-// "6 * s.nbody" (nbody, 6), "3" (3,)
-inline std::vector<std::size_t> field_shape(const Sizes& s, std::string_view count, int width) {
-  std::string e;
-  for (char c : count) {
-    if (c != ' ') e += c;
-  }
-  if (e == "1") return {};
-  if (e.rfind("s.", 0) == 0 && size_named(s, e.substr(2)) >= 0)
-    return {static_cast<std::size_t>(width)};
-  const std::size_t star = e.find('*');
-  if (star != std::string::npos) {
-    const std::string a = e.substr(0, star), b = e.substr(star + 1);
-    if (b.rfind("s.", 0) == 0 && a.find_first_not_of("0123456789") == std::string::npos) {
-      const int n = size_named(s, b.substr(2));
-      if (n >= 0) return {static_cast<std::size_t>(n), static_cast<std::size_t>(std::stoi(a))};
-    }
-  }
-  return {static_cast<std::size_t>(width)};
+// the per-instance shape of a field, (nbody, 3) rather than (3 nbody)
+inline std::vector<std::size_t> per_instance_shape(std::string_view name, const Sizes& s) {
+  const std::vector<int> shape = field_shape(field_id(name), s);
+  return {shape.begin(), shape.end()};
 }
 
 // a view of `per_instance` values per instance whose element j of instance i is at

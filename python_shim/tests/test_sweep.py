@@ -145,6 +145,60 @@ def test_controls_constant_and_callable(model):
     assert r1.records["qpos"][-1, 0, 0] > 0
 
 
+def test_grammar_of_the_command_line():
+    assert zwang.parse_param_name("body_ipos[2, 0]") == ("body_ipos", (2, 0))
+    assert zwang.parse_distribution("0.8:1.2") == ("scale", ("uniform", 0.8, 1.2))
+    assert zwang.parse_distribution("scale(normal(1, 0.1))") == ("scale", ("normal", 1.0, 0.1))
+    assert zwang.parse_distribution("choice(1, 2.5)") == ("choice", [1.0, 2.5])
+    assert zwang.parse_distribution(" 0.5 ") == 0.5
+    assert zwang.parse_randomization("body_mass+body_inertia=0.9:1.1, gravity[2]=-9") == [
+        (
+            "body_mass+body_inertia",
+            [("body_mass", ()), ("body_inertia", ())],
+            ("scale", ("uniform", 0.9, 1.1)),
+        ),
+        ("gravity[2]", [("gravity", (2,))], -9.0),
+    ]
+    with pytest.raises(ValueError, match="unknown distribution 'gauss'"):
+        zwang.parse_distribution("gauss(0, 1)")
+    with pytest.raises(ValueError, match=r"'mass=1': unknown parameter 'mass' \(the parameters: "):
+        zwang.parse_randomization("mass=1")
+
+
+def test_string_values_draw_as_their_tuples(model):
+    """A value written in the command line's grammar is the tuple form it parses to."""
+    common = dict(instances=64, steps=1, seed=4)
+    a = sweep(model, {"dof_damping[0]": "uniform(0, 0.2)", "body_mass": "0.5:2"}, **common)
+    b = sweep(
+        model,
+        {"dof_damping[0]": ("uniform", 0, 0.2), "body_mass": ("scale", ("uniform", 0.5, 2))},
+        **common,
+    )
+    for name in a.params:
+        np.testing.assert_array_equal(a.params[name], b.params[name])
+
+
+def test_spec_string_draws_as_the_command_line(model):
+    """A whole spec draws as ``zwang run --randomize SPEC --seed S`` and ``sim.randomize``: a
+    body's mass and inertia by one factor, the damping of every instance its own."""
+    spec = "body_mass+body_inertia=0.5:2, dof_damping[0]=uniform(0, 0.2)"
+    r = sweep(model, spec, instances=32, steps=1, seed=9)
+    sim = zwang.Simulator(model, instances=32)
+    sim.randomize(spec, seed=9)
+    np.testing.assert_array_equal(r.params["body_mass"], sim.params.body_mass)
+    np.testing.assert_array_equal(r.params["body_inertia"], sim.params.body_inertia)
+    np.testing.assert_array_equal(r.params["dof_damping[0]"], sim.params.dof_damping[:, 0])
+    factor = r.params["body_mass"][:, 1] / model.body_mass[1]
+    assert np.all((factor >= 0.5) & (factor <= 2)) and len(set(factor)) == 32
+    np.testing.assert_allclose(
+        r.params["body_inertia"][:, 1, :3] / model.body_inertia[1, :3],
+        np.repeat(factor[:, None], 3, axis=1),
+        rtol=1e-15,
+    )
+    with pytest.raises(ValueError, match="index 3 is not in"):
+        sim.randomize("body_mass[3]=1")
+
+
 def test_errors(model):
     with pytest.raises(ValueError, match="unknown parameter"):
         sweep(model, {"mass": 1.0}, instances=2, steps=1)

@@ -37,6 +37,9 @@ from ._zwang import (
     Simulator,
     cuda_status,
     load,
+    parse_distribution,
+    parse_param_name,
+    parse_randomization,
 )
 from .sweep import SweepResult, sweep
 
@@ -65,5 +68,8 @@ __all__ = [
     "SweepResult",
     "cuda_status",
     "load",
+    "parse_distribution",
+    "parse_param_name",
+    "parse_randomization",
     "sweep",
 ]

@@ -22,7 +22,15 @@ shape (``body_mass[2]``: body 2's mass; ``body_ipos[2]``: its centre of mass, 3 
   like the tuples;
 - a callable ``f(rng, n)`` returning ``(n,)`` or ``(n, *selection)`` values;
 - ``("scale", value)``: the model's own values multiplied by ``value``'s draw
-  (``("scale", ("uniform", 0.8, 1.2))`` scales each selected element by its own factor).
+  (``("scale", ("uniform", 0.8, 1.2))`` scales each selected element by its own factor);
+- a string in the grammar of ``zwang run --randomize``: ``"0.8:1.2"``, ``"uniform(0, 0.2)"``,
+  ``"scale(normal(1, 0.05))"`` (``zwang.parse_distribution`` gives its tuple).
+
+``params`` may also be one string in that grammar,
+``"body_mass+body_inertia=0.8:1.2, dof_damping[0]=uniform(0, 0.2)"``: it is drawn as
+``zwang run --randomize`` and ``Simulator.randomize`` draw it (the same values for the same seed;
+selections joined by ``+`` share one draw per object), and ``params`` of the result holds every
+selection it names.
 
 Draws are reproducible: parameter ``name`` draws from ``numpy.random.Generator(PCG64(
 SeedSequence([seed, crc32(name)])))``, so its values depend on the seed and its name only, not on
@@ -33,7 +41,6 @@ the generators named ``"qpos"`` and ``"qvel"`` likewise.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import zlib
 from collections.abc import Iterable, Mapping
@@ -63,17 +70,18 @@ _FIRST_AXIS = (
     ("c", "body"),
     ("subtree_com", "body"),
 )
-_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[\s*([-0-9,\s]+)\s*\])?\s*$")
 
 
 def parse_name(name: str) -> tuple[str, tuple[int, ...]]:
     """``"body_ipos[2, 0]"`` -> ``("body_ipos", (2, 0))``; ``"body_mass"`` ->
-    ``("body_mass", ())``."""
-    match = _NAME.match(name)
-    if not match:
-        raise ValueError(f"parameter name {name!r}: expected 'name' or 'name[i]' or 'name[i, j]'")
-    index = tuple(int(k) for k in match.group(2).split(",")) if match.group(2) else ()
-    return match.group(1), index
+    ``("body_mass", ())``: the names and indices of ``zwang run --randomize``."""
+    from zwang import _zwang
+
+    return _zwang.parse_param_name(name)
+
+
+def _selection_name(base: str, index: tuple[int, ...]) -> str:
+    return f"{base}[{', '.join(str(i) for i in index)}]" if index else base
 
 
 def rng_for(seed: int, name: str) -> np.random.Generator:
@@ -96,6 +104,10 @@ def draw(
     ``("scale", ...)`` multiplies.
     """
     full = (n, *shape)
+    if isinstance(spec, str):
+        from zwang import _zwang
+
+        spec = _zwang.parse_distribution(spec)
     if isinstance(spec, tuple) and spec and isinstance(spec[0], str):
         kind, args = spec[0].lower(), spec[1:]
         if kind == "scale":
@@ -285,7 +297,7 @@ def _progress_bar(progress: bool | None, total: int, work: int) -> Any:
 
 def sweep(
     model: Any,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, Any] | str | None = None,
     *,
     instances: int,
     steps: int,
@@ -349,13 +361,16 @@ def sweep(
     _check_size(nrec, first, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
 
     drawn: dict[str, np.ndarray] = {}
+    if isinstance(params, str):
+        # the grammar of zwang run --randomize, drawn as it draws
+        sim.randomize(params, seed)
+        for _, selections, _ in zwang.parse_randomization(params):
+            for base, index in selections:
+                values = getattr(sim.params, base)[(slice(None), *index)]
+                drawn[_selection_name(base, index)] = np.array(values, dtype=np.float64)
+        params = None
     for name, spec in (params or {}).items():
         base, index = parse_name(name)
-        if not hasattr(sim.params, base):
-            raise ValueError(
-                f"unknown parameter {base!r}; parameters: "
-                + ", ".join(getattr(zwang, "PARAM_FIELDS", []))
-            )
         target = getattr(sim.params, base)
         try:
             nominal = np.array(target[(slice(None), *index)], dtype=np.float64)

@@ -23,60 +23,25 @@
 #include "sensor_models.h"
 #include "test_util.h"
 #include "zwang/loaders.hpp"
+#include "zwang/randomize.hpp"
 
 namespace zwang::test {
 namespace {
 
-TEST(Cli, RandomizeSpecIsParsedAndChecked) {
-  const std::vector<cli::RandomizeTerm> t = cli::parse_randomize("mass=0.8:1.2,damping=0.5:2");
-  ASSERT_EQ(t.size(), 2u);
-  EXPECT_EQ(t[0].parameter, "mass");
-  EXPECT_EQ(t[0].low, 0.8);
-  EXPECT_EQ(t[1].high, 2.0);
-  EXPECT_TRUE(cli::parse_randomize("").empty());
-  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=1.2:0.8"); }),
-            "--randomize: 'mass=1.2:0.8' needs 0 <= LOW <= HIGH");
-  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=a:b"); }),
-            "--randomize: 'mass=a:b' needs two numbers LOW:HIGH");
-  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass=1x:2"); }),
-            "--randomize: 'mass=1x:2' needs two numbers LOW:HIGH");
-  // a parameter twice would multiply its two factors
-  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("gravity=2:2,gravity=2:2"); }),
-            "--randomize: 'gravity' is given twice; give each parameter one range");
-  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("mass"); }),
-            "--randomize: 'mass' is not NAME=LOW:HIGH");
-  EXPECT_EQ(error_of<std::exception>([] { cli::parse_randomize("colour=1:2"); }),
-            "--randomize: unknown parameter 'colour' (known: mass, inertia, damping, armature, "
-            "stiffness, gain, gear, gravity, drive)");
-}
-
-// each instance's masses fall in the range, and a body's inertia scales with its mass
-TEST(Cli, RandomizeScalesEachInstanceWithinItsRange) {
-  const Model m = examples::chain({.damping = 0.5, .actuators = true});
-  Simulator<double> sim(m, 200);
-  std::mt19937_64 rng(3);
-  cli::apply_randomize(sim, cli::parse_randomize("mass=0.8:1.2,damping=0.5:2,gain=2:3"), rng);
-  Batch<double>& b = sim.batch();
-  double lowest = 10, highest = 0;
-  for (std::int64_t i = 0; i < 200; ++i) {
-    for (int k = 1; k < m.nbody; ++k) {
-      const double f = b.body_mass()(i, k) / m.body_mass[k];
-      EXPECT_GE(f, 0.8);
-      EXPECT_LE(f, 1.2);
-      lowest = std::min(lowest, f);
-      highest = std::max(highest, f);
-      for (int c = 0; c < 3; ++c)
-        EXPECT_NEAR(b.body_inertia()(i, 6 * k + c) / m.body_inertia[6 * k + c], f, 1e-12);
-    }
-    for (int d = 0; d < m.nv; ++d) {
-      EXPECT_GE(b.dof_damping()(i, d), 0.25);
-      EXPECT_LE(b.dof_damping()(i, d), 1.0);
-    }
-    // a position servo's gain and bias scale together, so it still pulls towards the control
-    EXPECT_NEAR(b.actuator_biasprm()(i, 3 * 1 + 1), -b.actuator_gainprm()(i, 3 * 1), 1e-12);
-  }
-  EXPECT_LT(lowest, 0.82);
-  EXPECT_GT(highest, 1.18);
+// --randomize is the library's grammar (tests/batch/test_randomize.cc); its errors name the
+// option
+TEST(Cli, RandomizeErrorsNameTheOption) {
+  const ProgramResult r = run_zwang("run chain -n 2 -t 1 --no-progress --randomize mass=0.9:1.1");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--randomize: 'mass=0.9:1.1': unknown parameter 'mass' (the parameters: "
+                          "body_mass, "),
+            std::string::npos)
+      << r.output;
+  const ProgramResult key = run_zwang("run chain -n 2 -t 1 --no-progress --keyframe up");
+  EXPECT_NE(key.exit_code, 0) << key.output;
+  EXPECT_NE(key.output.find("--keyframe: no keyframe 'up': the model has no keyframes"),
+            std::string::npos)
+      << key.output;
 }
 
 TEST(Cli, StatesJsonIsCheckedByFieldAndIndex) {
@@ -145,7 +110,7 @@ TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
   o.steps = 30;
   o.record_every = 10;
   o.seed = 9;
-  o.randomize = "mass=0.9:1.1";
+  o.randomize = "body_mass=0.9:1.1";
   o.out = out.string();
   o.no_progress = true;
   ASSERT_EQ(cli::run_rollout("cart_pole", {}, o), 0);
@@ -153,10 +118,9 @@ TEST(Cli, RolloutWritesTheTrajectoryToHdf5) {
   // the same instances stepped here
   const Model m = examples::cart_pole();
   Simulator<double> sim(m, 5);
-  std::mt19937_64 rng(9);
-  cli::scatter_initial_state(sim, o.init_noise, rng);
+  scatter_states(sim, "", o.init_noise, 9);
   const std::vector<double> q0 = sim.batch().qpos().get(3);
-  cli::apply_randomize(sim, cli::parse_randomize(o.randomize), rng);
+  randomize(sim.batch(), parse_randomization(o.randomize), 9);
   sim.step(30);
 
   const hid_t file = H5Fopen(out.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

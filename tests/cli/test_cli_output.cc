@@ -26,6 +26,7 @@
 #include "host/cli/commands.hpp"
 #include "host/cli/h5_writer.hpp"
 #include "zwang/examples.hpp"
+#include "zwang/randomize.hpp"
 #include "zwang/simulator.hpp"
 
 extern char** environ;
@@ -45,8 +46,7 @@ std::string read_text(const std::string& path) {
 std::vector<double> chain_qpos(std::int64_t instances, std::uint64_t seed, int steps,
                                std::int64_t i) {
   Simulator<double> sim(examples::chain(), instances);
-  std::mt19937_64 rng(seed);
-  cli::scatter_initial_state(sim, 0.01, rng);
+  scatter_states(sim, "", 0.01, seed);
   sim.step(steps);
   return sim.batch().qpos().get(i);
 }

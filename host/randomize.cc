@@ -1,0 +1,416 @@
+// Per-instance parameter draws and initial states (include/zwang/randomize.hpp).
+#include "zwang/randomize.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <utility>
+
+#include "zwang/simulator.hpp"
+
+namespace zwang {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// the pieces of `s` between the commas outside parentheses and brackets
+std::vector<std::string_view> split_top(std::string_view s) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  std::size_t start = 0;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (s[k] == '(' || s[k] == '[') ++depth;
+    if (s[k] == ')' || s[k] == ']') --depth;
+    if (s[k] == ',' && depth == 0) {
+      parts.push_back(trim(s.substr(start, k - start)));
+      start = k + 1;
+    }
+  }
+  parts.push_back(trim(s.substr(start)));
+  return parts;
+}
+
+// "body_mass + body_inertia" → its selections
+std::vector<std::string_view> split_plus(std::string_view s) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t plus = s.find('+', start);
+    parts.push_back(trim(s.substr(start, plus - start)));
+    if (plus == std::string_view::npos) return parts;
+    start = plus + 1;
+  }
+}
+
+template <class N>
+bool parse_number(std::string_view s, N* out) {
+  s = trim(s);
+  const auto [end, error] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return !s.empty() && error == std::errc() && end == s.data() + s.size();
+}
+
+// `name(a, b, ...)` → name and the text between the parentheses; false if `s` is not a call
+bool split_call(std::string_view s, std::string_view* name, std::string_view* inner) {
+  const std::size_t open = s.find('(');
+  if (open == std::string_view::npos || s.back() != ')') return false;
+  *name = trim(s.substr(0, open));
+  *inner = s.substr(open + 1, s.size() - open - 2);
+  return true;
+}
+
+Distribution parse_draw(std::string_view text) {
+  using Kind = Distribution::Kind;
+  Distribution d;
+  double value = 0;
+  if (parse_number(text, &value)) {
+    d.args = {value};
+  } else if (std::string_view name, inner; split_call(text, &name, &inner)) {
+    const struct {
+      std::string_view name;
+      Kind kind;
+      int args;  // -1: one or more
+    } kKinds[] = {{"uniform", Kind::kUniform, 2},
+                  {"normal", Kind::kNormal, 2},
+                  {"lognormal", Kind::kLogNormal, 2},
+                  {"choice", Kind::kChoice, -1}};
+    const auto* k = std::find_if(std::begin(kKinds), std::end(kKinds),
+                                 [&](const auto& c) { return c.name == name; });
+    if (k == std::end(kKinds)) {
+      throw std::invalid_argument(fmt::format(
+          "unknown distribution '{}' (uniform, normal, lognormal, choice, scale)", name));
+    }
+    d.kind = k->kind;
+    for (std::string_view a : split_top(inner)) {
+      if (!parse_number(a, &value)) {
+        throw std::invalid_argument(fmt::format("'{}' is not a number in '{}'", a, text));
+      }
+      d.args.push_back(value);
+    }
+    if (k->args > 0 && static_cast<int>(d.args.size()) != k->args) {
+      throw std::invalid_argument(
+          fmt::format("{} takes {} numbers, not {}", name, k->args, d.args.size()));
+    }
+  } else {
+    throw std::invalid_argument(
+        fmt::format("'{}' is neither a number, LOW:HIGH, nor uniform(lo, hi), normal(mean, std), "
+                    "lognormal(mean, std), choice(v, ...) or scale(...)",
+                    text));
+  }
+  if (!std::all_of(d.args.begin(), d.args.end(), [](double a) { return std::isfinite(a); })) {
+    throw std::invalid_argument(fmt::format("'{}' has a number that is not finite", text));
+  }
+  if (d.kind == Kind::kUniform && !(d.args[0] <= d.args[1])) {
+    throw std::invalid_argument(fmt::format("'{}' needs lo <= hi", text));
+  }
+  if ((d.kind == Kind::kNormal || d.kind == Kind::kLogNormal) && !(d.args[1] >= 0)) {
+    throw std::invalid_argument(fmt::format("'{}' needs std >= 0", text));
+  }
+  return d;
+}
+
+// the per-instance shape of a parameter field: `rows` of `cols` values, one row per object of
+// `count` ("nbody"), or a fixed width (gravity: count "", rows 3, cols 1)
+struct ParamShape {
+  int rows = 0, cols = 1;
+  std::string_view count;
+};
+
+ParamShape param_shape(FieldId f, const Sizes& sizes) {
+  const std::vector<int> shape = field_shape(f, sizes);
+  return {shape.empty() ? 1 : shape[0], shape.size() == 2 ? shape[1] : 1, field_count(f)};
+}
+
+// the element offsets within an instance's values that `sel` names
+std::vector<int> selected(const ParamSelection& sel, const ParamShape& shape,
+                          const std::string& name) {
+  const bool rows = !shape.count.empty();
+  auto check = [&](int i, int n, std::string_view what) {
+    if (i < 0 || i >= n) {
+      throw std::invalid_argument(
+          fmt::format("'{}': {} {} is not in [0, {}) ({} has {} {} per instance{})", name, what, i,
+                      n, sel.field, shape.rows, rows ? "rows" : "values",
+                      rows ? fmt::format(", {} = {}", shape.count, shape.rows) : ""));
+    }
+  };
+  std::vector<int> out;
+  if (sel.index.empty()) {
+    out.resize(static_cast<std::size_t>(shape.rows * shape.cols));
+    std::iota(out.begin(), out.end(), 0);
+  } else if (sel.index.size() == 1) {
+    check(sel.index[0], shape.rows, "index");
+    for (int c = 0; c < shape.cols; ++c) out.push_back(sel.index[0] * shape.cols + c);
+  } else {
+    if (shape.cols == 1) {
+      throw std::invalid_argument(
+          fmt::format("'{}': {} has one value per row; give one index", name, sel.field));
+    }
+    check(sel.index[0], shape.rows, "row");
+    check(sel.index[1], shape.cols, "column");
+    out.push_back(sel.index[0] * shape.cols + sel.index[1]);
+  }
+  return out;
+}
+
+// the generator of `name` under `seed`: seeded by both, independent of every other name
+std::mt19937_64 generator(std::uint64_t seed, std::string_view name) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  std::seed_seq seq{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32),
+                    static_cast<std::uint32_t>(h), static_cast<std::uint32_t>(h >> 32)};
+  return std::mt19937_64(seq);
+}
+
+template <class Gen>
+double draw(const Distribution& d, Gen& gen) {
+  using Kind = Distribution::Kind;
+  switch (d.kind) {
+    case Kind::kUniform:
+      return std::uniform_real_distribution<double>(d.args[0], d.args[1])(gen);
+    case Kind::kNormal:
+      return std::normal_distribution<double>(d.args[0], d.args[1])(gen);
+    case Kind::kLogNormal:
+      return std::lognormal_distribution<double>(d.args[0], d.args[1])(gen);
+    case Kind::kChoice:
+      return d.args[std::uniform_int_distribution<std::size_t>(0, d.args.size() - 1)(gen)];
+    default:
+      return d.args[0];
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> param_field_names() {
+  return {
+#define ZW_X(name, count) #name,
+      ZW_PARAM_FIELDS(ZW_X)
+#undef ZW_X
+  };
+}
+
+ParamSelection parse_param_name(std::string_view text) {
+  text = trim(text);
+  ParamSelection sel;
+  const std::size_t open = text.find('[');
+  sel.field = std::string(trim(text.substr(0, open)));
+  const std::vector<std::string> known = param_field_names();
+  if (std::find(known.begin(), known.end(), sel.field) == known.end()) {
+    throw std::invalid_argument(fmt::format("unknown parameter '{}' (the parameters: {})",
+                                            sel.field, fmt::join(known, ", ")));
+  }
+  if (open == std::string_view::npos) return sel;
+  if (text.back() != ']') {
+    throw std::invalid_argument(fmt::format("'{}': expected NAME, NAME[i] or NAME[i, j]", text));
+  }
+  for (std::string_view part : split_top(text.substr(open + 1, text.size() - open - 2))) {
+    int i = 0;
+    if (!parse_number(part, &i) || sel.index.size() == 2) {
+      throw std::invalid_argument(fmt::format("'{}': expected NAME, NAME[i] or NAME[i, j]", text));
+    }
+    sel.index.push_back(i);
+  }
+  return sel;
+}
+
+Distribution parse_distribution(std::string_view text) {
+  text = trim(text);
+  if (std::string_view name, inner; split_call(text, &name, &inner) && name == "scale") {
+    Distribution d = parse_distribution(inner);
+    if (d.scale) throw std::invalid_argument(fmt::format("'{}' scales twice", text));
+    d.scale = true;
+    return d;
+  }
+  const std::size_t colon = text.find(':');
+  if (colon != std::string_view::npos && text.find('(') == std::string_view::npos) {
+    Distribution d{Distribution::Kind::kUniform, {0, 0}, true};
+    if (!parse_number(text.substr(0, colon), &d.args[0]) ||
+        !parse_number(text.substr(colon + 1), &d.args[1])) {
+      throw std::invalid_argument(fmt::format("'{}' needs two numbers LOW:HIGH", text));
+    }
+    if (!(d.args[0] <= d.args[1]) || !std::isfinite(d.args[0]) || !std::isfinite(d.args[1])) {
+      throw std::invalid_argument(fmt::format("'{}' needs LOW <= HIGH, both finite", text));
+    }
+    return d;
+  }
+  return parse_draw(text);
+}
+
+std::vector<RandomTerm> parse_randomization(std::string_view spec) {
+  std::vector<RandomTerm> terms;
+  if (trim(spec).empty()) return terms;
+  for (std::string_view item : split_top(spec)) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      throw std::invalid_argument(fmt::format("'{}' is not NAME=VALUE", item));
+    }
+    RandomTerm t;
+    std::vector<std::string> names;
+    try {
+      for (std::string_view part : split_plus(item.substr(0, eq))) {
+        const ParamSelection& sel = t.selections.emplace_back(parse_param_name(part));
+        names.push_back(sel.index.empty()
+                            ? sel.field
+                            : fmt::format("{}[{}]", sel.field, fmt::join(sel.index, ", ")));
+      }
+      t.distribution = parse_distribution(item.substr(eq + 1));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("'{}': {}", item, e.what()));
+    }
+    t.name = fmt::format("{}", fmt::join(names, "+"));
+    // a second draw of the same elements would overwrite or multiply the first
+    for (const RandomTerm& seen : terms) {
+      if (seen.name == t.name) {
+        throw std::invalid_argument(
+            fmt::format("'{}' is given twice; give each selection one value", t.name));
+      }
+    }
+    terms.push_back(std::move(t));
+  }
+  return terms;
+}
+
+namespace {
+
+// what one term draws in each instance: `rows` draws, each written to elements[s][r] of field
+// s (a term of one selection: one row per selected element)
+struct Targets {
+  std::vector<FieldId> fields;
+  std::vector<std::vector<std::vector<int>>> elements;  // [selection][row] → offsets
+  std::size_t rows = 0;
+};
+
+template <class T>
+Targets targets(const Batch<T>& batch, const RandomTerm& t) {
+  Targets out;
+  std::string_view count;
+  std::vector<int> index;
+  for (const ParamSelection& sel : t.selections) {
+    const FieldId f = field_id(sel.field);
+    const FieldRef<const T> values = batch.field(f);
+    const ParamShape shape = param_shape(f, batch.sizes());
+    if (values.width() == 0) {
+      throw std::invalid_argument(
+          fmt::format("'{}' has nothing to draw: the model has {} = 0", t.name, shape.count));
+    }
+    const std::vector<int> all = selected(sel, shape, t.name);
+    std::vector<std::vector<int>>& rows = out.elements.emplace_back();
+    if (t.selections.size() == 1) {
+      for (int e : all) rows.push_back({e});
+    } else {
+      if (shape.count.empty() || sel.index.size() > 1 ||
+          (!out.fields.empty() && (shape.count != count || sel.index != index))) {
+        throw std::invalid_argument(fmt::format(
+            "'{}': selections joined by '+' share one draw per object, so they must be rows of "
+            "the same objects (whole fields or the same row); {} is not",
+            t.name, sel.field));
+      }
+      count = shape.count;
+      index = sel.index;
+      for (std::size_t k = 0; k < all.size(); k += static_cast<std::size_t>(shape.cols))
+        rows.emplace_back(all.begin() + k, all.begin() + k + shape.cols);
+    }
+    out.fields.push_back(f);
+    out.rows = rows.size();
+  }
+  if (t.distribution.scale) {
+    bool nonzero = false;
+    for (std::size_t s = 0; s < out.fields.size(); ++s) {
+      const FieldRef<const T> values = batch.field(out.fields[s]);
+      for (const std::vector<int>& row : out.elements[s]) {
+        for (int e : row) {
+          for (std::int64_t i = 0; i < values.instances() && !nonzero; ++i)
+            nonzero = values(i, e) != 0;
+        }
+      }
+    }
+    if (!nonzero) {
+      throw std::invalid_argument(
+          fmt::format("'{}' has nothing to scale: every selected value is 0", t.name));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class T>
+void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed) {
+  std::vector<Targets> all;
+  for (const RandomTerm& t : terms) all.push_back(targets(std::as_const(batch), t));
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    const Distribution& d = terms[k].distribution;
+    const Targets& to = all[k];
+    std::vector<FieldRef<T>> values;
+    for (FieldId f : to.fields) values.push_back(batch.field(f));
+    std::mt19937_64 gen = generator(seed, terms[k].name);
+    for (std::int64_t i = 0; i < batch.size(); ++i) {
+      for (std::size_t r = 0; r < to.rows; ++r) {
+        const double x = draw(d, gen);
+        for (std::size_t s = 0; s < values.size(); ++s) {
+          for (int e : to.elements[s][r])
+            values[s](i, e) = static_cast<T>(d.scale ? values[s](i, e) * x : x);
+        }
+      }
+    }
+  }
+}
+
+int keyframe_index(const Model& model, std::string_view key) {
+  const int named = model.id(ObjType::kKey, key);
+  if (named >= 0) return named;
+  int index = -1;
+  if (parse_number(key, &index) && index >= 0 && index < model.nkey) return index;
+  std::vector<std::string> keys;
+  for (int k = 0; k < model.nkey; ++k) {
+    keys.push_back(model.key_name[k].empty() ? fmt::format("{} (unnamed)", k)
+                                             : fmt::format("'{}'", model.key_name[k]));
+  }
+  throw std::invalid_argument(
+      model.nkey == 0
+          ? fmt::format("no keyframe '{}': the model has no keyframes", key)
+          : fmt::format("no keyframe '{}' (the model's: {})", key, fmt::join(keys, ", ")));
+}
+
+template <class T>
+void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::uint64_t seed) {
+  const Model& m = sim.model();
+  std::vector<std::int64_t> all(static_cast<std::size_t>(sim.size()));
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  const int k = key.empty() ? -1 : keyframe_index(m, key);
+  if (k < 0) {
+    sim.reset(all);
+  } else {
+    sim.reset_keyframe(all, k);
+  }
+  if (!(noise > 0)) return;
+  // the offsets are added in double, as the start state is given
+  const auto q0 =
+      k < 0 ? m.qpos0.begin() : m.key_qpos.begin() + static_cast<std::ptrdiff_t>(k) * m.nq;
+  std::mt19937_64 gen = generator(seed, "qpos");
+  std::uniform_real_distribution<double> u(-noise, noise);
+  const FieldRef<T> qpos = sim.batch().qpos();
+  for (std::int64_t i = 0; i < sim.size(); ++i) {
+    for (int j = 0; j < m.njnt; ++j) {
+      if (m.jnt_type[j] == JointType::kHinge || m.jnt_type[j] == JointType::kSlide) {
+        const int a = m.jnt_qposadr[j];
+        qpos(i, a) = static_cast<T>(q0[a] + u(gen));
+      }
+    }
+  }
+}
+
+template void randomize(Batch<float>&, std::span<const RandomTerm>, std::uint64_t);
+template void randomize(Batch<double>&, std::span<const RandomTerm>, std::uint64_t);
+template void scatter_states(Simulator<float>&, std::string_view, double, std::uint64_t);
+template void scatter_states(Simulator<double>&, std::string_view, double, std::uint64_t);
+
+}  // namespace zwang
