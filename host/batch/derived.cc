@@ -8,6 +8,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -50,46 +51,39 @@ Eigen::Matrix3d principal_axes(const Eigen::Matrix<double, 6, 1>& i) {
   return p;
 }
 
+// a derived quantity's name, values per entity, and the count of entities in the model
+struct DerivedInfo {
+  const char* name;
+  int width;
+  int Model::*count;
+};
+
+// by Derived value
+constexpr DerivedInfo kDerivedInfo[] = {
+    {"ximat", 9, &Model::nbody},        {"cinert", 10, &Model::nbody},
+    {"cvel", 6, &Model::nbody},         {"site_xpos", 3, &Model::nsite},
+    {"site_xmat", 9, &Model::nsite},    {"fused_xpos", 3, &Model::nfused},
+    {"fused_xquat", 4, &Model::nfused}, {"fused_xmat", 9, &Model::nfused},
+    {"fused_xipos", 3, &Model::nfused}, {"fused_vel", 6, &Model::nfused},
+};
+static_assert(std::size(kDerivedInfo) == std::size(kAllDerived));
+
+const DerivedInfo& info(Derived what) {
+  const int w = static_cast<int>(what);
+  if (w < 0 || w >= static_cast<int>(std::size(kDerivedInfo))) {
+    throw std::invalid_argument("unknown derived quantity");
+  }
+  return kDerivedInfo[w];
+}
+
 }  // namespace
 
 int derived_count(const Model& model, Derived what) {
-  switch (what) {
-    case Derived::kXimat:
-    case Derived::kCinert:
-    case Derived::kCvel:
-      return model.nbody;
-    case Derived::kSiteXpos:
-    case Derived::kSiteXmat:
-      return model.nsite;
-    case Derived::kFusedXpos:
-    case Derived::kFusedXquat:
-    case Derived::kFusedXmat:
-    case Derived::kFusedXipos:
-    case Derived::kFusedVel:
-      return model.nfused;
-  }
-  throw std::invalid_argument("unknown derived quantity");
+  return model.*info(what).count;
 }
 
 int derived_width(Derived what) {
-  switch (what) {
-    case Derived::kXimat:
-    case Derived::kSiteXmat:
-    case Derived::kFusedXmat:
-      return 9;
-    case Derived::kCinert:
-      return 10;
-    case Derived::kCvel:
-    case Derived::kFusedVel:
-      return 6;
-    case Derived::kSiteXpos:
-    case Derived::kFusedXpos:
-    case Derived::kFusedXipos:
-      return 3;
-    case Derived::kFusedXquat:
-      return 4;
-  }
-  throw std::invalid_argument("unknown derived quantity");
+  return info(what).width;
 }
 
 int derived_size(const Model& model, Derived what) {
@@ -97,29 +91,7 @@ int derived_size(const Model& model, Derived what) {
 }
 
 const char* derived_name(Derived what) {
-  switch (what) {
-    case Derived::kXimat:
-      return "ximat";
-    case Derived::kCinert:
-      return "cinert";
-    case Derived::kCvel:
-      return "cvel";
-    case Derived::kSiteXpos:
-      return "site_xpos";
-    case Derived::kSiteXmat:
-      return "site_xmat";
-    case Derived::kFusedXpos:
-      return "fused_xpos";
-    case Derived::kFusedXquat:
-      return "fused_xquat";
-    case Derived::kFusedXmat:
-      return "fused_xmat";
-    case Derived::kFusedXipos:
-      return "fused_xipos";
-    case Derived::kFusedVel:
-      return "fused_vel";
-  }
-  throw std::invalid_argument("unknown derived quantity");
+  return info(what).name;
 }
 
 std::vector<FieldId> derived_fields(Derived what) {
