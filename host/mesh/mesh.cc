@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <utility>
 
 #include "host/load/model_file.hpp"
@@ -451,26 +452,20 @@ Processed run(std::vector<T> v, const Triangles& t, const Placement& pl, Inertia
 }  // namespace
 
 std::string_view describe(Defect d) {
-  switch (d) {
-    case Defect::kNone:
-      return "";
-    case Defect::kOrientation:
-      return "its faces have inconsistent orientation (an edge runs the same way in two faces)";
-    case Defect::kArea:
-      return "its surface area is too small";
-    case Defect::kVolume:
-      return "its volume is too small";
-    case Defect::kNegativeVolume:
-      return "its volume is negative (triangles oriented inward)";
-    case Defect::kEigenvalue:
-      return "its inertia has a principal moment that is not positive";
-    case Defect::kInequality:
-      return "its principal moments violate A + B ≥ C";
-    case Defect::kOverflow:
-      return "it is too large for its volume and inertia to be computed (they overflow; check "
-             "its scale)";
-  }
-  return "";
+  // by Defect value
+  constexpr std::string_view kDescriptions[] = {
+      "",
+      "its faces have inconsistent orientation (an edge runs the same way in two faces)",
+      "its surface area is too small",
+      "its volume is too small",
+      "its volume is negative (triangles oriented inward)",
+      "its inertia has a principal moment that is not positive",
+      "its principal moments violate A + B ≥ C",
+      "it is too large for its volume and inertia to be computed (they overflow; check its "
+      "scale)",
+  };
+  const int i = static_cast<int>(d);
+  return i >= 0 && i < static_cast<int>(std::size(kDescriptions)) ? kDescriptions[i] : "";
 }
 
 bool consistent_orientation(std::span<const int> face) {

@@ -6,6 +6,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -138,19 +139,9 @@ void ModelBuilder::add_contacts(Model& m) const {
 }
 
 std::string_view to_string(JointType type) {
-  switch (type) {
-    case JointType::kFree:
-      return "free";
-    case JointType::kBall:
-      return "ball";
-    case JointType::kSlide:
-      return "slide";
-    case JointType::kHinge:
-      return "hinge";
-    case JointType::kFixed:
-      return "fixed";
-  }
-  return "unknown";
+  constexpr std::string_view kNames[] = {"free", "ball", "slide", "hinge", "fixed"};
+  const int t = static_cast<int>(type);
+  return t >= 0 && t < static_cast<int>(std::size(kNames)) ? kNames[t] : "unknown";
 }
 
 std::string_view to_string(Integrator integrator) {
@@ -158,21 +149,10 @@ std::string_view to_string(Integrator integrator) {
 }
 
 std::string_view to_string(ActuatorType type) {
-  switch (type) {
-    case ActuatorType::kMotor:
-      return "motor";
-    case ActuatorType::kPosition:
-      return "position";
-    case ActuatorType::kVelocity:
-      return "velocity";
-    case ActuatorType::kGeneral:
-      return "general";
-    case ActuatorType::kCylinder:
-      return "cylinder";
-    case ActuatorType::kMuscle:
-      return "muscle";
-  }
-  return "unknown";
+  constexpr std::string_view kNames[] = {"motor",   "position", "velocity",
+                                         "general", "cylinder", "muscle"};
+  const int t = static_cast<int>(type);
+  return t >= 0 && t < static_cast<int>(std::size(kNames)) ? kNames[t] : "unknown";
 }
 
 Inertia6 inertia_from_principal(const Vec3d& principal, const Quatd& frame) {
