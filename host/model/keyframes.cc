@@ -46,24 +46,24 @@ void normalize_quat(double* q) {
   for (int c = 0; c < 4; ++c) q[c] *= inv;
 }
 
-}  // namespace
-
-std::vector<double> mocap_pos0(const Model& m) {
-  std::vector<double> out(3 * static_cast<std::size_t>(m.nmocap));
+// the rows of a per-body array (width values each) of the mocap bodies, by mocap id
+std::vector<double> mocap_rows(const Model& m, const std::vector<double>& body, int width) {
+  std::vector<double> out(width * static_cast<std::size_t>(m.nmocap));
   for (int b = 0; b < m.nbody; ++b) {
     const int id = m.body_mocapid[b];
-    if (id >= 0) std::copy_n(m.body_pos.begin() + 3 * b, 3, out.begin() + 3 * id);
+    if (id >= 0) std::copy_n(body.begin() + width * b, width, out.begin() + width * id);
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<double> mocap_pos0(const Model& m) {
+  return mocap_rows(m, m.body_pos, 3);
+}
+
 std::vector<double> mocap_quat0(const Model& m) {
-  std::vector<double> out(4 * static_cast<std::size_t>(m.nmocap));
-  for (int b = 0; b < m.nbody; ++b) {
-    const int id = m.body_mocapid[b];
-    if (id >= 0) std::copy_n(m.body_quat.begin() + 4 * b, 4, out.begin() + 4 * id);
-  }
-  return out;
+  return mocap_rows(m, m.body_quat, 4);
 }
 
 void ModelBuilder::add_keyframe(const KeyframeSpec& spec) {
