@@ -541,21 +541,14 @@ class UrdfReader {
     const std::string at = where(joints_, joint.name);
     JointSpec spec{.name = joint.name, .damping = joint.dynamics ? joint.dynamics->damping : 0.0};
     spec.frictionloss = joint.dynamics ? joint.dynamics->friction : 0.0;
-    const Vec3d axis{joint.axis.x, joint.axis.y, joint.axis.z};
     switch (joint.type) {
+      // a continuous joint is a revolute one without limits
       case urdf::Joint::REVOLUTE:
-        spec.type = JointType::kHinge;
-        spec.axis = axis;
-        set_range(joint, spec, at);
-        break;
       case urdf::Joint::CONTINUOUS:
-        spec.type = JointType::kHinge;
-        spec.axis = axis;
-        break;
       case urdf::Joint::PRISMATIC:
-        spec.type = JointType::kSlide;
-        spec.axis = axis;
-        set_range(joint, spec, at);
+        spec.type = joint.type == urdf::Joint::PRISMATIC ? JointType::kSlide : JointType::kHinge;
+        spec.axis = {joint.axis.x, joint.axis.y, joint.axis.z};
+        if (joint.type != urdf::Joint::CONTINUOUS) set_range(joint, spec, at);
         break;
       case urdf::Joint::FIXED:
         return;
