@@ -59,14 +59,17 @@ constexpr Variant kVariants[] = {
     {"cusolver/fused", CholeskyPath::kCusolver, CudaKernels::kFused},
 };
 
+// whether a CUDA device is there; the benchmark is skipped with the reason otherwise
+bool device_present(benchmark::State& state) {
+  const CudaStatus cuda = cuda_status();
+  if (cuda.devices == 0) state.SkipWithError(cuda.reason.c_str());
+  return cuda.devices > 0;
+}
+
 // run_steps() on data that stays on the device; the first two calls capture the graph
 template <class T>
 void device_steps(benchmark::State& state, const Model& model, SimulatorOptions options) {
-  const CudaStatus cuda = cuda_status();
-  if (cuda.devices == 0) {
-    state.SkipWithError(cuda.reason.c_str());
-    return;
-  }
+  if (!device_present(state)) return;
   const std::int64_t n = state.range(0);
   Batch<T> batch(model, n);
   scatter(batch, model, 1);
@@ -90,11 +93,7 @@ void device_steps(benchmark::State& state, const Model& model, SimulatorOptions 
 // Simulator::step(): what a user's loop pays, transfers included
 template <class T>
 void simulator_steps(benchmark::State& state, const Model& model, SimulatorOptions options) {
-  const CudaStatus cuda = cuda_status();
-  if (cuda.devices == 0) {
-    state.SkipWithError(cuda.reason.c_str());
-    return;
-  }
+  if (!device_present(state)) return;
   const std::int64_t n = state.range(0);
   options.backend = Backend::kCuda;
   Simulator<T> sim(model, n, options);
