@@ -194,12 +194,6 @@ void bind_model(nb::module_& m) {
       .def_prop_ro(
           "key_names", [](const PyModel& p) { return p.model.key_name; },
           "keyframe names (nkey), '' for an unnamed one")
-      .def(
-          "key_id",
-          [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.id(ObjType::kKey, name), "keyframe", name);
-          },
-          nb::arg("name"), "Index of the keyframe named ``name``; KeyError if there is none.")
       .def_prop_ro(
           "actuator_ctrllimited",
           [](const PyModel& p) {
@@ -256,36 +250,6 @@ void bind_model(nb::module_& m) {
           "Index of the merged body named ``name`` in ``fused_names`` and Simulator.fused_xpos, "
           "fused_xquat, ...; KeyError if there is none.")
       .def(
-          "joint_id",
-          [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.id(ObjType::kJoint, name), "joint", name);
-          },
-          nb::arg("name"), "Index of the joint named ``name``; KeyError if there is none.")
-      .def(
-          "actuator_id",
-          [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.id(ObjType::kActuator, name), "actuator", name);
-          },
-          nb::arg("name"), "Index of the actuator named ``name``; KeyError if there is none.")
-      .def(
-          "geom_id",
-          [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.id(ObjType::kGeom, name), "geom", name);
-          },
-          nb::arg("name"), "Index of the geom named ``name``; KeyError if there is none.")
-      .def(
-          "site_id",
-          [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.id(ObjType::kSite, name), "site", name);
-          },
-          nb::arg("name"), "Index of the site named ``name``; KeyError if there is none.")
-      .def(
-          "sensor_id",
-          [](const PyModel& p, const std::string& name) {
-            return id_of(p.model.id(ObjType::kSensor, name), "sensor", name);
-          },
-          nb::arg("name"), "Index of the sensor named ``name``; KeyError if there is none.")
-      .def(
           "sensor_slice",
           [](const PyModel& p, const std::string& name) {
             const int s = id_of(p.model.id(ObjType::kSensor, name), "sensor", name);
@@ -301,6 +265,36 @@ void bind_model(nb::module_& m) {
                " nu=" + std::to_string(z.nu) + " nbody=" + std::to_string(z.nbody) + " " +
                std::string(to_string(z.integrator)) + ">";
       });
+
+  // the lookups of one kind of object by name: the index, KeyError naming the kind if none
+  struct IdLookup {
+    const char* method;
+    ObjType type;
+    const char* kind;
+    const char* doc;
+  };
+  static constexpr IdLookup kIdLookups[] = {
+      {"key_id", ObjType::kKey, "keyframe",
+       "Index of the keyframe named ``name``; KeyError if there is none."},
+      {"joint_id", ObjType::kJoint, "joint",
+       "Index of the joint named ``name``; KeyError if there is none."},
+      {"actuator_id", ObjType::kActuator, "actuator",
+       "Index of the actuator named ``name``; KeyError if there is none."},
+      {"geom_id", ObjType::kGeom, "geom",
+       "Index of the geom named ``name``; KeyError if there is none."},
+      {"site_id", ObjType::kSite, "site",
+       "Index of the site named ``name``; KeyError if there is none."},
+      {"sensor_id", ObjType::kSensor, "sensor",
+       "Index of the sensor named ``name``; KeyError if there is none."},
+  };
+  for (const IdLookup& l : kIdLookups) {
+    model.def(
+        l.method,
+        [l](const PyModel& p, const std::string& name) {
+          return id_of(p.model.id(l.type, name), l.kind, name);
+        },
+        nb::arg("name"), l.doc);
+  }
 }
 
 }  // namespace zwang::python
