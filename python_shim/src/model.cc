@@ -61,6 +61,29 @@ nb::object model_array(const Model& model, int index) {
   return out;
 }
 
+// a Model member read as a property of the Python Model
+template <class V>
+struct Member {
+  const char* name;
+  V Model::*value;
+  const char* doc;
+};
+
+template <class V, std::size_t N>
+void def_members(nb::class_<PyModel>& model, const Member<V> (&members)[N]) {
+  for (const Member<V>& m : members) {
+    model.def_prop_ro(
+        m.name, [m](const PyModel& p) { return p.model.*m.value; }, m.doc);
+  }
+}
+
+// object types by MJCF's names, "" for none
+std::vector<std::string> object_types(const std::vector<ObjType>& types) {
+  std::vector<std::string> names;
+  for (const ObjType t : types) names.emplace_back(t == ObjType::kUnknown ? "" : to_string(t));
+  return names;
+}
+
 }  // namespace
 
 void bind_model(nb::module_& m) {
@@ -79,36 +102,6 @@ void bind_model(nb::module_& m) {
         ++index;
       });
   model
-      .def_prop_ro(
-          "nq", [](const PyModel& p) { return p.model.nq; }, "generalized coordinates")
-      .def_prop_ro(
-          "nv", [](const PyModel& p) { return p.model.nv; }, "degrees of freedom")
-      .def_prop_ro(
-          "nu", [](const PyModel& p) { return p.model.nu; }, "actuators")
-      .def_prop_ro(
-          "na", [](const PyModel& p) { return p.model.na; },
-          "activations: the actuators with dynamics, in actuator order")
-      .def_prop_ro(
-          "nbody", [](const PyModel& p) { return p.model.nbody; },
-          "bodies, the world (body 0) included")
-      .def_prop_ro(
-          "njnt", [](const PyModel& p) { return p.model.njnt; }, "joints")
-      .def_prop_ro(
-          "ngeom", [](const PyModel& p) { return p.model.ngeom; }, "collision geoms")
-      .def_prop_ro(
-          "nsite", [](const PyModel& p) { return p.model.nsite; }, "sites")
-      .def_prop_ro(
-          "nfused", [](const PyModel& p) { return p.model.nfused; },
-          "bodies merged into the body they are welded to when the model was loaded (MJCF "
-          "<compiler fusestatic>, URDF fuse_static): no bodies of the model, their frames in "
-          "Simulator.fused_xpos, fused_xquat, fused_xmat, fused_xipos, fused_vel")
-      .def_prop_ro(
-          "ntendon", [](const PyModel& p) { return p.model.ntendon; }, "tendons")
-      .def_prop_ro(
-          "nsensor", [](const PyModel& p) { return p.model.nsensor; }, "sensors")
-      .def_prop_ro(
-          "nsensordata", [](const PyModel& p) { return p.model.nsensordata; },
-          "values of all sensors: the width of Simulator.sensordata")
       .def_prop_ro(
           "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
       .def_prop_ro(
@@ -131,26 +124,6 @@ void bind_model(nb::module_& m) {
           "warnings", [](const PyModel& p) { return p.warnings; },
           "what the loader ignored or approximated, one 'file:line: ...' string each")
       .def_prop_ro(
-          "body_names", [](const PyModel& p) { return p.model.body_name; },
-          "body names (nbody); body 0 is 'world'")
-      .def_prop_ro(
-          "joint_names", [](const PyModel& p) { return p.model.jnt_name; }, "joint names (njnt)")
-      .def_prop_ro(
-          "actuator_names", [](const PyModel& p) { return p.model.actuator_name; },
-          "actuator names (nu)")
-      .def_prop_ro(
-          "geom_names", [](const PyModel& p) { return p.model.geom_name; },
-          "geom names (ngeom), '' for an unnamed geom")
-      .def_prop_ro(
-          "site_names", [](const PyModel& p) { return p.model.site_name; },
-          "site names (nsite), '' for an unnamed site")
-      .def_prop_ro(
-          "fused_names", [](const PyModel& p) { return p.model.fused_name; },
-          "names of the merged bodies (nfused), '' for an unnamed one")
-      .def_prop_ro(
-          "sensor_names", [](const PyModel& p) { return p.model.sensor_name; },
-          "sensor names (nsensor); an unnamed sensor is 'sensor<i>'")
-      .def_prop_ro(
           "sensor_types",
           [](const PyModel& p) {
             std::vector<std::string> types;
@@ -161,39 +134,13 @@ void bind_model(nb::module_& m) {
           "'user' for sensors zwang does not compute (their values stay 0, Model.warnings says "
           "why)")
       .def_prop_ro(
-          "sensor_objtype",
-          [](const PyModel& p) {
-            std::vector<std::string> types;
-            for (const ObjType t : p.model.sensor_objtype) {
-              types.emplace_back(t == ObjType::kUnknown ? "" : to_string(t));
-            }
-            return types;
-          },
+          "sensor_objtype", [](const PyModel& p) { return object_types(p.model.sensor_objtype); },
           "what each sensor is attached to (nsensor): 'site', 'joint', 'body', 'xbody', 'geom', "
           "'tendon', 'actuator', '' for none")
       .def_prop_ro(
-          "sensor_reftype",
-          [](const PyModel& p) {
-            std::vector<std::string> types;
-            for (const ObjType t : p.model.sensor_reftype) {
-              types.emplace_back(t == ObjType::kUnknown ? "" : to_string(t));
-            }
-            return types;
-          },
+          "sensor_reftype", [](const PyModel& p) { return object_types(p.model.sensor_reftype); },
           "the frame each frame sensor is measured in (nsensor): 'body', 'xbody', 'geom', 'site', "
           "'' for the world")
-      .def_prop_ro(
-          "nmocap", [](const PyModel& p) { return p.model.nmocap; },
-          "mocap bodies, posed by each instance's mocap_pos and mocap_quat")
-      .def_prop_ro(
-          "disableflags", [](const PyModel& p) { return p.model.disableflags; },
-          "what <option><flag> switched off: MuJoCo 2.2.2's mjtDisableBit values, then "
-          "spring (1 << 13), damper (1 << 14) and eulerdamp (1 << 15)")
-      .def_prop_ro(
-          "nkey", [](const PyModel& p) { return p.model.nkey; }, "keyframes")
-      .def_prop_ro(
-          "key_names", [](const PyModel& p) { return p.model.key_name; },
-          "keyframe names (nkey), '' for an unnamed one")
       .def_prop_ro(
           "actuator_ctrllimited",
           [](const PyModel& p) {
@@ -265,6 +212,47 @@ void bind_model(nb::module_& m) {
                " nu=" + std::to_string(z.nu) + " nbody=" + std::to_string(z.nbody) + " " +
                std::string(to_string(z.integrator)) + ">";
       });
+
+  // sizes and counts as Python ints
+  static constexpr Member<int> kSizes[] = {
+      {"nq", &Model::nq, "generalized coordinates"},
+      {"nv", &Model::nv, "degrees of freedom"},
+      {"nu", &Model::nu, "actuators"},
+      {"na", &Model::na, "activations: the actuators with dynamics, in actuator order"},
+      {"nbody", &Model::nbody, "bodies, the world (body 0) included"},
+      {"njnt", &Model::njnt, "joints"},
+      {"ngeom", &Model::ngeom, "collision geoms"},
+      {"nsite", &Model::nsite, "sites"},
+      {"nfused", &Model::nfused,
+       "bodies merged into the body they are welded to when the model was loaded (MJCF "
+       "<compiler fusestatic>, URDF fuse_static): no bodies of the model, their frames in "
+       "Simulator.fused_xpos, fused_xquat, fused_xmat, fused_xipos, fused_vel"},
+      {"ntendon", &Model::ntendon, "tendons"},
+      {"nsensor", &Model::nsensor, "sensors"},
+      {"nsensordata", &Model::nsensordata,
+       "values of all sensors: the width of Simulator.sensordata"},
+      {"nmocap", &Model::nmocap, "mocap bodies, posed by each instance's mocap_pos and mocap_quat"},
+      {"disableflags", &Model::disableflags,
+       "what <option><flag> switched off: MuJoCo 2.2.2's mjtDisableBit values, then "
+       "spring (1 << 13), damper (1 << 14) and eulerdamp (1 << 15)"},
+      {"nkey", &Model::nkey, "keyframes"},
+  };
+  def_members(model, kSizes);
+
+  // names as lists of str
+  static constexpr Member<std::vector<std::string>> kNames[] = {
+      {"body_names", &Model::body_name, "body names (nbody); body 0 is 'world'"},
+      {"joint_names", &Model::jnt_name, "joint names (njnt)"},
+      {"actuator_names", &Model::actuator_name, "actuator names (nu)"},
+      {"geom_names", &Model::geom_name, "geom names (ngeom), '' for an unnamed geom"},
+      {"site_names", &Model::site_name, "site names (nsite), '' for an unnamed site"},
+      {"fused_names", &Model::fused_name,
+       "names of the merged bodies (nfused), '' for an unnamed one"},
+      {"sensor_names", &Model::sensor_name,
+       "sensor names (nsensor); an unnamed sensor is 'sensor<i>'"},
+      {"key_names", &Model::key_name, "keyframe names (nkey), '' for an unnamed one"},
+  };
+  def_members(model, kNames);
 
   // the lookups of one kind of object by name: the index, KeyError naming the kind if none
   struct IdLookup {
