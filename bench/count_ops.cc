@@ -168,28 +168,7 @@ struct CountedInstance {
     for (int r = 0; r < l.data_rows; ++r) arena[r].v = batch.data_arena()[r * ld];
     for (int r = 0; r < l.param_rows; ++r) arena[l.data_rows + r].v = batch.param_arena()[r * ld];
     reals.assign(arrays.reals().begin(), arrays.reals().end());
-    const ModelView<double> dv = arrays.view();
-    view.s = dv.s;
-    view.lay = dv.lay;
-    view.timestep = dv.timestep;
-    view.integrator = dv.integrator;
-    view.neq = dv.neq;
-    view.nnhc = dv.nnhc;
-    view.iterations = dv.iterations;
-    view.tolerance = Counted(dv.tolerance);
-    view.cone = dv.cone;
-    view.impratio = Counted(dv.impratio);
-    view.ncollision = dv.ncollision;
-    view.contact_efcadr = dv.contact_efcadr;
-#define ZW_X(name) view.name = dv.name;
-    ZW_MODEL_ARRAYS(ZW_VIEW_INT)
-    ZW_PLAN_INTS(ZW_X)
-#undef ZW_X
-#define ZW_X(name) view.name = reals.data() + (dv.name - arrays.reals().data());
-    ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
-    ZW_X(magnetic)
-    ZW_PLAN_REALS(ZW_X)
-#undef ZW_X
+    view = arrays.view_as<Counted>(arrays.ints().data(), reals.data());
   }
 
   Instance<Counted> instance() {

@@ -34,61 +34,31 @@ ModelArrays<T>::ModelArrays(const Model& model)
   const RowPlan plan = plan_rows(model);
   ncollision_ = plan.ncollision;
   contact_efcadr_ = plan.contact_efcadr;
-#define ZW_X(name)                                   \
-  offsets_.name = static_cast<int>(ints_.size());    \
-  {                                                  \
-    const std::vector<int>& v = as_ints(model.name); \
-    ints_.insert(ints_.end(), v.begin(), v.end());   \
-  }
+  // each array appended to its buffer, its offset kept
+  const auto add_ints = [&](int& offset, const std::vector<int>& values) {
+    offset = static_cast<int>(ints_.size());
+    ints_.insert(ints_.end(), values.begin(), values.end());
+  };
+  const auto add_reals = [&](int& offset, const auto& values) {
+    offset = static_cast<int>(reals_.size());
+    for (double x : values) reals_.push_back(static_cast<T>(x));
+  };
+#define ZW_X(name) add_ints(offsets_.name, as_ints(model.name));
   ZW_MODEL_ARRAYS(ZW_VIEW_INT)
 #undef ZW_X
-#define ZW_X(name)                                \
-  offsets_.name = static_cast<int>(ints_.size()); \
-  ints_.insert(ints_.end(), plan.name.begin(), plan.name.end());
+#define ZW_X(name) add_ints(offsets_.name, plan.name);
   ZW_PLAN_INTS(ZW_X)
 #undef ZW_X
-#define ZW_X(name)                                 \
-  offsets_.name = static_cast<int>(reals_.size()); \
-  for (double x : model.name) reals_.push_back(static_cast<T>(x));
+#define ZW_X(name) add_reals(offsets_.name, model.name);
   ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
   ZW_X(magnetic)
 #undef ZW_X
-#define ZW_X(name)                                 \
-  offsets_.name = static_cast<int>(reals_.size()); \
-  for (double x : plan.name) reals_.push_back(static_cast<T>(x));
+#define ZW_X(name) add_reals(offsets_.name, plan.name);
   ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
   // never empty, so that the pointers of a model without actuators stay valid
   ints_.push_back(0);
   reals_.push_back(T(0));
-}
-
-template <class T>
-ModelView<T> ModelArrays<T>::view(const int* ints, const T* reals) const {
-  ModelView<T> v{};
-  v.s = sizes_;
-  v.lay = make_layout(sizes_);
-  v.timestep = timestep_;
-  v.integrator = integrator_;
-  v.neq = neq_;
-  v.nnhc = nnhc_;
-  v.iterations = iterations_;
-  v.tolerance = static_cast<T>(tolerance_);
-  v.cone = cone_;
-  v.impratio = static_cast<T>(impratio_);
-  v.ncollision = ncollision_;
-  v.contact_efcadr = contact_efcadr_;
-  v.disableflags = disableflags_;
-#define ZW_X(name) v.name = ints + offsets_.name;
-  ZW_MODEL_ARRAYS(ZW_VIEW_INT)
-  ZW_PLAN_INTS(ZW_X)
-#undef ZW_X
-#define ZW_X(name) v.name = reals + offsets_.name;
-  ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
-  ZW_X(magnetic)
-  ZW_PLAN_REALS(ZW_X)
-#undef ZW_X
-  return v;
 }
 
 template class ModelArrays<float>;

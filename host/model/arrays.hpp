@@ -19,7 +19,10 @@ class ModelArrays {
   const std::vector<T>& reals() const { return reals_; }
 
   // The view with its pointers into copies of ints() and reals() at these addresses.
-  ModelView<T> view(const int* ints, const T* reals) const;
+  ModelView<T> view(const int* ints, const T* reals) const { return view_as<T>(ints, reals); }
+  // The same over a copy of reals() in another real type R, each value converted from T.
+  template <class R>
+  ModelView<R> view_as(const int* ints, const R* reals) const;
   // The view into this object's own buffers.
   ModelView<T> view() const { return view(ints_.data(), reals_.data()); }
 
@@ -46,6 +49,35 @@ class ModelArrays {
   std::vector<int> ints_;
   std::vector<T> reals_;
 };
+
+template <class T>
+template <class R>
+ModelView<R> ModelArrays<T>::view_as(const int* ints, const R* reals) const {
+  ModelView<R> v{};
+  v.s = sizes_;
+  v.lay = make_layout(sizes_);
+  v.timestep = timestep_;
+  v.integrator = integrator_;
+  v.neq = neq_;
+  v.nnhc = nnhc_;
+  v.iterations = iterations_;
+  v.tolerance = static_cast<R>(tolerance_);
+  v.cone = cone_;
+  v.impratio = static_cast<R>(impratio_);
+  v.ncollision = ncollision_;
+  v.contact_efcadr = contact_efcadr_;
+  v.disableflags = disableflags_;
+#define ZW_X(name) v.name = ints + offsets_.name;
+  ZW_MODEL_ARRAYS(ZW_VIEW_INT)
+  ZW_PLAN_INTS(ZW_X)
+#undef ZW_X
+#define ZW_X(name) v.name = reals + offsets_.name;
+  ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
+  ZW_X(magnetic)
+  ZW_PLAN_REALS(ZW_X)
+#undef ZW_X
+  return v;
+}
 
 extern template class ModelArrays<float>;
 extern template class ModelArrays<double>;
