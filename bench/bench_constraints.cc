@@ -16,23 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_common.hpp"
+#include "bench/mujoco_steps.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/simulator.hpp"
 
 namespace {
 
-struct Options {
-  std::int64_t instances = 4096;
-  int steps = 100;
+struct Options : bench::RunOptions {
   int threads = 0;
   double spread = 0.5;
-  std::vector<std::string> models;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Rate {
   double steps_per_second;
@@ -41,23 +36,10 @@ struct Rate {
 
 Rate mujoco_rate(const std::string& file, const std::vector<std::vector<double>>& q0,
                  const Options& o, bool constrained) {
-  char error[1024] = "";
-  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof(error));
-  if (!m) throw std::runtime_error(fmt::format("MuJoCo cannot load {}: {}", file, error));
-  m->opt.disableflags |= mjDSBL_CONTACT | (constrained ? 0 : mjDSBL_CONSTRAINT);
-  m->opt.density = m->opt.viscosity = 0;
-  for (int i = 0; i < 3; ++i) m->opt.wind[i] = 0;
-  std::vector<mjData*> data(o.instances);
-  for (std::int64_t i = 0; i < o.instances; ++i) {
-    data[i] = mj_makeData(m);
-    std::memcpy(data[i]->qpos, q0[i].data(), sizeof(double) * m->nq);
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for num_threads(o.threads) schedule(static)
-  for (std::int64_t i = 0; i < o.instances; ++i) {
-    for (int s = 0; s < o.steps; ++s) mj_step(m, data[i]);
-  }
-  const double t = seconds_since(t0);
+  mjModel* m = bench::load_mujoco_without_fluid(
+      file, mjDSBL_CONTACT | (constrained ? 0 : mjDSBL_CONSTRAINT));
+  std::vector<mjData*> data;
+  const double t = bench::step_mujoco(m, q0, o.steps, o.threads, data);
   double rows = 0;
   for (mjData* d : data) {
     rows += d->nefc;
@@ -74,7 +56,7 @@ Rate zwang_rate(zwang::Model model, const std::vector<std::vector<double>>& q0, 
   for (std::int64_t i = 0; i < o.instances; ++i) sim.batch().qpos().set(i, q0[i]);
   const auto t0 = std::chrono::steady_clock::now();
   sim.step(o.steps);
-  const double t = seconds_since(t0);
+  const double t = bench::seconds_since(t0);
   if (!sim.failures().empty())
     std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
   double rows = 0;
@@ -87,9 +69,7 @@ Rate zwang_rate(zwang::Model model, const std::vector<std::vector<double>>& q0, 
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"constrained against smooth steps, zwang and MuJoCo, same states and threads"};
-  app.add_option("models", o.models, "MJCF files")->required()->check(CLI::ExistingFile);
-  app.add_option("-n,--instances", o.instances, "instances")->capture_default_str();
-  app.add_option("-t,--steps", o.steps, "steps per instance")->capture_default_str();
+  bench::add_run_options(app, o, "steps per instance");
   app.add_option("--threads", o.threads, "threads, 0 for every core")->capture_default_str();
   app.add_option("--spread", o.spread, "hinge and slide start offsets, ± (rad or m)")
       ->capture_default_str();

@@ -25,24 +25,18 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_common.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/simulator.hpp"
 
 namespace {
 
-struct Options {
-  std::int64_t instances = 4096;
-  int steps = 100;
+struct Options : bench::RunOptions {
   int warmup = 300;
   int hold = 10;
   std::vector<int> threads{1, 0};
-  std::vector<std::string> models;
 };
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // U(0, 1) from (seed, instance, block, actuator) by SplitMix64: the same controls for both
 // engines without storing them
@@ -138,7 +132,7 @@ Rate mujoco_rate(const mjModel* m, const States& s, const Options& o, int thread
     }
     ncon += static_cast<double>(sum);
   }
-  const double t = seconds_since(t0);
+  const double t = bench::seconds_since(t0);
   for (mjData* d : data) mj_deleteData(d);
   const double steps = static_cast<double>(o.instances) * blocks * o.hold;
   return {steps / t, ncon / (static_cast<double>(o.instances) * blocks)};
@@ -163,7 +157,7 @@ Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, co
     sim.step(o.hold);
     for (std::int64_t i = 0; i < o.instances; ++i) ncon += batch.ncon()(i, 0);
   }
-  const double t = seconds_since(t0);
+  const double t = bench::seconds_since(t0);
   if (!sim.failures().empty())
     std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
   const double steps = static_cast<double>(o.instances) * blocks * o.hold;
@@ -175,9 +169,7 @@ Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, co
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"the step with contacts, zwang against MuJoCo 4.0, same states and threads"};
-  app.add_option("models", o.models, "MJCF files")->required()->check(CLI::ExistingFile);
-  app.add_option("-n,--instances", o.instances, "instances")->capture_default_str();
-  app.add_option("-t,--steps", o.steps, "timed steps per instance")->capture_default_str();
+  bench::add_run_options(app, o, "timed steps per instance");
   app.add_option("--warmup", o.warmup, "untimed steps before (MuJoCo)")->capture_default_str();
   app.add_option("--hold", o.hold, "steps per random control")->capture_default_str();
   app.add_option("--threads", o.threads, "thread counts, 0 for every core")->capture_default_str();

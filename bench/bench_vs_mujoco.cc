@@ -17,17 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_common.hpp"
+#include "bench/mujoco_steps.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"
 #include "zwang/simulator.hpp"
 
 namespace {
 
-struct Options {
-  std::int64_t instances = 4096;
-  int steps = 200;
+struct Options : bench::RunOptions {
+  Options() { steps = 200; }
   int threads = 0;
-  std::vector<std::string> models;
 };
 
 // the same initial state for both engines: qpos0 with hinge and slide coordinates moved by
@@ -39,31 +39,11 @@ std::vector<std::vector<double>> initial_states(const zwang::Model& m, std::int6
   return q;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 double mujoco_rate(const std::string& file, const std::vector<std::vector<double>>& q0,
                    const Options& o) {
-  char error[1024] = "";
-  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof(error));
-  if (!m) throw std::runtime_error(fmt::format("MuJoCo cannot load {}: {}", file, error));
-  m->opt.disableflags |= mjDSBL_CONSTRAINT | mjDSBL_CONTACT;
-  // zwang simulates no fluid (swimmer.xml sets density and viscosity): MuJoCo neither, here
-  m->opt.density = 0;
-  m->opt.viscosity = 0;
-  for (int i = 0; i < 3; ++i) m->opt.wind[i] = 0;
-  std::vector<mjData*> data(o.instances);
-  for (std::int64_t i = 0; i < o.instances; ++i) {
-    data[i] = mj_makeData(m);
-    std::memcpy(data[i]->qpos, q0[i].data(), sizeof(double) * m->nq);
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel for num_threads(o.threads) schedule(static)
-  for (std::int64_t i = 0; i < o.instances; ++i) {
-    for (int s = 0; s < o.steps; ++s) mj_step(m, data[i]);
-  }
-  const double t = seconds_since(t0);
+  mjModel* m = bench::load_mujoco_without_fluid(file, mjDSBL_CONSTRAINT | mjDSBL_CONTACT);
+  std::vector<mjData*> data;
+  const double t = bench::step_mujoco(m, q0, o.steps, o.threads, data);
   for (mjData* d : data) mj_deleteData(d);
   mj_deleteModel(m);
   return static_cast<double>(o.instances) * o.steps / t;
@@ -77,7 +57,7 @@ double zwang_rate(const zwang::Model& model, const std::vector<std::vector<doubl
     sim.batch().qpos().set(i, std::vector<T>(q0[i].begin(), q0[i].end()));
   const auto t0 = std::chrono::steady_clock::now();
   sim.step(o.steps);
-  const double t = seconds_since(t0);
+  const double t = bench::seconds_since(t0);
   if (!sim.failures().empty())
     std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
   return static_cast<double>(o.instances) * o.steps / t;
@@ -88,9 +68,7 @@ double zwang_rate(const zwang::Model& model, const std::vector<std::vector<doubl
 int main(int argc, char** argv) {
   Options o;
   CLI::App app{"zwang against MuJoCo on the CPU, same models, instances, steps and threads"};
-  app.add_option("models", o.models, "MJCF files")->required()->check(CLI::ExistingFile);
-  app.add_option("-n,--instances", o.instances, "instances")->capture_default_str();
-  app.add_option("-t,--steps", o.steps, "steps per instance")->capture_default_str();
+  bench::add_run_options(app, o, "steps per instance");
   app.add_option("--threads", o.threads, "threads, 0 for every core")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (o.threads <= 0) o.threads = omp_get_max_threads();
