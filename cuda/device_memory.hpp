@@ -1,6 +1,6 @@
-// RAII owners for device memory, pinned host memory, streams, events, CUDA Graphs and the
-// current device.  Destructors cannot throw: a failed release there is ignored (the process is
-// usually tearing down a context that is already in error).
+// RAII owners for device memory, streams, events, CUDA Graphs and the current device.  Destructors
+// cannot throw: a failed release there is ignored (the process is usually tearing down a context
+// that is already in error).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -36,36 +36,6 @@ class DeviceBuffer {
   E* get() const { return p_; }
   std::size_t size() const { return n_; }
   std::size_t bytes() const { return n_ * sizeof(E); }
-
- private:
-  E* p_ = nullptr;
-  std::size_t n_ = 0;
-};
-
-// `count` values of E in page-locked host memory (cudaMallocHost), so that copies to and from
-// the device run asynchronously at full bus speed
-template <class E>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t count) : n_(count) {
-    if (count > 0) ZW_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), count * sizeof(E)));
-  }
-  ~PinnedBuffer() {
-    if (p_) cudaFreeHost(p_);
-  }
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    std::swap(p_, o.p_);
-    std::swap(n_, o.n_);
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  E* data() const { return p_; }
-  std::size_t size() const { return n_; }
 
  private:
   E* p_ = nullptr;
