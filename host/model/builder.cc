@@ -14,6 +14,7 @@
 #include "host/load/body_merge.hpp"
 #include "host/model/actuator_constants.hpp"
 #include "host/model/constraint_plan.hpp"
+#include "host/model/element_name.hpp"
 #include "host/model/hard_rows.hpp"
 #include "host/model/mass_matrix_check.hpp"
 #include "host/model/sensors.hpp"
@@ -299,11 +300,7 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
 
 void ModelBuilder::add_actuator(const ActuatorSpec& in) {
   ActuatorSpec spec = in;
-  if (spec.name.empty()) spec.name = fmt::format("actuator{}", actuators_.size());
-  const std::string who = fmt::format("actuator '{}'", spec.name);
-  for (const ActuatorSpec& a : actuators_) {
-    if (a.name == spec.name) throw ModelError(who + ": an actuator of that name exists already");
-  }
+  const std::string who = claim_name(spec.name, actuators_, "actuator", "an");
   if (spec.joint.empty() == spec.tendon.empty())
     throw ModelError(who + ": give exactly one of joint and tendon");
   if (!spec.tendon.empty()) {
@@ -421,11 +418,7 @@ void check_solimp(const SolImp& solimp, const std::string& who);
 
 void ModelBuilder::add_tendon(const TendonSpec& in) {
   TendonSpec spec = in;
-  if (spec.name.empty()) spec.name = fmt::format("tendon{}", tendons_.size());
-  const std::string who = fmt::format("tendon '{}'", spec.name);
-  for (const TendonSpec& t : tendons_) {
-    if (t.name == spec.name) throw ModelError(who + ": a tendon of that name exists already");
-  }
+  const std::string who = claim_name(spec.name, tendons_, "tendon", "a");
   if (!spec.spatial && spec.joints.empty())
     throw ModelError(who + ": a fixed tendon needs at least one joint");
   if (!spec.spatial && !spec.path.empty())

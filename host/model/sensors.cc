@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "host/model/element_name.hpp"
 #include "zwang/builder.hpp"
 
 namespace zwang {
@@ -270,11 +271,7 @@ ModelBuilder& ModelBuilder::set_magnetic(const Vec3d& field) {
 
 void ModelBuilder::add_sensor(const SensorSpec& in) {
   SensorSpec spec = in;
-  if (spec.name.empty()) spec.name = fmt::format("sensor{}", sensors_.size());
-  const std::string who = fmt::format("sensor '{}'", spec.name);
-  for (const SensorSpec& s : sensors_) {
-    if (s.name == spec.name) throw ModelError(who + ": a sensor of that name exists already");
-  }
+  const std::string who = claim_name(spec.name, sensors_, "sensor", "a");
   const bool has_ref = spec.reftype != ObjType::kUnknown || !spec.refname.empty();
   if (spec.reftype == ObjType::kUnknown && !spec.refname.empty()) {
     throw ModelError(fmt::format("{}: refname '{}' without reftype", who, spec.refname));
