@@ -126,6 +126,7 @@ void Model::validate() const {
     if (!std::isfinite(g)) throw ModelError("model: gravity is not finite");
   }
 
+  // every real array whose values must be finite
   for (const auto& [field, values] : {std::pair{"body_pos", &body_pos},
                                       {"tendon_stiffness", &tendon_stiffness},
                                       {"tendon_damping", &tendon_damping},
@@ -158,7 +159,30 @@ void Model::validate() const {
                                       {"actuator_actrange", &actuator_actrange},
                                       {"actuator_musclegain", &actuator_musclegain},
                                       {"actuator_musclebias", &actuator_musclebias},
-                                      {"wrap_prm", &wrap_prm}}) {
+                                      {"wrap_prm", &wrap_prm},
+                                      {"geom_pos", &geom_pos},
+                                      {"geom_quat", &geom_quat},
+                                      {"geom_size", &geom_size},
+                                      {"geom_rbound", &geom_rbound},
+                                      {"geom_friction", &geom_friction},
+                                      {"geom_margin", &geom_margin},
+                                      {"geom_gap", &geom_gap},
+                                      {"geom_solmix", &geom_solmix},
+                                      {"geom_solref", &geom_solref},
+                                      {"geom_solimp", &geom_solimp},
+                                      {"pair_friction", &pair_friction},
+                                      {"pair_solref", &pair_solref},
+                                      {"pair_solimp", &pair_solimp},
+                                      {"pair_margin", &pair_margin},
+                                      {"pair_gap", &pair_gap},
+                                      {"site_pos", &site_pos},
+                                      {"site_quat", &site_quat},
+                                      {"site_size", &site_size},
+                                      {"fused_pos", &fused_pos},
+                                      {"fused_quat", &fused_quat},
+                                      {"fused_mass", &fused_mass},
+                                      {"fused_ipos", &fused_ipos},
+                                      {"mesh_vert", &mesh_vert}}) {
     finite(field, *values);
   }
 
@@ -297,7 +321,6 @@ void Model::validate() const {
     throw ModelError("model: negative contact counts");
   }
   if (nmesh < 0) throw ModelError("model: negative mesh count");
-  finite("mesh_vert", mesh_vert);
   for (int i = 0; i < nmesh; ++i) {
     const long long vend = 3LL * mesh_vertadr[i] + 3LL * mesh_vertnum[i];
     const long long fend = 3LL * mesh_faceadr[i] + 3LL * mesh_facenum[i];
@@ -311,23 +334,6 @@ void Model::validate() const {
                                      mesh_face[f], mesh_vertnum[i]));
       }
     }
-  }
-  for (const auto& [field, values] : {std::pair{"geom_pos", &geom_pos},
-                                      {"geom_quat", &geom_quat},
-                                      {"geom_size", &geom_size},
-                                      {"geom_rbound", &geom_rbound},
-                                      {"geom_friction", &geom_friction},
-                                      {"geom_margin", &geom_margin},
-                                      {"geom_gap", &geom_gap},
-                                      {"geom_solmix", &geom_solmix},
-                                      {"geom_solref", &geom_solref},
-                                      {"geom_solimp", &geom_solimp},
-                                      {"pair_friction", &pair_friction},
-                                      {"pair_solref", &pair_solref},
-                                      {"pair_solimp", &pair_solimp},
-                                      {"pair_margin", &pair_margin},
-                                      {"pair_gap", &pair_gap}}) {
-    finite(field, *values);
   }
   for (const auto& [field, values] : {std::pair{"geom_friction", &geom_friction},
                                       {"geom_margin", &geom_margin},
@@ -385,9 +391,6 @@ void Model::validate() const {
     }
   }
   if (nsite < 0) throw ModelError("model: negative site count");
-  finite("site_pos", site_pos);
-  finite("site_quat", site_quat);
-  finite("site_size", site_size);
   for (int i = 0; i < nsite; ++i) {
     index_in("site_bodyid", site_bodyid[i], 0, nbody, i);
     unit_quat("site", site_quat, i);
@@ -399,10 +402,6 @@ void Model::validate() const {
     }
   }
   if (nfused < 0) throw ModelError("model: negative merged-body count");
-  finite("fused_pos", fused_pos);
-  finite("fused_quat", fused_quat);
-  finite("fused_mass", fused_mass);
-  finite("fused_ipos", fused_ipos);
   for (int i = 0; i < nfused; ++i) {
     index_in("fused_bodyid", fused_bodyid[i], 0, nbody, i);
     unit_quat("merged body", fused_quat, i);
