@@ -23,6 +23,19 @@ void set_if(Attrs& a, const char* name, double& out) {
   if (const std::optional<double> v = a.number(name)) out = *v;
 }
 
+// what joints and tendons share: the range and its limit rows, and the solver parameters of
+// their limit and friction rows
+template <class Def>
+void read_limits(Attrs& a, Def& d) {
+  if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
+  a.exact("range", d.range);
+  set_if(a, "margin", d.margin);
+  a.numbers("solreflimit", d.solreflimit, 1);
+  a.numbers("solimplimit", d.solimplimit, 1);
+  a.numbers("solreffriction", d.solreffriction, 1);
+  a.numbers("solimpfriction", d.solimpfriction, 1);
+}
+
 }  // namespace
 
 void read_joint(Attrs& a, JointDef& d) {
@@ -37,13 +50,7 @@ void read_joint(Attrs& a, JointDef& d) {
   set_if(a, "frictionloss", d.frictionloss);
   set_if(a, "ref", d.ref);
   set_if(a, "springref", d.springref);
-  if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
-  a.exact("range", d.range);
-  set_if(a, "margin", d.margin);
-  a.numbers("solreflimit", d.solreflimit, 1);
-  a.numbers("solimplimit", d.solimplimit, 1);
-  a.numbers("solreffriction", d.solreffriction, 1);
-  a.numbers("solimpfriction", d.solimpfriction, 1);
+  read_limits(a, d);
   a.ignore({"group", "user"});
 }
 
@@ -197,14 +204,8 @@ void read_tendon(Attrs& a, TendonDef& d) {
   set_if(a, "stiffness", d.stiffness);
   set_if(a, "damping", d.damping);
   set_if(a, "frictionloss", d.frictionloss);
-  if (const auto limited = read_limited(a, "limited")) d.limited = *limited;
-  a.exact("range", d.range);
   set_if(a, "springlength", d.springlength);
-  set_if(a, "margin", d.margin);
-  a.numbers("solreflimit", d.solreflimit, 1);
-  a.numbers("solimplimit", d.solimplimit, 1);
-  a.numbers("solreffriction", d.solreffriction, 1);
-  a.numbers("solimpfriction", d.solimpfriction, 1);
+  read_limits(a, d);
   // rendering and user data
   a.ignore({"group", "width", "rgba", "material", "user"});
 }
