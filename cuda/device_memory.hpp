@@ -42,60 +42,51 @@ class DeviceBuffer {
   std::size_t n_ = 0;
 };
 
+// owns a CUDA handle (a pointer), released by Destroy; move-only
+template <class H, cudaError_t (*Destroy)(H)>
+class Owned {
+ public:
+  Owned() = default;
+  explicit Owned(H h) : h_(h) {}
+  ~Owned() {
+    if (h_) Destroy(h_);
+  }
+  Owned(Owned&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Owned& operator=(Owned&& o) noexcept {
+    std::swap(h_, o.h_);
+    return *this;
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  H get() const { return h_; }
+  explicit operator bool() const { return h_ != nullptr; }
+
+ protected:
+  H h_ = nullptr;
+};
+
 // a non-blocking stream: it does not synchronise with the legacy default stream, so that the
 // streams of several simulators overlap
-class Stream {
+class Stream : public Owned<cudaStream_t, cudaStreamDestroy> {
  public:
-  Stream() { ZW_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~Stream() {
-    if (s_) cudaStreamDestroy(s_);
-  }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return s_; }
-  void synchronize() const { ZW_CUDA_CHECK(cudaStreamSynchronize(s_)); }
-
- private:
-  cudaStream_t s_ = nullptr;
+  Stream() { ZW_CUDA_CHECK(cudaStreamCreateWithFlags(&h_, cudaStreamNonBlocking)); }
+  void synchronize() const { ZW_CUDA_CHECK(cudaStreamSynchronize(h_)); }
 };
 
 // an event without timing, for waiting on one point of a stream from the host
-class Event {
+class Event : public Owned<cudaEvent_t, cudaEventDestroy> {
  public:
-  Event() { ZW_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-  ~Event() {
-    if (e_) cudaEventDestroy(e_);
-  }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  void record(cudaStream_t stream) const { ZW_CUDA_CHECK(cudaEventRecord(e_, stream)); }
+  Event() { ZW_CUDA_CHECK(cudaEventCreateWithFlags(&h_, cudaEventDisableTiming)); }
+  void record(cudaStream_t stream) const { ZW_CUDA_CHECK(cudaEventRecord(h_, stream)); }
   // waits for the work enqueued before the last record(); returns at once if never recorded
-  void synchronize() const { ZW_CUDA_CHECK(cudaEventSynchronize(e_)); }
-
- private:
-  cudaEvent_t e_ = nullptr;
+  void synchronize() const { ZW_CUDA_CHECK(cudaEventSynchronize(h_)); }
 };
 
 // an instantiated graph, ready to launch
-class GraphExec {
+class GraphExec : public Owned<cudaGraphExec_t, cudaGraphExecDestroy> {
  public:
-  GraphExec() = default;
-  explicit GraphExec(cudaGraphExec_t exec) : exec_(exec) {}
-  ~GraphExec() {
-    if (exec_) cudaGraphExecDestroy(exec_);
-  }
-  GraphExec(GraphExec&& o) noexcept : exec_(std::exchange(o.exec_, nullptr)) {}
-  GraphExec& operator=(GraphExec&& o) noexcept {
-    std::swap(exec_, o.exec_);
-    return *this;
-  }
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  explicit operator bool() const { return exec_ != nullptr; }
-  void launch(cudaStream_t stream) const { ZW_CUDA_CHECK(cudaGraphLaunch(exec_, stream)); }
-
- private:
-  cudaGraphExec_t exec_ = nullptr;
+  using Owned::Owned;
+  void launch(cudaStream_t stream) const { ZW_CUDA_CHECK(cudaGraphLaunch(h_, stream)); }
 };
 
 // makes `device` current for the lifetime of the guard, then restores the previous one
