@@ -1,10 +1,11 @@
 // What the side-by-side benchmarks (bench_vs_mujoco, bench_constraints, bench_contacts) share:
-// the clock and the options each of them takes.
+// the clock, the failure report and the options each of them takes.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,23 @@ namespace bench {
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// the first instance the run stopped, on stderr: a rate of failed instances measures nothing
+template <class Sim>
+void report_failure(Sim& sim) {
+  if (!sim.failures().empty())
+    std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
+}
+
+// the seconds that sim.step(steps) takes
+template <class Sim>
+double time_steps(Sim& sim, int steps) {
+  const auto t0 = std::chrono::steady_clock::now();
+  sim.step(steps);
+  const double t = seconds_since(t0);
+  report_failure(sim);
+  return t;
 }
 
 // what each of them runs: the MJCF files, instances and steps per instance

@@ -54,11 +54,7 @@ Rate zwang_rate(zwang::Model model, const std::vector<std::vector<double>>& q0, 
   model.disableflags |= zwang::kDisableContact | (constrained ? 0 : zwang::kDisableConstraint);
   zwang::Simulator<double> sim(model, o.instances, {.threads = o.threads});
   for (std::int64_t i = 0; i < o.instances; ++i) sim.batch().qpos().set(i, q0[i]);
-  const auto t0 = std::chrono::steady_clock::now();
-  sim.step(o.steps);
-  const double t = bench::seconds_since(t0);
-  if (!sim.failures().empty())
-    std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
+  const double t = bench::time_steps(sim, o.steps);
   double rows = 0;
   for (std::int64_t i = 0; i < o.instances; ++i) rows += sim.batch().efc_nactive()(i, 0);
   return {static_cast<double>(o.instances) * o.steps / t, rows / o.instances};

@@ -158,8 +158,7 @@ Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, co
     for (std::int64_t i = 0; i < o.instances; ++i) ncon += batch.ncon()(i, 0);
   }
   const double t = bench::seconds_since(t0);
-  if (!sim.failures().empty())
-    std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
+  bench::report_failure(sim);
   const double steps = static_cast<double>(o.instances) * blocks * o.hold;
   return {steps / t, ncon / (static_cast<double>(o.instances) * blocks)};
 }

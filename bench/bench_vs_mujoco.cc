@@ -55,11 +55,7 @@ double zwang_rate(const zwang::Model& model, const std::vector<std::vector<doubl
   zwang::Simulator<T> sim(model, o.instances, {.threads = o.threads});
   for (std::int64_t i = 0; i < o.instances; ++i)
     sim.batch().qpos().set(i, std::vector<T>(q0[i].begin(), q0[i].end()));
-  const auto t0 = std::chrono::steady_clock::now();
-  sim.step(o.steps);
-  const double t = bench::seconds_since(t0);
-  if (!sim.failures().empty())
-    std::fprintf(stderr, "  %s\n", sim.failures().front().message().c_str());
+  const double t = bench::time_steps(sim, o.steps);
   return static_cast<double>(o.instances) * o.steps / t;
 }
 
