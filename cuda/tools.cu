@@ -7,6 +7,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/device_memory.hpp"
+#include "cuda/group_warp.cuh"
 #include "cuda/tools.hpp"
 #include "kernels/instance.h"
 #include "kernels/pipeline.h"
@@ -119,6 +120,56 @@ std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>& run) {
   ZW_CUDA_CHECK(cudaStreamSynchronize(run.stream));
   return host;
 }
+
+namespace {
+
+// one group of G lanes: out = {sum, max}, ints = {argmax, total}, offsets of the scan
+template <int G>
+__global__ void group_check_kernel(const double* values, const int* counts, int n, double* out,
+                                   int* ints, int* offsets) {
+  Warp<G> g(cooperative_groups::tiled_partition<G>(cooperative_groups::this_thread_block()));
+  const double sum = g.template sum<double>(n, [&](int i) { return values[i]; });
+  const double max = g.template max<double>(
+      n, [&](int i) { return values[i]; }, -INFINITY);
+  const int argmax = g.argmax(n, [&](int i) { return floor(2 * values[i]); });
+  const int total = g.scan(
+      n, [&](int i) { return counts[i]; }, [&](int i, int offset) { offsets[i] = offset; });
+  g.one([&] {
+    out[0] = sum;
+    out[1] = max;
+    ints[0] = argmax;
+    ints[1] = total;
+  });
+}
+
+}  // namespace
+
+template <int G>
+GroupCheck device_group_check(const std::vector<double>& values, const std::vector<int>& counts) {
+  const int n = static_cast<int>(values.size());
+  DeviceBuffer<double> v(values.size() + 1), out(2);
+  DeviceBuffer<int> c(counts.size() + 1), ints(2), offsets(counts.size() + 1);
+  ZW_CUDA_CHECK(cudaMemcpy(v.get(), values.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+  ZW_CUDA_CHECK(cudaMemcpy(c.get(), counts.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  group_check_kernel<G><<<1, G>>>(v.get(), c.get(), n, out.get(), ints.get(), offsets.get());
+  ZW_CUDA_CHECK(cudaGetLastError());
+  GroupCheck r;
+  double o[2];
+  int k[2];
+  r.offsets.resize(values.size());
+  ZW_CUDA_CHECK(cudaMemcpy(o, out.get(), sizeof(o), cudaMemcpyDeviceToHost));
+  ZW_CUDA_CHECK(cudaMemcpy(k, ints.get(), sizeof(k), cudaMemcpyDeviceToHost));
+  ZW_CUDA_CHECK(
+      cudaMemcpy(r.offsets.data(), offsets.get(), n * sizeof(int), cudaMemcpyDeviceToHost));
+  r.sum = o[0];
+  r.max = o[1];
+  r.argmax = k[0];
+  r.total = k[1];
+  return r;
+}
+
+template GroupCheck device_group_check<16>(const std::vector<double>&, const std::vector<int>&);
+template GroupCheck device_group_check<32>(const std::vector<double>&, const std::vector<int>&);
 
 #define ZW_INSTANTIATE(T)                                                                       \
   template void device_reset(const DeviceRun<T>&, const std::int64_t*, std::int64_t, const T*); \

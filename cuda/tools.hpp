@@ -33,4 +33,14 @@ std::int64_t device_count_nonfinite(const DeviceRun<T>& run);
 template <class T>
 std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>& run);
 
+// The collectives of one Warp<G> (cuda/group_warp.cuh) over `values`, for tests against Emu<G>:
+// the sum, the maximum, the argmax of floor(2 v), and the scan of `counts` (one per value).
+struct GroupCheck {
+  double sum = 0, max = 0;
+  int argmax = -1, total = 0;
+  std::vector<int> offsets;
+};
+template <int G>
+GroupCheck device_group_check(const std::vector<double>& values, const std::vector<int>& counts);
+
 }  // namespace zwang::gpu

@@ -9,12 +9,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <memory>
 #include <ostream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -24,7 +26,9 @@
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cusolver_chol.hpp"
 #include "cuda/plan.hpp"
+#include "cuda/tools.hpp"
 #include "kernels/energy.h"
+#include "kernels/group_emu.h"
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"
@@ -152,6 +156,45 @@ class WithDevice {
     const std::string reason = no_device();      \
     if (!reason.empty()) GTEST_SKIP() << reason; \
   } while (false)
+
+class CudaGroups : public ::testing::Test, protected WithDevice {
+ protected:
+  void SetUp() override { ZW_REQUIRE_DEVICE(); }
+};
+
+// Warp<G> gives Emu<G>'s bits: the rounding of the sum, the maximum, the argmax among ties and
+// the scan
+template <int G>
+void expect_warp_is_emu() {
+  for (int n : {0, 1, G - 1, G + 3, 200}) {
+    std::mt19937_64 rng(static_cast<std::uint64_t>(n + G));
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<double> v(static_cast<std::size_t>(n));
+    std::vector<int> c(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      v[i] = u(rng) * std::pow(10.0, 12 * std::abs(u(rng)) - 6);
+      c[i] = static_cast<int>(rng() % 4);
+    }
+    const gpu::GroupCheck w = gpu::device_group_check<G>(v, c);
+    Emu<G> e;
+    auto value = [&](int i) { return v[i]; };
+    const std::string at = fmt::format("G {}, n {}", G, n);
+    EXPECT_EQ(w.sum, e.template sum<double>(n, value)) << at;
+    EXPECT_EQ(w.max, e.template max<double>(n, value, -INFINITY)) << at;
+    EXPECT_EQ(w.argmax, e.argmax(n, [&](int i) { return std::floor(2 * v[i]); })) << at;
+    std::vector<int> offsets(static_cast<std::size_t>(n));
+    EXPECT_EQ(w.total,
+              e.scan(
+                  n, [&](int i) { return c[i]; }, [&](int i, int offset) { offsets[i] = offset; }))
+        << at;
+    EXPECT_EQ(w.offsets, offsets) << at;
+  }
+}
+
+TEST_F(CudaGroups, WarpIsEmuBitForBit) {
+  expect_warp_is_emu<16>();
+  expect_warp_is_emu<32>();
+}
 
 class CudaVsCpu : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
  protected:

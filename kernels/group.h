@@ -1,0 +1,86 @@
+// Lane groups: the G lanes that serve one instance together. A stage written against a group
+// takes it as an argument (template <class T, class Grp> void stage(..., Grp& g)) and keeps one
+// source for three implementations:
+//   Solo        G = 1: plain loops in item order (the scalar CPU backend, the SIMD packs, one GPU
+//               thread per instance), today's order of every loop and sum;
+//   Warp<G>     cuda/group_warp.cuh: G lanes of a warp, item i on lane i mod G;
+//   Emu<G>      kernels/group_emu.h: the G lanes of Warp<G> on the CPU, in tests, with its item
+//               assignment and reduction order, so that a CPU run gives Warp<G>'s bits.
+//
+// The contract every stage keeps:
+//   - code outside each() and one() is uniform: every lane runs it on the same values; it reads
+//     what the last each()/one() wrote and writes nothing shared;
+//   - the items of one each() are independent: no item reads what another item of the same
+//     each() writes, and no two write the same place (Emu's checked mode finds both);
+//   - collectives (sum, max, argmax, scan, each, one) are called from uniform code only, never
+//     inside each() or one();
+//   - no floating-point atomics: a sum over items is a per-lane partial in item order, then a
+//     butterfly over the lanes, so that a run gives the same bits every time.
+//
+//   each(n, f)           f(i) for every item i in [0, n)
+//   one(f)               f() once, by one lane
+//   sum(n, f)            Σ f(i), of type T
+//   max(n, f, lowest)    the largest f(i), `lowest` for n = 0 (of 0 and −0, either)
+//   argmax(n, f)         the item of the largest f(i), the lowest such item on ties, -1 for n = 0
+// f(i) of max and argmax is never NaN (its order is not defined).
+//   scan(n, count, at)   at(i, Σ_{k<i} count(k)) for every item in item order; the total
+//                        (an exclusive prefix sum: contacts to consecutive slots in item order)
+#pragma once
+
+#include "kernels/hd.h"
+
+namespace zwang {
+
+struct Solo {
+  static constexpr int size = 1;
+
+  template <class F>
+  ZW_HD ZW_INLINE void each(int n, F&& f) {
+    for (int i = 0; i < n; ++i) f(i);
+  }
+  template <class F>
+  ZW_HD ZW_INLINE void one(F&& f) {
+    f();
+  }
+  template <class T, class F>
+  ZW_HD ZW_INLINE T sum(int n, F&& f) {
+    T s(0);
+    for (int i = 0; i < n; ++i) s += f(i);
+    return s;
+  }
+  template <class T, class F>
+  ZW_HD ZW_INLINE T max(int n, F&& f, T lowest) {
+    T m = lowest;
+    for (int i = 0; i < n; ++i) {
+      const T v = f(i);
+      m = v > m ? v : m;
+    }
+    return m;
+  }
+  template <class F>
+  ZW_HD ZW_INLINE int argmax(int n, F&& f) {
+    if (n <= 0) return -1;
+    int best = 0;
+    auto top = f(0);
+    for (int i = 1; i < n; ++i) {
+      const auto v = f(i);
+      if (v > top) {
+        top = v;
+        best = i;
+      }
+    }
+    return best;
+  }
+  template <class C, class A>
+  ZW_HD ZW_INLINE int scan(int n, C&& count, A&& at) {
+    int offset = 0;
+    for (int i = 0; i < n; ++i) {
+      const int c = count(i);
+      at(i, offset);
+      offset += c;
+    }
+    return offset;
+  }
+};
+
+}  // namespace zwang

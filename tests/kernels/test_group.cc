@@ -1,0 +1,162 @@
+// Lane groups (kernels/group.h, kernels/group_emu.h): Solo against the standard algorithms, Emu<G>
+// against Solo where the result is exact (integers, maxima, scans), against the exact sum where it
+// rounds, and against itself in every item order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/group.h"
+#include "kernels/group_emu.h"
+
+namespace zwang::test {
+namespace {
+
+std::vector<double> random_values(int n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(static_cast<std::size_t>(n));
+  // magnitudes over twelve decades, so that the order of a sum shows in its bits
+  for (double& x : v) x = u(rng) * std::pow(10.0, 12 * std::abs(u(rng)) - 6);
+  return v;
+}
+
+TEST(Group, SoloIsTheLoopInItemOrder) {
+  const std::vector<double> v = random_values(37, 1);
+  Solo g;
+  double in_order = 0;
+  for (double x : v) in_order += x;
+  EXPECT_EQ(g.sum<double>(37, [&](int i) { return v[i]; }), in_order);
+  EXPECT_EQ(g.max<double>(
+                37, [&](int i) { return v[i]; }, -INFINITY),
+            *std::max_element(v.begin(), v.end()));
+  EXPECT_EQ(g.argmax(37, [&](int i) { return v[i]; }),
+            std::max_element(v.begin(), v.end()) - v.begin());
+  EXPECT_EQ(g.argmax(0, [&](int i) { return v[i]; }), -1);
+  std::vector<int> seen;
+  g.each(5, [&](int i) { seen.push_back(i); });
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+// Emu<1> has one lane: its sums are Solo's, bit for bit
+TEST(Group, OneLaneEmuIsSolo) {
+  const std::vector<double> v = random_values(101, 2);
+  Solo solo;
+  Emu<1> emu;
+  EXPECT_EQ(emu.sum<double>(101, [&](int i) { return v[i]; }),
+            solo.sum<double>(101, [&](int i) { return v[i]; }));
+}
+
+template <int G>
+void expect_collectives(std::uint64_t seed) {
+  for (int n : {0, 1, G - 1, G, G + 1, 3 * G + 5, 200}) {
+    const std::vector<double> v = random_values(n, seed + n);
+    auto value = [&](int i) { return v[i]; };
+    Solo solo;
+    Emu<G> lanes(EmuOrder::kLanes), reverse(EmuOrder::kReverse), shuffled(EmuOrder::kShuffled, 7);
+    // a sum rounds by its order: within n ε Σ|v| of the exact one, and the same bits whatever
+    // order each() runs items in
+    const double s = lanes.template sum<double>(n, value);
+    long double exact = 0, magnitude = 0;
+    for (double x : v) {
+      exact += x;
+      magnitude += std::abs(x);
+    }
+    EXPECT_LE(std::abs(static_cast<long double>(s) - exact), (n + 1) * 1.2e-16L * magnitude)
+        << "G " << G << ", n " << n;
+    EXPECT_EQ(reverse.template sum<double>(n, value), s);
+    EXPECT_EQ(shuffled.template sum<double>(n, value), s);
+    // integers, maxima and scans are exact: Solo's
+    // 0 to 7 per item, zeros among them
+    auto count = [](int i) {
+      return static_cast<int>((static_cast<unsigned>(i) * 2654435761u) >> 29);
+    };
+    EXPECT_EQ(
+        lanes.template sum<long long>(n, [&](int i) { return static_cast<long long>(count(i)); }),
+        solo.template sum<long long>(n, [&](int i) { return static_cast<long long>(count(i)); }));
+    EXPECT_EQ(lanes.template max<double>(n, value, -INFINITY),
+              solo.template max<double>(n, value, -INFINITY));
+    auto rounded = [&](int i) { return std::floor(v[i] * 2); };  // ties among items
+    EXPECT_EQ(shuffled.argmax(n, rounded), solo.argmax(n, rounded)) << "G " << G << ", n " << n;
+    std::vector<int> expected(static_cast<std::size_t>(n)), got(static_cast<std::size_t>(n), -1);
+    std::vector<int> counts(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) counts[i] = count(i);
+    std::exclusive_scan(counts.begin(), counts.end(), expected.begin(), 0);
+    const int total = shuffled.scan(n, count, [&](int i, int offset) { got[i] = offset; });
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(total, std::accumulate(counts.begin(), counts.end(), 0));
+  }
+}
+
+TEST(Group, EmuCollectivesAreExactOrOrderFree) {
+  expect_collectives<4>(10);
+  expect_collectives<8>(20);
+  expect_collectives<16>(30);
+  expect_collectives<32>(40);
+}
+
+// each() runs every item once, in the order asked for
+TEST(Group, EmuEachRunsEveryItemOnce) {
+  for (EmuOrder order : {EmuOrder::kLanes, EmuOrder::kReverse, EmuOrder::kShuffled}) {
+    Emu<8> g(order, 3);
+    std::vector<int> seen;
+    g.each(50, [&](int i) { seen.push_back(i); });
+    std::vector<int> sorted = seen;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int> all(50);
+    std::iota(all.begin(), all.end(), 0);
+    EXPECT_EQ(sorted, all);
+    if (order == EmuOrder::kLanes) {
+      EXPECT_EQ(seen, all);
+    } else if (order == EmuOrder::kReverse) {
+      EXPECT_EQ(seen.front(), 49);
+    } else {
+      EXPECT_NE(seen, all);
+    }
+  }
+}
+
+// a stage of independent items: y = A x row by row, then |y|², gives the same bits in every order
+TEST(Group, IndependentItemsGiveTheSameBitsInEveryOrder) {
+  const int rows = 45, cols = 13;
+  const std::vector<double> a = random_values(rows * cols, 5), x = random_values(cols, 6);
+  auto stage = [&](auto& g) {
+    std::vector<double> y(rows);
+    g.each(rows, [&](int r) {
+      double s = 0;
+      for (int c = 0; c < cols; ++c) s += a[r * cols + c] * x[c];
+      y[r] = s;
+    });
+    return g.template sum<double>(rows, [&](int r) { return y[r] * y[r]; });
+  };
+  Emu<16> lanes(EmuOrder::kLanes), reverse(EmuOrder::kReverse), shuffled(EmuOrder::kShuffled, 9);
+  const double r = stage(lanes);
+  EXPECT_EQ(stage(reverse), r);
+  EXPECT_EQ(stage(shuffled), r);
+  Solo solo;
+  EXPECT_NEAR(stage(solo), r, 1e-12 * std::abs(r));
+}
+
+// where a warp would deadlock or diverge, the emulator refuses
+TEST(Group, CollectiveInsideEachThrows) {
+  Emu<8> g;
+  auto nested_sum = [&] {
+    g.each(4, [&](int) { g.sum<double>(3, [](int i) { return double(i); }); });
+  };
+  EXPECT_THROW(nested_sum(), std::logic_error);
+  try {
+    g.one([&] { g.each(2, [](int) {}); });
+    ADD_FAILURE() << "each() inside one() ran";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "each() inside one(): collectives are called from uniform code only");
+  }
+  // the group is usable again after the error
+  EXPECT_EQ(g.sum<double>(3, [](int i) { return double(i); }), 3.0);
+}
+
+}  // namespace
+}  // namespace zwang::test
