@@ -8,6 +8,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -130,35 +131,46 @@ ParamShape param_shape(FieldId f, const Sizes& sizes) {
   return {shape.empty() ? 1 : shape[0], shape.size() == 2 ? shape[1] : 1, field_count(f)};
 }
 
-// the element offsets within an instance's values that `sel` names
+// the element offsets within an instance's values that `sel` names; the world (row 0 of a field
+// of the bodies) has no parameters to draw and is left out
 std::vector<int> selected(const ParamSelection& sel, const ParamShape& shape,
                           const std::string& name) {
   const bool rows = !shape.count.empty();
-  auto check = [&](int i, int n, std::string_view what) {
-    if (i < 0 || i >= n) {
-      throw std::invalid_argument(
-          fmt::format("'{}': {} {} is not in [0, {}) ({} has {} {} per instance{})", name, what, i,
-                      n, sel.field, shape.rows, rows ? "rows" : "values",
-                      rows ? fmt::format(", {} = {}", shape.count, shape.rows) : ""));
+  const int first = shape.count == "nbody" ? 1 : 0;
+  auto check = [&](int i, int lo, int n, std::string_view what, std::string_view has) {
+    if (i < lo || i >= n) {
+      throw std::invalid_argument(fmt::format("'{}': {} {} is not in [{}, {}) ({}){}", name, what,
+                                              i, lo, n, has,
+                                              i == 0 && lo == 1 ? "; body 0 is the world" : ""));
     }
   };
+  const std::string per_instance =
+      rows ? fmt::format("{} has {} rows per instance, {} = {}", sel.field, shape.rows, shape.count,
+                         shape.rows)
+           : fmt::format("{} has {} values per instance", sel.field, shape.rows);
   std::vector<int> out;
   if (sel.index.empty()) {
-    out.resize(static_cast<std::size_t>(shape.rows * shape.cols));
-    std::iota(out.begin(), out.end(), 0);
+    for (int e = first * shape.cols; e < shape.rows * shape.cols; ++e) out.push_back(e);
   } else if (sel.index.size() == 1) {
-    check(sel.index[0], shape.rows, "index");
+    check(sel.index[0], first, shape.rows, "index", per_instance);
     for (int c = 0; c < shape.cols; ++c) out.push_back(sel.index[0] * shape.cols + c);
   } else {
     if (shape.cols == 1) {
       throw std::invalid_argument(
           fmt::format("'{}': {} has one value per row; give one index", name, sel.field));
     }
-    check(sel.index[0], shape.rows, "row");
-    check(sel.index[1], shape.cols, "column");
+    check(sel.index[0], first, shape.rows, "row", per_instance);
+    check(sel.index[1], 0, shape.cols, "column",
+          fmt::format("{} has {} values per row", sel.field, shape.cols));
     out.push_back(sel.index[0] * shape.cols + sel.index[1]);
   }
   return out;
+}
+
+// "body_ipos[2, 0]"
+std::string selection_name(const ParamSelection& sel) {
+  return sel.index.empty() ? sel.field
+                           : fmt::format("{}[{}]", sel.field, fmt::join(sel.index, ", "));
 }
 
 // the generator of `name` under `seed`: seeded by both, independent of every other name
@@ -176,10 +188,13 @@ double draw(const Distribution& d, Gen& gen) {
   switch (d.kind) {
     case Kind::kUniform:
       return std::uniform_real_distribution<double>(d.args[0], d.args[1])(gen);
+    // a std of 0 is the mean itself (the standard distributions need std > 0)
     case Kind::kNormal:
-      return std::normal_distribution<double>(d.args[0], d.args[1])(gen);
+      return d.args[1] > 0 ? std::normal_distribution<double>(d.args[0], d.args[1])(gen)
+                           : d.args[0];
     case Kind::kLogNormal:
-      return std::lognormal_distribution<double>(d.args[0], d.args[1])(gen);
+      return d.args[1] > 0 ? std::lognormal_distribution<double>(d.args[0], d.args[1])(gen)
+                           : std::exp(d.args[0]);
     case Kind::kChoice:
       return d.args[std::uniform_int_distribution<std::size_t>(0, d.args.size() - 1)(gen)];
     default:
@@ -224,8 +239,10 @@ ParamSelection parse_param_name(std::string_view text) {
 Distribution parse_distribution(std::string_view text) {
   text = trim(text);
   if (std::string_view name, inner; split_call(text, &name, &inner) && name == "scale") {
+    if (std::string_view again, rest; split_call(trim(inner), &again, &rest) && again == "scale")
+      throw std::invalid_argument(fmt::format("'{}' scales twice", text));
+    // scale(LOW:HIGH) is LOW:HIGH, which scales already
     Distribution d = parse_distribution(inner);
-    if (d.scale) throw std::invalid_argument(fmt::format("'{}' scales twice", text));
     d.scale = true;
     return d;
   }
@@ -236,8 +253,9 @@ Distribution parse_distribution(std::string_view text) {
         !parse_number(text.substr(colon + 1), &d.args[1])) {
       throw std::invalid_argument(fmt::format("'{}' needs two numbers LOW:HIGH", text));
     }
-    if (!(d.args[0] <= d.args[1]) || !std::isfinite(d.args[0]) || !std::isfinite(d.args[1])) {
-      throw std::invalid_argument(fmt::format("'{}' needs LOW <= HIGH, both finite", text));
+    // a factor below 0 would turn a mass or a stiffness negative
+    if (!(0 <= d.args[0] && d.args[0] <= d.args[1] && std::isfinite(d.args[1]))) {
+      throw std::invalid_argument(fmt::format("'{}' needs 0 <= LOW <= HIGH, both finite", text));
     }
     return d;
   }
@@ -246,33 +264,31 @@ Distribution parse_distribution(std::string_view text) {
 
 std::vector<RandomTerm> parse_randomization(std::string_view spec) {
   std::vector<RandomTerm> terms;
-  if (trim(spec).empty()) return terms;
   for (std::string_view item : split_top(spec)) {
+    if (item.empty()) continue;  // "a=1," and "a=1,,b=2" as a=1 and b=2
     const std::size_t eq = item.find('=');
     if (eq == std::string_view::npos) {
       throw std::invalid_argument(fmt::format("'{}' is not NAME=VALUE", item));
     }
     RandomTerm t;
-    std::vector<std::string> names;
     try {
-      for (std::string_view part : split_plus(item.substr(0, eq))) {
-        const ParamSelection& sel = t.selections.emplace_back(parse_param_name(part));
-        names.push_back(sel.index.empty()
-                            ? sel.field
-                            : fmt::format("{}[{}]", sel.field, fmt::join(sel.index, ", ")));
-      }
+      for (std::string_view part : split_plus(item.substr(0, eq)))
+        t.selections.push_back(parse_param_name(part));
       t.distribution = parse_distribution(item.substr(eq + 1));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(fmt::format("'{}': {}", item, e.what()));
     }
+    // one name, and so one generator, for every spelling of the same selections: in the order
+    // of the parameter fields, then of the indices
+    const std::vector<std::string> fields = param_field_names();
+    auto rank = [&](const ParamSelection& a) {
+      return std::pair(std::find(fields.begin(), fields.end(), a.field) - fields.begin(), a.index);
+    };
+    std::sort(t.selections.begin(), t.selections.end(),
+              [&](const ParamSelection& a, const ParamSelection& b) { return rank(a) < rank(b); });
+    std::vector<std::string> names;
+    for (const ParamSelection& sel : t.selections) names.push_back(selection_name(sel));
     t.name = fmt::format("{}", fmt::join(names, "+"));
-    // a second draw of the same elements would overwrite or multiply the first
-    for (const RandomTerm& seen : terms) {
-      if (seen.name == t.name) {
-        throw std::invalid_argument(
-            fmt::format("'{}' is given twice; give each selection one value", t.name));
-      }
-    }
     terms.push_back(std::move(t));
   }
   return terms;
@@ -311,7 +327,7 @@ Targets targets(const Batch<T>& batch, const RandomTerm& t) {
         throw std::invalid_argument(fmt::format(
             "'{}': selections joined by '+' share one draw per object, so they must be rows of "
             "the same objects (whole fields or the same row); {} is not",
-            t.name, sel.field));
+            t.name, selection_name(sel)));
       }
       count = shape.count;
       index = sel.index;
@@ -346,6 +362,25 @@ template <class T>
 void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed) {
   std::vector<Targets> all;
   for (const RandomTerm& t : terms) all.push_back(targets(std::as_const(batch), t));
+  // an element drawn twice would be overwritten or scaled twice, and its value would depend on
+  // the order of the terms
+  std::map<std::pair<FieldId, int>, std::size_t> owner;
+  for (std::size_t k = 0; k < terms.size(); ++k) {
+    for (std::size_t s = 0; s < all[k].fields.size(); ++s) {
+      for (const std::vector<int>& row : all[k].elements[s]) {
+        for (int e : row) {
+          const auto [it, fresh] = owner.emplace(std::pair(all[k].fields[s], e), k);
+          if (fresh) continue;
+          const std::string_view field = field_name(all[k].fields[s]);
+          throw std::invalid_argument(
+              it->second == k
+                  ? fmt::format("'{}' selects {} twice", terms[k].name, field)
+                  : fmt::format("'{}' and '{}' both draw {}; give each element one value",
+                                terms[it->second].name, terms[k].name, field));
+        }
+      }
+    }
+  }
   for (std::size_t k = 0; k < terms.size(); ++k) {
     const Distribution& d = terms[k].distribution;
     const Targets& to = all[k];

@@ -13,7 +13,8 @@
 // element of the field; [i] one row of its per-instance shape (body_ipos[2]: body 2's centre of
 // mass, 3 values) or one element of a one-row-per-object field (dof_damping[0]); [i, j] one
 // element. Every selected element of every instance gets its own draw; scale(...) multiplies the
-// instance's value by the draw instead of replacing it; LOW:HIGH is scale(uniform(LOW, HIGH)).
+// instance's value by the draw instead of replacing it; LOW:HIGH is scale(uniform(LOW, HIGH)),
+// 0 <= LOW <= HIGH; a std of 0 draws the mean.
 // lognormal's mean and std are those of the logarithm. Selections joined by '+' share their
 // draws, one per object and instance: they must be rows of the same objects (each a whole field
 // or the same row), as in body_mass+body_inertia=0.8:1.2 (each body denser or lighter: its mass
@@ -64,7 +65,9 @@ ParamSelection parse_param_name(std::string_view text);
 // "scale(uniform(0.8, 1.2))", "normal(0, 0.1)", "0.5", "0.8:1.2"; std::invalid_argument naming
 // what is wrong (unknown distribution, wrong number of arguments, lo > hi, std < 0, not finite).
 Distribution parse_distribution(std::string_view text);
-// A SPEC; std::invalid_argument naming the term at fault, also for a selection given twice.
+// A SPEC (empty terms are skipped); std::invalid_argument naming the term at fault. A term's
+// name lists its selections in the order of the parameter fields, then of the indices, so that
+// body_inertia+body_mass and body_mass+body_inertia are one term and draw alike.
 std::vector<RandomTerm> parse_randomization(std::string_view spec);
 
 // Draws every term for every instance of the batch. Term t draws from a generator of its own,
@@ -72,8 +75,9 @@ std::vector<RandomTerm> parse_randomization(std::string_view spec);
 // terms or on the other terms); the same seed gives the same values on every run of one build.
 // Every term is checked against the model before any is applied: std::invalid_argument for an
 // index past the field's shape, a field the model has no elements of, selections joined by '+'
-// that are not rows of the same objects, or a scale() of values that are all 0 in every
-// instance.
+// that are not rows of the same objects, an element that two terms (or one term twice) select,
+// or a scale() of values that are all 0 in every instance. The world (body 0) has no parameters
+// to draw: a whole field of the bodies selects bodies 1 and up, and body_mass[0] is an error.
 template <class T>
 void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed);
 

@@ -50,6 +50,15 @@ TEST(Randomize, GrammarIsParsedAndChecked) {
   EXPECT_EQ(t[5].distribution.kind, Kind::kConstant);
   EXPECT_EQ(t[5].distribution.args, (std::vector<double>{0.25}));
   EXPECT_TRUE(parse_randomization(" ").empty());
+  // empty terms are skipped; scale(LOW:HIGH) is LOW:HIGH; the selections of a term are named in
+  // the order of the fields, whatever the spelling
+  const std::vector<RandomTerm> u =
+      parse_randomization("body_inertia+body_mass=scale(0.5:2),, gravity=1,");
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0].name, "body_mass+body_inertia");
+  EXPECT_EQ(u[0].distribution.args, (std::vector<double>{0.5, 2}));
+  EXPECT_TRUE(u[0].distribution.scale);
+  EXPECT_EQ(u[1].name, "gravity");
 
   EXPECT_EQ(parse_error("mass=0.8:1.2")
                 .rfind("'mass=0.8:1.2': unknown parameter 'mass' (the "
@@ -58,11 +67,11 @@ TEST(Randomize, GrammarIsParsedAndChecked) {
             0u)
       << parse_error("mass=0.8:1.2");
   EXPECT_EQ(parse_error("body_mass=1.2:0.8"),
-            "'body_mass=1.2:0.8': '1.2:0.8' needs LOW <= HIGH, both finite");
+            "'body_mass=1.2:0.8': '1.2:0.8' needs 0 <= LOW <= HIGH, both finite");
+  EXPECT_EQ(parse_error("body_mass=-1:2"),
+            "'body_mass=-1:2': '-1:2' needs 0 <= LOW <= HIGH, both finite");
   EXPECT_EQ(parse_error("body_mass=a:b"), "'body_mass=a:b': 'a:b' needs two numbers LOW:HIGH");
   EXPECT_EQ(parse_error("body_mass"), "'body_mass' is not NAME=VALUE");
-  EXPECT_EQ(parse_error("gravity=2:2,gravity=1"),
-            "'gravity' is given twice; give each selection one value");
   EXPECT_EQ(parse_error("gravity=gauss(0, 1)"),
             "'gravity=gauss(0, 1)': unknown distribution 'gauss' (uniform, normal, lognormal, "
             "choice, scale)");
@@ -147,10 +156,10 @@ TEST(Randomize, JoinedSelectionsShareADrawPerObject) {
             "must be rows of the same objects (whole fields or the same row); dof_damping is not");
   EXPECT_EQ(draw_error(b, "body_mass[1]+body_ipos[2]=1"),
             "'body_mass[1]+body_ipos[2]': selections joined by '+' share one draw per object, so "
-            "they must be rows of the same objects (whole fields or the same row); body_ipos is "
-            "not");
+            "they must be rows of the same objects (whole fields or the same row); body_ipos[2] "
+            "is not");
   EXPECT_EQ(draw_error(b, "gravity+body_mass=1"),
-            "'gravity+body_mass': selections joined by '+' share one draw per object, so they "
+            "'body_mass+gravity': selections joined by '+' share one draw per object, so they "
             "must be rows of the same objects (whole fields or the same row); gravity is not");
 }
 
@@ -191,6 +200,27 @@ TEST(Randomize, DrawsHaveTheDistributionsMoments) {
   EXPECT_NEAR(std3, 2 / std::sqrt(12.0), 0.01);
 }
 
+// a std of 0 draws the mean; a float batch takes the draws rounded to float; the world's mass is
+// no parameter
+TEST(Randomize, DegenerateDrawsAndFloatBatches) {
+  const Model m = examples::chain();
+  Batch<float> b(m, 8);
+  randomize(b,
+            parse_randomization("gravity[2]=normal(-3.5, 0),body_mass=lognormal(0.25, 0),"
+                                "dof_armature=uniform(0.1, 0.3)"),
+            2);
+  for (std::int64_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(b.gravity()(i, 2), -3.5f);
+    EXPECT_EQ(b.body_mass()(i, 0), 0.0f);
+    for (int k = 1; k < m.nbody; ++k)
+      EXPECT_EQ(b.body_mass()(i, k), static_cast<float>(std::exp(0.25)));
+    for (int d = 0; d < m.nv; ++d) {
+      EXPECT_GE(b.dof_armature()(i, d), 0.1f);
+      EXPECT_LE(b.dof_armature()(i, d), 0.3f);
+    }
+  }
+}
+
 // a term's values depend on the seed and its own name only
 TEST(Randomize, TermsAreReproducibleAndIndependent) {
   const Model m = examples::chain({.damping = 0.5});
@@ -216,8 +246,17 @@ TEST(Randomize, SelectionsAreCheckedAgainstTheModel) {
             "'dof_damping[8]': index 8 is not in [0, 8) (dof_damping has 8 rows per instance, "
             "nv = 8)");
   EXPECT_EQ(draw_error(b, "body_ipos[1, 3]=0"),
-            "'body_ipos[1, 3]': column 3 is not in [0, 3) (body_ipos has 9 rows per instance, "
-            "nbody = 9)");
+            "'body_ipos[1, 3]': column 3 is not in [0, 3) (body_ipos has 3 values per row)");
+  EXPECT_EQ(draw_error(b, "body_mass[0]=1"),
+            "'body_mass[0]': index 0 is not in [1, 9) (body_mass has 9 rows per instance, nbody = "
+            "9); body 0 is the world");
+  // an element drawn by two terms, or twice by one
+  EXPECT_EQ(draw_error(b, "body_mass=0.5:2,body_mass[3]=1"),
+            "'body_mass' and 'body_mass[3]' both draw body_mass; give each element one value");
+  EXPECT_EQ(draw_error(b, "gravity=2:2,gravity=1"),
+            "'gravity' and 'gravity' both draw gravity; give each element one value");
+  EXPECT_EQ(draw_error(b, "body_mass+body_mass=0.5:2"),
+            "'body_mass+body_mass' selects body_mass twice");
   EXPECT_EQ(draw_error(b, "gravity[3]=0"),
             "'gravity[3]': index 3 is not in [0, 3) (gravity has 3 values per instance)");
   EXPECT_EQ(draw_error(b, "dof_damping[1, 0]=1"),
