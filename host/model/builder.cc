@@ -1192,8 +1192,9 @@ const std::vector<std::string>* Model::names(ObjType type) const {
 }
 
 int Model::id(ObjType type, std::string_view name) const {
+  // "" names no object, as in MuJoCo 3 and 4: the unnamed ones are not found by name
   const std::vector<std::string>* all = names(type);
-  if (all == nullptr) return -1;
+  if (all == nullptr || name.empty()) return -1;
   const auto it = std::find(all->begin(), all->end(), name);
   return it == all->end() ? -1 : static_cast<int>(it - all->begin());
 }

@@ -123,12 +123,13 @@ struct Model {
   // the names of the objects of a type (kBody and kXBody: the bodies), nullptr for a type whose
   // objects have no names (kUnknown, kDof, kCamera)
   const std::vector<std::string>* names(ObjType type) const;
-  // index of the object of that type and name, -1 if there is none (MuJoCo's mj_name2id)
+  // index of the object of that type and name, -1 if there is none and for "" (MuJoCo 3's and
+  // 4's mj_name2id)
   int id(ObjType type, std::string_view name) const;
   // index of a merged body in the fused_ arrays, -1 if there is none (also for "", which names
   // every unnamed merged body)
   int fused_id(std::string_view name) const;
-  // the lookups before id(), one per kind: body_id(name) is id(ObjType::kBody, name)
+  // per-kind lookups, deprecated: body_id(name) is id(ObjType::kBody, name)
   // clang-format off
 #define ZW_ID_ALIASES(X)                                                                   \
   X(body, kBody) X(joint, kJoint) X(actuator, kActuator) X(tendon, kTendon)               \

@@ -101,6 +101,30 @@ void bind_model(nb::module_& m) {
             name, [index](const PyModel& p) { return model_array(p.model, index); }, meaning);
         ++index;
       });
+  // the names some arrays had before they took MuJoCo's: the same values, with a
+  // DeprecationWarning
+  static constexpr std::pair<const char*, const char*> kRenamed[] = {
+      {"body_parent", "body_parentid"}, {"jnt_body", "jnt_bodyid"},
+      {"dof_jnt", "dof_jntid"},         {"dof_body", "dof_bodyid"},
+      {"dof_parent", "dof_parentid"},   {"geom_body", "geom_bodyid"}};
+  for (const auto& [before, now] : kRenamed) {
+    int k = 0, at = -1;
+    Model().for_each_array([&](const char* name, const auto&, const ArrayShape&, const char*) {
+      if (std::string_view(name) == now) at = k;
+      ++k;
+    });
+    model.def_prop_ro(
+        before,
+        [at, before, now](const PyModel& p) {
+          if (PyErr_WarnFormat(PyExc_DeprecationWarning, 1, "Model.%s is now Model.%s", before,
+                               now) < 0) {
+            throw nb::python_error();
+          }
+          return model_array(p.model, at);
+        },
+        "deprecated: the array of this name with MuJoCo's 'id' ending (body_parent: "
+        "body_parentid, with the world's parent -1)");
+  }
   model
       .def_prop_ro(
           "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
@@ -160,8 +184,10 @@ void bind_model(nb::module_& m) {
           [](const PyModel& p, const std::string& kind, const std::string& name) {
             for (int t = 0; t <= static_cast<int>(ObjType::kKey); ++t) {
               const auto type = static_cast<ObjType>(t);
-              if (to_string(type) == kind && p.model.names(type) != nullptr)
-                return id_of(p.model.id(type, name), kind.c_str(), name);
+              if (to_string(type) != kind) continue;
+              if (p.model.names(type) == nullptr)
+                throw nb::value_error(("the " + kind + " objects have no names").c_str());
+              return id_of(p.model.id(type, name), kind.c_str(), name);
             }
             throw nb::value_error(("no kind of object is named '" + kind +
                                    "' (body, xbody, joint, geom, site, mesh, equality, tendon, "

@@ -75,6 +75,30 @@ def test_name_lookups(pendulum):
     ):
         with pytest.raises(KeyError, match="nope"):
             lookup("nope")
+    assert pendulum.id("body", "pole") == 1 and pendulum.id("joint", "hinge") == 0
+    with pytest.raises(KeyError, match="no body named ''"):
+        pendulum.id("body", "")
+    with pytest.raises(ValueError, match="the dof objects have no names"):
+        pendulum.id("dof", "hinge")
+
+
+def test_renamed_arrays_keep_their_old_names(pendulum):
+    """The arrays that took MuJoCo's names answer to the old ones too, with a warning."""
+    for before, now in (
+        ("jnt_body", "jnt_bodyid"),
+        ("dof_jnt", "dof_jntid"),
+        ("dof_body", "dof_bodyid"),
+        ("dof_parent", "dof_parentid"),
+        ("geom_body", "geom_bodyid"),
+    ):
+        with pytest.warns(DeprecationWarning, match=f"Model.{before} is now Model.{now}"):
+            old = getattr(pendulum, before)
+        np.testing.assert_array_equal(old, getattr(pendulum, now))
+    with pytest.warns(DeprecationWarning):
+        parent = pendulum.body_parent
+    # zwang's own array: the world's parent is -1 where MuJoCo's body_parentid says 0
+    assert parent[0] == -1 and pendulum.body_parentid[0] == 0
+    np.testing.assert_array_equal(parent[1:], pendulum.body_parentid[1:])
 
 
 def test_constructor_errors(pendulum):

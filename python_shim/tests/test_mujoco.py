@@ -280,6 +280,10 @@ def test_id_is_mujocos_name2id(assets, name):
                 looked_up += 1
         with pytest.raises(KeyError, match=f"no {kind} named 'no such name'"):
             z.id(kind, "no such name")
+        # "" names no object, not the first unnamed one
+        assert mujoco.mj_name2id(m, obj, "") == -1
+        with pytest.raises(KeyError):
+            z.id(kind, "")
     assert looked_up > 0
     with pytest.raises(ValueError, match="no kind of object is named 'planet'"):
         z.id("planet", "torso")

@@ -309,7 +309,6 @@ TEST_P(MjcfVsMujoco, CompiledModelMatches) {
   }
 }
 
-// H, h, q̈, body frames, passive and actuator forces, tendon lengths of mj_forward
 // Model::id looks every named object up as MuJoCo's mj_name2id does, under MuJoCo's numbering
 TEST_P(MjcfVsMujoco, IdsAreMujocosName2Id) {
   const Model& z = model_;
@@ -338,7 +337,7 @@ TEST_P(MjcfVsMujoco, IdsAreMujocosName2Id) {
     EXPECT_EQ(z.id(type, "no such name"), -1) << to_string(type);
   }
   EXPECT_GT(named, 0);
-  // the lookups before id() still answer, as id() does
+  // the deprecated per-kind lookups answer as id() does
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   EXPECT_EQ(z.body_id(z.body_name.back()), z.id(ObjType::kBody, z.body_name.back()));
@@ -346,8 +345,11 @@ TEST_P(MjcfVsMujoco, IdsAreMujocosName2Id) {
 #pragma GCC diagnostic pop
   EXPECT_EQ(z.names(ObjType::kDof), nullptr);
   EXPECT_EQ(z.id(ObjType::kUnknown, z.body_name[0]), -1);
+  // "" names nothing (as in MuJoCo 3 and 4; python_shim/tests/test_mujoco.py)
+  EXPECT_EQ(z.id(ObjType::kGeom, ""), -1);
 }
 
+// H, h, q̈, body frames, passive and actuator forces, tendon lengths of mj_forward
 TEST_P(MjcfVsMujoco, ForwardMatchesMujoco) {
   const mjModel* m = m_.get();
   ASSERT_EQ(model_.nv, m->nv);
