@@ -46,7 +46,8 @@ class Warp {
       const T o = tile_.shfl_xor(v, m);
       v = o > v ? o : v;
     }
-    return v;
+    // lanes holding 0 and −0 each keep their own: lane 0's for all, as Emu returns
+    return tile_.shfl(v, 0);
   }
   template <class F>
   __device__ int argmax(int n, F&& f) {

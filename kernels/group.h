@@ -2,7 +2,7 @@
 // takes it as an argument (template <class T, class Grp> void stage(..., Grp& g)) and keeps one
 // source for three implementations:
 //   Solo        G = 1: plain loops in item order (the scalar CPU backend, the SIMD packs, one GPU
-//               thread per instance), today's order of every loop and sum;
+//               thread per instance), so that a stage's loops and sums keep their order;
 //   Warp<G>     cuda/group_warp.cuh: G lanes of a warp, item i on lane i mod G;
 //   Emu<G>      kernels/group_emu.h: the G lanes of Warp<G> on the CPU, in tests, with its item
 //               assignment and reduction order, so that a CPU run gives Warp<G>'s bits.
@@ -11,7 +11,8 @@
 //   - code outside each() and one() is uniform: every lane runs it on the same values; it reads
 //     what the last each()/one() wrote and writes nothing shared;
 //   - the items of one each() are independent: no item reads what another item of the same
-//     each() writes, and no two write the same place (Emu's checked mode finds both);
+//     each() writes, and no two write the same place (Emu<G> runs the items of each() in
+//     reversed and shuffled orders, so that a test sees a dependence in the bits);
 //   - collectives (sum, max, argmax, scan, each, one) are called from uniform code only, never
 //     inside each() or one();
 //   - no floating-point atomics: a sum over items is a per-lane partial in item order, then a
