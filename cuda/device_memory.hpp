@@ -70,6 +70,9 @@ class Owned {
 class Stream : public Owned<cudaStream_t, cudaStreamDestroy> {
  public:
   Stream() { ZW_CUDA_CHECK(cudaStreamCreateWithFlags(&h_, cudaStreamNonBlocking)); }
+  // a moved-from stream would synchronise with the legacy default stream
+  Stream(Stream&&) = delete;
+  Stream& operator=(Stream&&) = delete;
   void synchronize() const { ZW_CUDA_CHECK(cudaStreamSynchronize(h_)); }
 };
 
@@ -77,6 +80,8 @@ class Stream : public Owned<cudaStream_t, cudaStreamDestroy> {
 class Event : public Owned<cudaEvent_t, cudaEventDestroy> {
  public:
   Event() { ZW_CUDA_CHECK(cudaEventCreateWithFlags(&h_, cudaEventDisableTiming)); }
+  Event(Event&&) = delete;
+  Event& operator=(Event&&) = delete;
   void record(cudaStream_t stream) const { ZW_CUDA_CHECK(cudaEventRecord(h_, stream)); }
   // waits for the work enqueued before the last record(); returns at once if never recorded
   void synchronize() const { ZW_CUDA_CHECK(cudaEventSynchronize(h_)); }
