@@ -67,6 +67,13 @@ constexpr DerivedInfo kDerivedInfo[] = {
     {"fused_xipos", 3, &Model::nfused}, {"fused_vel", 6, &Model::nfused},
 };
 static_assert(std::size(kDerivedInfo) == std::size(kAllDerived));
+// the table is indexed by value: kAllDerived holds the values 0, 1, ... in the table's order
+static_assert([] {
+  for (std::size_t i = 0; i < std::size(kAllDerived); ++i) {
+    if (static_cast<std::size_t>(kAllDerived[i]) != i) return false;
+  }
+  return true;
+}());
 
 const DerivedInfo& info(Derived what) {
   const int w = static_cast<int>(what);
