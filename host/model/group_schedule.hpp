@@ -1,0 +1,31 @@
+// The orders in which a lane group (kernels/group.h) runs the tree stages of one instance: lists
+// of independent items, built once per model.
+//   levels   the bodies by depth: a body's parent lies in an earlier level, so kinematics runs
+//            level by level, one body per lane;
+//   children each body's children in decreasing index, the order in which the composite
+//            inertias and bias wrenches gather them (leaves first, as kernels/assemble.h sums);
+//   entries  the (i, j) of H's packed lower triangle that the tree can make non-zero (j is i or
+//            an ancestor dof of i), in packed order: one entry per lane when H is assembled.
+#pragma once
+
+#include <vector>
+
+#include "zwang/model.hpp"
+
+namespace zwang {
+
+struct GroupSchedule {
+  // bodies 1 … nbody − 1 of level l at level_body[level_adr[l] … level_adr[l + 1]), increasing
+  std::vector<int> level_adr, level_body;
+  // children of body b at child[child_adr[b] … child_adr[b + 1]), decreasing
+  std::vector<int> child_adr, child;
+  // entry e is H(entry_row[e], entry_col[e]), entry_col[e] ≤ entry_row[e]
+  std::vector<int> entry_row, entry_col;
+
+  int nlevel() const { return static_cast<int>(level_adr.size()) - 1; }
+  int nentry() const { return static_cast<int>(entry_row.size()); }
+};
+
+GroupSchedule make_group_schedule(const Model& model);
+
+}  // namespace zwang

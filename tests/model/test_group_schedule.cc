@@ -1,0 +1,73 @@
+// The lane groups' schedules (host/model/group_schedule.hpp) on every model case: levels and
+// child lists against the parent array, and H's entries against the pattern that the bodies'
+// ancestry gives.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <utility>
+
+#include "host/model/group_schedule.hpp"
+#include "model_cases.h"
+
+namespace zwang::test {
+namespace {
+
+// whether body a is b or one of b's ancestors
+bool ancestor_or_self(const Model& m, int a, int b) {
+  for (; b > 0; b = m.body_parentid[b]) {
+    if (b == a) return true;
+  }
+  return a == b;
+}
+
+TEST(GroupSchedule, EveryModelCase) {
+  for (const ModelCase& c : model_cases()) {
+    const Model& m = c.model;
+    const GroupSchedule s = make_group_schedule(m);
+    SCOPED_TRACE(c.name);
+
+    // every body once; its parent (the world aside) in an earlier level; increasing in a level
+    std::vector<int> level(static_cast<std::size_t>(m.nbody), -1);
+    for (int l = 0; l < s.nlevel(); ++l) {
+      ASSERT_LT(s.level_adr[l], s.level_adr[l + 1]) << "level " << l << " is empty";
+      for (int k = s.level_adr[l]; k < s.level_adr[l + 1]; ++k) {
+        const int b = s.level_body[k];
+        ASSERT_EQ(level[b], -1) << "body " << b << " twice";
+        level[b] = l;
+        if (k > s.level_adr[l]) {
+          EXPECT_LT(s.level_body[k - 1], b);
+        }
+        const int p = m.body_parentid[b];
+        EXPECT_EQ(p == 0 ? -1 : level[p], l - 1) << "body " << b;
+      }
+    }
+    EXPECT_EQ(static_cast<int>(s.level_body.size()), m.nbody - 1);
+
+    // each child under its parent, decreasing, every body but the world once
+    ASSERT_EQ(static_cast<int>(s.child_adr.size()), m.nbody + 1);
+    for (int b = 0; b < m.nbody; ++b) {
+      for (int k = s.child_adr[b]; k < s.child_adr[b + 1]; ++k) {
+        EXPECT_EQ(m.body_parentid[s.child[k]], b);
+        if (k > s.child_adr[b]) {
+          EXPECT_GT(s.child[k - 1], s.child[k]);
+        }
+      }
+    }
+    EXPECT_EQ(static_cast<int>(s.child.size()), m.nbody - 1);
+
+    // H(i, j) can be non-zero when dof j moves a body that dof i's body hangs from (or is): the
+    // entries are exactly those pairs, in packed order
+    std::vector<std::pair<int, int>> expected;
+    for (int i = 0; i < m.nv; ++i) {
+      for (int j = 0; j <= i; ++j) {
+        if (ancestor_or_self(m, m.dof_bodyid[j], m.dof_bodyid[i])) expected.emplace_back(i, j);
+      }
+    }
+    std::vector<std::pair<int, int>> entries;
+    for (int e = 0; e < s.nentry(); ++e) entries.emplace_back(s.entry_row[e], s.entry_col[e]);
+    EXPECT_EQ(entries, expected);
+  }
+}
+
+}  // namespace
+}  // namespace zwang::test
