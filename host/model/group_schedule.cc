@@ -29,6 +29,7 @@ GroupSchedule make_group_schedule(const Model& m) {
     s.child_adr[b + 1] = static_cast<int>(s.child.size());
   }
 
+  s.entry_adr.push_back(0);
   for (int i = 0; i < m.nv; ++i) {
     std::vector<int> row;
     for (int j = i; j >= 0; j = m.dof_parentid[j]) row.push_back(j);
@@ -37,6 +38,7 @@ GroupSchedule make_group_schedule(const Model& m) {
       s.entry_row.push_back(i);
       s.entry_col.push_back(j);
     }
+    s.entry_adr.push_back(static_cast<int>(s.entry_row.size()));
   }
   return s;
 }

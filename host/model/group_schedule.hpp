@@ -19,8 +19,9 @@ struct GroupSchedule {
   std::vector<int> level_adr, level_body;
   // children of body b at child[child_adr[b] … child_adr[b + 1]), decreasing
   std::vector<int> child_adr, child;
-  // entry e is H(entry_row[e], entry_col[e]), entry_col[e] ≤ entry_row[e]
-  std::vector<int> entry_row, entry_col;
+  // entry e is H(entry_row[e], entry_col[e]), entry_col[e] ≤ entry_row[e]; row i's entries at
+  // [entry_adr[i], entry_adr[i + 1]), its ancestors increasing, then (i, i)
+  std::vector<int> entry_row, entry_col, entry_adr;
 
   int nlevel() const { return static_cast<int>(level_adr.size()) - 1; }
   int nentry() const { return static_cast<int>(entry_row.size()); }

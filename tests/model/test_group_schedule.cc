@@ -66,6 +66,12 @@ TEST(GroupSchedule, EveryModelCase) {
     std::vector<std::pair<int, int>> entries;
     for (int e = 0; e < s.nentry(); ++e) entries.emplace_back(s.entry_row[e], s.entry_col[e]);
     EXPECT_EQ(entries, expected);
+    ASSERT_EQ(static_cast<int>(s.entry_adr.size()), m.nv + 1);
+    for (int i = 0; i < m.nv; ++i) {
+      ASSERT_LT(s.entry_adr[i], s.entry_adr[i + 1]);
+      for (int e = s.entry_adr[i]; e < s.entry_adr[i + 1]; ++e) EXPECT_EQ(s.entry_row[e], i);
+      EXPECT_EQ(s.entry_col[s.entry_adr[i + 1] - 1], i);
+    }
   }
 }
 
