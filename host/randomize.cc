@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "zwang/examples.hpp"
 #include "zwang/simulator.hpp"
 
 namespace zwang {
@@ -427,19 +428,14 @@ void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::
     sim.reset_keyframe(all, k);
   }
   if (!(noise > 0)) return;
-  // the offsets are added in double, as the start state is given
-  const auto q0 =
-      k < 0 ? m.qpos0.begin() : m.key_qpos.begin() + static_cast<std::ptrdiff_t>(k) * m.nq;
+  const std::span<const double> base =
+      k < 0 ? std::span<const double>(m.qpos0)
+            : std::span<const double>(m.key_qpos).subspan(static_cast<std::size_t>(k) * m.nq, m.nq);
   std::mt19937_64 gen = generator(seed, "qpos");
-  std::uniform_real_distribution<double> u(-noise, noise);
   const FieldRef<T> qpos = sim.batch().qpos();
   for (std::int64_t i = 0; i < sim.size(); ++i) {
-    for (int j = 0; j < m.njnt; ++j) {
-      if (m.jnt_type[j] == JointType::kHinge || m.jnt_type[j] == JointType::kSlide) {
-        const int a = m.jnt_qposadr[j];
-        qpos(i, a) = static_cast<T>(q0[a] + u(gen));
-      }
-    }
+    const std::vector<double> q = examples::perturbed_qpos(m, base, noise, gen);
+    qpos.set(i, std::vector<T>(q.begin(), q.end()));
   }
 }
 

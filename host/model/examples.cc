@@ -202,8 +202,13 @@ Model ball_chain(int links) {
 }
 
 std::vector<double> perturbed_qpos0(const Model& model, double noise, std::mt19937_64& rng) {
+  return perturbed_qpos(model, model.qpos0, noise, rng);
+}
+
+std::vector<double> perturbed_qpos(const Model& model, std::span<const double> base, double noise,
+                                   std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-noise, noise);
-  std::vector<double> q = model.qpos0;
+  std::vector<double> q(base.begin(), base.end());
   for (int j = 0; j < model.njnt; ++j) {
     if (model.jnt_type[j] == JointType::kHinge || model.jnt_type[j] == JointType::kSlide) {
       q[model.jnt_qposadr[j]] += u(rng);

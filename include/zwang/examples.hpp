@@ -2,6 +2,7 @@
 #pragma once
 
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,10 @@ Model floating_base(bool gravity = true);
 // A chain of bodies on ball joints with offset anchors.
 Model ball_chain(int links = 3);
 
-// qpos0 with every hinge and slide coordinate moved by its own U(−noise, noise): the kind
-// of start state an environment resets to.
+// `base` (nq values) with every hinge and slide coordinate moved by its own U(−noise, noise):
+// the kind of start state an environment resets to; perturbed_qpos0 about qpos0.
+std::vector<double> perturbed_qpos(const Model& model, std::span<const double> base, double noise,
+                                   std::mt19937_64& rng);
 std::vector<double> perturbed_qpos0(const Model& model, double noise, std::mt19937_64& rng);
 
 // Names accepted by by_name(), in a stable order.
