@@ -28,6 +28,14 @@ class Warp {
     if (rank() == 0) f();
     tile_.sync();
   }
+  template <class F>
+  __device__ int uniform(F&& f) {
+    int v = 0;
+    if (rank() == 0) v = f();
+    v = tile_.shfl(v, 0);
+    tile_.sync();
+    return v;
+  }
   template <class T, class F>
   __device__ T sum(int n, F&& f) {
     T v(0);

@@ -13,13 +13,14 @@
 //   - the items of one each() are independent: no item reads what another item of the same
 //     each() writes, and no two write the same place (Emu<G> runs the items of each() in
 //     reversed and shuffled orders, so that a test sees a dependence in the bits);
-//   - collectives (sum, max, argmax, scan, each, one) are called from uniform code only, never
-//     inside each() or one();
+//   - collectives (sum, max, argmax, scan, each, one, uniform) are called from uniform code only,
+//     never inside each() or one();
 //   - no floating-point atomics: a sum over items is a per-lane partial in item order, then a
 //     butterfly over the lanes, so that a run gives the same bits every time.
 //
 //   each(n, f)           f(i) for every item i in [0, n)
 //   one(f)               f() once, by one lane
+//   uniform(f)           f() once, by one lane; its value (an int) returned to every lane
 //   sum(n, f)            Σ f(i), of type T
 //   max(n, f, lowest)    the largest f(i), `lowest` for n = 0 (of 0 and −0, either)
 //   argmax(n, f)         the item of the largest f(i), the lowest such item on ties, -1 for n = 0
@@ -42,6 +43,10 @@ struct Solo {
   template <class F>
   ZW_HD ZW_INLINE void one(F&& f) {
     f();
+  }
+  template <class F>
+  ZW_HD ZW_INLINE int uniform(F&& f) {
+    return f();
   }
   template <class T, class F>
   ZW_HD ZW_INLINE T sum(int n, F&& f) {

@@ -7,11 +7,24 @@
 // The order in which each() runs its items is a choice (lanes ascending, descending, or shuffled
 // by a seed): a stage whose items are independent gives the same bits in every order. A
 // collective called inside each() or one(), where a warp would deadlock or diverge, throws.
+//
+// The checked mode, for the memory given to watch(): each() first runs every item alone, from the
+// bytes the phase started with, and throws when
+//   two items write the same byte (write after write), or
+//   the items run one after another end with other bytes than the items run alone: an item read
+//   what another wrote (read after write, write after read; seen in the orders where the writer
+//   runs first, so a test runs kLanes and kReverse);
+// naming the items and the byte. A write of the value already there is not seen; memory outside
+// the watched spans is ASan's. Every collective is a phase: phases() counts them (a barrier
+// each on the GPU), and a probe (set_probe) hears of each item's lane and each phase's end.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <functional>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -33,22 +46,48 @@ class Emu {
   explicit Emu(EmuOrder order = EmuOrder::kLanes, std::uint64_t seed = 0)
       : order_(order), rng_(seed) {}
 
+  // the checked mode over [p, p + bytes) (and the spans watched before)
+  void watch(void* p, std::size_t bytes) {
+    spans_.push_back({static_cast<unsigned char*>(p), bytes});
+  }
+  // item(lane) before each item a lane runs, end() after each phase (count_ops)
+  void set_probe(std::function<void(int)> item, std::function<void()> end) {
+    probe_item_ = std::move(item);
+    probe_end_ = std::move(end);
+  }
+  long phases() const { return phases_; }
+
   template <class F>
   void each(int n, F&& f) {
     Phase phase(*this, "each()");
-    for (int i : visit(n)) f(i);
+    const std::vector<int> items = visit(n);
+    if (!spans_.empty() && n > 1) check_independent(items, f);
+    for (int i : items) {
+      lane(i);
+      f(i);
+    }
   }
   template <class F>
   void one(F&& f) {
     Phase phase(*this, "one()");
+    lane(0);
     f();
+  }
+  template <class F>
+  int uniform(F&& f) {
+    Phase phase(*this, "uniform()");
+    lane(0);
+    return f();
   }
   template <class T, class F>
   T sum(int n, F&& f) {
     Phase phase(*this, "sum()");
     std::array<T, G> v;
     v.fill(T(0));
-    for (int i = 0; i < n; ++i) v[i % G] += f(i);
+    for (int i = 0; i < n; ++i) {
+      lane(i);
+      v[i % G] += f(i);
+    }
     return butterfly(v, [](T a, T b) { return a + b; });
   }
   template <class T, class F>
@@ -57,6 +96,7 @@ class Emu {
     std::array<T, G> v;
     v.fill(lowest);
     for (int i = 0; i < n; ++i) {
+      lane(i);
       const T x = f(i);
       v[i % G] = x > v[i % G] ? x : v[i % G];
     }
@@ -69,6 +109,7 @@ class Emu {
     std::array<std::pair<V, int>, G> v;
     v.fill({V{}, -1});
     for (int i = 0; i < n; ++i) {
+      lane(i);
       const V x = f(i);
       auto& best = v[i % G];
       if (best.second < 0 || x > best.first) best = {x, i};
@@ -92,9 +133,15 @@ class Emu {
     int base = 0;
     for (int slot = 0; slot * G < n; ++slot) {
       std::array<int, G> c{}, before{};
-      for (int l = 0; l < G && slot * G + l < n; ++l) c[l] = count(slot * G + l);
+      for (int l = 0; l < G && slot * G + l < n; ++l) {
+        lane(l);
+        c[l] = count(slot * G + l);
+      }
       std::exclusive_scan(c.begin(), c.end(), before.begin(), 0);
-      for (int i : visit(std::min(G, n - slot * G))) at(slot * G + i, base + before[i]);
+      for (int i : visit(std::min(G, n - slot * G))) {
+        lane(i);
+        at(slot * G + i, base + before[i]);
+      }
       base += before[G - 1] + c[G - 1];
     }
     return base;
@@ -111,7 +158,11 @@ class Emu {
       }
       g_.inside_ = what;
     }
-    ~Phase() { g_.inside_ = nullptr; }
+    ~Phase() {
+      g_.inside_ = nullptr;
+      ++g_.phases_;
+      if (g_.probe_end_) g_.probe_end_();
+    }
     Phase(const Phase&) = delete;
     Phase& operator=(const Phase&) = delete;
 
@@ -138,9 +189,78 @@ class Emu {
     return items;
   }
 
+  void lane(int item) {
+    if (probe_item_) probe_item_(item % G);
+  }
+
+  struct Span {
+    unsigned char* p;
+    std::size_t bytes;
+  };
+
+  std::vector<unsigned char> snapshot() const {
+    std::vector<unsigned char> out;
+    for (const Span& s : spans_) out.insert(out.end(), s.p, s.p + s.bytes);
+    return out;
+  }
+  void restore(const std::vector<unsigned char>& bytes) const {
+    std::size_t at = 0;
+    for (const Span& s : spans_) {
+      std::memcpy(s.p, bytes.data() + at, s.bytes);
+      at += s.bytes;
+    }
+  }
+  // "byte k of span s"
+  std::string where(std::size_t k) const {
+    std::size_t s = 0;
+    while (k >= spans_[s].bytes) k -= spans_[s++].bytes;
+    return "byte " + std::to_string(k) + " of watched span " + std::to_string(s);
+  }
+
+  // the checked mode of each(): the items alone, then in sequence, from the same bytes
+  template <class F>
+  void check_independent(const std::vector<int>& items, F& f) {
+    const std::vector<unsigned char> start = snapshot();
+    std::vector<unsigned char> merged = start;
+    std::vector<int> writer(start.size(), -1);
+    for (int i : items) {
+      restore(start);
+      f(i);
+      const std::vector<unsigned char> after = snapshot();
+      for (std::size_t k = 0; k < after.size(); ++k) {
+        if (after[k] == start[k]) continue;
+        if (writer[k] >= 0) {
+          restore(start);
+          throw std::logic_error("each(): items " + std::to_string(writer[k]) + " and " +
+                                 std::to_string(i) + " both write " + where(k));
+        }
+        writer[k] = i;
+        merged[k] = after[k];
+      }
+    }
+    restore(start);
+    for (int i : items) f(i);
+    const std::vector<unsigned char> sequence = snapshot();
+    for (std::size_t k = 0; k < sequence.size(); ++k) {
+      if (sequence[k] == merged[k]) continue;
+      const std::string by = writer[k] >= 0 ? "item " + std::to_string(writer[k]) : "no item";
+      restore(start);
+      const std::string what =
+          "each(): the items depend on each other: run one after another "
+          "they leave " +
+          where(k) + " other than run alone (written alone by " + by + ")";
+      throw std::logic_error(what);
+    }
+    restore(start);
+  }
+
   EmuOrder order_;
   std::mt19937_64 rng_;
   const char* inside_ = nullptr;
+  long phases_ = 0;
+  std::vector<Span> spans_;
+  std::function<void(int)> probe_item_;
+  std::function<void()> probe_end_;
 };
 
 }  // namespace zwang

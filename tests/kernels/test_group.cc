@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -161,6 +162,53 @@ TEST(Group, CollectiveInsideEachThrows) {
   }
   // the group is usable again after the error
   EXPECT_EQ(g.sum<double>(3, [](int i) { return double(i); }), 3.0);
+}
+
+// the checked mode names the items and the byte of a write-after-write and of a dependence, and
+// passes independent items; the memory is left as it was before the phase that failed
+TEST(Group, CheckedModeFindsRaces) {
+  std::vector<double> x(8, 1.0);
+  const auto checked = [&](EmuOrder order) {
+    auto g = std::make_unique<Emu<4>>(order);
+    g->watch(x.data(), x.size() * sizeof(double));
+    return g;
+  };
+  // independent: item i writes x[i] from x[i] alone
+  checked(EmuOrder::kReverse)->each(8, [&](int i) { x[i] = 2 * x[i] + i; });
+  EXPECT_EQ(x[7], 9.0);
+  // write after write: items 1 and 2 both write x[0]
+  try {
+    checked(EmuOrder::kLanes)->each(3, [&](int i) {
+      if (i > 0) x[0] = 10.0 * i;
+    });
+    ADD_FAILURE() << "a write after write passed";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "each(): items 1 and 2 both write byte 6 of watched span 0");
+  }
+  EXPECT_EQ(x[0], 2.0);
+  // read after write: item i + 1 reads what item i writes; seen where the writer runs first
+  const auto shift = [&](int i) { x[i + 1] = x[i] * 2.0; };
+  EXPECT_THROW(checked(EmuOrder::kLanes)->each(7, shift), std::logic_error);
+  EXPECT_EQ(x[1], 3.0);
+  // write after read: item i reads x[i + 1], which item i + 1 writes
+  const auto pull = [&](int i) { x[i] = x[i + 1] * 3.0 + x[i]; };
+  EXPECT_THROW(checked(EmuOrder::kReverse)->each(7, pull), std::logic_error);
+  EXPECT_EQ(x[7], 9.0);
+}
+
+// every collective is a phase, and the probe hears each item's lane
+TEST(Group, EmuCountsPhasesAndLanes) {
+  Emu<4> g;
+  std::vector<int> items(4, 0);
+  int ends = 0;
+  g.set_probe([&](int lane) { ++items[lane]; }, [&] { ++ends; });
+  g.each(6, [](int) {});
+  g.one([] {});
+  EXPECT_EQ(g.sum<double>(3, [](int i) { return double(i); }), 3.0);
+  EXPECT_EQ(g.uniform([] { return 7; }), 7);
+  EXPECT_EQ(g.phases(), 4);
+  EXPECT_EQ(ends, 4);
+  EXPECT_EQ(items, (std::vector<int>{5, 3, 2, 1}));
 }
 
 }  // namespace
