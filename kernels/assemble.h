@@ -18,11 +18,13 @@
 #pragma once
 
 #include "kernels/body_jacobians.h"
+#include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_chol.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/tree_order.h"
 
 namespace zwang {
 
@@ -108,36 +110,52 @@ ZW_HD ZW_INLINE void store_wrench(R r, int j, const Wrench<T>& w) {
   store3(r, j + 3, w.t);
 }
 
-template <class T>
-ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
+// on a lane group: each body alone, then the subtrees gathered leaves first (kernels/
+// tree_order.h), then the rows of H and elements of qfrc_bias of a body's own dofs per item
+template <class T, class Grp>
+ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const Row<T> qM = d.qM(), bias = d.qfrc_bias(), body_J = d.body_J(), xipos = d.xipos();
   const Row<T> biasacc = d.body_biasacc(), mass = d.body_mass(), iw = d.body_Iw(), n = d.body_n();
   const Row<T> crb = d.crb_inertia(), cfrc = d.crb_wrench(), armature = d.dof_armature();
   const Vec3<T> zero{T(0), T(0), T(0)};
-  const Vec3<T> g = m.disableflags & kDisableGravity ? zero : load3(d.gravity(), 0);
+  const Vec3<T> gravity = m.disableflags & kDisableGravity ? zero : load3(d.gravity(), 0);
 
   // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k
-  for (int b = 1; b < m.s.nbody; ++b) {
+  g.each(m.s.nbody - 1, [&](int i) ZW_ITEM {
+    const int b = i + 1;
     const Sym3<T> ib = load_sym(iw, 6 * b);
     store_inertia(crb, 10 * b, Inertia<T>{mass[b], zero, ib});
     store_wrench(cfrc, 6 * b,
-                 Wrench<T>{mass[b] * (load3(biasacc, 6 * b) - g),
+                 Wrench<T>{mass[b] * (load3(biasacc, 6 * b) - gravity),
                            mul(ib, load3(biasacc, 6 * b + 3)) + load3(n, 3 * b)});
-  }
+  });
 
   // H is zero between dofs of which neither is an ancestor of the other
-  for (int i = 0; i < m.s.nM; ++i) qM[i] = T(0);
+  g.each(m.s.nM, [&](int i) ZW_ITEM { qM[i] = T(0); });
 
-  // children come after their parent, so a body's subtree is complete when the loop gets to it
-  for (int b = m.s.nbody - 1; b > 0; --b) {
-    const int p = m.body_parentid[b];
+  // Ĩ_b += Ĩ_c,  F_b += F_c, moved from c_c to c_b, for b's children c in decreasing index (the
+  // order of a sum over the bodies from the leaves)
+  up_tree(g, m, [&](int b) ZW_ITEM {
+    Inertia<T> ib = load_inertia<T>(crb, 10 * b);
+    Wrench<T> fb = load_wrench<T>(cfrc, 6 * b);
+    for (int k = m.child_adr[b]; k < m.child_adr[b + 1]; ++k) {
+      const int c = m.child[k];
+      const Vec3<T> e = load3(xipos, 3 * c) - load3(xipos, 3 * b);
+      ib = ib + moved(load_inertia<T>(crb, 10 * c), e);
+      fb = fb + moved(load_wrench<T>(cfrc, 6 * c), e);
+    }
+    store_inertia(crb, 10 * b, ib);
+    store_wrench(cfrc, 6 * b, fb);
+  });
+
+  // body b's own dofs j end its list of ancestor dofs i:
+  //   H_ij = (J_b e_i)ᵀ Ĩ_b (J_b e_j),  qfrc_bias_j = (J_b e_j)ᵀ F_b
+  g.each(m.s.nbody - 1, [&](int item) ZW_ITEM {
+    const int b = item + 1;
     const Inertia<T> ib = load_inertia<T>(crb, 10 * b);
     const Wrench<T> fb = load_wrench<T>(cfrc, 6 * b);
-
-    // its own dofs j end its list of ancestor dofs i:
-    //   H_ij = (J_b e_i)ᵀ Ĩ_b (J_b e_j),  qfrc_bias_j = (J_b e_j)ᵀ F_b
     const int adr = m.body_treeadr[b], num = m.body_treenum[b];
-    for (int c = m.body_treenum[p]; c < num; ++c) {
+    for (int c = m.body_treenum[m.body_parentid[b]]; c < num; ++c) {
       const int j = m.tree_dof[adr + c];
       const Motion<T> sj = load_motion<T>(body_J, 6 * (adr + c));
       const Wrench<T> pj = momentum(ib, sj);
@@ -148,14 +166,13 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
       }
       qM[row + j] += armature[j];
     }
+  });
+}
 
-    // Ĩ_p += Ĩ_b,  F_p += F_b, moved from c_b to c_p
-    if (p > 0) {
-      const Vec3<T> e = load3(xipos, 3 * b) - load3(xipos, 3 * p);
-      store_inertia(crb, 10 * p, load_inertia<T>(crb, 10 * p) + moved(ib, e));
-      store_wrench(cfrc, 6 * p, load_wrench<T>(cfrc, 6 * p) + moved(fb, e));
-    }
-  }
+template <class T>
+ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d) {
+  Solo g;
+  assemble(m, d, g);
 }
 
 }  // namespace zwang

@@ -12,10 +12,12 @@
 //   J̇_k q̇  = [A.lin + α × c_k + ω × v_c; α],  v_c = V.lin + ω × c_k.
 #pragma once
 
+#include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/tree_order.h"
 
 namespace zwang {
 
@@ -53,17 +55,21 @@ ZW_HD ZW_INLINE Motion<T> dof_velocity(Row<T> cdof, Row<T> qvel, int dof, int n)
   return v;
 }
 
-template <class T>
-ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
+// on a lane group: the velocities parents first (kernels/tree_order.h), then a body per item
+template <class T, class Grp>
+ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const Row<T> cdof = d.cdof(), qvel = d.qvel(), cvel = d.cvel(), cacc = d.cacc();
   const Row<T> xipos = d.xipos(), body_J = d.body_J(), biasacc = d.body_biasacc();
-  const Motion<T> zero{{T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
 
-  store_motion<T>(cvel, 0, zero);
-  store_motion<T>(cacc, 0, zero);
-  store_motion<T>(biasacc, 0, zero);
+  g.one([&]() ZW_ITEM {
+    const Motion<T> zero{{T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
+    store_motion<T>(cvel, 0, zero);
+    store_motion<T>(cacc, 0, zero);
+    store_motion<T>(biasacc, 0, zero);
+  });
 
-  for (int b = 1; b < m.s.nbody; ++b) {
+  // the velocity and bias acceleration of body b from its parent's
+  down_tree(g, m, [&](int b) ZW_ITEM {
     const int p = m.body_parentid[b];
     Motion<T> v = load_motion<T>(cvel, 6 * p);
     Motion<T> a = load_motion<T>(cacc, 6 * p);
@@ -88,8 +94,12 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
     }
     store_motion(cvel, 6 * b, v);
     store_motion(cacc, 6 * b, a);
+  });
 
-    // classical velocity and bias acceleration of the COM
+  // the classical bias acceleration of each body's COM, and its Jacobian columns there
+  g.each(m.s.nbody - 1, [&](int item) ZW_ITEM {
+    const int b = item + 1;
+    const Motion<T> v = load_motion<T>(cvel, 6 * b), a = load_motion<T>(cacc, 6 * b);
     const Vec3<T> c = load3(xipos, 3 * b);
     const Vec3<T> vc = v.lin + cross(v.ang, c);
     store3(biasacc, 6 * b, a.lin + cross(a.ang, c) + cross(v.ang, vc));
@@ -98,14 +108,20 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
     // Jacobian columns of the ancestor dofs at the COM, for the bodies that have joints: only
     // their own dofs' rows of H read them (assemble.h); a welded body's wrenches go through
     // cdof (generalized_forces.h)
-    if (m.body_jntnum[b] == 0) continue;
+    if (m.body_jntnum[b] == 0) return;
     const int adr = m.body_treeadr[b];
     for (int t = 0; t < m.body_treenum[b]; ++t) {
       const Motion<T> s = load_motion<T>(cdof, 6 * m.tree_dof[adr + t]);
       store3(body_J, 6 * (adr + t), s.lin + cross(s.ang, c));
       store3(body_J, 6 * (adr + t) + 3, s.ang);
     }
-  }
+  });
+}
+
+template <class T>
+ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d) {
+  Solo g;
+  body_jacobians(m, d, g);
 }
 
 }  // namespace zwang

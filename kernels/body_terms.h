@@ -3,6 +3,7 @@
 // The mass needs no work; body_Iw and body_n keep the rotational block and the torque.
 #pragma once
 
+#include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -10,16 +11,23 @@
 
 namespace zwang {
 
-template <class T>
-ZW_HD void body_terms(const ModelView<T>& m, const Instance<T>& d) {
+template <class T, class Grp>
+ZW_HD void body_terms(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const Row<T> xmat = d.xmat(), inertia = d.body_inertia(), cvel = d.cvel();
   const Row<T> iw = d.body_Iw(), n = d.body_n();
-  for (int b = 1; b < m.s.nbody; ++b) {
+  g.each(m.s.nbody - 1, [&](int i) ZW_ITEM {
+    const int b = i + 1;
     const Sym3<T> ib = rotate(load_mat(xmat, 9 * b), load_sym(inertia, 6 * b));
     const Vec3<T> w = load3(cvel, 6 * b + 3);
     store_sym(iw, 6 * b, ib);
     store3(n, 3 * b, cross(w, mul(ib, w)));
-  }
+  });
+}
+
+template <class T>
+ZW_HD void body_terms(const ModelView<T>& m, const Instance<T>& d) {
+  Solo g;
+  body_terms(m, d, g);
 }
 
 }  // namespace zwang

@@ -10,10 +10,12 @@
 // axis as it is now in the world.  Ball and free rotation axes are the body's own axes.
 #pragma once
 
+#include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/tree_order.h"
 
 namespace zwang {
 
@@ -23,20 +25,23 @@ ZW_HD ZW_INLINE void store_dof(R cdof, int dof, const Vec3<T>& lin, const Vec3<T
   store3(cdof, 6 * dof + 3, ang);
 }
 
-template <class T>
-ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
+// on a lane group: the world by one lane, then the bodies parents first (kernels/tree_order.h)
+template <class T, class Grp>
+ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const Row<T> qpos = d.qpos(), xpos = d.xpos(), xquat = d.xquat(), xmat = d.xmat();
   const Row<T> xipos = d.xipos(), cdof = d.cdof(), ipos = d.body_ipos();
   const Row<T> mocap_pos = d.mocap_pos(), mocap_quat = d.mocap_quat();
   const Vec3<T> zero{T(0), T(0), T(0)};
 
-  // the world
-  store3(xpos, 0, zero);
-  store_quat(xquat, 0, Quat<T>{T(1), T(0), T(0), T(0)});
-  store_mat(xmat, 0, Mat3<T>{{T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)}});
-  store3(xipos, 0, zero);
+  g.one([&]() ZW_ITEM {
+    store3(xpos, 0, zero);
+    store_quat(xquat, 0, Quat<T>{T(1), T(0), T(0), T(0)});
+    store_mat(xmat, 0, Mat3<T>{{T(1), T(0), T(0), T(0), T(1), T(0), T(0), T(0), T(1)}});
+    store3(xipos, 0, zero);
+  });
 
-  for (int b = 1; b < m.s.nbody; ++b) {
+  // body b from its parent: the frame, then its joints' motion and axes
+  down_tree(g, m, [&](int b) ZW_ITEM {
     const int p = m.body_parentid[b], mocap = m.body_mocapid[b];
     // frame before the joints: parent frame ∘ (body_pos, body_quat); a mocap body, a child of
     // the world without joints, takes the instance's pose
@@ -99,7 +104,13 @@ ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
     store_quat(xquat, 4 * b, quat);
     store_mat(xmat, 9 * b, r);
     store3(xipos, 3 * b, pos + mul(r, load3(ipos, 3 * b)));
-  }
+  });
+}
+
+template <class T>
+ZW_HD void forward_kinematics(const ModelView<T>& m, const Instance<T>& d) {
+  Solo g;
+  forward_kinematics(m, d, g);
 }
 
 // Points and frames fixed to bodies, from the poses above (sites, tendon path points, the

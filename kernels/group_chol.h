@@ -29,11 +29,11 @@ ZW_HD int cholesky_factor(Grp& g, A a, const int* parent, const int* row_adr, co
     // 2]…
     const int last = row_adr[k + 1] - 1, nanc = last - row_adr[k];
     const T lkk = vsqrt(pivot);
-    g.one([&] { a[row_k + k] = lkk; });
+    g.one([&]() ZW_ITEM { a[row_k + k] = lkk; });
     // L_ki = A_ki / L_kk
-    g.each(nanc, [&](int t) { a[row_k + col[last - 1 - t]] /= lkk; });
+    g.each(nanc, [&](int t) ZW_ITEM { a[row_k + col[last - 1 - t]] /= lkk; });
     // A_ij −= L_ki L_kj for the ancestors j of i, i of k (j ≤ i)
-    g.each(nanc, [&](int t) {
+    g.each(nanc, [&](int t) ZW_ITEM {
       const int i = col[last - 1 - t];
       const T lki = a[row_k + i];
       const int row_i = packed_index(i, 0);

@@ -7,16 +7,22 @@
 // product, a rotation, a load of a row) out of line once they have enough callers, and a call
 // passes a SIMD pack's vectors through memory; forced, the AVX2 SIMD step runs 15–21 % fewer
 // instructions (callgrind, docs/performance.md).
+// ZW_ITEM forces a lambda handed to a lane group (kernels/group.h) into its caller as well,
+// `[&](int i) ZW_ITEM { ... }`: out of line, its captures are reached through the closure, and
+// every store of a SIMD pack (compiled without strict aliasing) reloads them.
 #if defined(__CUDACC__)
 #define ZW_HD __host__ __device__
 #define ZW_INLINE __forceinline__
 #define ZW_NOINLINE __noinline__
+#define ZW_ITEM
 #elif defined(__GNUC__)
 #define ZW_HD
 #define ZW_INLINE inline __attribute__((always_inline))
 #define ZW_NOINLINE
+#define ZW_ITEM __attribute__((always_inline))
 #else
 #define ZW_HD
 #define ZW_INLINE inline
 #define ZW_NOINLINE
+#define ZW_ITEM
 #endif

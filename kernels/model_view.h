@@ -45,6 +45,17 @@ enum EfcKind : int {
   X(collision_couples) /* 1 when its bodies are on different branches of the tree */       \
   X(efc_dense)         /* the dense pattern, parent v − 1 (nv) */
 
+// shared integer arrays of the lane-group schedule (host/model/group_schedule.hpp): the orders in
+// which a group of lanes runs the tree stages of one instance (kernels/tree_order.h)
+#define ZW_SCHEDULE_INTS(X)                                                                     \
+  X(level_adr)  /* bodies of level l at level_body[level_adr[l] … level_adr[l + 1]) */        \
+  X(level_body) /* bodies 1 … nbody − 1 by depth, a parent's level before its children's */ \
+  X(child_adr)  /* children of body b at child[child_adr[b] … child_adr[b + 1]) */            \
+  X(child)      /* each body's children, decreasing */                                          \
+  X(entry_row)  /* H(entry_row[e], entry_col[e]): the entries the tree can fill */              \
+  X(entry_col)  /* (nentry) */                                                                  \
+  X(entry_adr)  /* row i's entries at [entry_adr[i], entry_adr[i + 1]) (nv + 1) */
+
 #define ZW_PLAN_REALS(X)                                                        \
   X(efc_frictionloss)   /* friction loss of each row slot (nefc) */             \
   X(collision_friction) /* tangent 1, 2, torsion, roll 1, 2 (ncollision x 5) */ \
@@ -67,12 +78,15 @@ struct ModelView {
   int ncollision;      // geom pairs that may collide
   int contact_efcadr;  // first contact row slot: slot c has rows contact_efcadr + c ncon_rows + k
   int disableflags;    // DisableBit bits (Model::disableflags)
+  int nlevel;          // levels of the body tree (ZW_SCHEDULE_INTS)
+  int nentry;          // entries of H that the tree can fill
   // check the per-instance parameters (kernels/check_parameters.h); false where every instance
   // holds the model's values and they pass (Batch::parameters_exposed())
   bool check_parameters = true;
 #define ZW_X(name) const int* name;
   ZW_MODEL_ARRAYS(ZW_VIEW_INT)
   ZW_PLAN_INTS(ZW_X)
+  ZW_SCHEDULE_INTS(ZW_X)
 #undef ZW_X
   // for a pack, a pointer that broadcasts each model real to every lane
 #define ZW_X(name) typename Lanes<T>::ConstPtr name;

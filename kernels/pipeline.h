@@ -45,14 +45,21 @@ namespace zwang {
 
 enum PhaseId : int { kPhaseIdle = 0, kPhaseSolve = 1, kPhaseFailed = 2 };
 
+// on a lane group (kernels/group.h); the tendons and generalized forces run on one lane
+template <class T, class Grp>
+ZW_HD void smooth(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
+  forward_kinematics(m, d, g);
+  body_jacobians(m, d, g);
+  g.one([&]() ZW_ITEM { tendons(m, d); });
+  body_terms(m, d, g);
+  assemble(m, d, g);
+  g.one([&]() ZW_ITEM { generalized_forces(m, d); });
+}
+
 template <class T>
 ZW_HD void smooth(const ModelView<T>& m, const Instance<T>& d) {
-  forward_kinematics(m, d);
-  body_jacobians(m, d);
-  tendons(m, d);
-  body_terms(m, d);
-  assemble(m, d);
-  generalized_forces(m, d);
+  Solo g;
+  smooth(m, d, g);
 }
 
 // solves per step: RK4 evaluates q̈ four times, Euler once
@@ -158,13 +165,21 @@ ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase) {
   return false;
 }
 
-// H, h, q̈ at the current state; false (and a status bit) when the instance cannot go on
+// H, h, q̈ at the current state; false (and a status bit) when the instance cannot go on. On a
+// lane group (kernels/group.h) smooth() runs on the group, the rest on one lane of it.
+template <class T, class Grp>
+ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
+  const int phase = g.uniform([&]() ZW_ITEM { return forward_begin(m, d); });
+  if (phase == kPhaseSolve) smooth(m, d, g);
+  return g.uniform([&]() ZW_ITEM {
+    return static_cast<int>(forward_end(m, d, solve_in_place(m, d, T(0), phase)));
+  }) != 0;
+}
+
 template <class T>
 ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d) {
-  int phase = forward_begin(m, d);
-  if (phase == kPhaseSolve) smooth(m, d);
-  phase = solve_in_place(m, d, T(0), phase);
-  return forward_end(m, d, phase);
+  Solo g;
+  return forward(m, d, g);
 }
 
 // the state (qpos, qvel, act) is finite: the lanes where it is
@@ -292,15 +307,22 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
 
 // One step of the model's integrator.  An instance with a status bit set does not move; one
 // that fails during the step gets its bit and keeps the state it had before the step.
+// On a lane group, smooth() on the group and the rest on one lane of it, as forward().
+template <class T, class Grp>
+ZW_HD void step(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
+  const T damping_dt = step_damping_dt(m);
+  int phase = g.uniform([&]() ZW_ITEM { return step_begin(m, d); });
+  for (int stage = 0; phase == kPhaseSolve; ++stage) {
+    smooth(m, d, g);
+    phase = g.uniform(
+        [&]() ZW_ITEM { return step_end(m, d, stage, solve_in_place(m, d, damping_dt, phase)); });
+  }
+}
+
 template <class T>
 ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
-  const T damping_dt = step_damping_dt(m);
-  int phase = step_begin(m, d);
-  for (int stage = 0; phase == kPhaseSolve; ++stage) {
-    smooth(m, d);
-    phase = solve_in_place(m, d, damping_dt, phase);
-    phase = step_end(m, d, stage, phase);
-  }
+  Solo g;
+  step(m, d, g);
 }
 
 // A pack of instances (kernels/lanes.h), one per lane: every lane runs the same arithmetic, and

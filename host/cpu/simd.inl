@@ -55,10 +55,13 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.ncollision = v.ncollision;
   p.contact_efcadr = v.contact_efcadr;
   p.disableflags = v.disableflags;
+  p.nlevel = v.nlevel;
+  p.nentry = v.nentry;
   p.check_parameters = v.check_parameters;
 #define ZW_X(name) p.name = v.name;
   ZW_MODEL_ARRAYS(ZW_VIEW_INT)
   ZW_PLAN_INTS(ZW_X)
+  ZW_SCHEDULE_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) p.name = {v.name};
   ZW_MODEL_ARRAYS(ZW_VIEW_REAL)

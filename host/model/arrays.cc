@@ -1,6 +1,7 @@
 #include "host/model/arrays.hpp"
 
 #include "host/model/constraint_plan.hpp"
+#include "host/model/group_schedule.hpp"
 
 namespace zwang {
 
@@ -34,6 +35,9 @@ ModelArrays<T>::ModelArrays(const Model& model)
   const RowPlan plan = plan_rows(model);
   ncollision_ = plan.ncollision;
   contact_efcadr_ = plan.contact_efcadr;
+  const GroupSchedule schedule = make_group_schedule(model);
+  nlevel_ = schedule.nlevel();
+  nentry_ = schedule.nentry();
   // each array appended to its buffer, its offset kept
   const auto add_ints = [&](int& offset, const std::vector<int>& values) {
     offset = static_cast<int>(ints_.size());
@@ -48,6 +52,9 @@ ModelArrays<T>::ModelArrays(const Model& model)
 #undef ZW_X
 #define ZW_X(name) add_ints(offsets_.name, plan.name);
   ZW_PLAN_INTS(ZW_X)
+#undef ZW_X
+#define ZW_X(name) add_ints(offsets_.name, schedule.name);
+  ZW_SCHEDULE_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) add_reals(offsets_.name, model.name);
   ZW_MODEL_ARRAYS(ZW_VIEW_REAL)

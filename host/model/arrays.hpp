@@ -31,6 +31,7 @@ class ModelArrays {
 #define ZW_X(name) int name;
     ZW_MODEL_ARRAYS(ZW_VIEW_INT)
     ZW_PLAN_INTS(ZW_X)
+    ZW_SCHEDULE_INTS(ZW_X)
     ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
     ZW_X(magnetic)
     ZW_PLAN_REALS(ZW_X)
@@ -45,6 +46,7 @@ class ModelArrays {
   double impratio_;
   int ncollision_, contact_efcadr_;
   int disableflags_;
+  int nlevel_, nentry_;
   Offsets offsets_;
   std::vector<int> ints_;
   std::vector<T> reals_;
@@ -67,9 +69,12 @@ ModelView<R> ModelArrays<T>::view_as(const int* ints, const R* reals) const {
   v.ncollision = ncollision_;
   v.contact_efcadr = contact_efcadr_;
   v.disableflags = disableflags_;
+  v.nlevel = nlevel_;
+  v.nentry = nentry_;
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_ARRAYS(ZW_VIEW_INT)
   ZW_PLAN_INTS(ZW_X)
+  ZW_SCHEDULE_INTS(ZW_X)
 #undef ZW_X
 #define ZW_X(name) v.name = reals + offsets_.name;
   ZW_MODEL_ARRAYS(ZW_VIEW_REAL)
