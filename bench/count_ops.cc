@@ -12,16 +12,34 @@
 //   B touched  each element read once and written once per call (scratch included)
 //   B state    the same for state, outputs and parameters only (scratch kept on chip)
 //   build/bench/count_ops        (the table in bench/README.md)
+//
+// With --group, an Euler step stage by stage on a lane group (kernels/group.h) of G = 1, 4, 8,
+// 16, 32 lanes, emulated (kernels/group_emu.h), for the chain and the model files named after
+// it (MJCF or URDF): kinematics, velocities (and Jacobian columns) and the mass matrix (body
+// terms, assemble) on the group; the other stages on one lane of it. Per stage its
+// warp-operations (and barriers where it has more than one), then per instance-step:
+//   W          warp-operations: per phase the busiest lane's counted operations (flops + math +
+//              accesses), plus the uniform code around the phases, which every lane runs; times
+//              G / 32, the groups that share a warp.  Integer and control instructions are not
+//              counted: W is a lower bound, for comparing designs.
+//   barriers   collectives (each, one, sum, ...): a synchronisation of the group each
+//   build/bench/count_ops --group /usr/share/mujoco/model/humanoid/humanoid.xml
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
+#include <filesystem>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/model/arrays.hpp"
+#include "kernels/group_emu.h"
 #include "kernels/pipeline.h"
 #include "zwang/batch.hpp"
 #include "zwang/examples.hpp"
+#include "zwang/loaders.hpp"
 
 // a named namespace: operators the kernels happen not to use are not "unused functions"
 namespace count_ops {
@@ -213,9 +231,179 @@ void print(const char* model, const char* what, int nv, const Count& c) {
               4 * c.compulsory);
 }
 
+long operations(const Tally& t) {
+  return t.flops + t.math + t.loads + t.stores;
+}
+
+// the work of a group's phases: each lane's operations in the current phase, the uniform
+// operations between phases, and the busiest lane's sum over the phases
+class LaneWork {
+ public:
+  explicit LaneWork(int lanes) : lane_(static_cast<std::size_t>(lanes), 0) {}
+
+  template <int G>
+  void listen(zwang::Emu<G>& g) {
+    g.set_probe([this](int lane) { switch_to(lane); }, [this] { end_phase(); });
+  }
+  // warp-operations of what ran since the last call, and the barriers
+  std::pair<long, long> take() {
+    switch_to(-1);
+    const std::pair<long, long> out{critical_ + uniform_, barriers_};
+    critical_ = uniform_ = barriers_ = 0;
+    return out;
+  }
+
+ private:
+  void switch_to(int lane) {
+    const long now = operations(count_ops::tally);
+    (current_ < 0 ? uniform_ : lane_[static_cast<std::size_t>(current_)]) += now - mark_;
+    mark_ = now;
+    current_ = lane;
+  }
+  void end_phase() {
+    switch_to(-1);
+    long busiest = 0;
+    for (long& l : lane_) {
+      busiest = std::max(busiest, l);
+      l = 0;
+    }
+    critical_ += busiest;
+    ++barriers_;
+  }
+
+  std::vector<long> lane_;
+  int current_ = -1;
+  long mark_ = 0, uniform_ = 0, critical_ = 0, barriers_ = 0;
+};
+
+long operations(const Count& c) {
+  return operations(c.t);
+}
+
+// smooth()'s stages on Emu<G>, then the rest of an Euler step on one lane: a row of the table.
+// The step is step()'s sequence, stage by stage; its operations must add up to step()'s.
+template <int G>
+void print_group(const std::string& name, const Model& model) {
+  CountedInstance solo(model), grouped(model);
+  const long whole =
+      operations(solo.count([&](Instance<Counted> d) { zwang::step(solo.view, d); }));
+  const ModelView<Counted>& m = grouped.view;
+  zwang::Emu<G> g;
+  LaneWork work(G);
+  work.listen(g);
+  // each stage on one lane: its counted operations
+  const auto lane = [&](auto&& stage) {
+    work.take();
+    g.one(stage);
+    return work.take();
+  };
+  std::vector<std::pair<long, long>> stages;
+  bool sequence_ok = true;
+  grouped.count([&](Instance<Counted> d) {
+    const Counted damping_dt = zwang::step_damping_dt(m);
+    int phase = zwang::kPhaseIdle;
+    stages.push_back(lane([&] { phase = zwang::step_begin(m, d); }));
+    work.take();
+    zwang::forward_kinematics(m, d, g);
+    stages.push_back(work.take());
+    zwang::body_jacobians(m, d, g);
+    stages.push_back(work.take());
+    zwang::body_terms(m, d, g);
+    zwang::assemble(m, d, g);
+    stages.push_back(work.take());
+    // the tendons read only the poses, and only the forces read the tendons
+    stages.push_back(lane([&] {
+      zwang::tendons(m, d);
+      zwang::generalized_forces(m, d);
+    }));
+    stages.push_back(lane([&] { phase = zwang::solve_in_place(m, d, damping_dt, phase); }));
+    // constrain(), as pipeline.h runs it for a model with rows, then the end of step_end()
+    const bool rows = m.s.nefc > 0 && phase == zwang::kPhaseSolve;
+    bool ok = true;
+    stages.push_back(lane([&] {
+      if (rows && m.ncollision == 0 && m.s.ngeom > 0) zwang::geom_poses(m, d);
+      if (rows && m.ncollision == 0) d.ncon()[0] = Counted(0);
+      if (rows && m.ncollision > 0) ok = zwang::collision(m, d);
+    }));
+    stages.push_back(lane([&] {
+      if (!rows || !ok) return;
+      zwang::constraint_rows(m, d, *d.time);
+      zwang::contact_rows(m, d, zwang::RowSetup<Counted>{m, d});
+    }));
+    stages.push_back(lane([&] {
+      if (rows && ok) ok = zwang::constraint_solve(m, d, damping_dt);
+    }));
+    stages.push_back(lane([&] {
+      if (rows && ok) {
+        zwang::contact_forces(m, d);
+        zwang::external_wrenches(m, d);
+      }
+      if (!rows) phase = zwang::constrain(m, d, damping_dt, *d.time, phase);
+      if (!ok) phase = zwang::kPhaseFailed;
+      sequence_ok = phase == zwang::kPhaseSolve;
+      if (!sequence_ok) return;
+      zwang::sensors(m, d);
+      zwang::euler_update(m, d);
+      zwang::step_finish(m, d);
+    }));
+  });
+  long total = 0, barriers = 0;
+  for (const auto& [w, b] : stages) {
+    total += w;
+    barriers += b;
+  }
+  std::printf("%-16s %2d", name.c_str(), G);
+  for (std::size_t k = 0; k < stages.size(); ++k) {
+    if (k >= 1 && k <= 3) {
+      std::printf(" %7ld/%-3ld", stages[k].first, stages[k].second);
+    } else {
+      std::printf(" %7ld", stages[k].first);
+    }
+  }
+  std::printf(" %9ld %8ld\n", total * G / 32, barriers);
+  if (!sequence_ok) std::printf("  (the counted step failed)\n");
+  // on one lane every operation is on the critical path: the stages are the whole step
+  if (G == 1 && total != whole) {
+    std::printf("  (the stages count %ld operations, step() %ld)\n", total, whole);
+  }
+}
+
+int print_groups(int argc, char** argv) {
+  std::printf("%-16s %2s %7s %11s %11s %11s %7s %7s %7s %7s %7s %7s %9s %8s\n", "model", "G",
+              "begin", "kinematics", "velocities", "mass", "forces", "solve", "collide", "rows",
+              "solver", "finish", "W", "barriers");
+  std::vector<std::pair<std::string, Model>> models;
+  models.emplace_back("chain", zwang::examples::chain());
+  for (int i = 2; i < argc; ++i) {
+    try {
+      std::string name = std::filesystem::path(argv[i]).stem().string();
+      for (const auto& [seen, model] : models) {
+        if (seen == name) name += "#" + std::to_string(i - 1);
+      }
+      models.emplace_back(name, zwang::load_model(argv[i]).model);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "count_ops: %s\n", e.what());
+      return 1;
+    }
+  }
+  for (const auto& [name, model] : models) {
+    print_group<1>(name, model);
+    print_group<4>(name, model);
+    print_group<8>(name, model);
+    print_group<16>(name, model);
+    print_group<32>(name, model);
+  }
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--group") return print_groups(argc, argv);
+  if (argc > 1) {
+    std::fprintf(stderr, "usage: count_ops [--group [MODEL_FILE...]]\n");
+    return 2;
+  }
   std::printf("%-16s %-8s %3s %9s %6s %10s %10s %10s %10s\n", "model", "call", "nv", "flops",
               "math", "accesses", "B all", "B touched", "B state");
   std::vector<std::pair<std::string, Model>> models;
