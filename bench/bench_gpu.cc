@@ -5,15 +5,23 @@
 //   cusolver/fused    smooth() in one kernel, H factored by cuSOLVER's batched Cholesky
 // `device/...` times CudaBackend::run_steps() alone (the state stays on the device);
 // `simulator/...` times Simulator::step(), uploads and downloads included.
+// `anchor/...` is MuJoCo Warp's humanoid benchmark (its testspeed): every instance at a keyframe
+// (--keyframe=NAME), controls drawn once per instance about the keyframe's from N(0, s²)
+// (--ctrl-noise=s), one step and a synchronize per iteration; counters: the mean contacts, active
+// rows and Newton iterations per instance at the end. For the --model files only.
 // `threshold/...` sweeps nv (examples::rod_chain with 0.3 m rods, axes cycling y, x, z) at 2¹⁶
 // instances for both Cholesky paths: the crossover is SimulatorOptions::cusolver_min_nv
 // (bench/README.md).
 //
-//   build/bench/bench_gpu [--model=FILE ...] --benchmark_counters_tabular=true
-//       --benchmark_out=bench_gpu.json
+//   build/bench/bench_gpu [--model=FILE ...] [--keyframe=NAME] [--ctrl-noise=S]
+//       --benchmark_counters_tabular=true --benchmark_out=bench_gpu.json
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -23,6 +31,7 @@
 #include "cuda/cuda_backend.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/loaders.hpp"
+#include "zwang/randomize.hpp"
 #include "zwang/simulator.hpp"
 
 namespace {
@@ -111,15 +120,68 @@ void simulator_steps(benchmark::State& state, const Model& model, SimulatorOptio
   state.SetLabel(sim.backend());
 }
 
+// the start of the anchor rows
+struct Anchor {
+  std::string keyframe;   // "" for the model's default state
+  double ctrl_noise = 0;  // standard deviation of each control about the keyframe's
+};
+
+// step(1) and a synchronize per iteration, as MuJoCo Warp's testspeed times its unroll
+template <class T>
+void anchor_steps(benchmark::State& state, const Model& model, const Anchor& anchor) {
+  if (!device_present(state)) return;
+  const std::int64_t n = state.range(0);
+  Simulator<T> sim(model, n, {.backend = Backend::kCuda});
+  scatter_states(sim, anchor.keyframe, 0.0, 1);
+  std::mt19937_64 rng(2);
+  std::normal_distribution<double> noise(0, std::max(anchor.ctrl_noise, 0.0));
+  std::vector<T> ctrl(model.nu);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::vector<T> key = sim.batch().ctrl().get(i);
+    for (int k = 0; k < model.nu; ++k)
+      ctrl[k] = key[k] + static_cast<T>(anchor.ctrl_noise > 0 ? noise(rng) : 0.0);
+    sim.batch().ctrl().set(i, ctrl);
+  }
+  for (int warm = 0; warm < 3; ++warm) sim.step(1);
+  sim.synchronize();
+  for (auto _ : state) {
+    sim.step(1);
+    sim.synchronize();
+  }
+  const auto mean = [&](auto field) {
+    double total = 0;
+    for (std::int64_t i = 0; i < n; ++i) total += static_cast<double>(field.get(i)[0]);
+    return total / static_cast<double>(n);
+  };
+  state.SetItemsProcessed(state.iterations() * n);
+  state.counters["nv"] = model.nv;
+  state.counters["ncon"] = mean(sim.batch().ncon());
+  state.counters["rows"] = mean(sim.batch().efc_nactive());
+  state.counters["niter"] = mean(sim.batch().solver_niter());
+  state.counters["failed"] = static_cast<double>(sim.failures().size());
+  state.SetLabel(sim.backend());
+}
+
 // a model to time: a built-in example or a file given with --model
 struct Timed {
   std::string name;
   Model model;
+  bool file = false;  // given with --model
 };
 
 template <class T>
-void register_precision(const char* precision, const std::vector<Timed>& models) {
+void register_precision(const char* precision, const std::vector<Timed>& models,
+                        const Anchor& anchor) {
   const std::vector<std::int64_t> sizes = {1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20};
+  for (const Timed& timed : models) {
+    if (!timed.file) continue;
+    // one wave of one instance per SM on an H100, then MuJoCo Warp's published sizes
+    auto* b = benchmark::RegisterBenchmark(
+        fmt::format("anchor/{}/{}", timed.name, precision).c_str(),
+        [model = timed.model, anchor](benchmark::State& s) { anchor_steps<T>(s, model, anchor); });
+    for (std::int64_t n : {132, 4096, 8192, 65536}) b->Arg(n);
+    b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
   for (const Timed& timed : models) {
     const std::string& name = timed.name;
     const Model& model = timed.model;
@@ -161,23 +223,37 @@ int main(int argc, char** argv) {
   const CudaStatus cuda = cuda_status();
   benchmark::AddCustomContext("cuda", cuda.devices > 0 ? "available" : cuda.reason);
   // --model=FILE (MJCF or URDF, repeatable) adds a model file to the built-in examples, named
-  // by its file name without extension; the argument is taken out before Google Benchmark's
+  // by its file name without extension; --keyframe and --ctrl-noise set the anchor rows' start;
+  // these arguments are taken out before Google Benchmark's
   std::vector<Timed> models;
+  Anchor anchor;
   for (const char* name : {"chain", "floating_base", "ball_chain"})
-    models.push_back({name, examples::by_name(name)});
+    models.push_back({name, examples::by_name(name), false});
   int kept = 1;
-  for (int a = 1; a < argc; ++a) {
-    const std::string_view arg = argv[a];
-    if (arg.starts_with("--model=")) {
-      const std::filesystem::path file(arg.substr(8));
-      models.push_back({file.stem().string(), load_model(file).model});
-    } else {
-      argv[kept++] = argv[a];
+  try {
+    for (int a = 1; a < argc; ++a) {
+      const std::string_view arg = argv[a];
+      if (arg.starts_with("--model=")) {
+        const std::filesystem::path file(arg.substr(8));
+        models.push_back({file.stem().string(), load_model(file).model, true});
+      } else if (arg.starts_with("--keyframe=")) {
+        anchor.keyframe = std::string(arg.substr(11));
+      } else if (arg.starts_with("--ctrl-noise=")) {
+        anchor.ctrl_noise = std::stod(std::string(arg.substr(13)));
+      } else {
+        argv[kept++] = argv[a];
+      }
     }
+    argc = kept;
+    for (const Timed& timed : models) {
+      if (timed.file && !anchor.keyframe.empty()) keyframe_index(timed.model, anchor.keyframe);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_gpu: %s\n", e.what());
+    return 1;
   }
-  argc = kept;
-  register_precision<float>("f32", models);
-  register_precision<double>("f64", models);
+  register_precision<float>("f32", models, anchor);
+  register_precision<double>("f64", models, anchor);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -5,6 +5,8 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
+#include <algorithm>
+
 #include "cuda/check.hpp"
 #include "cuda/device_memory.hpp"
 #include "cuda/group_warp.cuh"
@@ -134,12 +136,24 @@ __global__ void group_check_kernel(const double* values, const int* counts, int 
   const int argmax = g.argmax(n, [&](int i) { return floor(2 * values[i]); });
   const int total = g.scan(
       n, [&](int i) { return counts[i]; }, [&](int i, int offset) { offsets[i] = offset; });
+  const int uniform = g.uniform([&] { return 3 * n + 1; });
   g.one([&] {
     out[0] = sum;
     out[1] = max;
     ints[0] = argmax;
     ints[1] = total;
+    ints[2] = uniform;
   });
+}
+
+// one instance on one warp: forward() (steps = 0) or `steps` step()s on the group
+__global__ void group_steps_kernel(const __grid_constant__ ModelView<double> m, double* data,
+                                   double* param, double* work, double* time, int* status,
+                                   int steps) {
+  Warp<32> g(cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block()));
+  const Instance<double> d{{data, 1}, {param, 1}, {work, 1}, &m.lay, time, status};
+  if (steps == 0) forward(m, d, g);
+  for (int k = 0; k < steps; ++k) step(m, d, g);
 }
 
 }  // namespace
@@ -148,14 +162,14 @@ template <int G>
 GroupCheck device_group_check(const std::vector<double>& values, const std::vector<int>& counts) {
   const int n = static_cast<int>(values.size());
   DeviceBuffer<double> v(values.size() + 1), out(2);
-  DeviceBuffer<int> c(counts.size() + 1), ints(2), offsets(counts.size() + 1);
+  DeviceBuffer<int> c(counts.size() + 1), ints(3), offsets(counts.size() + 1);
   ZW_CUDA_CHECK(cudaMemcpy(v.get(), values.data(), n * sizeof(double), cudaMemcpyHostToDevice));
   ZW_CUDA_CHECK(cudaMemcpy(c.get(), counts.data(), n * sizeof(int), cudaMemcpyHostToDevice));
   group_check_kernel<G><<<1, G>>>(v.get(), c.get(), n, out.get(), ints.get(), offsets.get());
   ZW_CUDA_CHECK(cudaGetLastError());
   GroupCheck r;
   double o[2];
-  int k[2];
+  int k[3];
   r.offsets.resize(values.size());
   ZW_CUDA_CHECK(cudaMemcpy(o, out.get(), sizeof(o), cudaMemcpyDeviceToHost));
   ZW_CUDA_CHECK(cudaMemcpy(k, ints.get(), sizeof(k), cudaMemcpyDeviceToHost));
@@ -165,6 +179,35 @@ GroupCheck device_group_check(const std::vector<double>& values, const std::vect
   r.max = o[1];
   r.argmax = k[0];
   r.total = k[1];
+  r.uniform = k[2];
+  return r;
+}
+
+GroupSteps device_group_steps(const ModelView<double>& view, const std::vector<double>& data,
+                              const std::vector<double>& param, double time, int steps) {
+  const auto upload = [](const auto& host, auto& device) {
+    ZW_CUDA_CHECK(cudaMemcpy(device.get(), host.data(), host.size() * sizeof(host[0]),
+                             cudaMemcpyHostToDevice));
+  };
+  DeviceBuffer<int> status(1);
+  DeviceBuffer<double> d(data.size()), p(param.size()),
+      w(static_cast<std::size_t>(std::max(view.lay.work_rows, 1))), t(1);
+  upload(data, d);
+  upload(param, p);
+  upload(std::vector<double>(w.size(), 0.0), w);
+  upload(std::vector<double>{time}, t);
+  upload(std::vector<int>{0}, status);
+  group_steps_kernel<<<1, 32>>>(view, d.get(), p.get(), w.get(), t.get(), status.get(), steps);
+  ZW_CUDA_CHECK(cudaGetLastError());
+  GroupSteps r;
+  r.data.resize(data.size());
+  r.work.resize(w.size());
+  ZW_CUDA_CHECK(
+      cudaMemcpy(r.data.data(), d.get(), r.data.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  ZW_CUDA_CHECK(
+      cudaMemcpy(r.work.data(), w.get(), r.work.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  ZW_CUDA_CHECK(cudaMemcpy(&r.time, t.get(), sizeof(double), cudaMemcpyDeviceToHost));
+  ZW_CUDA_CHECK(cudaMemcpy(&r.status, status.get(), sizeof(int), cudaMemcpyDeviceToHost));
   return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cuda/launch.hpp"
 #include "kernels/energy.h"
+#include "kernels/model_view.h"
 
 namespace zwang::gpu {
 
@@ -34,13 +35,26 @@ template <class T>
 std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>& run);
 
 // The collectives of one Warp<G> (cuda/group_warp.cuh) over `values`, for tests against Emu<G>:
-// the sum, the maximum, the argmax of floor(2 v), and the scan of `counts` (one per value).
+// the sum, the maximum, the argmax of floor(2 v), the scan of `counts` (one per value), and the
+// value 3 n + 1 of uniform().
 struct GroupCheck {
   double sum = 0, max = 0;
-  int argmax = -1, total = 0;
+  int argmax = -1, total = 0, uniform = 0;
   std::vector<int> offsets;
 };
 template <int G>
 GroupCheck device_group_check(const std::vector<double>& values, const std::vector<int>& counts);
+
+// One instance in float64 on a Warp<32>: forward() (steps = 0) or `steps` step()s of
+// kernels/pipeline.h with the lane group, its arenas contiguous (ld 1) in device memory, from the
+// data and parameter arenas given; the data and work arenas, time and status after, for tests
+// against Emu<32> on the CPU. `view` points at the model's arrays in device memory.
+struct GroupSteps {
+  std::vector<double> data, work;
+  double time = 0;
+  int status = 0;
+};
+GroupSteps device_group_steps(const ModelView<double>& view, const std::vector<double>& data,
+                              const std::vector<double>& param, double time, int steps);
 
 }  // namespace zwang::gpu

@@ -5,7 +5,8 @@
 # CUDA's, and the contact models of the check in bench/README.md ("GPU verification").
 #
 #   scripts/gpu_bundle.sh [BUILD_DIR=build/ci] [BUNDLE_DIR=gpu_bundle]
-#   then, on the GPU machine:  BUNDLE_DIR/run.sh RESULTS_DIR
+#   then, on the GPU machine:  BUNDLE_DIR/group_check.sh RESULTS_DIR   (first, about 5 minutes)
+#                              BUNDLE_DIR/run.sh RESULTS_DIR
 # run.sh's steps, chosen by environment variables: the CUDA tests (TEST_FILTER), the contact
 # comparison with the CPU (SKIP_CONTACTS=1 leaves it out), compute-sanitizer (SANITIZE=1,
 # SANITIZE_FILTER), Nsight Compute on one fused step (NCU=1, NCU_MODEL, NCU_INSTANCES), and
@@ -40,22 +41,42 @@ if [[ -f /usr/share/mujoco/model/humanoid/humanoid.xml ]]; then
 else
   echo "no /usr/share/mujoco/model/humanoid/humanoid.xml (libmujoco-samples): the bundle's tests and benchmarks leave the humanoid out" >&2
 fi
+# MuJoCo Warp's humanoid benchmark model (its squat keyframe) as humanoid_mjw.xml, for the anchor
+# rows of bench_gpu: from the mujoco-warp wheel on PyPI, kept in the build folder
+mjw=$build/mujoco_warp_wheel
+if [[ ! -d $mjw ]] || ! compgen -G "$mjw/*.whl" >/dev/null; then
+  python3 -m pip download -q --no-deps "mujoco-warp==4.0.0" -d "$mjw" >/dev/null 2>&1 || true
+fi
+wheel=$(compgen -G "$mjw/*.whl" | head -1 || true)
+if [[ -n $wheel ]] && python3 -c 'import sys, zipfile
+sys.stdout.buffer.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]))' \
+  "$wheel" mujoco_warp/test_data/humanoid/humanoid.xml >"$out/models/humanoid_mjw.xml" 2>/dev/null; then
+  :
+else
+  rm -f "$out/models/humanoid_mjw.xml"
+  echo "no mujoco-warp wheel (pip download mujoco-warp==4.0.0): the anchor rows use MuJoCo's humanoid" >&2
+fi
 cp scripts/gpu_check.py "$out/"
+cp scripts/gpu_group_check.sh "$out/group_check.sh"
 # the model files the CUDA tests read (tests/model_cases.h: ZWANG_TEST_DIR, ZWANG_HUMANOID_XML)
 mkdir -p "$out/tests/data"
 cp -r tests/data/models "$out/tests/data/"
+# what both scripts of the bundle set up: `here`, `res` (made), the libraries and the test data
+cat >"$out/env.sh" <<'EOF'
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+res=${1:?results folder}
+mkdir -p "$res"
+cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")")
+export LD_LIBRARY_PATH="$here/lib:$cuda/lib64:$cuda/lib:${LD_LIBRARY_PATH:-}"
+export ZWANG_TEST_DIR="$here/tests/data"
+[[ -f $here/models/mj_humanoid.xml ]] && export ZWANG_HUMANOID_XML="$here/models/mj_humanoid.xml"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv | tee "$res/gpu.txt"
+EOF
 cat >"$out/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # RESULTS_DIR receives the test report, the GPU-vs-CPU contact comparison and the benchmarks
 set -uo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-res=${1:?results folder}
-mkdir -p "$res"
-cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
-export LD_LIBRARY_PATH="$here/lib:$cuda/lib64:$cuda/lib:${LD_LIBRARY_PATH:-}"
-export ZWANG_TEST_DIR="$here/tests/data"
-[[ -f $here/models/mj_humanoid.xml ]] && export ZWANG_HUMANOID_XML="$here/models/mj_humanoid.xml"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$res/gpu.txt"
+. "$(dirname "$0")/env.sh"
 nvcc --version | tail -2 | tee -a "$res/gpu.txt"
 ldd "$here/bin/"* | grep "not found" && exit 1
 timeout "${TEST_TIMEOUT:-240}" "$here/bin/test_cuda" --gtest_output="xml:$res/test_cuda.xml" \

@@ -25,10 +25,14 @@
 
 #include "cuda/cuda_backend.hpp"
 #include "cuda/cusolver_chol.hpp"
+#include "cuda/device_memory.hpp"
 #include "cuda/plan.hpp"
 #include "cuda/tools.hpp"
+#include "group_arenas.h"
+#include "host/model/arrays.hpp"
 #include "kernels/energy.h"
 #include "kernels/group_emu.h"
+#include "kernels/pipeline.h"
 #include "kernels/status.h"
 #include "model_cases.h"
 #include "test_util.h"
@@ -194,6 +198,59 @@ void expect_warp_is_emu() {
 TEST_F(CudaGroups, WarpIsEmuBitForBit) {
   expect_warp_is_emu<16>();
   expect_warp_is_emu<32>();
+  EXPECT_EQ(gpu::device_group_check<32>({1.0, 2.0}, {1, 1}).uniform, 7);
+}
+
+// forward() and step(5) of every model case on one warp against Emu<32> on the CPU: the same
+// status bits and contact count, the state and accelerations to 1e-9 of their scale (the GPU
+// contracts products into FMAs and has its own libm), and the same bits in a second run
+TEST_F(CudaGroups, PipelineOnAWarpIsEmu) {
+  int compared = 0;
+  for (const ModelCase& c : model_cases()) {
+    SCOPED_TRACE(c.name);
+    const ModelArrays<double> arrays(c.model);
+    const ModelView<double> view = arrays.view();
+    // the model's arrays in device memory, and a view of them there
+    gpu::DeviceBuffer<int> ints(arrays.ints().size());
+    gpu::DeviceBuffer<double> reals(arrays.reals().size());
+    ASSERT_EQ(cudaMemcpy(ints.get(), arrays.ints().data(), ints.size() * sizeof(int),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(reals.get(), arrays.reals().data(), reals.size() * sizeof(double),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    const ModelView<double> on_device = arrays.view(ints.get(), reals.get());
+    std::mt19937 rng(5);
+    const Arenas<double> start(c.model, view, rng);
+    for (int steps : {0, 5}) {
+      Arenas<double> emu = start;
+      Emu<32> g;
+      if (steps == 0) forward(view, emu.instance(view), g);
+      for (int k = 0; k < steps; ++k) step(view, emu.instance(view), g);
+      const gpu::GroupSteps warp =
+          gpu::device_group_steps(on_device, start.data(), start.param(), start.time(), steps);
+      const gpu::GroupSteps again =
+          gpu::device_group_steps(on_device, start.data(), start.param(), start.time(), steps);
+      EXPECT_EQ(std::memcmp(warp.data.data(), again.data.data(), warp.data.size() * 8), 0);
+      EXPECT_EQ(warp.status, emu.status());
+      EXPECT_EQ(warp.time, emu.time());
+      if (view.s.nconmax > 0) {
+        EXPECT_EQ(warp.data[view.lay.ncon], emu.data(view.lay.ncon));
+      }
+      const auto expect_near = [&](int row, int count, const char* what) {
+        for (int k = 0; k < count; ++k) {
+          const double a = warp.data[row + k], b = emu.data(row + k);
+          EXPECT_LE(std::abs(a - b), 1e-9 * std::max(1.0, std::abs(b)))
+              << what << "[" << k << "], steps " << steps;
+        }
+      };
+      expect_near(view.lay.qpos, view.s.nq, "qpos");
+      expect_near(view.lay.qvel, view.s.nv, "qvel");
+      expect_near(view.lay.qacc, view.s.nv, "qacc");
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
 }
 
 class CudaVsCpu : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
