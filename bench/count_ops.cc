@@ -15,8 +15,8 @@
 //
 // With --group, an Euler step stage by stage on a lane group (kernels/group.h) of G = 1, 4, 8,
 // 16, 32 lanes, emulated (kernels/group_emu.h), for the chain and the model files named after
-// it (MJCF or URDF): kinematics, velocities (and Jacobian columns) and the mass matrix (body
-// terms, assemble) on the group; the other stages on one lane of it. Per stage its
+// it (MJCF or URDF): kinematics, velocities (and Jacobian columns), the mass matrix (body terms,
+// assemble) and the collision on the group; the other stages on one lane of it. Per stage its
 // warp-operations (and barriers where it has more than one), then per instance-step:
 //   W          warp-operations: per phase the busiest lane's counted operations (flops + math +
 //              accesses), plus the uniform code around the phases, which every lane runs; times
@@ -243,7 +243,8 @@ class LaneWork {
 
   template <int G>
   void listen(zwang::Emu<G>& g) {
-    g.set_probe([this](int lane) { switch_to(lane); }, [this] { end_phase(); });
+    g.set_probe([this](int lane) { switch_to(lane); }, [this] { end_phase(); },
+                [this] { end_slot(); });
   }
   // warp-operations of what ran since the last call, and the barriers
   std::pair<long, long> take() {
@@ -260,7 +261,8 @@ class LaneWork {
     mark_ = now;
     current_ = lane;
   }
-  void end_phase() {
+  // the lanes ran in step up to here: the busiest one's operations join the critical path
+  void end_slot() {
     switch_to(-1);
     long busiest = 0;
     for (long& l : lane_) {
@@ -268,6 +270,9 @@ class LaneWork {
       l = 0;
     }
     critical_ += busiest;
+  }
+  void end_phase() {
+    end_slot();
     ++barriers_;
   }
 
@@ -320,11 +325,15 @@ void print_group(const std::string& name, const Model& model) {
     // constrain(), as pipeline.h runs it for a model with rows, then the end of step_end()
     const bool rows = m.s.nefc > 0 && phase == zwang::kPhaseSolve;
     bool ok = true;
-    stages.push_back(lane([&] {
-      if (rows && m.ncollision == 0 && m.s.ngeom > 0) zwang::geom_poses(m, d);
-      if (rows && m.ncollision == 0) d.ncon()[0] = Counted(0);
-      if (rows && m.ncollision > 0) ok = zwang::collision(m, d);
-    }));
+    work.take();
+    if (rows && m.ncollision == 0) {
+      g.one([&] {
+        if (m.s.ngeom > 0) zwang::geom_poses(m, d);
+        d.ncon()[0] = Counted(0);
+      });
+    }
+    if (rows && m.ncollision > 0) ok = zwang::collision(m, d, g);
+    stages.push_back(work.take());
     stages.push_back(lane([&] {
       if (!rows || !ok) return;
       zwang::constraint_rows(m, d, *d.time);
@@ -354,7 +363,7 @@ void print_group(const std::string& name, const Model& model) {
   }
   std::printf("%-16s %2d", name.c_str(), G);
   for (std::size_t k = 0; k < stages.size(); ++k) {
-    if (k >= 1 && k <= 3) {
+    if ((k >= 1 && k <= 3) || k == 6) {
       std::printf(" %7ld/%-3ld", stages[k].first, stages[k].second);
     } else {
       std::printf(" %7ld", stages[k].first);

@@ -7,6 +7,8 @@
 
 #include <cooperative_groups.h>
 
+#include "kernels/group.h"
+
 namespace zwang::gpu {
 
 template <int G>
@@ -99,6 +101,16 @@ class Warp {
     }
     tile_.sync();
     return base;
+  }
+  template <class F>
+  __device__ int emit(int n, F&& f) {
+    if constexpr (G == 1) {
+      int offset = 0;
+      for (int i = 0; i < n; ++i) offset += f(i, offset, true);
+      return offset;
+    } else {
+      return emit_by_scan(*this, n, f);
+    }
   }
 
  private:

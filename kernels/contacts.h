@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "kernels/constraint_rows.h"
+#include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -32,19 +33,25 @@
 
 namespace zwang {
 
-// geom frames in the world: x_g = x_b + R_b p_g, q_g = q_b ⊗ q_local
-template <class T>
-ZW_HD void geom_poses(const ModelView<T>& m, const Instance<T>& d) {
+// geom frames in the world: x_g = x_b + R_b p_g, q_g = q_b ⊗ q_local; a geom per item
+template <class T, class Grp>
+ZW_HD void geom_poses(const ModelView<T>& m, const Instance<T>& d, Grp& grp) {
   const Row<T> xpos = d.xpos(), xquat = d.xquat(), xmat = d.xmat();
   const Row<T> gpos = d.geom_xpos(), gmat = d.geom_xmat();
-  for (int g = 0; g < m.s.ngeom; ++g) {
+  grp.each(m.s.ngeom, [&](int g) ZW_ITEM {
     const int b = m.geom_bodyid[g];
     const Vec3<T> local{m.geom_pos[3 * g], m.geom_pos[3 * g + 1], m.geom_pos[3 * g + 2]};
     store3(gpos, 3 * g, load3(xpos, 3 * b) + mul(load_mat(xmat, 9 * b), local));
     const Quat<T> ql{m.geom_quat[4 * g], m.geom_quat[4 * g + 1], m.geom_quat[4 * g + 2],
                      m.geom_quat[4 * g + 3]};
     store_mat(gmat, 9 * g, to_mat(mul(load_quat(xquat, 4 * b), ql)));
-  }
+  });
+}
+
+template <class T>
+ZW_HD void geom_poses(const ModelView<T>& m, const Instance<T>& d) {
+  Solo g;
+  geom_poses(m, d, g);
 }
 
 template <class T>
@@ -79,12 +86,15 @@ struct ContactWriter {
 };
 
 // the contacts at the current positions; false (kStatusContactOverflow) when they do not fit.
+// On a lane group a geom pair per item, each pair's contacts to the slots after those of the
+// pairs before it (Grp::emit), so that the slots are in pair order on any group.
 // Not inlined on a GPU: box–box's candidate array and the pair functions' registers stay here.
-template <class T>
-ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d) {
-  geom_poses(m, d);
-  int n = 0;
-  for (int c = 0; c < m.ncollision; ++c) {
+template <class T, class Grp>
+ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Grp& grp) {
+  geom_poses(m, d, grp);
+  const int nconmax = m.s.nconmax;
+  // pair c's contacts from slot `first` on (none written unless `write`): how many it found
+  const int found = grp.emit(m.ncollision, [&](int c, int first, bool write) ZW_ITEM {
     const int g1 = m.collision_geom1[c], g2 = m.collision_geom2[c];
     const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
     const T margin = m.collision_margin[c];
@@ -95,20 +105,32 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d) {
     const bool spheres_apart = r1 > T(0) && r2 > T(0) && norm(p2.pos - p1.pos) > r1 + r2 + margin;
     const bool above_plane =
         t1 == GeomType::kPlane && r2 > T(0) && dot(p2.pos - p1.pos, n1) > margin + r2;
-    if (spheres_apart || above_plane) continue;
-    collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, m.s.nconmax, c, g1, g2, &n});
-  }
-  const bool overflow = n > m.s.nconmax;
-  d.ncon()[0] = T(overflow ? m.s.nconmax : n);
+    if (spheres_apart || above_plane) return 0;
+    int n = first;
+    collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, write ? nconmax : 0, c, g1, g2, &n});
+    return n - first;
+  });
+  const bool overflow = found > nconmax;
+  const int ncon = overflow ? nconmax : found;
   // the slots past the contacts found: no geoms (−1), no contact
-  for (int k = overflow ? m.s.nconmax : n; k < m.s.nconmax; ++k) {
+  grp.each(nconmax - ncon, [&](int i) ZW_ITEM {
+    const int k = ncon + i;
     d.contact_geom()[2 * k] = d.contact_geom()[2 * k + 1] = T(-1);
     d.contact_dist()[k] = T(0);
     for (int j = 0; j < 3; ++j) d.contact_pos()[3 * k + j] = T(0);
     for (int j = 0; j < 9; ++j) d.contact_frame()[9 * k + j] = T(0);
-  }
-  *d.status |= overflow ? kStatusContactOverflow : 0;
+  });
+  grp.one([&]() ZW_ITEM {
+    d.ncon()[0] = T(ncon);
+    *d.status |= overflow ? kStatusContactOverflow : 0;
+  });
   return !overflow;
+}
+
+template <class T>
+ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d) {
+  Solo g;
+  return collision(m, d, g);
 }
 
 // contacts found this step

@@ -27,6 +27,9 @@
 // f(i) of max and argmax is never NaN (its order is not defined).
 //   scan(n, count, at)   at(i, Σ_{k<i} count(k)) for every item in item order; the total
 //                        (an exclusive prefix sum: contacts to consecutive slots in item order)
+//   emit(n, f)           the same with one function, f(i, first, write) returning item i's count:
+//                        one lane runs each item once, writing (write true) from `first` on; a
+//                        group counts every item first (write false, first 0), then writes
 #pragma once
 
 #include "kernels/hd.h"
@@ -87,6 +90,20 @@ struct Solo {
     }
     return offset;
   }
+  template <class F>
+  ZW_HD ZW_INLINE int emit(int n, F&& f) {
+    int offset = 0;
+    for (int i = 0; i < n; ++i) offset += f(i, offset, true);
+    return offset;
+  }
 };
+
+// emit() of a group of G > 1 lanes: a count pass, then scan()'s writes
+template <class Grp, class F>
+ZW_HD ZW_INLINE int emit_by_scan(Grp& g, int n, F&& f) {
+  return g.scan(
+      n, [&](int i) ZW_ITEM { return f(i, 0, false); },
+      [&](int i, int first) ZW_ITEM { f(i, first, true); });
+}
 
 }  // namespace zwang

@@ -8,8 +8,8 @@
 // by a seed): a stage whose items are independent gives the same bits in every order. A
 // collective called inside each() or one(), where a warp would deadlock or diverge, throws.
 //
-// The checked mode, for the memory given to watch(): each() first runs every item alone, from the
-// bytes the phase started with, and throws when
+// The checked mode, for the memory given to watch(): each() (and the writes of scan()) first runs
+// every item alone, from the bytes the phase started with, and throws when
 //   two items write the same byte (write after write), or
 //   the items run one after another end with other bytes than the items run alone: an item read
 //   what another wrote (read after write, write after read; seen in the orders where the writer
@@ -32,6 +32,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/group.h"
+
 namespace zwang {
 
 enum class EmuOrder { kLanes, kReverse, kShuffled };
@@ -50,10 +52,13 @@ class Emu {
   void watch(void* p, std::size_t bytes) {
     spans_.push_back({static_cast<unsigned char*>(p), bytes});
   }
-  // item(lane) before each item a lane runs, end() after each phase (count_ops)
-  void set_probe(std::function<void(int)> item, std::function<void()> end) {
+  // item(lane) before each item a lane runs, end() after each phase, slot() after each G items of
+  // a scan, which the lanes run in step (count_ops)
+  void set_probe(std::function<void(int)> item, std::function<void()> end,
+                 std::function<void()> slot = {}) {
     probe_item_ = std::move(item);
     probe_end_ = std::move(end);
+    probe_slot_ = std::move(slot);
   }
   long phases() const { return phases_; }
 
@@ -125,6 +130,21 @@ class Emu {
                      })
         .second;
   }
+  // one lane runs each item once, as Solo
+  template <class F>
+  int emit(int n, F&& f) {
+    if constexpr (G == 1) {
+      Phase phase(*this, "emit()");
+      int offset = 0;
+      for (int i = 0; i < n; ++i) {
+        lane(i);
+        offset += f(i, offset, true);
+      }
+      return offset;
+    } else {
+      return emit_by_scan(*this, n, f);
+    }
+  }
   // per slot (items s·G … s·G + G − 1): the lanes' counts, their exclusive prefix over the lanes,
   // the slot's total added to the base of the next slot
   template <class C, class A>
@@ -138,10 +158,14 @@ class Emu {
         c[l] = count(slot * G + l);
       }
       std::exclusive_scan(c.begin(), c.end(), before.begin(), 0);
-      for (int i : visit(std::min(G, n - slot * G))) {
+      const std::vector<int> items = visit(std::min(G, n - slot * G));
+      const auto write = [&](int i) { at(slot * G + i, base + before[i]); };
+      if (!spans_.empty() && items.size() > 1) check_independent(items, write);
+      for (int i : items) {
         lane(i);
-        at(slot * G + i, base + before[i]);
+        write(i);
       }
+      if (probe_slot_) probe_slot_();
       base += before[G - 1] + c[G - 1];
     }
     return base;
@@ -217,7 +241,8 @@ class Emu {
     return "byte " + std::to_string(k) + " of watched span " + std::to_string(s);
   }
 
-  // the checked mode of each(): the items alone, then in sequence, from the same bytes
+  // the checked mode of a phase (each(), scan()'s writes): the items alone, then in sequence,
+  // from the same bytes
   template <class F>
   void check_independent(const std::vector<int>& items, F& f) {
     const std::vector<unsigned char> start = snapshot();
@@ -231,8 +256,8 @@ class Emu {
         if (after[k] == start[k]) continue;
         if (writer[k] >= 0) {
           restore(start);
-          throw std::logic_error("each(): items " + std::to_string(writer[k]) + " and " +
-                                 std::to_string(i) + " both write " + where(k));
+          throw std::logic_error(std::string(inside_) + ": items " + std::to_string(writer[k]) +
+                                 " and " + std::to_string(i) + " both write " + where(k));
         }
         writer[k] = i;
         merged[k] = after[k];
@@ -245,10 +270,10 @@ class Emu {
       if (sequence[k] == merged[k]) continue;
       const std::string by = writer[k] >= 0 ? "item " + std::to_string(writer[k]) : "no item";
       restore(start);
-      const std::string what =
-          "each(): the items depend on each other: run one after another "
-          "they leave " +
-          where(k) + " other than run alone (written alone by " + by + ")";
+      const std::string what = std::string(inside_) +
+                               ": the items depend on each other: run one after another "
+                               "they leave " +
+                               where(k) + " other than run alone (written alone by " + by + ")";
       throw std::logic_error(what);
     }
     restore(start);
@@ -260,7 +285,7 @@ class Emu {
   long phases_ = 0;
   std::vector<Span> spans_;
   std::function<void(int)> probe_item_;
-  std::function<void()> probe_end_;
+  std::function<void()> probe_end_, probe_slot_;
 };
 
 }  // namespace zwang

@@ -115,24 +115,39 @@ ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance
 }
 
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
-// rows; replaces whatever a batched solve left in qacc
+// rows; replaces whatever a batched solve left in qacc. On a lane group the collision runs on
+// the group, the rest on one lane of it.
+template <class T, class Grp>
+ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
+                              int phase, Grp& g) {
+  if (phase != kPhaseSolve) return phase;
+  if (m.s.nefc == 0) {
+    g.one([&]() ZW_ITEM { unconstrained_outputs(m, d); });
+    return phase;
+  }
+  if (m.ncollision == 0) {
+    g.one([&]() ZW_ITEM {
+      if (m.s.ngeom > 0) geom_poses(m, d);
+      d.ncon()[0] = T(0);
+    });
+  } else if (!collision(m, d, g)) {
+    return kPhaseFailed;
+  }
+  return g.uniform([&]() ZW_ITEM {
+    constraint_rows(m, d, t);
+    contact_rows(m, d, RowSetup<T>{m, d});
+    if (!constraint_solve(m, d, damping_dt)) return static_cast<int>(kPhaseFailed);
+    contact_forces(m, d);
+    external_wrenches(m, d);
+    return static_cast<int>(kPhaseSolve);
+  });
+}
+
 template <class T>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
                               int phase) {
-  if (phase != kPhaseSolve) return phase;
-  if (m.s.nefc == 0) {
-    unconstrained_outputs(m, d);
-    return phase;
-  }
-  if (m.ncollision == 0 && m.s.ngeom > 0) geom_poses(m, d);
-  if (m.ncollision == 0) d.ncon()[0] = T(0);
-  if (m.ncollision > 0 && !collision(m, d)) return kPhaseFailed;
-  constraint_rows(m, d, t);
-  contact_rows(m, d, RowSetup<T>{m, d});
-  if (!constraint_solve(m, d, damping_dt)) return kPhaseFailed;
-  contact_forces(m, d);
-  external_wrenches(m, d);
-  return kPhaseSolve;
+  Solo g;
+  return constrain(m, d, damping_dt, t, phase, g);
 }
 
 // the state must be finite and the parameters valid: the lanes of `live` that pass; the others
@@ -155,25 +170,33 @@ ZW_HD int forward_begin(const ModelView<T>& m, const Instance<T>& d) {
 }
 
 // forward() after the solve: q̈ must be finite; true when it is
+template <class T, class Grp>
+ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase, Grp& g) {
+  phase = constrain(m, d, T(0), *d.time, phase, g);
+  return g.uniform([&]() ZW_ITEM {
+    if (phase != kPhaseSolve) return 0;
+    sensors(m, d);
+    if (all_finite(d.qacc(), m.s.nv)) return 1;
+    *d.status |= kStatusDiverged;
+    return 0;
+  }) != 0;
+}
+
 template <class T>
 ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase) {
-  phase = constrain(m, d, T(0), *d.time, phase);
-  if (phase != kPhaseSolve) return false;
-  sensors(m, d);
-  if (all_finite(d.qacc(), m.s.nv)) return true;
-  *d.status |= kStatusDiverged;
-  return false;
+  Solo g;
+  return forward_end(m, d, phase, g);
 }
 
 // H, h, q̈ at the current state; false (and a status bit) when the instance cannot go on. On a
-// lane group (kernels/group.h) smooth() runs on the group, the rest on one lane of it.
+// lane group (kernels/group.h) smooth() and the collision run on the group, the rest on one lane
+// of it.
 template <class T, class Grp>
 ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
-  const int phase = g.uniform([&]() ZW_ITEM { return forward_begin(m, d); });
+  int phase = g.uniform([&]() ZW_ITEM { return forward_begin(m, d); });
   if (phase == kPhaseSolve) smooth(m, d, g);
-  return g.uniform([&]() ZW_ITEM {
-    return static_cast<int>(forward_end(m, d, solve_in_place(m, d, T(0), phase)));
-  }) != 0;
+  phase = g.uniform([&]() ZW_ITEM { return solve_in_place(m, d, T(0), phase); });
+  return forward_end(m, d, phase, g);
 }
 
 template <class T>
@@ -271,11 +294,10 @@ ZW_HD void rk4_update(const ModelView<T>& m, const Instance<T>& d, int stage) {
   for (int i = 0; i < m.s.na; ++i) act[i] = act0[i] + c * act_dot[i];
 }
 
-// step() after the solve of `stage`: Euler integrates; RK4 accumulates the stage and either
-// moves to the next stage's state (kPhaseSolve again) or completes the step
+// step_end() after constrain()
 template <class T>
-ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase) {
-  phase = constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), phase);
+ZW_HD ZW_INLINE int step_advance(const ModelView<T>& m, const Instance<T>& d, int stage,
+                                 int phase) {
   if (phase == kPhaseIdle) return kPhaseIdle;
   if (phase == kPhaseFailed) {
     step_finish(m, d);
@@ -305,17 +327,32 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
   return kPhaseSolve;
 }
 
+// step() after the solve of `stage`: Euler integrates; RK4 accumulates the stage and either
+// moves to the next stage's state (kPhaseSolve again) or completes the step
+template <class T, class Grp>
+ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase, Grp& g) {
+  phase = constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), phase, g);
+  return g.uniform([&]() ZW_ITEM { return step_advance(m, d, stage, phase); });
+}
+
+template <class T>
+ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase) {
+  Solo g;
+  return step_end(m, d, stage, phase, g);
+}
+
 // One step of the model's integrator.  An instance with a status bit set does not move; one
 // that fails during the step gets its bit and keeps the state it had before the step.
-// On a lane group, smooth() on the group and the rest on one lane of it, as forward().
+// On a lane group, smooth() and the collision on the group, the rest on one lane of it, as
+// forward().
 template <class T, class Grp>
 ZW_HD void step(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const T damping_dt = step_damping_dt(m);
   int phase = g.uniform([&]() ZW_ITEM { return step_begin(m, d); });
   for (int stage = 0; phase == kPhaseSolve; ++stage) {
     smooth(m, d, g);
-    phase = g.uniform(
-        [&]() ZW_ITEM { return step_end(m, d, stage, solve_in_place(m, d, damping_dt, phase)); });
+    phase = g.uniform([&]() ZW_ITEM { return solve_in_place(m, d, damping_dt, phase); });
+    phase = step_end(m, d, stage, phase, g);
   }
 }
 

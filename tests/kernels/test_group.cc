@@ -194,6 +194,15 @@ TEST(Group, CheckedModeFindsRaces) {
   const auto pull = [&](int i) { x[i] = x[i + 1] * 3.0 + x[i]; };
   EXPECT_THROW(checked(EmuOrder::kReverse)->each(7, pull), std::logic_error);
   EXPECT_EQ(x[7], 9.0);
+  // scan()'s writes are checked as each()'s: two items writing one slot
+  try {
+    checked(EmuOrder::kLanes)
+        ->scan(
+            3, [](int) { return 1; }, [&](int i, int) { x[0] = 10.0 * (i + 1); });
+    ADD_FAILURE() << "a write after write in scan() passed";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "scan(): items 0 and 1 both write byte 6 of watched span 0");
+  }
 }
 
 // every collective is a phase, and the probe hears each item's lane
