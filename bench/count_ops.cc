@@ -378,7 +378,7 @@ void print_group(const std::string& name, const Model& model) {
 }
 
 int print_groups(int argc, char** argv) {
-  std::printf("%-16s %2s %7s %11s %11s %11s %7s %7s %7s %7s %7s %7s %9s %8s\n", "model", "G",
+  std::printf("%-16s %2s %7s %11s %11s %11s %7s %7s %11s %7s %7s %7s %9s %8s\n", "model", "G",
               "begin", "kinematics", "velocities", "mass", "forces", "solve", "collide", "rows",
               "solver", "finish", "W", "barriers");
   std::vector<std::pair<std::string, Model>> models;

@@ -13,8 +13,10 @@
 //   - the items of one each() are independent: no item reads what another item of the same
 //     each() writes, and no two write the same place (Emu<G> runs the items of each() in
 //     reversed and shuffled orders, so that a test sees a dependence in the bits);
-//   - collectives (sum, max, argmax, scan, each, one, uniform) are called from uniform code only,
-//     never inside each() or one();
+//   - collectives (sum, max, argmax, scan, emit, each, one, uniform) are called from uniform code
+//     only, never inside each() or one();
+//   - uniform code does not read what the next phase writes (on a warp a lane may run ahead into
+//     it): such a value is read through a collective (uniform, sum, ...), which every lane passes;
 //   - no floating-point atomics: a sum over items is a per-lane partial in item order, then a
 //     butterfly over the lanes, so that a run gives the same bits every time.
 //
@@ -25,11 +27,12 @@
 //   max(n, f, lowest)    the largest f(i), `lowest` for n = 0 (of 0 and −0, either)
 //   argmax(n, f)         the item of the largest f(i), the lowest such item on ties, -1 for n = 0
 // f(i) of max and argmax is never NaN (its order is not defined).
-//   scan(n, count, at)   at(i, Σ_{k<i} count(k)) for every item in item order; the total
-//                        (an exclusive prefix sum: contacts to consecutive slots in item order)
+//   scan(n, count, at)   at(i, Σ_{k<i} count(k)) for every item; the total (an exclusive prefix
+//                        sum in item order: contacts to consecutive slots in item order)
 //   emit(n, f)           the same with one function, f(i, first, write) returning item i's count:
 //                        one lane runs each item once, writing (write true) from `first` on; a
-//                        group counts every item first (write false, first 0), then writes
+//                        group counts every item first (write false, first 0), then writes, so
+//                        an item's count must not depend on `write` (Emu<G> checks it)
 #pragma once
 
 #include "kernels/hd.h"

@@ -23,7 +23,9 @@ ZW_HD int cholesky_factor(Grp& g, A a, const int* parent, const int* row_adr, co
   static_assert(kOneLane<T>, "a lane group serves one instance");
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
-    const T pivot = a[row_k + k];
+    // read through a collective: every lane has it before one() overwrites it (0 + x is x,
+    // but for −0, which fails the test below as 0 does)
+    const T pivot = g.template sum<T>(1, [&](int) ZW_ITEM { return a[row_k + k]; });
     if (!(pivot > T(0)) || !visfinite(pivot)) return n - 1 - k;
     // the ancestors of k, nearest first as cholesky_factor walks them: col[last − 1], col[last −
     // 2]…

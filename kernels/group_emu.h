@@ -15,8 +15,9 @@
 //   what another wrote (read after write, write after read; seen in the orders where the writer
 //   runs first, so a test runs kLanes and kReverse);
 // naming the items and the byte. A write of the value already there is not seen; memory outside
-// the watched spans is ASan's. Every collective is a phase: phases() counts them (a barrier
-// each on the GPU), and a probe (set_probe) hears of each item's lane and each phase's end.
+// the watched spans is ASan's. Every collective is a phase: phases() counts them (a point every
+// lane passes before any goes on: a barrier or a shuffle on the GPU), and a probe (set_probe)
+// hears of each item's lane and each phase's end.
 #pragma once
 
 #include <algorithm>
@@ -142,7 +143,17 @@ class Emu {
       }
       return offset;
     } else {
-      return emit_by_scan(*this, n, f);
+      std::vector<int> counted(static_cast<std::size_t>(std::max(n, 0)));
+      return scan(
+          n, [&](int i) { return counted[i] = f(i, 0, false); },
+          [&](int i, int first) {
+            const int wrote = f(i, first, true);
+            if (wrote != counted[i]) {
+              throw std::logic_error("emit(): item " + std::to_string(i) + " counted " +
+                                     std::to_string(counted[i]) + " and wrote " +
+                                     std::to_string(wrote));
+            }
+          });
     }
   }
   // per slot (items s·G … s·G + G − 1): the lanes' counts, their exclusive prefix over the lanes,

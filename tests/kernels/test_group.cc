@@ -205,6 +205,34 @@ TEST(Group, CheckedModeFindsRaces) {
   }
 }
 
+// emit() puts each item's outputs after those of the items before it, on one lane as on a group,
+// and a group refuses an item whose count depends on whether it writes
+TEST(Group, EmitFillsSlotsInItemOrder) {
+  const std::vector<int> counts = {2, 0, 3, 1, 0, 4, 1, 2, 0, 3};
+  const auto fill = [&](auto& g) {
+    std::vector<int> slots(16, -1);
+    const int total = g.emit(10, [&](int i, int first, bool write) {
+      for (int k = 0; write && k < counts[i]; ++k) slots[first + k] = i;
+      return counts[i];
+    });
+    EXPECT_EQ(total, 16);
+    return slots;
+  };
+  Solo solo;
+  Emu<4> lanes;
+  Emu<8> shuffled(EmuOrder::kShuffled, 5);
+  const std::vector<int> expected = {0, 0, 2, 2, 2, 3, 5, 5, 5, 5, 6, 7, 7, 9, 9, 9};
+  EXPECT_EQ(fill(solo), expected);
+  EXPECT_EQ(fill(lanes), expected);
+  EXPECT_EQ(fill(shuffled), expected);
+  try {
+    lanes.emit(3, [](int i, int, bool write) { return write ? i : 1; });
+    ADD_FAILURE() << "a count that depends on writing passed";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "emit(): item 0 counted 1 and wrote 0");
+  }
+}
+
 // every collective is a phase, and the probe hears each item's lane
 TEST(Group, EmuCountsPhasesAndLanes) {
   Emu<4> g;
