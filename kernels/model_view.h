@@ -54,7 +54,13 @@ enum EfcKind : int {
   X(child)      /* each body's children, decreasing */                                          \
   X(entry_row)  /* H(entry_row[e], entry_col[e]): the entries the tree can fill */              \
   X(entry_col)  /* (nentry) */                                                                  \
-  X(entry_adr)  /* row i's entries at [entry_adr[i], entry_adr[i + 1]) (nv + 1) */
+  X(entry_adr)  /* row i's entries at [entry_adr[i], entry_adr[i + 1]) (nv + 1) */              \
+  X(hess_row)   /* the same for efc_tree's pattern (nhess) */                                   \
+  X(hess_col)   /* (nhess) */                                                                   \
+  X(hess_adr)   /* (nv + 1) */                                                                  \
+  X(dense_row)  /* and for efc_dense's, every (i, j ≤ i) in packed order (nM) */              \
+  X(dense_col)  /* (nM) */                                                                      \
+  X(dense_adr)  /* (nv + 1) */
 
 #define ZW_PLAN_REALS(X)                                                        \
   X(efc_frictionloss)   /* friction loss of each row slot (nefc) */             \
@@ -80,6 +86,7 @@ struct ModelView {
   int disableflags;    // DisableBit bits (Model::disableflags)
   int nlevel;          // levels of the body tree (ZW_SCHEDULE_INTS)
   int nentry;          // entries of H that the tree can fill
+  int nhess;           // entries of the Newton Hessian's pattern efc_tree
   // check the per-instance parameters (kernels/check_parameters.h); false where every instance
   // holds the model's values and they pass (Batch::parameters_exposed())
   bool check_parameters = true;

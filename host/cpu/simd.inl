@@ -57,6 +57,7 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.disableflags = v.disableflags;
   p.nlevel = v.nlevel;
   p.nentry = v.nentry;
+  p.nhess = v.nhess;
   p.check_parameters = v.check_parameters;
 #define ZW_X(name) p.name = v.name;
   ZW_MODEL_ARRAYS(ZW_VIEW_INT)

@@ -35,9 +35,10 @@ ModelArrays<T>::ModelArrays(const Model& model)
   const RowPlan plan = plan_rows(model);
   ncollision_ = plan.ncollision;
   contact_efcadr_ = plan.contact_efcadr;
-  const GroupSchedule schedule = make_group_schedule(model);
+  const GroupSchedule schedule = make_group_schedule(model, plan.efc_tree);
   nlevel_ = schedule.nlevel();
   nentry_ = schedule.nentry();
+  nhess_ = schedule.nhess();
   // each array appended to its buffer, its offset kept
   const auto add_ints = [&](int& offset, const std::vector<int>& values) {
     offset = static_cast<int>(ints_.size());

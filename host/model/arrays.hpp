@@ -46,7 +46,7 @@ class ModelArrays {
   double impratio_;
   int ncollision_, contact_efcadr_;
   int disableflags_;
-  int nlevel_, nentry_;
+  int nlevel_, nentry_, nhess_;
   Offsets offsets_;
   std::vector<int> ints_;
   std::vector<T> reals_;
@@ -71,6 +71,7 @@ ModelView<R> ModelArrays<T>::view_as(const int* ints, const R* reals) const {
   v.disableflags = disableflags_;
   v.nlevel = nlevel_;
   v.nentry = nentry_;
+  v.nhess = nhess_;
 #define ZW_X(name) v.name = ints + offsets_.name;
   ZW_MODEL_ARRAYS(ZW_VIEW_INT)
   ZW_PLAN_INTS(ZW_X)

@@ -1,10 +1,32 @@
 #include "host/model/group_schedule.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <vector>
 
 namespace zwang {
+namespace {
 
-GroupSchedule make_group_schedule(const Model& m) {
+// the entries (i, j) of the packed lower triangle with j = i or an ancestor of i in `parent`:
+// row by row, ancestors increasing, then the diagonal
+void add_entries(const std::vector<int>& parent, std::vector<int>& row, std::vector<int>& col,
+                 std::vector<int>& adr) {
+  adr.push_back(0);
+  for (int i = 0; i < static_cast<int>(parent.size()); ++i) {
+    std::vector<int> cols;
+    for (int j = i; j >= 0; j = parent[j]) cols.push_back(j);
+    std::reverse(cols.begin(), cols.end());
+    for (int j : cols) {
+      row.push_back(i);
+      col.push_back(j);
+    }
+    adr.push_back(static_cast<int>(row.size()));
+  }
+}
+
+}  // namespace
+
+GroupSchedule make_group_schedule(const Model& m, const std::vector<int>& efc_tree) {
   GroupSchedule s;
   // depth 1 for the world's children; parents come before their children (validate())
   std::vector<int> depth(static_cast<std::size_t>(m.nbody), 0);
@@ -29,17 +51,12 @@ GroupSchedule make_group_schedule(const Model& m) {
     s.child_adr[b + 1] = static_cast<int>(s.child.size());
   }
 
-  s.entry_adr.push_back(0);
-  for (int i = 0; i < m.nv; ++i) {
-    std::vector<int> row;
-    for (int j = i; j >= 0; j = m.dof_parentid[j]) row.push_back(j);
-    std::reverse(row.begin(), row.end());
-    for (int j : row) {
-      s.entry_row.push_back(i);
-      s.entry_col.push_back(j);
-    }
-    s.entry_adr.push_back(static_cast<int>(s.entry_row.size()));
-  }
+  add_entries(std::vector<int>(m.dof_parentid.begin(), m.dof_parentid.end()), s.entry_row,
+              s.entry_col, s.entry_adr);
+  add_entries(efc_tree, s.hess_row, s.hess_col, s.hess_adr);
+  std::vector<int> dense(static_cast<std::size_t>(m.nv));
+  std::iota(dense.begin(), dense.end(), -1);
+  add_entries(dense, s.dense_row, s.dense_col, s.dense_adr);
   return s;
 }
 

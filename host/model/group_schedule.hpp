@@ -5,7 +5,10 @@
 //   children each body's children in decreasing index, the order in which the composite
 //            inertias and bias wrenches gather them (leaves first, as kernels/assemble.h sums);
 //   entries  the (i, j) of H's packed lower triangle that the tree can make non-zero (j is i or
-//            an ancestor dof of i), in packed order: one entry per lane when H is assembled.
+//            an ancestor dof of i), in packed order: one entry per lane when H is assembled;
+//            the same lists for the two patterns of the Newton Hessian H + Jᵀ D J (the row
+//            plan's efc_tree, and the dense one when a contact couples two branches), by which
+//            a group builds and factors it.
 #pragma once
 
 #include <vector>
@@ -22,11 +25,17 @@ struct GroupSchedule {
   // entry e is H(entry_row[e], entry_col[e]), entry_col[e] ≤ entry_row[e]; row i's entries at
   // [entry_adr[i], entry_adr[i + 1]), its ancestors increasing, then (i, i)
   std::vector<int> entry_row, entry_col, entry_adr;
+  // the same for the pattern of the row plan's efc_tree, and for the dense pattern (parent v − 1,
+  // every (i, j ≤ i): packed order itself)
+  std::vector<int> hess_row, hess_col, hess_adr;
+  std::vector<int> dense_row, dense_col, dense_adr;
 
   int nlevel() const { return static_cast<int>(level_adr.size()) - 1; }
   int nentry() const { return static_cast<int>(entry_row.size()); }
+  int nhess() const { return static_cast<int>(hess_row.size()); }
 };
 
-GroupSchedule make_group_schedule(const Model& model);
+// efc_tree: the dof parents of the Newton Hessian's pattern (host/model/constraint_plan.hpp)
+GroupSchedule make_group_schedule(const Model& model, const std::vector<int>& efc_tree);
 
 }  // namespace zwang

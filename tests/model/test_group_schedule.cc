@@ -1,11 +1,12 @@
 // The lane groups' schedules (host/model/group_schedule.hpp) on every model case: levels and
-// child lists against the parent array, and H's entries against the pattern that the bodies'
-// ancestry gives.
+// child lists against the parent array, H's entries against the pattern that the bodies' ancestry
+// gives, and the Newton Hessian's against the row plan's pattern and the dense one.
 #include <gtest/gtest.h>
 
 #include <set>
 #include <utility>
 
+#include "host/model/constraint_plan.hpp"
 #include "host/model/group_schedule.hpp"
 #include "model_cases.h"
 
@@ -23,7 +24,8 @@ bool ancestor_or_self(const Model& m, int a, int b) {
 TEST(GroupSchedule, EveryModelCase) {
   for (const ModelCase& c : model_cases()) {
     const Model& m = c.model;
-    const GroupSchedule s = make_group_schedule(m);
+    const RowPlan plan = plan_rows(m);
+    const GroupSchedule s = make_group_schedule(m, plan.efc_tree);
     SCOPED_TRACE(c.name);
 
     // every body once; its parent (the world aside) in an earlier level; increasing in a level
@@ -72,6 +74,30 @@ TEST(GroupSchedule, EveryModelCase) {
       for (int e = s.entry_adr[i]; e < s.entry_adr[i + 1]; ++e) EXPECT_EQ(s.entry_row[e], i);
       EXPECT_EQ(s.entry_col[s.entry_adr[i + 1] - 1], i);
     }
+
+    // the Newton Hessian's patterns: (i, j) with j = i or an ancestor of i in the plan's parents,
+    // and for the dense one every (i, j ≤ i)
+    const auto check = [&](const std::vector<int>& parent, const std::vector<int>& row,
+                           const std::vector<int>& col, const std::vector<int>& adr) {
+      std::vector<std::pair<int, int>> want, got;
+      for (int i = 0; i < m.nv; ++i) {
+        for (int j = 0; j <= i; ++j) {
+          int k = i;
+          while (k > j) k = parent[k];
+          if (k == j) want.emplace_back(i, j);
+        }
+      }
+      for (std::size_t e = 0; e < row.size(); ++e) got.emplace_back(row[e], col[e]);
+      EXPECT_EQ(got, want);
+      ASSERT_EQ(static_cast<int>(adr.size()), m.nv + 1);
+      for (int i = 0; i < m.nv; ++i) {
+        EXPECT_EQ(row[adr[i]], i);
+        EXPECT_EQ(col[adr[i + 1] - 1], i);
+      }
+    };
+    check(plan.efc_tree, s.hess_row, s.hess_col, s.hess_adr);
+    check(plan.efc_dense, s.dense_row, s.dense_col, s.dense_adr);
+    EXPECT_EQ(static_cast<int>(s.dense_row.size()), m.nv * (m.nv + 1) / 2);
   }
 }
 
