@@ -46,6 +46,17 @@ class Warp {
     return v;
   }
   template <class T, class F>
+  __device__ T sum(int n, F&& f, T init) {
+    if constexpr (G == 1) {
+      // one lane: Solo's running sum
+      T v = init;
+      for (int i = 0; i < n; ++i) v += f(i);
+      return v;
+    } else {
+      return init + sum<T>(n, f);
+    }
+  }
+  template <class T, class F>
   __device__ T max(int n, F&& f, T lowest) {
     T v = lowest;
     for (int i = rank(); i < n; i += G) {

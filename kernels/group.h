@@ -24,6 +24,9 @@
 //   one(f)               f() once, by one lane
 //   uniform(f)           f() once, by one lane; its value (an int) returned to every lane
 //   sum(n, f)            Σ f(i), of type T
+//   sum(n, f, init)      init + Σ f(i): on one lane (G = 1) a running sum continued from init, in
+//                        item order; on more, init plus the group's Σ f(i).  T may be TwoSums<R>
+//                        (below): two sums from one pass over the items
 //   max(n, f, lowest)    the largest f(i), `lowest` for n = 0 (of 0 and −0, either)
 //   argmax(n, f)         the item of the largest f(i), the lowest such item on ties, -1 for n = 0
 // f(i) of max and argmax is never NaN (its order is not defined).
@@ -38,6 +41,21 @@
 #include "kernels/hd.h"
 
 namespace zwang {
+
+// a pair of sums that a collective carries together (sum<TwoSums<T>>): one pass over the items,
+// each sum in the order a plain sum<T> would take
+template <class T>
+struct TwoSums {
+  T a, b;
+  ZW_HD ZW_INLINE TwoSums(int zero = 0) : a(T(zero)), b(T(zero)) {}
+  ZW_HD ZW_INLINE TwoSums(T a_, T b_) : a(a_), b(b_) {}
+  ZW_HD ZW_INLINE TwoSums& operator+=(const TwoSums& o) {
+    a += o.a;
+    b += o.b;
+    return *this;
+  }
+  ZW_HD ZW_INLINE friend TwoSums operator+(TwoSums x, const TwoSums& y) { return x += y; }
+};
 
 struct Solo {
   static constexpr int size = 1;
@@ -57,6 +75,12 @@ struct Solo {
   template <class T, class F>
   ZW_HD ZW_INLINE T sum(int n, F&& f) {
     T s(0);
+    for (int i = 0; i < n; ++i) s += f(i);
+    return s;
+  }
+  template <class T, class F>
+  ZW_HD ZW_INLINE T sum(int n, F&& f, T init) {
+    T s = init;
     for (int i = 0; i < n; ++i) s += f(i);
     return s;
   }

@@ -97,6 +97,21 @@ class Emu {
     return butterfly(v, [](T a, T b) { return a + b; });
   }
   template <class T, class F>
+  T sum(int n, F&& f, T init) {
+    if constexpr (G == 1) {
+      // one lane: Solo's running sum
+      Phase phase(*this, "sum()");
+      T v = init;
+      for (int i = 0; i < n; ++i) {
+        lane(i);
+        v += f(i);
+      }
+      return v;
+    } else {
+      return init + sum<T>(n, f);
+    }
+  }
+  template <class T, class F>
   T max(int n, F&& f, T lowest) {
     Phase phase(*this, "max()");
     std::array<T, G> v;
@@ -205,11 +220,15 @@ class Emu {
     Emu& g_;
   };
 
+  // each step on every lane, as the lanes of a warp run it (the probe hears which)
   template <class V, class Op>
-  static V butterfly(std::array<V, G> v, Op op) {
+  V butterfly(std::array<V, G> v, Op op) {
     for (int m = G / 2; m >= 1; m /= 2) {
       std::array<V, G> next = v;
-      for (int l = 0; l < G; ++l) next[l] = op(v[l], v[l ^ m]);
+      for (int l = 0; l < G; ++l) {
+        lane(l);
+        next[l] = op(v[l], v[l ^ m]);
+      }
       v = next;
     }
     return v[0];

@@ -52,6 +52,35 @@ TEST(Group, OneLaneEmuIsSolo) {
             solo.sum<double>(101, [&](int i) { return v[i]; }));
 }
 
+// sum(n, f, init): on one lane (Solo, Emu<1>) the running sum from init, bit for bit; on G lanes
+// init plus the group's sum. TwoSums carries two sums with the bits each has alone.
+TEST(Group, SumFromAValueAndTwoSums) {
+  const std::vector<double> v = random_values(41, 3), w = random_values(41, 4);
+  const double init = 1e3;
+  double running = init;
+  for (double x : v) running += x;
+  Solo solo;
+  Emu<1> one;
+  Emu<8> lanes, reverse(EmuOrder::kReverse);
+  const auto value = [&](int i) { return v[i]; };
+  EXPECT_EQ(solo.sum(41, value, init), running);
+  EXPECT_EQ(one.sum(41, value, init), running);
+  EXPECT_EQ(lanes.sum(41, value, init), init + lanes.sum<double>(41, value));
+  const auto pair = [&](int i) { return TwoSums<double>(v[i], w[i]); };
+  const auto second = [&](int i) { return w[i]; };
+  for (const TwoSums<double> s :
+       {solo.sum<TwoSums<double>>(41, pair), one.sum<TwoSums<double>>(41, pair)}) {
+    EXPECT_EQ(s.a, solo.sum<double>(41, value));
+    EXPECT_EQ(s.b, solo.sum<double>(41, second));
+  }
+  const TwoSums<double> s8 = lanes.sum<TwoSums<double>>(41, pair);
+  EXPECT_EQ(s8.a, lanes.sum<double>(41, value));
+  EXPECT_EQ(s8.b, lanes.sum<double>(41, second));
+  const TwoSums<double> r8 = reverse.sum(41, pair, TwoSums<double>(init, -init));
+  EXPECT_EQ(r8.a, init + s8.a);
+  EXPECT_EQ(r8.b, -init + s8.b);
+}
+
 template <int G>
 void expect_collectives(std::uint64_t seed) {
   for (int n : {0, 1, G - 1, G, G + 1, 3 * G + 5, 200}) {
@@ -245,7 +274,9 @@ TEST(Group, EmuCountsPhasesAndLanes) {
   EXPECT_EQ(g.uniform([] { return 7; }), 7);
   EXPECT_EQ(g.phases(), 4);
   EXPECT_EQ(ends, 4);
-  EXPECT_EQ(items, (std::vector<int>{5, 3, 2, 1}));
+  // each(6): 2, 2, 1, 1; one, uniform and the sum's items: lane 0 three, lanes 1, 2 one each; the
+  // sum's butterfly: two steps on every lane
+  EXPECT_EQ(items, (std::vector<int>{7, 5, 4, 3}));
 }
 
 }  // namespace
