@@ -16,8 +16,9 @@
 // With --group, an Euler step stage by stage on a lane group (kernels/group.h) of G = 1, 4, 8,
 // 16, 32 lanes, emulated (kernels/group_emu.h), for the chain and the model files named after
 // it (MJCF or URDF): kinematics, velocities (and Jacobian columns), the mass matrix (body terms,
-// assemble) and the collision on the group; the other stages on one lane of it. Per stage its
-// warp-operations (and barriers where it has more than one), then per instance-step:
+// assemble), the collision and the constraint solver on the group; the other stages on one lane
+// of it. Per stage its warp-operations (and barriers where it has more than one), then per
+// instance-step:
 //   W          warp-operations: per phase the busiest lane's counted operations (flops + math +
 //              accesses), plus the uniform code around the phases, which every lane runs; times
 //              G / 32, the groups that share a warp.  Integer and control instructions are not
@@ -339,9 +340,9 @@ void print_group(const std::string& name, const Model& model) {
       zwang::constraint_rows(m, d, *d.time);
       zwang::contact_rows(m, d, zwang::RowSetup<Counted>{m, d});
     }));
-    stages.push_back(lane([&] {
-      if (rows && ok) ok = zwang::constraint_solve(m, d, damping_dt);
-    }));
+    work.take();
+    if (rows && ok) ok = zwang::constraint_solve(m, d, damping_dt, g);
+    stages.push_back(work.take());
     stages.push_back(lane([&] {
       if (rows && ok) {
         zwang::contact_forces(m, d);
@@ -363,7 +364,7 @@ void print_group(const std::string& name, const Model& model) {
   }
   std::printf("%-16s %2d", name.c_str(), G);
   for (std::size_t k = 0; k < stages.size(); ++k) {
-    if ((k >= 1 && k <= 3) || k == 6) {
+    if ((k >= 1 && k <= 3) || k == 6 || k == 8) {
       std::printf(" %7ld/%-3ld", stages[k].first, stages[k].second);
     } else {
       std::printf(" %7ld", stages[k].first);
@@ -378,7 +379,7 @@ void print_group(const std::string& name, const Model& model) {
 }
 
 int print_groups(int argc, char** argv) {
-  std::printf("%-16s %2s %7s %11s %11s %11s %7s %7s %11s %7s %7s %7s %9s %8s\n", "model", "G",
+  std::printf("%-16s %2s %7s %11s %11s %11s %7s %7s %11s %7s %11s %7s %9s %8s\n", "model", "G",
               "begin", "kinematics", "velocities", "mass", "forces", "solve", "collide", "rows",
               "solver", "finish", "W", "barriers");
   std::vector<std::pair<std::string, Model>> models;

@@ -22,6 +22,8 @@
 
 #include <cmath>
 
+#include "kernels/group.h"
+#include "kernels/group_chol.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_chol.h"
@@ -253,21 +255,37 @@ ZW_HD ZW_INLINE constexpr T hard_reach() {
   return T(1000);
 }
 
+// The pattern of the Newton Hessian in one solve: its dof parents and its entries
+// (ZW_SCHEDULE_INTS: hess_* for the plan's efc_tree, dense_* when a contact couples two branches)
+struct HessianPattern {
+  const int* parent;
+  const int* row;
+  const int* col;
+  const int* adr;
+  int nentry;
+};
+
+// The solver's steps on a lane group (kernels/group.h): the rows and the dofs are items, the
+// Hessian's entries are items, the Cholesky factors are kernels/group_chol.h's, and each element
+// is computed by the operations, in the order, of one lane.  The hard rows' projection and the
+// triangular solves run on one lane.
 template <class T>
 struct ConstraintSolver {
   const ModelView<T>& m;
   const Instance<T>& d;
   int nv, nefc, nh;  // nefc: the row slots in use (the contact slots up to ncon)
   int ncon;          // contacts, elliptic cones when m.cone is elliptic
-  const int* tree;   // pattern of the Newton Hessian in this solve
+  HessianPattern hess;
 
   ZW_HD int cone_row(int c) const { return m.contact_efcadr + c * m.s.ncon_rows; }
   ZW_HD bool has_cones() const { return m.cone == Cone::kElliptic && ncon > 0; }
+  ZW_HD int ncones() const { return has_cones() ? ncon : 0; }
   ZW_HD EllipticCone<T> cone(int c, Row<T> jv, T alpha) const {
     const int pair = static_cast<int>(d.contact_pair()[c]);
     return EllipticCone<T>(m.collision_dim[pair], d.contact_mu()[c],
                            m.collision_friction + 5 * pair, d.efc_jar(), jv, alpha, cone_row(c));
   }
+  ZW_HD int cone_dim(int c) const { return m.collision_dim[static_cast<int>(d.contact_pair()[c])]; }
 
   ZW_HD Row<T> jac(int r) const { return d.efc_J() + r * nv; }
 
@@ -282,6 +300,45 @@ struct ConstraintSolver {
   ZW_HD void add_row(int r, T c, Row<T> y) const {
     const Row<T> j = jac(r);
     for (int i = 0; i < nv; ++i) y[i] += c * j[i];
+  }
+
+  // the coefficient of row r in Σ_r c_r J_rᵀ below: sign f_r, f = efc_force, an elliptic cone's
+  // rows 0 (they join after the others, by cone)
+  ZW_HD T row_coefficient(int r, T sign) const {
+    return sign * (m.efc_kind[r] == kEfcElliptic ? T(0) : d.efc_force()[r]);
+  }
+
+  // y = start + sign Σ_r f_r J_rᵀ (start 0 when null): the soft rows in order (rows with D = 0
+  // left out when `active`), then each elliptic cone's rows.  One lane adds row by row, a group
+  // a dof per item; each element sees the same additions in the same order.
+  template <class Grp>
+  ZW_HD void rows_into(Grp& g, Row<T> y, const Row<T>* start, T sign, bool active) const {
+    const Row<T> force = d.efc_force(), D = d.efc_D();
+    if constexpr (Grp::size == 1) {
+      g.one([&]() ZW_ITEM {
+        for (int i = 0; i < nv; ++i) y[i] = start ? (*start)[i] : T(0);
+        for (int r = nh; r < nefc; ++r) {
+          if (!(active && D[r] == T(0))) add_row(r, row_coefficient(r, sign), y);
+        }
+        for (int c = 0; c < ncones(); ++c) {
+          for (int j = 0; j < cone_dim(c); ++j) {
+            add_row(cone_row(c) + j, sign * force[cone_row(c) + j], y);
+          }
+        }
+      });
+    } else {
+      g.each(nv, [&](int i) ZW_ITEM {
+        T v = start ? (*start)[i] : T(0);
+        for (int r = nh; r < nefc; ++r) {
+          if (!(active && D[r] == T(0))) v += row_coefficient(r, sign) * jac(r)[i];
+        }
+        for (int c = 0; c < ncones(); ++c) {
+          const int r0 = cone_row(c);
+          for (int j = 0; j < cone_dim(c); ++j) v += sign * force[r0 + j] * jac(r0 + j)[i];
+        }
+        y[i] = v;
+      });
+    }
   }
 
   // Y_r = G⁻¹ A_rᵀ, S = A Y factored, for the factor `l` of G with pattern `parent`
@@ -349,120 +406,148 @@ struct ConstraintSolver {
     }
   }
 
-  // jar = J x − aref over the soft rows; grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s)
-  ZW_HD void gradient(Row<T> x) const {
+  // jar = J x − aref over the soft rows, their forces (efc_force) and weights s″ (efc_weight);
+  // grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s)
+  template <class Grp>
+  ZW_HD void gradient(Grp& g, Row<T> x) const {
     const Row<T> xs = d.qacc_smooth(), grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
     const Row<T> jar = d.efc_jar(), aref = d.efc_aref(), D = d.efc_D(), R = d.efc_R();
-    for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
-    tree_symv<T>(d.qM(), m.dof_parentid, dir, tmp, nv);
-    for (int i = 0; i < nv; ++i) grad[i] = tmp[i];
-    for (int r = nh; r < nefc; ++r) {
+    const Row<T> force = d.efc_force(), weight = d.efc_weight();
+    g.one([&]() ZW_ITEM {
+      for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
+      tree_symv<T>(d.qM(), m.dof_parentid, dir, tmp, nv);
+    });
+    g.each(nefc - nh, [&](int k) ZW_ITEM {
+      const int r = nh + k;
       // an inactive limit row (D = 0) has no force at any jar
       if (D[r] == T(0)) {
-        jar[r] = T(0);
-        continue;
+        jar[r] = weight[r] = T(0);
+        return;
       }
       jar[r] = row_dot(r, x) - aref[r];
       T w;
-      const T f = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
-      add_row(r, -f, grad);
+      force[r] = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
+      weight[r] = w;
+    });
+    if (has_cones()) {
+      g.each(ncon, [&](int c) ZW_ITEM {
+        const EllipticCone<T> k = cone(c, jar, T(0));
+        for (int j = 0; j < k.dim; ++j) force[cone_row(c) + j] = k.force(j, D, cone_row(c));
+      });
     }
-    for (int c = 0; c < (has_cones() ? ncon : 0); ++c) {
-      const EllipticCone<T> k = cone(c, jar, T(0));
-      for (int j = 0; j < k.dim; ++j) add_row(cone_row(c) + j, -k.force(j, D, cone_row(c)), grad);
-    }
+    rows_into(g, grad, &tmp, T(-1), true);
   }
 
-  // G = H + Σ D_r J_rᵀ J_r over the quadratic rows, factored in efc_HnL
-  ZW_HD bool newton_factor() const {
-    const Row<T> g = d.efc_HnL(), qM = d.qM(), jar = d.efc_jar(), D = d.efc_D(), R = d.efc_R();
-    for (int i = 0; i < m.s.nM; ++i) g[i] = qM[i];
+  // f(c, a, b) for each term c a bᵀ of Σ D_r J_rᵀ J_r over the quadratic rows (their weights
+  // efc_weight, in row order), then of each elliptic cone's Σ_ab h_ab J_aᵀ J_b (middle or bottom
+  // zone, in cone order)
+  template <class F>
+  ZW_HD ZW_INLINE void hessian_terms(F&& f) const {
+    const Row<T> weight = d.efc_weight(), D = d.efc_D(), jar = d.efc_jar();
     for (int r = nh; r < nefc; ++r) {
-      T w;
-      row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
-      if (w == T(0)) continue;
-      const Row<T> j = jac(r);
-      for (int a = 0; a < nv; ++a) {
-        const T ja = w * j[a];
-        if (ja == T(0)) continue;
-        const int row = packed_index(a, 0);
-        for (int b = 0; b <= a; ++b) g[row + b] += ja * j[b];
-      }
+      if (weight[r] != T(0)) f(weight[r], jac(r), jac(r));
     }
-    // each cone in its middle or bottom zone: Σ_ab h_ab J_aᵀ J_b
-    for (int c = 0; c < (has_cones() ? ncon : 0); ++c) {
+    for (int c = 0; c < ncones(); ++c) {
       const EllipticCone<T> k = cone(c, jar, T(0));
       if (k.zone == 0) continue;
       const int r0 = cone_row(c);
       for (int a = 0; a < k.dim; ++a) {
         for (int b = 0; b < k.dim; ++b) {
           const T hab = k.hessian(a, b, D, r0);
-          if (hab == T(0)) continue;
-          const Row<T> ja = jac(r0 + a), jb = jac(r0 + b);
-          for (int p = 0; p < nv; ++p) {
-            const T jp = hab * ja[p];
-            if (jp == T(0)) continue;
-            const int row = packed_index(p, 0);
-            for (int q = 0; q <= p; ++q) g[row + q] += jp * jb[q];
-          }
+          if (hab != T(0)) f(hab, jac(r0 + a), jac(r0 + b));
         }
       }
     }
-    return cholesky_factor<T>(g, tree, nv) == nv;
   }
 
-  // φ′(α) and φ″(α) along dir: c1 = dᵀ H (x − x_s), c2 = dᵀ H d
-  ZW_HD void line_derivatives(T alpha, T c1, T c2, T& g, T& h) const {
+  // G = H + the terms above, factored in efc_HnL.  One lane adds term by term over the packed
+  // triangle; a group takes an entry of the pattern per item, the terms in the same order (the
+  // factor reads no other entry).  A term c a bᵀ skips the rows p where c a_p is 0.
+  template <class Grp>
+  ZW_HD bool newton_factor(Grp& g) const {
+    const Row<T> l = d.efc_HnL(), qM = d.qM();
+    if constexpr (Grp::size == 1) {
+      g.one([&]() ZW_ITEM {
+        for (int i = 0; i < m.s.nM; ++i) l[i] = qM[i];
+        hessian_terms([&](T c, Row<T> a, Row<T> b) ZW_ITEM {
+          for (int p = 0; p < nv; ++p) {
+            const T cp = c * a[p];
+            if (cp == T(0)) continue;
+            const int row = packed_index(p, 0);
+            for (int q = 0; q <= p; ++q) l[row + q] += cp * b[q];
+          }
+        });
+      });
+    } else {
+      g.each(hess.nentry, [&](int e) ZW_ITEM {
+        const int p = hess.row[e], q = hess.col[e], at = packed_index(p, 0) + q;
+        T v = qM[at];
+        hessian_terms([&](T c, Row<T> a, Row<T> b) ZW_ITEM {
+          const T cp = c * a[p];
+          if (cp != T(0)) v += cp * b[q];
+        });
+        l[at] = v;
+      });
+    }
+    return cholesky_factor<T>(g, l, hess.parent, hess.adr, hess.col, nv) == nv;
+  }
+
+  // φ′(α) and φ″(α) along dir: quad = (dᵀ H (x − x_s), dᵀ H d)
+  template <class Grp>
+  ZW_HD TwoSums<T> line_derivatives(Grp& g, T alpha, TwoSums<T> quad) const {
     const Row<T> jar = d.efc_jar(), jv = d.efc_jv(), D = d.efc_D(), R = d.efc_R();
-    g = c1 + alpha * c2;
-    h = c2;
-    for (int r = nh; r < nefc; ++r) {
-      T w;
-      const T f =
-          row_force(m.efc_kind[r], jar[r] + alpha * jv[r], D[r], R[r], m.efc_frictionloss[r], w);
-      g -= f * jv[r];
-      h += w * jv[r] * jv[r];
-    }
-    for (int c = 0; c < (has_cones() ? ncon : 0); ++c) {
-      // the cone at jar + α jv: its own zone along the line
-      const int pair = static_cast<int>(d.contact_pair()[c]);
-      const EllipticCone<T> k(m.collision_dim[pair], d.contact_mu()[c],
-                              m.collision_friction + 5 * pair, jar, jv, alpha, cone_row(c));
-      T gc, hc;
-      k.line(jv, D, cone_row(c), gc, hc);
-      g += gc;
-      h += hc;
-    }
+    const TwoSums<T> rows = g.sum(
+        nefc - nh,
+        [&](int k) ZW_ITEM {
+          const int r = nh + k;
+          T w;
+          const T f = row_force(m.efc_kind[r], jar[r] + alpha * jv[r], D[r], R[r],
+                                m.efc_frictionloss[r], w);
+          return TwoSums<T>(-(f * jv[r]), w * jv[r] * jv[r]);
+        },
+        TwoSums<T>(quad.a + alpha * quad.b, quad.b));
+    if (ncones() == 0) return rows;
+    return g.sum(
+        ncones(),
+        [&](int c) ZW_ITEM {
+          // the cone at jar + α jv: its own zone along the line
+          const int pair = static_cast<int>(d.contact_pair()[c]);
+          const EllipticCone<T> k(m.collision_dim[pair], d.contact_mu()[c],
+                                  m.collision_friction + 5 * pair, jar, jv, alpha, cone_row(c));
+          TwoSums<T> s;
+          k.line(jv, D, cone_row(c), s.a, s.b);
+          return s;
+        },
+        rows);
   }
 
-  // the exact minimiser of φ along dir: Newton on φ′ (piecewise linear, increasing), kept
-  // inside the bracket [lo, hi] of its sign change
-  ZW_HD T line_search(T& decrease) const {
+  // the exact minimiser of φ along dir (Hd = H dir computed already): Newton on φ′ (piecewise
+  // linear, increasing), kept inside the bracket [lo, hi] of its sign change
+  template <class Grp>
+  ZW_HD T line_search(Grp& g, T& decrease) const {
     const Row<T> dir = d.efc_dir(), hd = d.efc_Hd(), tmp = d.efc_tmp(), jv = d.efc_jv();
-    tree_symv<T>(d.qM(), m.dof_parentid, dir, hd, nv);
-    T c1 = T(0), c2 = T(0);
-    for (int i = 0; i < nv; ++i) {
-      c1 += dir[i] * tmp[i];
-      c2 += dir[i] * hd[i];
-    }
     const Row<T> D = d.efc_D();
-    for (int r = nh; r < nefc; ++r) jv[r] = D[r] == T(0) ? T(0) : row_dot(r, dir);
-    T g0, h0;
-    line_derivatives(T(0), c1, c2, g0, h0);
+    const TwoSums<T> quad = g.template sum<TwoSums<T>>(
+        nv, [&](int i) ZW_ITEM { return TwoSums<T>(dir[i] * tmp[i], dir[i] * hd[i]); });
+    g.each(nefc - nh, [&](int k) ZW_ITEM {
+      const int r = nh + k;
+      jv[r] = D[r] == T(0) ? T(0) : row_dot(r, dir);
+    });
+    const TwoSums<T> d0 = line_derivatives(g, T(0), quad);
+    const T g0 = d0.a, h0 = d0.b;
     decrease = T(0);
     if (!(g0 < T(0)) || !(h0 > T(0))) return T(0);
     const T tol = T(sizeof(T) == 4 ? 1e-6 : 1e-13) * -g0;
     T lo = T(0), hi = T(-1), alpha = -g0 / h0;
     for (int it = 0; it < 64; ++it) {
-      T g, h;
-      line_derivatives(alpha, c1, c2, g, h);
-      if (!(T(std::fabs(g)) > tol)) break;
-      if (g < T(0)) {
+      const TwoSums<T> da = line_derivatives(g, alpha, quad);
+      if (!(T(std::fabs(da.a)) > tol)) break;
+      if (da.a < T(0)) {
         lo = alpha;
       } else {
         hi = alpha;
       }
-      T next = alpha - g / h;
+      T next = alpha - da.a / da.b;
       const bool bracketed = hi > T(0);
       if (!(next > lo) || (bracketed && !(next < hi))) {
         next = bracketed ? T(0.5) * (lo + hi) : T(2) * alpha;
@@ -474,19 +559,54 @@ struct ConstraintSolver {
     return alpha;
   }
 
-  ZW_HD T grad_scale() const {
+  template <class Grp>
+  ZW_HD T grad_scale(Grp& g) const {
     const Row<T> qM = d.qM();
-    T trace = T(0);
-    for (int i = 0; i < nv; ++i) trace += qM[packed_index(i, i)];
+    const T trace = g.template sum<T>(nv, [&](int i) ZW_ITEM { return qM[packed_index(i, i)]; });
     const T mean = trace / T(nv > 0 ? nv : 1);
     return T(1) / (mean * T(nv > 1 ? nv : 1));
   }
+
+  // a value one lane left in `at`, on every lane (read through a collective)
+  template <class Grp>
+  ZW_HD static T shared(Grp& g, const Row<T> at) {
+    return g.template sum<T>(1, [&](int) ZW_ITEM { return at[0]; });
+  }
 };
 
-// the constrained q̈ at the current rows; false (kStatusFactorization) when H or the Newton
-// Hessian cannot be factored.  Not inlined on a GPU, so that its registers are its own.
-template <class T>
-ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+// Lᵀ L = a, a copy of qM (+ h diag(damping) when damping_dt > 0) in the tree's pattern (one lane
+// copies the whole packed triangle, a group the pattern's entries, which are all the factor and
+// its solves read); false, with kStatusFactorization, when a pivot is not positive
+template <class T, class Grp>
+ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T damping_dt,
+                       Grp& g) {
+  const Row<T> qM = d.qM(), damping = d.dof_damping();
+  if constexpr (Grp::size == 1) {
+    g.one([&]() ZW_ITEM {
+      for (int e = 0; e < m.s.nM; ++e) a[e] = qM[e];
+      if (damping_dt > T(0)) {
+        for (int i = 0; i < m.s.nv; ++i) a[packed_index(i, i)] += damping_dt * damping[i];
+      }
+    });
+  } else {
+    g.each(m.nentry, [&](int e) ZW_ITEM {
+      const int i = m.entry_row[e], at = packed_index(i, m.entry_col[e]);
+      a[at] = qM[at];
+      if (damping_dt > T(0) && m.entry_col[e] == i) a[at] += damping_dt * damping[i];
+    });
+  }
+  if (cholesky_factor<T>(g, a, m.dof_parentid, m.entry_adr, m.entry_col, m.s.nv) == m.s.nv) {
+    return true;
+  }
+  g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+  return false;
+}
+
+// the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
+// the Newton Hessian cannot be factored.  Not inlined on a GPU, so that its registers are its own.
+template <class T, class Grp>
+ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
+                                        Grp& g) {
   const int nv = m.s.nv, nh = m.s.nhard;
   const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
   const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;
@@ -497,41 +617,46 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     couples = couples ||
               (m.collision_couples[pair] && d.efc_D()[m.contact_efcadr + c * m.s.ncon_rows] > T(0));
   }
-  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, couples ? m.efc_dense : m.efc_tree};
-  const Row<T> qM = d.qM(), hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
+  const HessianPattern hess =
+      couples ? HessianPattern{m.efc_dense, m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
+              : HessianPattern{m.efc_tree, m.hess_row, m.hess_col, m.hess_adr, m.nhess};
+  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess};
+  const Row<T> hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
   const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
 
   // slots past the contacts found carry no force
-  for (int r = nefc; r < m.s.nefc; ++r) force[r] = T(0);
+  g.each(m.s.nefc - nefc, [&](int k) ZW_ITEM { force[nefc + k] = T(0); });
   if (nv == 0) {
     // nothing moves: no row can act
-    for (int r = 0; r < nefc; ++r) force[r] = T(0);
-    for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = T(0);
-    d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = T(0);
+    g.one([&]() ZW_ITEM {
+      for (int r = 0; r < nefc; ++r) force[r] = T(0);
+      for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = T(0);
+      d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = T(0);
+    });
     return true;
   }
-  for (int i = 0; i < m.s.nM; ++i) hl[i] = qM[i];
-  if (cholesky_factor<T>(hl, m.dof_parentid, nv) < nv) {
-    *d.status |= kStatusFactorization;
-    return false;
-  }
-  for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
-  cholesky_solve<T>(hl, m.dof_parentid, xs, nv);
-  for (int i = 0; i < nv; ++i) x[i] = xs[i];
+  if (!factor_mass(m, d, hl, T(0), g)) return false;
+  g.one([&]() ZW_ITEM {
+    for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
+    cholesky_solve<T>(hl, m.dof_parentid, xs, nv);
+    for (int i = 0; i < nv; ++i) x[i] = xs[i];
+  });
 
   // 1. the Gauss projection onto the hard rows, which must not contradict one another
   if (nh > 0) {
-    cs.hard_factor(hl, m.dof_parentid);
-    cs.hard_project(x, true);
-    if (!cs.hard_consistent(x)) {
+    const int holds = g.uniform([&]() ZW_ITEM {
+      cs.hard_factor(hl, m.dof_parentid);
+      cs.hard_project(x, true);
+      if (cs.hard_consistent(x)) return 1;
       *d.status |= kStatusHardConflict;
-      return false;
-    }
+      return 0;
+    });
+    if (!holds) return false;
   }
 
   // 2. Newton on the soft rows, in the null space of the hard ones
-  const T scale = cs.grad_scale();
+  const T scale = cs.grad_scale(g);
   int iter = 0;
   T residual = T(0), tolerance = m.tolerance;
   bool stalled = false;
@@ -540,50 +665,55 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   const bool solve = m.iterations > 0;
   if (nefc > nh && solve) {
     for (;; ++iter) {
-      cs.gradient(x);
+      cs.gradient(g, x);
       // the tolerance, or what rounding allows: the gradient is a difference of terms as large
       // as H (x − x_s), the constraint forces, known to a few ε each
-      {
-        const Row<T> tmp = d.efc_tmp();
-        T big = T(0);
-        for (int i = 0; i < nv; ++i) big += tmp[i] * tmp[i];
-        const T eps = T(sizeof(T) == 4 ? 1.2e-7 : 2.3e-16);
-        tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * std::sqrt(big)));
-      }
+      const Row<T> tmp = d.efc_tmp();
+      const TwoSums<T> norms = g.template sum<TwoSums<T>>(
+          nv, [&](int i) ZW_ITEM { return TwoSums<T>(tmp[i] * tmp[i], grad[i] * grad[i]); });
+      const T eps = T(sizeof(T) == 4 ? 1.2e-7 : 2.3e-16);
+      tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * std::sqrt(norms.a)));
       // without hard rows the gradient is the residual: no factor when it is small already
       if (nh == 0) {
-        T norm2 = T(0);
-        for (int i = 0; i < nv; ++i) norm2 += grad[i] * grad[i];
-        residual = scale * std::sqrt(norm2);
+        residual = scale * std::sqrt(norms.b);
         if (!(residual > tolerance) || iter >= m.iterations) break;
       }
-      if (!cs.newton_factor()) {
-        *d.status |= kStatusFactorization;
+      if (!cs.newton_factor(g)) {
+        g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
         return false;
       }
-      for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
-      cholesky_solve<T>(d.efc_HnL(), cs.tree, dir, nv);
-      if (nh > 0) {
-        // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
-        // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
-        cs.hard_factor(d.efc_HnL(), cs.tree);
-        cs.hard_project(dir, false);
-        const Row<T> mu = d.efc_mu(), tmp = d.efc_Hd();
-        for (int i = 0; i < nv; ++i) tmp[i] = grad[i];
-        for (int r = 0; r < nh; ++r) {
-          cs.add_row(r, mu[r], tmp);
-          cs.add_row(r, mu[r], d.efc_tmp());
+      g.one([&]() ZW_ITEM {
+        for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
+        cholesky_solve<T>(d.efc_HnL(), hess.parent, dir, nv);
+        if (nh > 0) {
+          // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
+          // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
+          cs.hard_factor(d.efc_HnL(), hess.parent);
+          cs.hard_project(dir, false);
+          const Row<T> mu = d.efc_mu(), hd = d.efc_Hd();
+          for (int i = 0; i < nv; ++i) hd[i] = grad[i];
+          for (int r = 0; r < nh; ++r) {
+            cs.add_row(r, mu[r], hd);
+            cs.add_row(r, mu[r], d.efc_tmp());
+          }
+          T norm2 = T(0);
+          for (int i = 0; i < nv; ++i) norm2 += hd[i] * hd[i];
+          const T projected = scale * std::sqrt(norm2);
+          d.solver_residual()[0] = projected;
+          if (!(projected > tolerance) || iter >= m.iterations) return;
         }
-        T norm2 = T(0);
-        for (int i = 0; i < nv; ++i) norm2 += tmp[i] * tmp[i];
-        residual = scale * std::sqrt(norm2);
+        // H d, for the line search
+        tree_symv<T>(d.qM(), m.dof_parentid, dir, d.efc_Hd(), nv);
+      });
+      if (nh > 0) {
+        residual = cs.shared(g, d.solver_residual());
         if (!(residual > tolerance) || iter >= m.iterations) break;
       }
       T decrease;
-      const T alpha = cs.line_search(decrease);
-      for (int i = 0; i < nv; ++i) x[i] += alpha * dir[i];
+      const T alpha = cs.line_search(g, decrease);
+      g.each(nv, [&](int i) ZW_ITEM { x[i] += alpha * dir[i]; });
       // back onto A x = b, which the step keeps only to rounding
-      if (nh > 0) cs.hard_project(x, true);
+      if (nh > 0) g.one([&]() ZW_ITEM { cs.hard_project(x, true); });
       // converged as MuJoCo's Newton: the scaled cost no longer decreases
       if (!(scale * decrease > tolerance)) {
         stalled = true;
@@ -591,81 +721,93 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
         break;
       }
     }
-    if (!(residual <= tolerance) && !stalled) *d.status |= kStatusNotConverged;
+    if (!(residual <= tolerance) && !stalled) {
+      g.one([&]() ZW_ITEM { *d.status |= kStatusNotConverged; });
+    }
   }
 
   // 3. forces: soft from their rows, hard from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f)
-  cs.gradient(x);
-  int nactive = nh;
-  for (int i = 0; i < nv; ++i) qfrc[i] = T(0);
-  for (int r = nh; r < nefc; ++r) {
-    T w;
-    const T f = row_force(m.efc_kind[r], d.efc_jar()[r], d.efc_D()[r], d.efc_R()[r],
-                          m.efc_frictionloss[r], w);
-    force[r] = solve ? f : T(0);
-    nactive += d.efc_D()[r] > T(0) ? 1 : 0;
-    cs.add_row(r, force[r], qfrc);
+  cs.gradient(g, x);
+  {
+    const Row<T> jar = d.efc_jar(), D = d.efc_D(), R = d.efc_R();
+    g.each(nefc - nh, [&](int k) ZW_ITEM {
+      const int r = nh + k;
+      T w;
+      const T f = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
+      force[r] = solve ? f : T(0);
+    });
+    if (cs.has_cones()) {
+      g.each(ncon, [&](int c) ZW_ITEM {
+        const EllipticCone<T> k = cs.cone(c, jar, T(0));
+        const int r0 = cs.cone_row(c);
+        for (int j = 0; j < k.dim; ++j) force[r0 + j] = solve ? k.force(j, D, r0) : T(0);
+      });
+    }
+    cs.rows_into(g, qfrc, nullptr, T(1), false);
   }
-  for (int c = 0; c < (cs.has_cones() ? ncon : 0); ++c) {
-    const EllipticCone<T> k = cs.cone(c, d.efc_jar(), T(0));
-    const int r0 = cs.cone_row(c);
-    for (int j = 0; j < k.dim; ++j) {
-      force[r0 + j] = solve ? k.force(j, d.efc_D(), r0) : T(0);
-      cs.add_row(r0 + j, force[r0 + j], qfrc);
+  const Row<T> D = d.efc_D();
+  const int nactive = nh + static_cast<int>(g.template sum<T>(nefc - nh, [&](int k) ZW_ITEM {
+                        return D[nh + k] > T(0) ? T(1) : T(0);
+                      }));
+  g.one([&]() ZW_ITEM {
+    if (nh > 0) {
+      // without a solve the soft rows carry no force: grad is H (x − x_s) alone
+      if (!solve) {
+        for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
+      }
+      cs.hard_factor(hl, m.dof_parentid);
+      const Row<T> mu = d.efc_mu(), y = d.efc_Y();
+      for (int r = 0; r < nh; ++r) {
+        const Row<T> yr = y + r * nv;
+        T s = T(0);
+        for (int i = 0; i < nv; ++i) s += yr[i] * grad[i];
+        mu[r] = s;
+      }
+      semidefinite_solve<T>(d.efc_S(), d.efc_perm(), d.efc_pstate(), mu, nh);
+      for (int r = 0; r < nh; ++r) {
+        force[r] = mu[r];
+        cs.add_row(r, mu[r], qfrc);
+      }
     }
-  }
-  if (nh > 0) {
-    // without a solve the soft rows carry no force: grad is H (x − x_s) alone
-    if (!solve) {
-      for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
-    }
-    cs.hard_factor(hl, m.dof_parentid);
-    const Row<T> mu = d.efc_mu(), y = d.efc_Y();
-    for (int r = 0; r < nh; ++r) {
-      const Row<T> yr = y + r * nv;
-      T s = T(0);
-      for (int i = 0; i < nv; ++i) s += yr[i] * grad[i];
-      mu[r] = s;
-    }
-    semidefinite_solve<T>(d.efc_S(), d.efc_perm(), d.efc_pstate(), mu, nh);
-    for (int r = 0; r < nh; ++r) {
-      force[r] = mu[r];
-      cs.add_row(r, mu[r], qfrc);
-    }
-  }
-  d.efc_nactive()[0] = T(nactive);
-  d.solver_niter()[0] = T(iter);
-  d.solver_residual()[0] = residual;
+    d.efc_nactive()[0] = T(nactive);
+    d.solver_niter()[0] = T(iter);
+    d.solver_residual()[0] = residual;
+  });
 
   // 4. implicit damping of the Euler step; the hard rows then hold again by their projection in
   //    the metric H + h diag(b), whose multipliers add to their forces
   if (damping_dt > T(0)) {
-    const Row<T> g = d.efc_HnL(), damping = d.dof_damping();
-    for (int i = 0; i < m.s.nM; ++i) g[i] = qM[i];
-    for (int i = 0; i < nv; ++i) g[packed_index(i, i)] += damping_dt * damping[i];
-    if (cholesky_factor<T>(g, m.dof_parentid, nv) < nv) {
-      *d.status |= kStatusFactorization;
-      return false;
-    }
-    for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-    cholesky_solve<T>(g, m.dof_parentid, x, nv);
-    if (nh > 0) {
-      cs.hard_factor(g, m.dof_parentid);
-      cs.hard_project(x, true);
-      // the rows this metric's factor drops must hold as well
-      if (!cs.hard_consistent(x)) {
-        *d.status |= kStatusHardConflict;
-        return false;
+    const Row<T> l = d.efc_HnL();
+    if (!factor_mass(m, d, l, damping_dt, g)) return false;
+    const int holds = g.uniform([&]() ZW_ITEM {
+      for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
+      cholesky_solve<T>(l, m.dof_parentid, x, nv);
+      if (nh > 0) {
+        cs.hard_factor(l, m.dof_parentid);
+        cs.hard_project(x, true);
+        // the rows this metric's factor drops must hold as well
+        if (!cs.hard_consistent(x)) {
+          *d.status |= kStatusHardConflict;
+          return 0;
+        }
+        const Row<T> mu = d.efc_mu();
+        for (int r = 0; r < nh; ++r) {
+          force[r] -= mu[r];
+          cs.add_row(r, -mu[r], qfrc);
+        }
       }
-      const Row<T> mu = d.efc_mu();
-      for (int r = 0; r < nh; ++r) {
-        force[r] -= mu[r];
-        cs.add_row(r, -mu[r], qfrc);
-      }
-    }
+      return 1;
+    });
+    if (!holds) return false;
   }
-  for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = force[m.drive_efcadr[i]];
+  g.each(m.s.ndrive, [&](int i) ZW_ITEM { d.drive_force()[i] = force[m.drive_efcadr[i]]; });
   return true;
+}
+
+template <class T>
+ZW_HD bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+  Solo g;
+  return constraint_solve(m, d, damping_dt, g);
 }
 
 }  // namespace zwang

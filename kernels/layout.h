@@ -126,6 +126,7 @@ struct Sizes {
   X(efc_R, s.nefc)             /* regulariser */                                                 \
   X(efc_jar, s.nefc)           /* J q̈ − aref */                                              \
   X(efc_jv, s.nefc)            /* J d along the search direction d */                            \
+  X(efc_weight, s.nefc)        /* s″ of each soft row at jar: its weight in H + Jᵀ D J */    \
   X(efc_HL, s.nM)              /* Cholesky factor of H */                                        \
   X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J */                   \
   X(efc_grad, s.nv)            /* gradient of the cost */                                        \

@@ -115,8 +115,8 @@ ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance
 }
 
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
-// rows; replaces whatever a batched solve left in qacc. On a lane group the collision runs on
-// the group, the rest on one lane of it.
+// rows; replaces whatever a batched solve left in qacc. On a lane group the collision and the
+// solver run on the group, the rows on one lane of it.
 template <class T, class Grp>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
                               int phase, Grp& g) {
@@ -133,14 +133,16 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   } else if (!collision(m, d, g)) {
     return kPhaseFailed;
   }
-  return g.uniform([&]() ZW_ITEM {
+  g.one([&]() ZW_ITEM {
     constraint_rows(m, d, t);
     contact_rows(m, d, RowSetup<T>{m, d});
-    if (!constraint_solve(m, d, damping_dt)) return static_cast<int>(kPhaseFailed);
+  });
+  if (!constraint_solve(m, d, damping_dt, g)) return kPhaseFailed;
+  g.one([&]() ZW_ITEM {
     contact_forces(m, d);
     external_wrenches(m, d);
-    return static_cast<int>(kPhaseSolve);
   });
+  return kPhaseSolve;
 }
 
 template <class T>
@@ -189,8 +191,8 @@ ZW_HD bool forward_end(const ModelView<T>& m, const Instance<T>& d, int phase) {
 }
 
 // H, h, q̈ at the current state; false (and a status bit) when the instance cannot go on. On a
-// lane group (kernels/group.h) smooth() and the collision run on the group, the rest on one lane
-// of it.
+// lane group (kernels/group.h) smooth(), the collision and the solver run on the group, the rest on
+// one lane of it.
 template <class T, class Grp>
 ZW_HD bool forward(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   int phase = g.uniform([&]() ZW_ITEM { return forward_begin(m, d); });
@@ -343,8 +345,8 @@ ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int p
 
 // One step of the model's integrator.  An instance with a status bit set does not move; one
 // that fails during the step gets its bit and keeps the state it had before the step.
-// On a lane group, smooth() and the collision on the group, the rest on one lane of it, as
-// forward().
+// On a lane group, smooth(), the collision and the solver on the group, the rest on one lane of it,
+// as forward().
 template <class T, class Grp>
 ZW_HD void step(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const T damping_dt = step_damping_dt(m);
