@@ -137,9 +137,14 @@ __global__ void group_check_kernel(const double* values, const int* counts, int 
   const int total = g.scan(
       n, [&](int i) { return counts[i]; }, [&](int i, int offset) { offsets[i] = offset; });
   const int uniform = g.uniform([&] { return 3 * n + 1; });
+  const TwoSums<double> pair = g.sum(
+      n, [&](int i) { return TwoSums<double>(values[i], -2 * values[i]); },
+      TwoSums<double>(1.5, -0.5));
   g.one([&] {
     out[0] = sum;
     out[1] = max;
+    out[2] = pair.a;
+    out[3] = pair.b;
     ints[0] = argmax;
     ints[1] = total;
     ints[2] = uniform;
@@ -161,14 +166,14 @@ __global__ void group_steps_kernel(const __grid_constant__ ModelView<double> m, 
 template <int G>
 GroupCheck device_group_check(const std::vector<double>& values, const std::vector<int>& counts) {
   const int n = static_cast<int>(values.size());
-  DeviceBuffer<double> v(values.size() + 1), out(2);
+  DeviceBuffer<double> v(values.size() + 1), out(4);
   DeviceBuffer<int> c(counts.size() + 1), ints(3), offsets(counts.size() + 1);
   ZW_CUDA_CHECK(cudaMemcpy(v.get(), values.data(), n * sizeof(double), cudaMemcpyHostToDevice));
   ZW_CUDA_CHECK(cudaMemcpy(c.get(), counts.data(), n * sizeof(int), cudaMemcpyHostToDevice));
   group_check_kernel<G><<<1, G>>>(v.get(), c.get(), n, out.get(), ints.get(), offsets.get());
   ZW_CUDA_CHECK(cudaGetLastError());
   GroupCheck r;
-  double o[2];
+  double o[4];
   int k[3];
   r.offsets.resize(values.size());
   ZW_CUDA_CHECK(cudaMemcpy(o, out.get(), sizeof(o), cudaMemcpyDeviceToHost));
@@ -177,6 +182,8 @@ GroupCheck device_group_check(const std::vector<double>& values, const std::vect
       cudaMemcpy(r.offsets.data(), offsets.get(), n * sizeof(int), cudaMemcpyDeviceToHost));
   r.sum = o[0];
   r.max = o[1];
+  r.pair_a = o[2];
+  r.pair_b = o[3];
   r.argmax = k[0];
   r.total = k[1];
   r.uniform = k[2];

@@ -35,10 +35,10 @@ template <class T>
 std::vector<std::int64_t> device_failed_instances(const DeviceRun<T>& run);
 
 // The collectives of one Warp<G> (cuda/group_warp.cuh) over `values`, for tests against Emu<G>:
-// the sum, the maximum, the argmax of floor(2 v), the scan of `counts` (one per value), and the
-// value 3 n + 1 of uniform().
+// the sum, the maximum, the argmax of floor(2 v), the scan of `counts` (one per value), the value
+// 3 n + 1 of uniform(), and the TwoSums (v, −2 v) from (1.5, −0.5) (sum(n, f, init)).
 struct GroupCheck {
-  double sum = 0, max = 0;
+  double sum = 0, max = 0, pair_a = 0, pair_b = 0;
   int argmax = -1, total = 0, uniform = 0;
   std::vector<int> offsets;
 };

@@ -603,7 +603,8 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
 }
 
 // the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
-// the Newton Hessian cannot be factored.  Not inlined on a GPU, so that its registers are its own.
+// the Newton Hessian cannot be factored (efc_force is then not meaningful).  Not inlined on a GPU,
+// so that its registers are its own.
 template <class T, class Grp>
 ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
                                         Grp& g) {

@@ -47,7 +47,7 @@ namespace zwang {
 template <class T>
 struct TwoSums {
   T a, b;
-  ZW_HD ZW_INLINE TwoSums(int zero = 0) : a(T(zero)), b(T(zero)) {}
+  ZW_HD ZW_INLINE explicit TwoSums(int zero = 0) : a(T(zero)), b(T(zero)) {}
   ZW_HD ZW_INLINE TwoSums(T a_, T b_) : a(a_), b(b_) {}
   ZW_HD ZW_INLINE TwoSums& operator+=(const TwoSums& o) {
     a += o.a;

@@ -10,8 +10,9 @@
 // ancestors (which reads and writes only rows above k) or in the last phase. A pivot's diagonal is
 // read by no later pivot (their updates reach only the rows above them), so it keeps A_kk until
 // the last phase takes every square root, and each lane reads the pivot itself between the
-// barrier of the update that last wrote it and that phase. Every element is computed by the
-// operations, in the order, of cholesky_factor: the same bits under Solo, Emu<G> and Warp<G>.
+// barrier of the update that last wrote it and the barrier before that phase. Every element is
+// computed by the operations, in the order, of cholesky_factor: the same bits under Solo, Emu<G>
+// and Warp<G>.
 #pragma once
 
 #include "kernels/hd.h"
@@ -64,6 +65,9 @@ ZW_HD int cholesky_factor(Grp& g, A a, const int* parent, const int* row_adr, co
       held_nanc = nanc;
       held_lkk = lkk;
     }
+    // a barrier: the last pivots (0 among them) have no ancestors and no phase of their own, and
+    // every lane reads them before the square roots overwrite them
+    g.one([]() ZW_ITEM {});
     // L_kk = √pivot on the diagonal, and the last row held
     g.each(n + held_nanc, [&](int t) ZW_ITEM {
       if (t >= n) {

@@ -1,6 +1,6 @@
 // One instance's arenas for the lane-group tests (tests/kernels/test_group_pipeline.cc on the
 // CPU, tests/cuda/test_cuda.cc on a GPU): contiguous (ld 1), at a random state with controls,
-// activations and wrenches, compared bit for bit.
+// activations and wrenches.
 #pragma once
 
 #include <algorithm>

@@ -166,8 +166,8 @@ class CudaGroups : public ::testing::Test, protected WithDevice {
   void SetUp() override { ZW_REQUIRE_DEVICE(); }
 };
 
-// Warp<G> gives Emu<G>'s bits: the rounding of the sum, the maximum, the argmax among ties and
-// the scan
+// Warp<G> gives Emu<G>'s bits: the rounding of the sum, the maximum, the argmax among ties, the
+// scan, and two sums carried together from a start
 template <int G>
 void expect_warp_is_emu() {
   for (int n : {0, 1, G - 1, G + 3, 200}) {
@@ -192,6 +192,10 @@ void expect_warp_is_emu() {
                   n, [&](int i) { return c[i]; }, [&](int i, int offset) { offsets[i] = offset; }))
         << at;
     EXPECT_EQ(w.offsets, offsets) << at;
+    const TwoSums<double> pair = e.sum(
+        n, [&](int i) { return TwoSums<double>(v[i], -2 * v[i]); }, TwoSums<double>(1.5, -0.5));
+    EXPECT_EQ(w.pair_a, pair.a) << at;
+    EXPECT_EQ(w.pair_b, pair.b) << at;
   }
 }
 

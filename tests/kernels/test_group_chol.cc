@@ -59,6 +59,40 @@ TEST(GroupCholesky, IsTheTreeFactorBitForBit) {
   EXPECT_GT(factored, 0);
 }
 
+// the dense pattern on dense matrices (B Bᵀ + n I, every entry filled), n from 1 to 12
+TEST(GroupCholesky, DenseMatricesBitForBit) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int n = 1; n <= 12; ++n) {
+    std::vector<int> parent(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) parent[i] = i - 1;
+    std::vector<double> a(static_cast<std::size_t>(n * (n + 1) / 2));
+    std::vector<double> b(static_cast<std::size_t>(n * n));
+    for (double& x : b) x = u(rng);
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j <= i; ++j) {
+        double v = i == j ? n : 0.0;
+        for (int k = 0; k < n; ++k) v += b[i * n + k] * b[j * n + k];
+        a[packed_index(i, j)] = v;
+      }
+    }
+    std::vector<int> adr{0}, col;
+    for (int i = 0; i < n; ++i) {
+      for (int j = 0; j <= i; ++j) col.push_back(j);
+      adr.push_back(static_cast<int>(col.size()));
+    }
+    std::vector<double> expected = a;
+    ASSERT_EQ(cholesky_factor<double>(expected.data(), parent.data(), n), n);
+    for (int order = 0; order < 3; ++order) {
+      Emu<8> g(static_cast<EmuOrder>(order), 5);
+      std::vector<double> got = a;
+      EXPECT_EQ(cholesky_factor<double>(g, got.data(), parent.data(), adr.data(), col.data(), n),
+                n);
+      EXPECT_EQ(got, expected) << "n " << n << ", order " << order;
+    }
+  }
+}
+
 // a pivot that is not positive stops both at the same pivot
 TEST(GroupCholesky, ReportsTheFirstBadPivot) {
   const Model m = examples::chain();
