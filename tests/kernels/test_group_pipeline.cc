@@ -10,10 +10,10 @@
 // zone counted by one and not the other; touch and four_bar in float32, whose random state
 // violates the closure by O(1)), at most two models per precision (a case and its RK4 variant
 // one), never after forward() in the fields contacts do not touch.  The same for the cases with
-// contacts, their cones made elliptic (measured: touch and four_bar in float32).  The smooth stages
-// keep the one lane's bits.  A group's result does not depend on the order its items run in: the
-// three orders give the same bits.  Every phase is clean in Emu's checked mode (no two items of a
-// phase touching the same bytes).
+// contacts, their cones made elliptic (Euler; measured: touch and four_bar in float32).  The smooth
+// stages keep the one lane's bits.  A group's result does not depend on the order its items run in:
+// the three orders give the same bits.  Every phase is clean in Emu's checked mode (no two items of
+// a phase touching the same bytes).
 #include <gtest/gtest.h>
 
 #include <Eigen/Eigenvalues>
@@ -50,10 +50,12 @@ void run(const Call& call, const ModelView<T>& view, const Instance<T>& d, Grp& 
   for (int k = 0; k < call.steps; ++k) step(view, d, g);
 }
 
-// f(model case, view, start state) for every model case
+// f(view, start state) for every model case but the RK4 variants, whose steps run Euler's stages
+// four times over: the checked mode, which runs every item of every phase alone, on each stage once
 template <class T, class F>
-void for_each_case(unsigned seed, F&& f) {
+void for_each_euler_case(unsigned seed, F&& f) {
   for (const ModelCase& c : model_cases()) {
+    if (c.name.size() > 4 && c.name.rfind("_rk4") == c.name.size() - 4) continue;
     SCOPED_TRACE(c.name);
     const ModelArrays<T> arrays(c.model);
     const ModelView<T> view = arrays.view();
@@ -192,8 +194,10 @@ void expect_groups_are_solo(bool elliptic) {
   std::string parted_all;
   for (const ModelCase& c : model_cases()) {
     Model model = c.model;
+    // the RK4 variants add no solver path to the elliptic cones' run
+    const bool rk4 = c.name.size() > 4 && c.name.rfind("_rk4") == c.name.size() - 4;
     if (elliptic) {
-      if (model.sizes().nconmax == 0) continue;
+      if (model.sizes().nconmax == 0 || rk4) continue;
       model.cone = Cone::kElliptic;
       model.validate();
     }
@@ -250,7 +254,7 @@ TEST(GroupPipeline, EllipticConesInFloat) {
 // every phase of a step keeps the contract: its items touch disjoint bytes of the instance; and
 // checking changes nothing
 TEST(GroupPipeline, CheckedModeIsClean) {
-  for_each_case<double>(9, [](const ModelView<double>& view, const Arenas<double>& start) {
+  for_each_euler_case<double>(9, [](const ModelView<double>& view, const Arenas<double>& start) {
     Arenas<double> plain = start;
     Emu<8> unchecked;
     step(view, plain.instance(view), unchecked);
