@@ -5,6 +5,8 @@
 //   cusolver/fused    smooth() in one kernel, H factored by cuSOLVER's batched Cholesky
 // `device/...` times CudaBackend::run_steps() alone (the state stays on the device);
 // `simulator/...` times Simulator::step(), uploads and downloads included.
+// `device/.../g16`, `device/.../g32` run the in-kernel fused path on lane groups of 16 or 32 lanes
+// per instance (SimulatorOptions::cuda_group), `anchor/.../g1|g16|g32` likewise.
 // `anchor/...` is MuJoCo Warp's humanoid benchmark (its testspeed): every instance at a keyframe
 // (--keyframe=NAME), controls drawn once per instance about the keyframe's from N(0, s²)
 // (--ctrl-noise=s), one step and a synchronize per iteration; counters: the mean contacts, active
@@ -24,6 +26,7 @@
 #include <exception>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -68,6 +71,21 @@ constexpr Variant kVariants[] = {
     {"inkernel/staged", CholeskyPath::kInKernel, CudaKernels::kStaged},
     {"cusolver/fused", CholeskyPath::kCusolver, CudaKernels::kFused},
 };
+
+// lanes per instance: one thread, a lane group of 16 or 32 (SimulatorOptions::cuda_group)
+constexpr std::pair<const char*, CudaGroup> kGroups[] = {
+    {"g1", CudaGroup::kOne}, {"g16", CudaGroup::k16}, {"g32", CudaGroup::k32}};
+
+// f(state), a row skipped with the reason where the options are not in this build (a lane-group
+// size outside ZWANG_CUDA_GROUPS)
+template <class F>
+void guarded(benchmark::State& state, const F& f) {
+  try {
+    f(state);
+  } catch (const std::invalid_argument& e) {
+    state.SkipWithError(e.what());
+  }
+}
 
 // whether a CUDA device is there; the benchmark is skipped with the reason otherwise
 bool device_present(benchmark::State& state) {
@@ -129,10 +147,11 @@ struct Anchor {
 
 // step(1) and a synchronize per iteration, as MuJoCo Warp's testspeed times its unroll
 template <class T>
-void anchor_steps(benchmark::State& state, const Model& model, const Anchor& anchor) {
+void anchor_steps(benchmark::State& state, const Model& model, const Anchor& anchor,
+                  CudaGroup group) {
   if (!device_present(state)) return;
   const std::int64_t n = state.range(0);
-  Simulator<T> sim(model, n, {.backend = Backend::kCuda});
+  Simulator<T> sim(model, n, {.backend = Backend::kCuda, .cuda_group = group});
   scatter_states(sim, anchor.keyframe, 0.0, 1);
   if (anchor.ctrl_noise > 0) {
     std::mt19937_64 rng(2);
@@ -178,12 +197,17 @@ void register_precision(const char* precision, const std::vector<Timed>& models,
   const std::vector<std::int64_t> sizes = {1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20};
   for (const Timed& timed : models) {
     if (!timed.file) continue;
-    // as many instances as an H100 has SMs (the step's latency), then MuJoCo Warp's sizes
-    auto* b = benchmark::RegisterBenchmark(
-        fmt::format("anchor/{}/{}", timed.name, precision).c_str(),
-        [model = timed.model, anchor](benchmark::State& s) { anchor_steps<T>(s, model, anchor); });
-    for (std::int64_t n : {132, 4096, 8192, 65536}) b->Arg(n);
-    b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
+    // as many instances as an H100 has SMs (the step's latency), then MuJoCo Warp's sizes; one
+    // thread per instance (g1), a lane group of 16 or 32 per instance
+    for (const auto& [group_name, group] : kGroups) {
+      auto* b = benchmark::RegisterBenchmark(
+          fmt::format("anchor/{}/{}/{}", timed.name, precision, group_name).c_str(),
+          [model = timed.model, anchor, group](benchmark::State& s) {
+            guarded(s, [&](benchmark::State& t) { anchor_steps<T>(t, model, anchor, group); });
+          });
+      for (std::int64_t n : {132, 4096, 8192, 65536}) b->Arg(n);
+      b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
   }
   for (const Timed& timed : models) {
     const std::string& name = timed.name;
@@ -193,6 +217,17 @@ void register_precision(const char* precision, const std::vector<Timed>& models,
       auto* b = benchmark::RegisterBenchmark(
           fmt::format("device/{}/{}/{}", name, precision, v.name).c_str(),
           [model, options](benchmark::State& s) { device_steps<T>(s, model, options); });
+      for (std::int64_t n : sizes) b->Arg(n);
+      b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
+    }
+    for (const auto& [group_name, group] : kGroups) {
+      if (group == CudaGroup::kOne) continue;  // device/.../inkernel/fused
+      const SimulatorOptions options{.cuda_group = group};
+      auto* b = benchmark::RegisterBenchmark(
+          fmt::format("device/{}/{}/{}", name, precision, group_name).c_str(),
+          [model, options](benchmark::State& s) {
+            guarded(s, [&](benchmark::State& t) { device_steps<T>(t, model, options); });
+          });
       for (std::int64_t n : sizes) b->Arg(n);
       b->ArgName("instances")->UseRealTime()->Unit(benchmark::kMillisecond);
     }

@@ -15,6 +15,7 @@
 #include "cuda/launch.hpp"
 #include "cuda/plan.hpp"
 #include "cuda/tools.hpp"
+#include "host/batch/kept_rows.hpp"
 #include "host/batch/residency.hpp"
 #include "host/model/arrays.hpp"
 #include "kernels/pipeline.h"
@@ -148,7 +149,8 @@ struct CudaBackend<T>::Impl {
         n(b.size()),
         ld(b.padded_size()),
         lay(b.layout()),
-        path(choose_cholesky(o.cholesky, m.nv, o.cusolver_min_nv)),
+        group(choose_group(o.cuda_group)),
+        path(choose_cholesky(o.cholesky, m.nv, o.cusolver_min_nv, group)),
         arrays(m),
         model_ints(arrays.ints().size()),
         model_reals(arrays.reals().size()),
@@ -174,6 +176,20 @@ struct CudaBackend<T>::Impl {
     view = arrays.view(model_ints.get(), model_reals.get());
     if (path == CholeskyPath::kCusolver) {
       cusolver = std::make_unique<CusolverCholesky<T>>(m.nv, ld, s, kCusolverBudget);
+    }
+    if (group > 1) {
+      std::vector<int> rows;
+      for (const auto& [begin, end] : kept_output_rows(b)) {
+        rows.push_back(begin);
+        rows.push_back(end);
+      }
+      out_rows = DeviceBuffer<int>(std::max<std::size_t>(rows.size(), 1));
+      if (!rows.empty()) {
+        ZW_CUDA_CHECK(cudaMemcpyAsync(out_rows.get(), rows.data(), rows.size() * sizeof(int),
+                                      cudaMemcpyHostToDevice, s));
+      }
+      groups = group_launch<T>(group, lay, n, config.sms, out_rows.get(),
+                               static_cast<int>(rows.size() / 2));
     }
     // the device copy starts as the batch, every byte of it, padding included: nothing the
     // host later reads can be uninitialised device memory
@@ -235,6 +251,10 @@ struct CudaBackend<T>::Impl {
 
   void enqueue_forward() {
     const DeviceRun<T> r = run();
+    if (group > 1) {
+      launch_step_group(r, groups, 0);
+      return;
+    }
     if (fused_in_kernel()) {
       launch_forward_fused(r);
       return;
@@ -247,6 +267,10 @@ struct CudaBackend<T>::Impl {
 
   void enqueue_steps(int steps) {
     const DeviceRun<T> r = run();
+    if (group > 1) {
+      launch_step_group(r, groups, steps);
+      return;
+    }
     if (fused_in_kernel()) {
       launch_step_fused(r, steps);
       return;
@@ -342,6 +366,7 @@ struct CudaBackend<T>::Impl {
   Batch<T>& batch;
   std::int64_t n, ld;
   Layout lay;
+  int group;  // lanes per instance
   CholeskyPath path;
   std::string device_name;
   Stream stream;
@@ -356,6 +381,8 @@ struct CudaBackend<T>::Impl {
   DeviceBuffer<int> phase;
   LaunchConfig config;
   std::unique_ptr<CusolverCholesky<T>> cusolver;
+  DeviceBuffer<int> out_rows;  // the lane-group path's kept output rows, [begin, end) pairs
+  GroupLaunch groups;
   std::map<int, CachedGraph> graphs;
   HostRegistration pinned;
   DeviceCopier<T> copier;
@@ -411,10 +438,15 @@ void CudaBackend<T>::step(Batch<T>& batch, int steps) {
 
 template <class T>
 std::string CudaBackend<T>::describe() const {
-  return fmt::format("cuda ({}, {} Cholesky, {} kernels{})", impl_->device_name,
-                     impl_->path == CholeskyPath::kCusolver ? "cuSOLVER" : "in-kernel",
-                     impl_->options.kernels == CudaKernels::kFused ? "fused" : "staged",
-                     impl_->options.cuda_graphs ? ", graphs" : "");
+  const Impl& m = *impl_;
+  const std::string kernels =
+      m.group > 1 ? fmt::format("lane groups of {}, {} per block{}", m.group, m.groups.per_block,
+                                m.groups.tile > 0 ? ", shared-memory tiles" : "")
+      : m.options.kernels == CudaKernels::kFused ? "fused kernels"
+                                                 : "staged kernels";
+  return fmt::format("cuda ({}, {} Cholesky, {}{})", m.device_name,
+                     m.path == CholeskyPath::kCusolver ? "cuSOLVER" : "in-kernel", kernels,
+                     m.options.cuda_graphs ? ", graphs" : "");
 }
 
 template <class T>

@@ -6,6 +6,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -86,6 +88,41 @@ struct DenseChunk {
   const T* factor;  // strided factor: matrix k at factor + k nv²
   const int* info;  // potrf info per matrix (count)
 };
+
+// The lane-group path (cuda/group_kernels.cu): `group` lanes per instance, `per_block` instances
+// per block of at most kGroupBlockThreads threads; each instance's data and parameter rows in a
+// shared-memory tile of `tile` values (0: the kernel reads the interleaved arenas), and the data
+// rows written back at the end of a call: the state and inputs, then the `nout` [begin, end)
+// pairs at out_rows (device memory), the kept outputs.
+constexpr int kGroupBlockThreads = 256;
+constexpr int kGroupBlockChoices = 4;  // 1, 2, 4 or 8 instances per block
+using GroupBlockChoices = std::array<int, kGroupBlockChoices>;
+struct GroupLaunch {
+  int group = 1;
+  int per_block = 1;
+  int tile = 0;
+  std::size_t shared_bytes = 0;
+  const int* out_rows = nullptr;
+  int nout = 0;
+};
+
+// values in one instance's tile: its data and parameter rows, padded to 128 bytes
+int group_tile_values(const Layout& lay, std::size_t scalar_bytes);
+
+// Instances per block (1, 2, 4 or 8) for n instances on `sms` multiprocessors, from
+// resident[j], the instances a multiprocessor holds with 2^j per block (0: a block cannot hold
+// them): the most resident instances, the larger block on ties (its tile copies read longer runs
+// of each row); then halved while the grid would leave multiprocessors idle.
+int group_instances_per_block(std::int64_t n, int sms, const GroupBlockChoices& resident);
+
+// the launch shape of the group kernel with `group` lanes on the current device (its occupancy
+// and shared-memory limit; sets the kernel's dynamic shared-memory attribute)
+template <class T>
+GroupLaunch group_launch(int group, const Layout& lay, std::int64_t n, int sms, const int* out_rows,
+                         int nout);
+// forward() (steps = 0) or `steps` step()s of every instance on lane groups
+template <class T>
+void launch_step_group(const DeviceRun<T>& run, const GroupLaunch& g, int steps);
 
 template <class T>
 void launch_step_fused(const DeviceRun<T>& run, int steps);

@@ -46,12 +46,55 @@ void check_cuda_options(const SimulatorOptions& options) {
     throw std::invalid_argument(
         fmt::format("cusolver_min_nv must be >= 1 (got {})", options.cusolver_min_nv));
   }
+  const int group = static_cast<int>(options.cuda_group);
+  if (group != 0 && group != 1 && group != 16 && group != 32) {
+    throw std::invalid_argument(
+        fmt::format("cuda_group must be kAuto, kOne, k16 or k32 (got {})", group));
+  }
+  if (group > 1 && options.cholesky == CholeskyPath::kCusolver) {
+    throw std::invalid_argument(fmt::format(
+        "cuda_group {} factors H in the kernel: it cannot run with CholeskyPath::kCusolver",
+        group));
+  }
+  if (group > 1 && options.kernels == CudaKernels::kStaged) {
+    throw std::invalid_argument(fmt::format(
+        "cuda_group {} runs the whole step in one kernel: it cannot run with CudaKernels::kStaged",
+        group));
+  }
+}
+
+// One thread per instance until the group kernels' rates by instance count are measured on a
+// GPU (bench/README.md, "Lane groups"): a default that no measurement backs would risk the
+// path every user takes.
+int choose_group(CudaGroup requested) {
+  return requested == CudaGroup::kAuto ? 1 : static_cast<int>(requested);
+}
+
+int group_tile_values(const Layout& lay, std::size_t scalar_bytes) {
+  const int per_line = static_cast<int>(128 / scalar_bytes);
+  const int values = lay.data_rows + lay.param_rows;
+  return (values + per_line - 1) / per_line * per_line;
+}
+
+int group_instances_per_block(std::int64_t n, int sms, const GroupBlockChoices& resident) {
+  int best = -1;
+  for (int j = 0; j < kGroupBlockChoices; ++j) {
+    if (resident[j] > 0 && (best < 0 || resident[j] >= resident[best])) best = j;
+  }
+  if (best < 0) {
+    throw std::invalid_argument(
+        "no block of a lane-group kernel fits on a multiprocessor (registers or shared memory)");
+  }
+  // n / 2^j blocks: no fewer than the multiprocessors while a smaller block can hold instances
+  while (best > 0 && resident[best - 1] > 0 && (n >> best) < sms) --best;
+  return 1 << best;
 }
 
 // The threshold is SimulatorOptions::cusolver_min_nv, provisional until measured by
 // bench_gpu's threshold/ sweep (bench/README.md, "Measuring the cuSOLVER threshold").
-CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv) {
+CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv, int group) {
   if (requested != CholeskyPath::kAuto) return requested;
+  if (group > 1) return CholeskyPath::kInKernel;
   return nv >= cusolver_min_nv ? CholeskyPath::kCusolver : CholeskyPath::kInKernel;
 }
 

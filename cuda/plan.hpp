@@ -13,11 +13,16 @@
 
 namespace zwang::gpu {
 
-// std::invalid_argument for options the CUDA backend cannot honour
+// std::invalid_argument for options the CUDA backend cannot honour (a lane group with the
+// cuSOLVER path or staged kernels among them)
 void check_cuda_options(const SimulatorOptions& options);
 
-// kInKernel or kCusolver: kAuto sends nv >= cusolver_min_nv to cuSOLVER
-CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv);
+// kInKernel or kCusolver: kAuto sends nv >= cusolver_min_nv to cuSOLVER, but for lane groups
+// (group > 1), which factor in the kernel
+CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv, int group = 1);
+
+// lanes per instance, 1, 16 or 32: the requested CudaGroup with kAuto resolved
+int choose_group(CudaGroup requested);
 
 // values per instance in the cuSOLVER workspace of one chunk: the interleaved and the strided
 // copies of H (2 nv²) and of the right-hand side (2 nv)

@@ -10,9 +10,10 @@
 #      only: it matters once the groups work in shared-memory tiles)
 #   3. the anchor rows of bench_gpu: MuJoCo Warp's humanoid (humanoid_mjw, its squat keyframe,
 #      control noise 0.01, step(1) and a synchronize) at 132, 4096, 8192 and 65536 instances,
-#      with the mean contacts, rows and Newton iterations, beside the fused device rows
-#   4. one Nsight Compute launch of the step at 8192 humanoids: instructions, issue use, warps
-#      active, barrier stalls, shared-memory bank conflicts, registers
+#      one thread (g1) and lane groups of 16 and 32 lanes per instance (g16, g32), with the mean
+#      contacts, rows and Newton iterations, beside the fused device rows
+#   4. one Nsight Compute launch of the lane-group step (g32) at 8192 humanoids: instructions,
+#      issue use, warps active, barrier stalls, shared-memory bank conflicts, registers
 # Each step has its own time limit and its own log; a failing step does not stop the others.
 set -uo pipefail
 # here, res, the libraries, the test data, the GPU's name and driver (gpu_bundle.sh writes env.sh)
@@ -46,13 +47,13 @@ echo "bench_gpu exit $?"
 grep -E "instances|ERROR" "$res/anchor.log" | cut -c1-180
 
 echo "== 4. Nsight Compute"
-timeout 50 ncu --kernel-name regex:step_ --launch-skip 3 --launch-count 1 --csv --metrics \
+timeout 50 ncu --kernel-name regex:step_group_kernel --launch-skip 3 --launch-count 1 --csv --metrics \
   smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,\
 sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier,\
 smsp__average_warp_latency_issue_stalled_no_instruction,\
 l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,launch__registers_per_thread,\
 launch__shared_mem_per_block_dynamic \
   "$here/bin/bench_gpu" "${model[@]}" --benchmark_min_time=0.01 \
-  --benchmark_filter="^anchor/$name/f32/instances:8192/" >"$res/ncu.csv" 2>"$res/ncu.err"
+  --benchmark_filter="^anchor/$name/f32/g32/instances:8192/" >"$res/ncu.csv" 2>"$res/ncu.err"
 echo "ncu exit $?"
 tail -10 "$res/ncu.csv" | cut -c1-200

@@ -74,6 +74,14 @@ if ! python3 -c "import imageio, tqdm, xarray, pandas, scipy, matplotlib" 2>/dev
   echo "installing: imageio, tqdm, xarray, pandas, scipy, matplotlib (PyPI)"
   pip_install imageio tqdm xarray pandas scipy matplotlib
 fi
+# cuobjdump and the nvdisasm it runs, for the CUDA build's SASS check
+# (tests/cuda/group_sass.cmake): a toolkit may ship nvcc without them; NVIDIA's wheels hold the
+# two binaries alone
+if command -v nvcc >/dev/null 2>&1 && ! command -v cuobjdump >/dev/null 2>&1 &&
+  ! python3 -c "import importlib.metadata as m; m.version('nvidia-cuda-cuobjdump'); m.version('nvidia-cuda-nvdisasm')" 2>/dev/null; then
+  echo "installing: nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm 13.2.51 (PyPI)"
+  pip_install nvidia-cuda-cuobjdump==13.2.51 nvidia-cuda-nvdisasm==13.2.51
+fi
 # the Python code's linter and formatter, at the version whose verdicts scripts/test.sh expects
 if ! python3 -c "import importlib.metadata as m; assert m.version('ruff') == '0.17.6'" 2>/dev/null; then
   echo "installing: ruff 0.17.6 (PyPI)"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sets up the machine, checks the formatting of the C++ (clang-format) and the Python code
 # (ruff), builds zwang with warnings as errors (the CUDA backend too when nvcc is present, for
-# sm_90 only and without the CUDA build report) and runs every test; then builds the
-# host code again with clang under AddressSanitizer and UndefinedBehaviorSanitizer, with the fuzz
-# targets, and runs every test there too: the whole suite, the fuzzers' regression inputs and a
-# 60 s run of each fuzzer.  In between, the Python package is installed with `pip install .` into
+# sm_90 only, lane groups of 32 lanes only, and without the CUDA build report) and runs every
+# test; then builds the host code again with clang under AddressSanitizer and
+# UndefinedBehaviorSanitizer, with the fuzz targets, and runs every test there too: the whole
+# suite, the fuzzers' regression inputs and a 60 s run of each fuzzer.  In between, the Python package is installed with `pip install .` into
 # a virtual environment (build/venv) and its tests run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ fi
 python3 -m ruff check python_shim scripts bench
 python3 -m ruff format --check python_shim scripts bench
 cmake -S . -B build/ci -DCMAKE_BUILD_TYPE=Release -DZWANG_WERROR=ON -DZWANG_CUDA_ARCHITECTURES=90 \
-  -DZWANG_CUDA_REPORT=OFF
+  -DZWANG_CUDA_GROUPS=32 -DZWANG_CUDA_REPORT=OFF
 cmake --build build/ci -j"$(nproc)"
 ctest --test-dir build/ci --output-on-failure -j"$(nproc)"
 

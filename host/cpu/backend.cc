@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/batch/kept_rows.hpp"
 #include "host/cpu/cache_size.hpp"
 #include "host/cpu/simd.hpp"
 #include "host/model/arrays.hpp"
@@ -19,25 +20,6 @@
 
 namespace zwang {
 namespace {
-
-// the data rows of the outputs a batch keeps (Batch::kept) as [begin, end) ranges, adjacent
-// fields merged: one range when it keeps them all
-template <class T>
-std::vector<std::pair<int, int>> kept_output_rows(const Batch<T>& batch) {
-  std::vector<std::pair<int, int>> out;
-  for (int k = 0; k < kFieldCount; ++k) {
-    const FieldId f = static_cast<FieldId>(k);
-    if (!is_output(f) || !batch.kept(f)) continue;
-    const FieldRows r = field_rows(f, batch.layout(), batch.sizes());
-    if (r.rows == 0) continue;
-    if (!out.empty() && out.back().second == r.row) {
-      out.back().second = r.row + r.rows;
-    } else {
-      out.emplace_back(r.row, r.row + r.rows);
-    }
-  }
-  return out;
-}
 
 // The instances of a batch that has not handed out its parameters (Batch::parameters_exposed())
 // hold the model's values in T, all the same: whether they pass kernels/check_parameters.h,

@@ -35,6 +35,19 @@ enum class CudaKernels {
   kStaged,  // one kernel per stage (kinematics, Jacobians, ..., solve, integrate)
 };
 
+// Lanes per instance in the CUDA backend's fused in-kernel path: one thread per instance, or a
+// lane group of 16 or 32 lanes of a warp (kernels/group.h), the instance's state and parameters
+// staged in shared memory for the call.  Groups keep an RL-sized batch (a few thousand
+// instances) from leaving the GPU idle; one thread per instance is the path for the largest
+// batches.  A group factors H in the kernel: it implies CholeskyPath::kInKernel and
+// CudaKernels::kFused.
+enum class CudaGroup {
+  kAuto = 0,  // one thread per instance until the measured table of bench/README.md replaces it
+  kOne = 1,   // one thread per instance
+  k16 = 16,   // 16 lanes per instance, two instances per warp
+  k32 = 32,   // a warp per instance
+};
+
 // The CPU backend's arithmetic: one instance at a time, or a pack of instances in the
 // lanes of one SIMD register.  Both give the same bits for qpos, qvel, time, status and every
 // output of an instance that did not stop; an instance that stops (a status bit) keeps the
@@ -57,6 +70,7 @@ struct SimulatorOptions {
   int cusolver_min_nv = 32;
   CudaKernels kernels = CudaKernels::kFused;  // CUDA: fused or one kernel per stage
   bool cuda_graphs = true;  // CUDA: step(n) replays a CUDA Graph captured once per n
+  CudaGroup cuda_group = CudaGroup::kAuto;  // CUDA: lanes per instance
   // The output fields (qacc … sensordata, kernels/layout.h) that forward() and step() keep
   // current in the batch: all of them when unset, as MuJoCo's mjData; with a list, only those,
   // and the batch's accessors of the others throw OutputNotKept (a std::logic_error).  The state,

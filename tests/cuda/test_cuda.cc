@@ -117,6 +117,7 @@ struct GpuCase {
   bool f64;
   CholeskyPath cholesky;
   CudaKernels kernels;
+  CudaGroup group = CudaGroup::kOne;  // lanes per instance (k32: the lane-group kernel)
 };
 
 std::vector<GpuCase> gpu_cases() {
@@ -127,6 +128,7 @@ std::vector<GpuCase> gpu_cases() {
       out.push_back({name, f64, CholeskyPath::kInKernel, CudaKernels::kStaged});
       out.push_back({name, f64, CholeskyPath::kCusolver, CudaKernels::kFused});
       out.push_back({name, f64, CholeskyPath::kCusolver, CudaKernels::kStaged});
+      out.push_back({name, f64, CholeskyPath::kInKernel, CudaKernels::kFused, CudaGroup::k32});
     }
   }
   return out;
@@ -135,7 +137,8 @@ std::vector<GpuCase> gpu_cases() {
 std::string describe(const GpuCase& c) {
   return c.model + (c.f64 ? "_f64" : "_f32") +
          (c.cholesky == CholeskyPath::kCusolver ? "_cusolver" : "_inkernel") +
-         (c.kernels == CudaKernels::kFused ? "_fused" : "_staged");
+         (c.kernels == CudaKernels::kFused ? "_fused" : "_staged") +
+         (c.group == CudaGroup::k32 ? "_g32" : "");
 }
 
 std::string gpu_case_name(const ::testing::TestParamInfo<GpuCase>& info) {
@@ -266,8 +269,10 @@ class CudaVsCpu : public ::testing::TestWithParam<GpuCase>, protected WithDevice
     Model model = examples::by_name(GetParam().model);
     model.integrator = integrator;
     constexpr std::int64_t kN = 257;  // not a multiple of 32: padding in use
-    const SimulatorOptions options{
-        .backend = Backend::kCuda, .cholesky = GetParam().cholesky, .kernels = GetParam().kernels};
+    const SimulatorOptions options{.backend = Backend::kCuda,
+                                   .cholesky = GetParam().cholesky,
+                                   .kernels = GetParam().kernels,
+                                   .cuda_group = GetParam().group};
     Simulator<T> gpu(model, kN, options), cpu(model, kN, {.threads = 2});
     for (Simulator<T>* sim : {&gpu, &cpu}) {
       scatter(sim->batch(), model, 0, kN);
@@ -318,6 +323,8 @@ std::vector<GpuCase> model_gpu_cases() {
       out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kStaged});
       out.push_back({c.name, true, CholeskyPath::kCusolver, CudaKernels::kFused});
       out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused});
+      out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kFused, CudaGroup::k32});
+      out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused, CudaGroup::k32});
     }
   } catch (const std::exception& e) {
     model_cases_error() = e.what();
@@ -365,8 +372,10 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
     constexpr std::int64_t kN = 77;  // three tiles of 32, the last partial
     constexpr std::size_t kMayPart = 11;
     constexpr double kFast = 1e3;
-    const SimulatorOptions options{
-        .backend = Backend::kCuda, .cholesky = c.cholesky, .kernels = c.kernels};
+    const SimulatorOptions options{.backend = Backend::kCuda,
+                                   .cholesky = c.cholesky,
+                                   .kernels = c.kernels,
+                                   .cuda_group = c.group};
     Simulator<T> gpu(model, kN, options), cpu(model, kN, {.threads = 2});
     set_same_states(gpu, cpu, 5);
     constexpr double kGrowth = 1e3;

@@ -89,6 +89,59 @@ TEST(CudaHost, CholeskyPathFollowsTheThreshold) {
   EXPECT_NO_THROW(gpu::check_cuda_options({}));
 }
 
+TEST(CudaHost, LaneGroupOptions) {
+  EXPECT_EQ(gpu::choose_group(CudaGroup::kAuto), 1);
+  EXPECT_EQ(gpu::choose_group(CudaGroup::kOne), 1);
+  EXPECT_EQ(gpu::choose_group(CudaGroup::k16), 16);
+  EXPECT_EQ(gpu::choose_group(CudaGroup::k32), 32);
+  // a group factors in the kernel, whatever nv; an explicit path stays the caller's
+  EXPECT_EQ(gpu::choose_cholesky(CholeskyPath::kAuto, 40, 32, 32), CholeskyPath::kInKernel);
+  EXPECT_EQ(gpu::choose_cholesky(CholeskyPath::kAuto, 40, 32, 1), CholeskyPath::kCusolver);
+  EXPECT_NO_THROW(gpu::check_cuda_options({.cuda_group = CudaGroup::k32}));
+  EXPECT_THROW(
+      gpu::check_cuda_options({.cholesky = CholeskyPath::kCusolver, .cuda_group = CudaGroup::k16}),
+      std::invalid_argument);
+  EXPECT_THROW(
+      gpu::check_cuda_options({.kernels = CudaKernels::kStaged, .cuda_group = CudaGroup::k32}),
+      std::invalid_argument);
+  EXPECT_THROW(gpu::check_cuda_options({.cuda_group = static_cast<CudaGroup>(8)}),
+               std::invalid_argument);
+}
+
+// a tile holds an instance's data and parameter rows, whole 128-byte lines of them
+TEST(CudaHost, LaneGroupTileIsTheDataAndParameterRows) {
+  for (const Model& model : {examples::chain(), examples::floating_base()}) {
+    const Layout lay = make_layout(model.sizes());
+    for (const std::size_t bytes : {sizeof(float), sizeof(double)}) {
+      const int tile = gpu::group_tile_values(lay, bytes);
+      EXPECT_GE(tile, lay.data_rows + lay.param_rows);
+      EXPECT_LT(tile * bytes, (lay.data_rows + lay.param_rows) * bytes + 128);
+      EXPECT_EQ(tile * bytes % 128, 0u);
+    }
+  }
+}
+
+// instances per block: the most resident on a multiprocessor, the larger block on ties; halved
+// while the grid would leave multiprocessors idle
+TEST(CudaHost, LaneGroupBlocksFillTheDevice) {
+  constexpr int kSms = 132;
+  const gpu::GroupBlockChoices tiles{7, 12, 16, 16};  // shared memory caps 8 per block
+  EXPECT_EQ(gpu::group_instances_per_block(8192, kSms, tiles), 8);
+  EXPECT_EQ(gpu::group_instances_per_block(4096, kSms, tiles), 8);
+  EXPECT_EQ(gpu::group_instances_per_block(1024, kSms, tiles), 4);
+  EXPECT_EQ(gpu::group_instances_per_block(132, kSms, tiles), 1);
+  EXPECT_EQ(gpu::group_instances_per_block(1, kSms, tiles), 1);
+  const gpu::GroupBlockChoices big{2, 2, 0, 0};  // two tiles fill the shared memory
+  EXPECT_EQ(gpu::group_instances_per_block(8192, kSms, big), 2);
+  EXPECT_EQ(gpu::group_instances_per_block(200, kSms, big), 1);
+  EXPECT_EQ(gpu::group_instances_per_block(1 << 20, kSms, {8, 8, 8, 0}), 4);
+  EXPECT_THROW(gpu::group_instances_per_block(64, kSms, {0, 0, 0, 0}), std::invalid_argument);
+  for (std::int64_t n = 1; n <= 4096; n = n * 3 + 1) {
+    const int k = gpu::group_instances_per_block(n, kSms, tiles);
+    EXPECT_TRUE(k == 1 || n / k >= kSms) << n;
+  }
+}
+
 TEST(CudaHost, CusolverChunkFitsItsBudget) {
   for (int nv : {1, 8, 40, 200}) {
     for (std::size_t bytes : {sizeof(float), sizeof(double)}) {
