@@ -81,14 +81,36 @@ std::optional<std::vector<FieldId>> output_fields(nb::handle outputs) {
   return out;
 }
 
+// SimulatorOptions::cuda_group from 'auto' or 1, 16, 32
+CudaGroup cuda_group_of(nb::handle value) {
+  if (nb::isinstance<nb::str>(value) && nb::cast<std::string>(value) == "auto") {
+    return CudaGroup::kAuto;
+  }
+  if (nb::isinstance<nb::int_>(value) && !nb::isinstance<nb::bool_>(value)) {
+    switch (nb::cast<long long>(value)) {
+      case 1:
+        return CudaGroup::kOne;
+      case 16:
+        return CudaGroup::k16;
+      case 32:
+        return CudaGroup::k32;
+      default:
+        break;
+    }
+  }
+  throw std::invalid_argument("cuda_group must be 'auto', 1, 16 or 32 (got " +
+                              nb::cast<std::string>(nb::repr(value)) + ")");
+}
+
 class PySimulator {
  public:
   PySimulator(const PyModel& model, std::int64_t instances, const std::string& backend,
               const std::string& precision, int threads, const std::string& cpu_simd,
-              nb::handle outputs)
+              nb::handle outputs, nb::handle cuda_group)
       : model_(model), precision_(precision), threads_(threads) {
     SimulatorOptions options;
     options.outputs = output_fields(outputs);
+    options.cuda_group = cuda_group_of(cuda_group);
     if (backend == "cpu") {
       options.backend = Backend::kCpu;
     } else if (backend == "cuda") {
@@ -437,10 +459,10 @@ void bind_simulator(nb::module_& m) {
       "the step started from, as mj_step leaves MuJoCo's (its first evaluation). forward()\n"
       "recomputes all of them at the current state.");
   sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int,
-                   const std::string&, nb::handle>(),
+                   const std::string&, nb::handle, nb::handle>(),
           nb::arg("model"), nb::arg("instances") = 1, nb::arg("backend") = "cpu",
           nb::arg("precision") = "f64", nb::arg("threads") = 0, nb::arg("cpu_simd") = "auto",
-          nb::arg("outputs").none() = nb::none(),
+          nb::arg("outputs").none() = nb::none(), nb::arg("cuda_group").none() = "auto",
           "``instances`` copies of ``model`` at its default state. ``backend``: 'cpu', 'cuda' or "
           "'auto' (CUDA when a device exists); ``precision``: 'f64' or 'f32'; ``threads``: CPU "
           "threads, 0 for every core; ``cpu_simd``: 'auto' (packs of instances in the widest "
@@ -453,7 +475,10 @@ void bind_simulator(nb::module_& m) {
           "inputs, time and status are always current; reading another output raises "
           "zwang.OutputNotKeptError (an AttributeError and a RuntimeError). With SIMD packs, fewer "
           "outputs make step(1) calls cheaper (docs/backends.md, "
-          "'Outputs'). ValueError for a bad argument or an instruction set this CPU lacks, "
+          "'Outputs'). ``cuda_group``: lanes per instance on the GPU, 'auto' (one thread per "
+          "instance for now), 1, 16 or 32 (a lane group of a warp per instance, for batches of a "
+          "few thousand; docs/backends.md, 'Lane groups'); the CPU backend ignores it. "
+          "ValueError for a bad argument or an instruction set this CPU lacks, "
           "RuntimeError when CUDA is asked for and cannot be used.")
       .def_prop_ro(
           "model", [](nb::handle self) -> const PyModel& { return sim_of(self).model(); },

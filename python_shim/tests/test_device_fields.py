@@ -68,3 +68,39 @@ def test_torch_shares_the_device_state(assets, precision):
     tol = 1e-12 if precision == "f64" else 1e-4
     np.testing.assert_allclose(gpu.qpos, cpu.qpos, rtol=tol, atol=tol)
     np.testing.assert_allclose(qpos_t.cpu().numpy(), cpu.qpos, rtol=tol, atol=tol)
+
+
+def test_cuda_group_is_checked_on_every_backend(assets):
+    model = zwang.load(str(assets / "inverted_pendulum.xml"))
+    for group in ("auto", 1, 16, 32):
+        zwang.Simulator(model, instances=2, backend="cpu", cuda_group=group).step(1)
+    for bad in (0, 7, 64, True, "32", 32.0, None):
+        with pytest.raises(ValueError, match="cuda_group"):
+            zwang.Simulator(model, instances=2, cuda_group=bad)
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_lane_groups_step_as_the_cpu_does(assets, precision):
+    """The lane-group kernel (a warp per instance) against the CPU backend, with outputs kept."""
+    cuda_or_skip()
+    model = zwang.load(str(assets / "ant.xml"), contact_margin="sum")
+    n = 200
+    rng = np.random.default_rng(1)
+    qpos = model.qpos0 + np.concatenate([[0, 0, 0.3], np.zeros(4), rng.uniform(-0.3, 0.3, 8)])
+    ctrl = rng.uniform(-1, 1, (n, model.nu))
+    kept = ["qacc", "cfrc_ext"]
+    sims = [
+        zwang.Simulator(model, n, backend="cuda", precision=precision, cuda_group=32, outputs=kept),
+        zwang.Simulator(model, n, backend="cpu", precision=precision, outputs=kept),
+    ]
+    for sim in sims:
+        sim.reset(qpos=qpos)
+        sim.ctrl[:] = ctrl
+        sim.step(5)
+    assert "lane groups of 32" in sims[0].backend
+    tol = 1e-9 if precision == "f64" else 1e-3
+    for field in ("qpos", "qvel", "qacc", "cfrc_ext", "time"):
+        np.testing.assert_allclose(
+            getattr(sims[0], field), getattr(sims[1], field), rtol=tol, atol=tol, err_msg=field
+        )
+    np.testing.assert_array_equal(sims[0].status, sims[1].status)
