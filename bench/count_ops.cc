@@ -335,11 +335,12 @@ void print_group(const std::string& name, const Model& model) {
     }
     if (rows && m.ncollision > 0) ok = zwang::collision(m, d, g);
     stages.push_back(work.take());
-    stages.push_back(lane([&] {
-      if (!rows || !ok) return;
-      zwang::constraint_rows(m, d, *d.time);
-      zwang::contact_rows(m, d, zwang::RowSetup<Counted>{m, d});
-    }));
+    work.take();
+    if (rows && ok) {
+      g.one([&] { zwang::constraint_rows(m, d, *d.time); });
+      zwang::contact_rows(m, d, g);
+    }
+    stages.push_back(work.take());
     work.take();
     if (rows && ok) ok = zwang::constraint_solve(m, d, damping_dt, g);
     stages.push_back(work.take());
@@ -364,7 +365,7 @@ void print_group(const std::string& name, const Model& model) {
   }
   std::printf("%-16s %2d", name.c_str(), G);
   for (std::size_t k = 0; k < stages.size(); ++k) {
-    if ((k >= 1 && k <= 3) || k == 6 || k == 8) {
+    if ((k >= 1 && k <= 3) || (k >= 6 && k <= 8)) {
       std::printf(" %7ld/%-3ld", stages[k].first, stages[k].second);
     } else {
       std::printf(" %7ld", stages[k].first);

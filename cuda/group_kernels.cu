@@ -61,7 +61,7 @@ template <class T, int G>
 __global__ void __launch_bounds__(kGroupBlockThreads)
     step_group_kernel(const __grid_constant__ ModelView<T> m, const DeviceArenas<T> b,
                       const GroupLaunch launch, std::int64_t begin, std::int64_t end, int steps) {
-  extern __shared__ __align__(128) unsigned char shared[];
+  extern __shared__ __align__(16) unsigned char shared[];
   T* const tiles = reinterpret_cast<T*>(shared);
   const int per_block = launch.per_block, stride = launch.tile;
   const std::int64_t first = begin + static_cast<std::int64_t>(blockIdx.x) * per_block;
@@ -99,17 +99,14 @@ constexpr auto group_kernel() {
   return step_group_kernel<T, G>;
 }
 
-// the instances each multiprocessor holds with `per_block` instances per block, after the
-// kernel's shared memory is allowed up to `bytes`; 0 where a block cannot hold them
+// the instances each multiprocessor holds with `per_block` instances per block of `bytes` of
+// shared memory each; 0 where a block cannot hold them
 template <class T, int G>
 int resident_instances(int per_block, std::size_t bytes, std::size_t optin) {
   if (bytes > optin) return 0;
-  const auto kernel = group_kernel<T, G>();
-  ZW_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(bytes)));
   int blocks = 0;
-  ZW_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, per_block * G, bytes));
+  ZW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, group_kernel<T, G>(),
+                                                              per_block * G, bytes));
   return blocks * per_block;
 }
 
@@ -118,7 +115,11 @@ GroupLaunch plan_group(const Layout& lay, std::int64_t n, int sms, const int* ou
   int device = 0, optin = 0;
   ZW_CUDA_CHECK(cudaGetDevice(&device));
   ZW_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const int tile = group_tile_values(lay, sizeof(T));
+  // the most a block may ask for: one value for the process, whatever each backend's blocks
+  // need, so that a backend made later never lowers what an earlier one launches with
+  ZW_CUDA_CHECK(cudaFuncSetAttribute(group_kernel<T, G>(),
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  const int tile = group_tile_values(lay);
   const bool tiled = static_cast<std::size_t>(tile) * sizeof(T) <= static_cast<std::size_t>(optin);
   GroupBlockChoices resident{};
   for (int j = 0; j < kGroupBlockChoices; ++j) {
@@ -134,10 +135,6 @@ GroupLaunch plan_group(const Layout& lay, std::int64_t n, int sms, const int* ou
   g.shared_bytes = tiled ? static_cast<std::size_t>(g.per_block) * tile * sizeof(T) : 0;
   g.out_rows = out_rows;
   g.nout = nout;
-  // the attribute the launches need: the last one set was for the largest block tried
-  ZW_CUDA_CHECK(cudaFuncSetAttribute(group_kernel<T, G>(),
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(g.shared_bytes)));
   return g;
 }
 

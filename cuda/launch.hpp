@@ -106,8 +106,9 @@ struct GroupLaunch {
   int nout = 0;
 };
 
-// values in one instance's tile: its data and parameter rows, padded to 128 bytes
-int group_tile_values(const Layout& lay, std::size_t scalar_bytes);
+// values in one instance's tile: its data and parameter rows, an odd count, so that the threads
+// copying one row of consecutive instances reach distinct shared-memory banks
+int group_tile_values(const Layout& lay);
 
 // Instances per block (1, 2, 4 or 8) for n instances on `sms` multiprocessors, from
 // resident[j], the instances a multiprocessor holds with 2^j per block (0: a block cannot hold
@@ -116,7 +117,7 @@ int group_tile_values(const Layout& lay, std::size_t scalar_bytes);
 int group_instances_per_block(std::int64_t n, int sms, const GroupBlockChoices& resident);
 
 // the launch shape of the group kernel with `group` lanes on the current device (its occupancy
-// and shared-memory limit; sets the kernel's dynamic shared-memory attribute)
+// and shared-memory limit; raises the kernel's dynamic shared-memory attribute to that limit)
 template <class T>
 GroupLaunch group_launch(int group, const Layout& lay, std::int64_t n, int sms, const int* out_rows,
                          int nout);

@@ -70,10 +70,8 @@ int choose_group(CudaGroup requested) {
   return requested == CudaGroup::kAuto ? 1 : static_cast<int>(requested);
 }
 
-int group_tile_values(const Layout& lay, std::size_t scalar_bytes) {
-  const int per_line = static_cast<int>(128 / scalar_bytes);
-  const int values = lay.data_rows + lay.param_rows;
-  return (values + per_line - 1) / per_line * per_line;
+int group_tile_values(const Layout& lay) {
+  return (lay.data_rows + lay.param_rows) | 1;
 }
 
 int group_instances_per_block(std::int64_t n, int sms, const GroupBlockChoices& resident) {

@@ -204,6 +204,7 @@ DeviceField Simulator<T>::device_field(FieldId f) {
   if (all.empty()) {
     throw std::logic_error(fmt::format("the {} backend has no device copy", backend()));
   }
+  batch_.require_kept(f);
   return all[static_cast<std::size_t>(f)];
 }
 

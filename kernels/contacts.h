@@ -145,90 +145,96 @@ ZW_HD ZW_INLINE int contact_rows_of(const ModelView<T>& m, int dim) {
   return dim == 1 ? 1 : (m.cone == Cone::kElliptic ? dim : 2 * (dim - 1));
 }
 
+// the rows of contact c: its block of ncon_rows rows from contact_efcadr, and contact_mu[c]
 template <class T>
-ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d,
-                                    const RowSetup<T>& rs) {
-  const int ncon = contact_count(m, d);
+ZW_HD ZW_INLINE void contact_row_block(const ModelView<T>& m, const Instance<T>& d,
+                                       const RowSetup<T>& rs, int c) {
   const T eps = T(SolverLimits<T>::kMinVal);
   const Row<T> R = d.efc_R(), D = d.efc_D(), aref = d.efc_aref(), pos = d.efc_pos();
-  for (int c = 0; c < ncon; ++c) {
-    const int r0 = m.contact_efcadr + c * m.s.ncon_rows;
-    const int pair = static_cast<int>(d.contact_pair()[c]);
-    const int g1 = m.collision_geom1[pair], g2 = m.collision_geom2[pair];
-    const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
-    const int dim = m.collision_dim[pair];
-    const T* fr = m.collision_friction + 5 * pair;
-    const T* solref = m.collision_solref + 2 * pair;
-    const T* solimp = m.collision_solimp + 5 * pair;
-    const T margin = m.collision_margin[pair] - m.collision_gap[pair];
-    const T dist = d.contact_dist()[c];
-    const Vec3<T> p = load3(d.contact_pos(), 3 * c);
-    const Mat3<T> frame = load_mat(d.contact_frame(), 9 * c);
-    // no force in the gap, nor between bodies that cannot move
-    const bool active = dist < margin && m.body_treenum[b1] + m.body_treenum[b2] > 0;
-    const int nrows = contact_rows_of(m, dim);
-    const bool elliptic = m.cone == Cone::kElliptic && dim > 1;
-    const bool pyramid = m.cone != Cone::kElliptic && dim > 1;
+  const int r0 = m.contact_efcadr + c * m.s.ncon_rows;
+  const int pair = static_cast<int>(d.contact_pair()[c]);
+  const int g1 = m.collision_geom1[pair], g2 = m.collision_geom2[pair];
+  const int b1 = m.geom_bodyid[g1], b2 = m.geom_bodyid[g2];
+  const int dim = m.collision_dim[pair];
+  const T* fr = m.collision_friction + 5 * pair;
+  const T* solref = m.collision_solref + 2 * pair;
+  const T* solimp = m.collision_solimp + 5 * pair;
+  const T margin = m.collision_margin[pair] - m.collision_gap[pair];
+  const T dist = d.contact_dist()[c];
+  const Vec3<T> p = load3(d.contact_pos(), 3 * c);
+  const Mat3<T> frame = load_mat(d.contact_frame(), 9 * c);
+  // no force in the gap, nor between bodies that cannot move
+  const bool active = dist < margin && m.body_treenum[b1] + m.body_treenum[b2] > 0;
+  const int nrows = contact_rows_of(m, dim);
+  const bool elliptic = m.cone == Cone::kElliptic && dim > 1;
+  const bool pyramid = m.cone != Cone::kElliptic && dim > 1;
 
-    // the frame rows of the relative Jacobian: k < 3 translation along frame row k,
-    // k ≥ 3 rotation about frame row k − 3; body 2 minus body 1
-    const int nframe = elliptic ? dim : (pyramid ? dim : 1);
-    for (int k = 0; k < m.s.ncon_rows; ++k) rs.clear(r0 + k);
-    for (int k = 0; k < nframe; ++k) {
-      const int row = pyramid ? r0 + (k == 0 ? 0 : 2 * (k - 1) + 1) : r0 + k;
-      const Vec3<T> axis = frame_row(frame, k % 3);
-      if (k < 3) {
-        add_point_jacobian(m, d, rs.jac(row), b2, p, axis);
-        add_point_jacobian(m, d, rs.jac(row), b1, p, T(-1) * axis);
-      } else {
-        add_angular_jacobian(m, d, rs.jac(row), b2, axis);
-        add_angular_jacobian(m, d, rs.jac(row), b1, T(-1) * axis);
-      }
-    }
-    if (pyramid) {
-      // edges 2j, 2j + 1 = J_n ± μ_j J_(j+1), with J_n in row r0 and J_(j+1) in row 2j + 1;
-      // the last pair first, so that row r0 keeps J_n until its own pair
-      const Row<T> normal = rs.jac(r0);
-      for (int j = dim - 2; j >= 0; --j) {
-        const Row<T> plus = rs.jac(r0 + 2 * j), minus = rs.jac(r0 + 2 * j + 1);
-        const T mu = fr[j];
-        for (int i = 0; i < m.s.nv; ++i) {
-          const T jn = normal[i], jt = minus[i];
-          plus[i] = jn + mu * jt;
-          minus[i] = jn - mu * jt;
-        }
-      }
-    }
-
-    const T tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
-    const T imp = impedance(solimp, dist, margin);
-    const T dmax = clamp_imp(solimp[1]);
-    T kk, bb;
-    reference_gains(solref, dmax, refsafe_step(m), kk, bb);
-    const T ratio = (T(1) - imp) / imp;
-    // R₀ of the first row: Â = tran (frictionless, elliptic) or tran (1 + μ₁²) (pyramid edge)
-    const T r_first = fmax(eps, ratio * (pyramid ? tran + fr[0] * fr[0] * tran : tran));
-    const T r_second = r_first / fmax(eps, m.impratio);
-    const T mu = fr[0] * std::sqrt(r_second / r_first);
-    d.contact_mu()[c] = mu;
-    for (int k = 0; k < nrows; ++k) {
-      const int r = r0 + k;
-      T rr = r_first;
-      if (pyramid) rr = T(2) * mu * mu * r_first;
-      if (elliptic && k == 1) rr = r_second;
-      if (elliptic && k > 1) rr = r_second * fr[0] * fr[0] / (fr[k - 1] * fr[k - 1]);
-      const bool friction_row = elliptic && k > 0;
-      pos[r] = friction_row ? T(0) : dist;
-      R[r] = rr;
-      D[r] = active ? T(1) / rr : T(0);
-      aref[r] = -bb * rs.velocity(r) - (friction_row ? T(0) : kk * imp * (dist - margin));
-    }
-    for (int k = nrows; k < m.s.ncon_rows; ++k) {
-      pos[r0 + k] = aref[r0 + k] = T(0);
-      R[r0 + k] = T(1);
-      D[r0 + k] = T(0);
+  // the frame rows of the relative Jacobian: k < 3 translation along frame row k,
+  // k ≥ 3 rotation about frame row k − 3; body 2 minus body 1
+  const int nframe = elliptic ? dim : (pyramid ? dim : 1);
+  for (int k = 0; k < m.s.ncon_rows; ++k) rs.clear(r0 + k);
+  for (int k = 0; k < nframe; ++k) {
+    const int row = pyramid ? r0 + (k == 0 ? 0 : 2 * (k - 1) + 1) : r0 + k;
+    const Vec3<T> axis = frame_row(frame, k % 3);
+    if (k < 3) {
+      add_point_jacobian(m, d, rs.jac(row), b2, p, axis);
+      add_point_jacobian(m, d, rs.jac(row), b1, p, T(-1) * axis);
+    } else {
+      add_angular_jacobian(m, d, rs.jac(row), b2, axis);
+      add_angular_jacobian(m, d, rs.jac(row), b1, T(-1) * axis);
     }
   }
+  if (pyramid) {
+    // edges 2j, 2j + 1 = J_n ± μ_j J_(j+1), with J_n in row r0 and J_(j+1) in row 2j + 1;
+    // the last pair first, so that row r0 keeps J_n until its own pair
+    const Row<T> normal = rs.jac(r0);
+    for (int j = dim - 2; j >= 0; --j) {
+      const Row<T> plus = rs.jac(r0 + 2 * j), minus = rs.jac(r0 + 2 * j + 1);
+      const T mu = fr[j];
+      for (int i = 0; i < m.s.nv; ++i) {
+        const T jn = normal[i], jt = minus[i];
+        plus[i] = jn + mu * jt;
+        minus[i] = jn - mu * jt;
+      }
+    }
+  }
+
+  const T tran = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
+  const T imp = impedance(solimp, dist, margin);
+  const T dmax = clamp_imp(solimp[1]);
+  T kk, bb;
+  reference_gains(solref, dmax, refsafe_step(m), kk, bb);
+  const T ratio = (T(1) - imp) / imp;
+  // R₀ of the first row: Â = tran (frictionless, elliptic) or tran (1 + μ₁²) (pyramid edge)
+  const T r_first = fmax(eps, ratio * (pyramid ? tran + fr[0] * fr[0] * tran : tran));
+  const T r_second = r_first / fmax(eps, m.impratio);
+  const T mu = fr[0] * std::sqrt(r_second / r_first);
+  d.contact_mu()[c] = mu;
+  for (int k = 0; k < nrows; ++k) {
+    const int r = r0 + k;
+    T rr = r_first;
+    if (pyramid) rr = T(2) * mu * mu * r_first;
+    if (elliptic && k == 1) rr = r_second;
+    if (elliptic && k > 1) rr = r_second * fr[0] * fr[0] / (fr[k - 1] * fr[k - 1]);
+    const bool friction_row = elliptic && k > 0;
+    pos[r] = friction_row ? T(0) : dist;
+    R[r] = rr;
+    D[r] = active ? T(1) / rr : T(0);
+    aref[r] = -bb * rs.velocity(r) - (friction_row ? T(0) : kk * imp * (dist - margin));
+  }
+  for (int k = nrows; k < m.s.ncon_rows; ++k) {
+    pos[r0 + k] = aref[r0 + k] = T(0);
+    R[r0 + k] = T(1);
+    D[r0 + k] = T(0);
+  }
+}
+
+// the rows of every contact found, a contact per item: each writes its own block (one lane: in
+// contact order)
+template <class T, class Grp>
+ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
+  const RowSetup<T> rs{m, d};
+  g.each(contact_count(m, d), [&](int c) ZW_ITEM { contact_row_block(m, d, rs, c); });
 }
 
 // contact forces in their frames (MuJoCo's mj_contactForce): pyramidal f_n = Σ edges,

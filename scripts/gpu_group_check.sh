@@ -20,7 +20,7 @@ set -uo pipefail
 . "$(dirname "$0")/env.sh"
 
 echo "== 1. tests"
-timeout 80 "$here/bin/test_cuda" --gtest_filter='CudaGroups*:*CudaModels*' \
+timeout 100 "$here/bin/test_cuda" --gtest_filter='CudaGroups*:*CudaModels*' \
   --gtest_output="xml:$res/group_tests.xml" >"$res/group_tests.log" 2>&1
 echo "tests exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$res/group_tests.log" | sort | uniq -c | head -20

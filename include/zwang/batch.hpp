@@ -196,6 +196,10 @@ class Batch {
   // without (SimulatorOptions::outputs), whose accessors throw OutputNotKept; what their rows
   // hold is unspecified.
   bool kept(FieldId f) const { return kept_[static_cast<int>(f)]; }
+  // OutputNotKept, naming the outputs kept, unless f is kept
+  void require_kept(FieldId f) const {
+    if (!kept(f)) not_kept(f);
+  }
   // The output fields kept current, in FieldId order.
   std::vector<FieldId> outputs() const;
 

@@ -76,7 +76,8 @@ struct SimulatorOptions {
   // and the batch's accessors of the others throw OutputNotKept (a std::logic_error).  The state,
   // time and status are always current.  The CPU backends then copy fewer rows back per call, which
   // is most of what a step(1) call costs beyond its step with many instances (docs/backends.md,
-  // "Outputs"); the CUDA backend writes every output of its device copy either way.
+  // "Outputs"); so do the CUDA backend's lane-group kernels (cuda_group), while its one-thread
+  // kernels write every output of the device copy either way.
   std::optional<std::vector<FieldId>> outputs = std::nullopt;
 };
 
@@ -180,9 +181,11 @@ class Simulator {
   // cuda_stream() is null, and the rest do nothing.
 
   // Every data and parameter field, time and status of the device copy, in FieldId
-  // order.
+  // order.  The rows of an output the batch does not keep (SimulatorOptions::outputs) are not
+  // current there either: the lane-group kernels do not write them.
   std::vector<DeviceField> device_fields();
-  // One of them; std::logic_error without a device copy.
+  // One of them; std::logic_error without a device copy, OutputNotKept for an output the batch
+  // does not keep, as its host accessor.
   DeviceField device_field(FieldId f);
   // The cudaStream_t the backend enqueues on, as a void*; null for the CPU.
   void* cuda_stream() const;

@@ -5,6 +5,7 @@
 // batch size checks, the Thrust utilities, two simulators at once, 2²⁰ instances.  Each test
 // needs a GPU and is skipped, with cuda_status()'s reason, where there is none.  Host-side logic
 // is tested on the CPU in test_cuda_host.cc.
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -164,6 +165,14 @@ class WithDevice {
     if (!reason.empty()) GTEST_SKIP() << reason; \
   } while (false)
 
+// the multiprocessors of the current device
+int multiprocessors() {
+  int device = 0, sms = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  return std::max(sms, 1);
+}
+
 class CudaGroups : public ::testing::Test, protected WithDevice {
  protected:
   void SetUp() override { ZW_REQUIRE_DEVICE(); }
@@ -206,6 +215,51 @@ TEST_F(CudaGroups, WarpIsEmuBitForBit) {
   expect_warp_is_emu<16>();
   expect_warp_is_emu<32>();
   EXPECT_EQ(gpu::device_group_check<32>({1.0, 2.0}, {1, 1}).uniform, 7);
+}
+
+// The group kernels keep what the batch keeps: with outputs {qacc, cfrc_ext}, forward() and
+// step(3) of a floating base (no contact to part the paths) give the one-thread kernel's state,
+// time, status and kept outputs within 1e-9 of their scale (the sums' order differs) for 8
+// instances per multiprocessor and 3 more; a device field of an output not kept is
+// OutputNotKept. G = 16 where the build has it (ZWANG_CUDA_GROUPS).
+TEST_F(CudaGroups, KeptOutputsAgreeWithOneThread) {
+  const Model model = examples::floating_base();
+  const std::int64_t n = 8 * multiprocessors() + 3;
+  const std::vector<FieldId> kept = {FieldId::qacc, FieldId::cfrc_ext};
+  const auto run = [&](CudaGroup group) {
+    auto sim = std::make_unique<Simulator<double>>(
+        model, n,
+        SimulatorOptions{.backend = Backend::kCuda, .cuda_group = group, .outputs = kept});
+    Simulator<double> reference(model, n, {.threads = 2});
+    set_same_states(*sim, reference, 3);
+    sim->forward();
+    return sim;
+  };
+  const std::unique_ptr<Simulator<double>> one = run(CudaGroup::kOne);
+  one->step(3);
+  for (const CudaGroup group : {CudaGroup::k32, CudaGroup::k16}) {
+    std::unique_ptr<Simulator<double>> sim;
+    try {
+      sim = run(group);
+    } catch (const std::invalid_argument& e) {
+      std::cout << "not built: " << e.what() << "\n";
+      continue;
+    }
+    sim->step(3);
+    const std::string at = sim->backend();
+    EXPECT_NE(at.find("lane groups"), std::string::npos) << at;
+    for (std::int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(sim->batch().status()[i], one->batch().status()[i]) << at << " " << i;
+      EXPECT_EQ(sim->batch().time()[i], one->batch().time()[i]) << at << " " << i;
+      for (const FieldId f : {FieldId::qpos, FieldId::qvel, FieldId::qacc, FieldId::cfrc_ext}) {
+        EXPECT_LT(relative_error(get(sim->batch().field(f), i), get(one->batch().field(f), i)),
+                  1e-9)
+            << at << " " << field_name(f) << " " << i;
+      }
+    }
+    EXPECT_THROW(sim->device_field(FieldId::xpos), OutputNotKept) << at;
+    EXPECT_NO_THROW(sim->device_field(FieldId::qacc)) << at;
+  }
 }
 
 // forward() and step(5) of every model case on one warp against Emu<32> on the CPU: the same
@@ -369,8 +423,10 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
       if (m.name == c.model) model = m.model;
     }
     ASSERT_GT(model.nbody, 0) << c.model;
-    constexpr std::int64_t kN = 77;  // three tiles of 32, the last partial
-    constexpr std::size_t kMayPart = 11;
+    // three tiles of 32, the last partial; on lane groups 8 instances per multiprocessor and 5
+    // more, so that blocks hold several instances and the last block is partial
+    const std::int64_t kN = c.group == CudaGroup::kOne ? 77 : 8 * multiprocessors() + 5;
+    const std::size_t kMayPart = static_cast<std::size_t>(11 * kN / 77);
     constexpr double kFast = 1e3;
     const SimulatorOptions options{.backend = Backend::kCuda,
                                    .cholesky = c.cholesky,
