@@ -337,7 +337,11 @@ void print_group(const std::string& name, const Model& model) {
     stages.push_back(work.take());
     work.take();
     if (rows && ok) {
-      g.one([&] { zwang::constraint_rows(m, d, *d.time); });
+      if constexpr (G == 1) {
+        g.one([&] { zwang::constraint_rows(m, d, *d.time); });
+      } else {
+        zwang::constraint_rows(m, d, *d.time, g);
+      }
       zwang::contact_rows(m, d, g);
     }
     stages.push_back(work.take());

@@ -382,55 +382,64 @@ ZW_HD void nonholonomic_rows(const ModelView<T>& m, const Instance<T>& d, const 
   }
 }
 
+// the friction-loss row of dof v, where it has one (dof_efcadr)
+template <class T>
+ZW_HD ZW_INLINE void dof_friction_row(const ModelView<T>& m, const RowSetup<T>& rs, int v) {
+  const int r = m.dof_efcadr[v];
+  if (r < 0) return;
+  rs.clear(r);
+  rs.jac(r)[v] = T(1);
+  rs.soft(r, T(0), T(0), T(0), m.dof_invweight0[v], m.dof_solref + 2 * v, m.dof_solimp + 5 * v,
+          true, true);
+}
+
+// the limit rows of joint j, where it has them (jnt_efcadr)
+template <class T>
+ZW_HD ZW_INLINE void joint_limit_rows(const ModelView<T>& m, const Instance<T>& d,
+                                      const RowSetup<T>& rs, int j) {
+  const Row<T> qpos = d.qpos();
+  const int r = m.jnt_efcadr[j];
+  if (r < 0) return;
+  const T margin = m.jnt_margin[j];
+  const T* solref = m.jnt_solref + 2 * j;
+  const T* solimp = m.jnt_solimp + 5 * j;
+  const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
+  const T diag = m.dof_invweight0[da];
+  if (m.jnt_type[j] == JointType::kBall) {
+    // distance max(range) − θ with θ the rotation angle of the joint in [0, π];
+    // J = −axis on the joint's three dofs
+    const Quat<T> q = load_quat(qpos, qa);
+    Vec3<T> axis{q.x, q.y, q.z};
+    const T s = norm(axis);
+    T angle = T(2) * std::atan2(s, q.w);
+    angle = angle > T(M_PI) ? angle - T(2 * M_PI) : angle;
+    const bool tiny = !(s * std::fabs(angle) > T(SolverLimits<T>::kMinVal));
+    axis = tiny ? Vec3<T>{T(1), T(0), T(0)} : (angle / (s * std::fabs(angle))) * axis;
+    const T value = tiny ? T(0) : T(std::fabs(angle));
+    const T hi = fmax(m.jnt_range[2 * j], m.jnt_range[2 * j + 1]);
+    const T dist = hi - value;
+    rs.clear(r);
+    rs.jac(r)[da] = -axis.x;
+    rs.jac(r)[da + 1] = -axis.y;
+    rs.jac(r)[da + 2] = -axis.z;
+    rs.soft(r, dist, margin, dist, diag, solref, solimp, dist < margin, false);
+    return;
+  }
+  // lower: distance q − lo, J = +1; upper: hi − q, J = −1
+  for (int side = 0; side < 2; ++side) {
+    const T q = qpos[qa];
+    const T dist = side == 0 ? q - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - q;
+    rs.clear(r + side);
+    rs.jac(r + side)[da] = side == 0 ? T(1) : T(-1);
+    rs.soft(r + side, dist, margin, dist, diag, solref, solimp, dist < margin, false);
+  }
+}
+
 template <class T>
 ZW_HD void friction_and_limit_rows(const ModelView<T>& m, const Instance<T>& d,
                                    const RowSetup<T>& rs) {
-  const Row<T> qpos = d.qpos();
-  for (int v = 0; v < m.s.nv; ++v) {
-    const int r = m.dof_efcadr[v];
-    if (r < 0) continue;
-    rs.clear(r);
-    rs.jac(r)[v] = T(1);
-    rs.soft(r, T(0), T(0), T(0), m.dof_invweight0[v], m.dof_solref + 2 * v, m.dof_solimp + 5 * v,
-            true, true);
-  }
-  for (int j = 0; j < m.s.njnt; ++j) {
-    const int r = m.jnt_efcadr[j];
-    if (r < 0) continue;
-    const T margin = m.jnt_margin[j];
-    const T* solref = m.jnt_solref + 2 * j;
-    const T* solimp = m.jnt_solimp + 5 * j;
-    const int qa = m.jnt_qposadr[j], da = m.jnt_dofadr[j];
-    const T diag = m.dof_invweight0[da];
-    if (m.jnt_type[j] == JointType::kBall) {
-      // distance max(range) − θ with θ the rotation angle of the joint in [0, π];
-      // J = −axis on the joint's three dofs
-      const Quat<T> q = load_quat(qpos, qa);
-      Vec3<T> axis{q.x, q.y, q.z};
-      const T s = norm(axis);
-      T angle = T(2) * std::atan2(s, q.w);
-      angle = angle > T(M_PI) ? angle - T(2 * M_PI) : angle;
-      const bool tiny = !(s * std::fabs(angle) > T(SolverLimits<T>::kMinVal));
-      axis = tiny ? Vec3<T>{T(1), T(0), T(0)} : (angle / (s * std::fabs(angle))) * axis;
-      const T value = tiny ? T(0) : T(std::fabs(angle));
-      const T hi = fmax(m.jnt_range[2 * j], m.jnt_range[2 * j + 1]);
-      const T dist = hi - value;
-      rs.clear(r);
-      rs.jac(r)[da] = -axis.x;
-      rs.jac(r)[da + 1] = -axis.y;
-      rs.jac(r)[da + 2] = -axis.z;
-      rs.soft(r, dist, margin, dist, diag, solref, solimp, dist < margin, false);
-      continue;
-    }
-    // lower: distance q − lo, J = +1; upper: hi − q, J = −1
-    for (int side = 0; side < 2; ++side) {
-      const T q = qpos[qa];
-      const T dist = side == 0 ? q - m.jnt_range[2 * j] : m.jnt_range[2 * j + 1] - q;
-      rs.clear(r + side);
-      rs.jac(r + side)[da] = side == 0 ? T(1) : T(-1);
-      rs.soft(r + side, dist, margin, dist, diag, solref, solimp, dist < margin, false);
-    }
-  }
+  for (int v = 0; v < m.s.nv; ++v) dof_friction_row(m, rs, v);
+  for (int j = 0; j < m.s.njnt; ++j) joint_limit_rows(m, d, rs, j);
 }
 
 // tendon friction (J = J_t) and limits: lower distance L − lo with J = J_t, upper hi − L
@@ -472,6 +481,22 @@ ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t
   nonholonomic_rows(m, d, rs);
   friction_and_limit_rows(m, d, rs);
   tendon_rows(m, d, rs);
+}
+
+// On a lane group: the friction-loss rows a dof per item and the limit rows a joint per item,
+// each writing its own rows; the others on one lane. One lane (Solo) runs the function above.
+template <class T, class Grp>
+ZW_HD ZW_NOINLINE void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t,
+                                       Grp& g) {
+  const RowSetup<T> rs{m, d};
+  g.one([&]() ZW_ITEM {
+    equality_rows(m, d, rs);
+    drive_rows(m, d, rs, t);
+    nonholonomic_rows(m, d, rs);
+  });
+  g.each(m.s.nv, [&](int v) ZW_ITEM { dof_friction_row(m, rs, v); });
+  g.each(m.s.njnt, [&](int j) ZW_ITEM { joint_limit_rows(m, d, rs, j); });
+  g.one([&]() ZW_ITEM { tendon_rows(m, d, rs); });
 }
 
 }  // namespace zwang

@@ -116,7 +116,8 @@ ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance
 
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
 // rows; replaces whatever a batched solve left in qacc. On a lane group the collision, the
-// contact rows (a contact per item) and the solver run on the group, the other rows on one lane.
+// contact, friction-loss and limit rows (a contact, dof or joint per item) and the solver run on
+// the group, the other rows on one lane.
 template <class T, class Grp>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
                               int phase, Grp& g) {
@@ -133,7 +134,11 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   } else if (!collision(m, d, g)) {
     return kPhaseFailed;
   }
-  g.one([&]() ZW_ITEM { constraint_rows(m, d, t); });
+  if constexpr (Grp::size == 1) {
+    g.one([&]() ZW_ITEM { constraint_rows(m, d, t); });
+  } else {
+    constraint_rows(m, d, t, g);
+  }
   contact_rows(m, d, g);
   if (!constraint_solve(m, d, damping_dt, g)) return kPhaseFailed;
   g.one([&]() ZW_ITEM {
