@@ -286,7 +286,8 @@ long operations(const Count& c) {
   return operations(c.t);
 }
 
-// smooth()'s stages on Emu<G>, then the rest of an Euler step on one lane: a row of the table.
+// An Euler step stage by stage on Emu<G>, each stage on the group as step() runs it there, or on
+// one lane of it: a row of the table.
 // The step is step()'s sequence, stage by stage; its operations must add up to step()'s.
 template <int G>
 void print_group(const std::string& name, const Model& model) {
