@@ -338,11 +338,7 @@ void print_group(const std::string& name, const Model& model) {
     stages.push_back(work.take());
     work.take();
     if (rows && ok) {
-      if constexpr (G == 1) {
-        g.one([&] { zwang::constraint_rows(m, d, *d.time); });
-      } else {
-        zwang::constraint_rows(m, d, *d.time, g);
-      }
+      zwang::constraint_rows(m, d, *d.time, g);
       zwang::contact_rows(m, d, g);
     }
     stages.push_back(work.take());

@@ -435,13 +435,6 @@ ZW_HD ZW_INLINE void joint_limit_rows(const ModelView<T>& m, const Instance<T>& 
   }
 }
 
-template <class T>
-ZW_HD void friction_and_limit_rows(const ModelView<T>& m, const Instance<T>& d,
-                                   const RowSetup<T>& rs) {
-  for (int v = 0; v < m.s.nv; ++v) dof_friction_row(m, rs, v);
-  for (int j = 0; j < m.s.njnt; ++j) joint_limit_rows(m, d, rs, j);
-}
-
 // tendon friction (J = J_t) and limits: lower distance L − lo with J = J_t, upper hi − L
 // with J = −J_t, as a joint's
 template <class T>
@@ -473,21 +466,11 @@ ZW_HD void tendon_rows(const ModelView<T>& m, const Instance<T>& d, const RowSet
 }
 
 // every row slot at time t
-template <class T>
-ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t) {
-  const RowSetup<T> rs{m, d};
-  equality_rows(m, d, rs);
-  drive_rows(m, d, rs, t);
-  nonholonomic_rows(m, d, rs);
-  friction_and_limit_rows(m, d, rs);
-  tendon_rows(m, d, rs);
-}
-
-// On a lane group: the friction-loss rows a dof per item and the limit rows a joint per item,
-// each writing its own rows; the others on one lane. One lane (Solo) runs the function above.
+// Every row but the contacts'. On a lane group the friction-loss rows are a dof per item and the
+// limit rows a joint per item, each writing its own rows (dof_efcadr, jnt_efcadr); the others run
+// on one lane. One lane runs them all in this order.
 template <class T, class Grp>
-ZW_HD ZW_NOINLINE void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t,
-                                       Grp& g) {
+ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t, Grp& g) {
   const RowSetup<T> rs{m, d};
   g.one([&]() ZW_ITEM {
     equality_rows(m, d, rs);

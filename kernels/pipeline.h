@@ -134,11 +134,7 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   } else if (!collision(m, d, g)) {
     return kPhaseFailed;
   }
-  if constexpr (Grp::size == 1) {
-    g.one([&]() ZW_ITEM { constraint_rows(m, d, t); });
-  } else {
-    constraint_rows(m, d, t, g);
-  }
+  constraint_rows(m, d, t, g);
   contact_rows(m, d, g);
   if (!constraint_solve(m, d, damping_dt, g)) return kPhaseFailed;
   g.one([&]() ZW_ITEM {
