@@ -1,7 +1,9 @@
 # Writes cuda_build_report.txt: registers, stack frame (local memory) and spills of every
-# kernel in cuda/kernels.cu, from nvcc -Xptxas -v, for float and double, per architecture,
-# followed by the example models' sizes.  Run by the cuda_build_report target:
-#   cmake -DNVCC= -DSOURCE= -DINCLUDES= -DARCHS= -DMODELS= -DOUT= -P ptxas_report.cmake
+# kernel in cuda/kernels.cu and of the lane-group kernels in cuda/group_kernels.cu (with each
+# function ptxas keeps out of line in them), from nvcc -Xptxas -v, for float and double, per
+# architecture, followed by the example models' sizes.  Run by the cuda_build_report target:
+#   cmake -DNVCC= -DSOURCE= -DGROUP_SOURCE= -DGROUP_DEFINITIONS= -DINCLUDES= -DARCHS= -DMODELS=
+#         -DOUT= -P ptxas_report.cmake
 cmake_minimum_required(VERSION 3.25)
 
 string(REPLACE "," ";" archs "${ARCHS}")
@@ -27,7 +29,7 @@ execute_process(COMMAND ${NVCC} --version OUTPUT_VARIABLE nvcc_version)
 string(REGEX MATCH "release [0-9.]+, V[0-9.]+" nvcc_version "${nvcc_version}")
 
 set(report "zwang CUDA build report (cuda/ptxas_report.cmake)\n")
-string(APPEND report "kernels: ${SOURCE}\nnvcc ${nvcc_version}, -O3, ptxas -v\n\n")
+string(APPEND report "kernels: ${SOURCE} ${GROUP_SOURCE}\nnvcc ${nvcc_version}, -O3, ptxas -v\n\n")
 string(APPEND report "Registers and local memory come from the kernels' code, not from the model: no "
   "kernel sizes an array by\nnv or nbody (every per-instance value lives in the global arenas), "
   "so the numbers below hold for\nevery model, nv <= 12 included.  'stack' is the per-thread "
@@ -38,31 +40,34 @@ string(APPEND report "Registers and local memory come from the kernels' code, no
   "that rotate;\nin the kernels that end a solve (forward_end, step_end, the fused ones) also "
   "the frames of the\nstages kept out of line (ZW_NOINLINE: collision, contact rows, the "
   "constraint solver), of which\nbox-box's candidate contacts (24 of them, about 1.2 KB in "
-  "float64) are most.\n")
+  "float64) are most.\n"
+  "The lane-group kernels (group_kernels.cu, one table per lane-group size built) list every "
+  "function\nptxas keeps out of line; registers are per kernel ('-' for the functions it calls). "
+  "A spill of a called\nfunction that calls others is mostly the values it keeps across those "
+  "calls (its return address\namong them) where the callee may use every register.\n")
 
-foreach(arch IN LISTS archs)
-  string(REGEX MATCH "^[0-9]+" number "${arch}")
-  if(arch MATCHES "-virtual$")
-    continue()
-  endif()
-  if(number STREQUAL "")
-    string(APPEND report "\n${arch}: not reported (name numeric architectures, e.g. 90, to see "
-      "them here)\n")
-    continue()
-  endif()
+# one table per source and architecture: every entry function, and with `all` every function
+# ptxas compiled on its own (the stages a kernel calls); ptxas gives registers per entry function,
+# the functions it calls included, so the others show '-' 
+function(report_source out source defines all arch number)
+  set(define_flags)
+  foreach(d IN LISTS defines)
+    list(APPEND define_flags "-D${d}")
+  endforeach()
+  get_filename_component(base "${source}" NAME_WE)
   execute_process(
     COMMAND ${NVCC} -std=c++17 -O3 -DNDEBUG --expt-relaxed-constexpr -Werror=all-warnings
-            ${include_flags} -gencode=arch=compute_${number},code=sm_${number} -Xptxas -v
-            -c ${SOURCE} -o ${OUT}.sm_${number}.o
+            ${include_flags} ${define_flags} -gencode=arch=compute_${number},code=sm_${number}
+            -Xptxas -v -c ${source} -o ${OUT}.${base}.sm_${number}.o
     ERROR_VARIABLE log
     RESULT_VARIABLE result)
-  file(REMOVE ${OUT}.sm_${number}.o)
+  file(REMOVE ${OUT}.${base}.sm_${number}.o)
   if(NOT result EQUAL 0)
-    message(FATAL_ERROR "nvcc failed for sm_${number}:\n${log}")
+    message(FATAL_ERROR "nvcc failed on ${source} for sm_${number}:\n${log}")
   endif()
-  file(WRITE ${OUT}.sm_${number}.log "${log}")
+  file(WRITE ${OUT}.${base}.sm_${number}.log "${log}")
 
-  # one record per entry function: name, registers, stack, spill stores, spill loads
+  # one record per function: name, registers (entry functions), stack, spill stores, spill loads
   string(REPLACE "\n" ";" lines "${log}")
   set(names)
   set(current "")
@@ -74,10 +79,14 @@ foreach(arch IN LISTS archs)
     elseif(line MATCHES "Function properties for ([^ ]+)")
       set(pending "${CMAKE_MATCH_1}")
     elseif(line MATCHES "([0-9]+) bytes stack frame, ([0-9]+) bytes spill stores, ([0-9]+) bytes spill loads")
-      if(pending STREQUAL current)
-        set(stack_${current} ${CMAKE_MATCH_1})
-        set(stores_${current} ${CMAKE_MATCH_2})
-        set(loads_${current} ${CMAKE_MATCH_3})
+      if(all OR pending STREQUAL current)
+        if(NOT pending IN_LIST names)
+          list(APPEND names "${pending}")
+          set(regs_${pending} "-")
+        endif()
+        set(stack_${pending} ${CMAKE_MATCH_1})
+        set(stores_${pending} ${CMAKE_MATCH_2})
+        set(loads_${pending} ${CMAKE_MATCH_3})
       endif()
     elseif(line MATCHES "Used ([0-9]+) registers")
       set(regs_${current} ${CMAKE_MATCH_1})
@@ -95,23 +104,28 @@ foreach(arch IN LISTS archs)
   file(REMOVE ${OUT}.names)
   string(REPLACE "\n" ";" demangled "${demangled}")
 
-  string(APPEND report "\nsm_${number}\n")
-  string(APPEND report "kernel                                  type      registers     stack B  spill st B  spill ld B\n")
+  get_filename_component(file "${source}" NAME)
+  set(text "\n${file}, sm_${number}\n")
+  string(APPEND text "function                                type      registers     stack B  spill st B  spill ld B\n")
   set(rows)
   set(index 0)
   foreach(name IN LISTS names)
     list(GET demangled ${index} pretty)
     math(EXPR index "${index} + 1")
+    string(REGEX REPLACE "_INTERNAL_[^:]*::" "" pretty "${pretty}")
     string(REPLACE "(anonymous namespace)::" "" pretty "${pretty}")
     string(REGEX REPLACE "\\(.*$" "" pretty "${pretty}")
-    string(REGEX REPLACE "^void " "" pretty "${pretty}")
+    string(REGEX REPLACE "^(void|bool|int) " "" pretty "${pretty}")
     string(REGEX REPLACE "zwang::gpu::|zwang::" "" pretty "${pretty}")
     set(type "double")
     if(pretty MATCHES "<float")
       set(type "float")
+    elseif(NOT pretty MATCHES "<double")
+      set(type "-")
     endif()
     string(REGEX REPLACE "<(float|double), " "<" pretty "${pretty}")
     string(REGEX REPLACE "<(float|double)>" "" pretty "${pretty}")
+    string(REGEX REPLACE "<(float|double), (ContactWriter)&>" "" pretty "${pretty}")
     pad(row APPEND "${pretty}" 40)
     pad(cell APPEND "${type}" 7)
     string(APPEND row "${cell}")
@@ -124,8 +138,28 @@ foreach(arch IN LISTS archs)
   endforeach()
   list(SORT rows)
   foreach(row IN LISTS rows)
-    string(APPEND report "${row}\n")
+    string(APPEND text "${row}\n")
   endforeach()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+string(REPLACE "," ";" group_definitions "${GROUP_DEFINITIONS}")
+foreach(arch IN LISTS archs)
+  string(REGEX MATCH "^[0-9]+" number "${arch}")
+  if(arch MATCHES "-virtual$")
+    continue()
+  endif()
+  if(number STREQUAL "")
+    string(APPEND report "\n${arch}: not reported (name numeric architectures, e.g. 90, to see "
+      "them here)\n")
+    continue()
+  endif()
+  report_source(text "${SOURCE}" "" FALSE ${arch} ${number})
+  string(APPEND report "${text}")
+  if(GROUP_SOURCE AND group_definitions)
+    report_source(text "${GROUP_SOURCE}" "${group_definitions}" TRUE ${arch} ${number})
+    string(APPEND report "${text}")
+  endif()
 endforeach()
 
 execute_process(COMMAND ${MODELS} OUTPUT_VARIABLE models RESULT_VARIABLE result)
