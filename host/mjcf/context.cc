@@ -95,7 +95,9 @@ pugi::xml_node Context::parse(std::string text, std::string name, std::filesyste
   });
   const pugi::xml_node root = file->doc.document_element();
   if (!root) throw ModelError(fmt::format("{}:1: the document has no element", file->name));
-  if (std::string_view(root.name()) != "mujoco") {
+  // an included file's root is only a wrapper, whatever its name (MuJoCo 4.0 reads
+  // <mujocoinclude>, the usual one, like any other)
+  if (includer == nullptr && std::string_view(root.name()) != "mujoco") {
     throw ModelError(fmt::format("{}:{}: the root element is <{}>, expected <mujoco>", file->name,
                                  file->lines.line_at(root.offset_debug()), root.name()));
   }
@@ -130,9 +132,10 @@ void Context::unsupported(pugi::xml_node node, std::string_view reason) {
                  : fmt::format("element <{}> is not supported; ignored ({})", node.name(), reason));
 }
 
-// <include file="..."/>: a file whose <mujoco> root's children stand in for the element.  As in
-// MuJoCo, a file is included once in a model (so includes cannot multiply), and all the files
-// of a model together are at most kMaxModelFileBytes.
+// <include file="..."/>: a file whose root's children stand in for the element (the root is
+// <mujocoinclude> or <mujoco> in MuJoCo's own files; MuJoCo takes any).  As in MuJoCo, a file is
+// included once in a model (so includes cannot multiply), and all the files of a model together
+// are at most kMaxModelFileBytes.
 pugi::xml_node Context::include(pugi::xml_node node) {
   const auto cached = included_.find(node.internal_object());
   if (cached != included_.end()) return cached->second;
