@@ -465,8 +465,7 @@ ZW_HD void tendon_rows(const ModelView<T>& m, const Instance<T>& d, const RowSet
   }
 }
 
-// every row slot at time t
-// Every row but the contacts'. On a lane group the friction-loss rows are a dof per item and the
+// Every row but the contacts', at time t. On a lane group the friction-loss rows are a dof per item and the
 // limit rows a joint per item, each writing its own rows (dof_efcadr, jnt_efcadr); the others run
 // on one lane. One lane runs them all in this order.
 template <class T, class Grp>
