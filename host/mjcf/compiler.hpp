@@ -20,7 +20,9 @@ struct Compiler {
   bool degree = true;            // angle="degree": euler, axisangle and hinge values in degrees
   std::string eulerseq = "xyz";  // lowercase: axes that move with the frame; uppercase: fixed
   InertiaFromGeom inertiafromgeom = InertiaFromGeom::kAuto;
-  bool autolimits = false;  // a nonzero range makes a joint or actuator limited
+  // a nonzero range makes a joint, tendon or actuator limited where `limited` is not given: the
+  // default of MuJoCo 2.3 and later (2.2.2 refused such a range)
+  bool autolimits = true;
   double settotalmass = -1;
   double boundmass = 0;
   double boundinertia = 0;

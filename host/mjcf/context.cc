@@ -396,10 +396,9 @@ bool resolve_limited(const Attrs& a, Limited limited, const std::array<double, 2
   if (limited == Limited::kAuto) {
     const bool given = range[0] != 0 || range[1] != 0;
     if (given && !autolimits) {
-      a.fail(
-          fmt::format("<{}> has '{}' but not '{}': give {}=\"true\" or \"false\", or set <compiler "
-                      "autolimits=\"true\"/>",
-                      a.tag(), range_name, flag, flag));
+      a.fail(fmt::format("<{}> has '{}' but not '{}', and the model sets <compiler "
+                         "autolimits=\"false\">: give {}=\"true\" or \"false\"",
+                         a.tag(), range_name, flag, flag));
     }
     on = given;
   }

@@ -463,3 +463,65 @@ def test_a_bound_on_the_parent_keeps_its_welded_child(tmp_path):
     assert names(m) == ["world", "p", "k"]
     assert z.body_names == names(m)
     close(z.body_mass, m.body_mass, "body_mass", 1e-12)
+
+
+AUTOLIMITS = """<mujoco model="autolimits">
+  <compiler angle="radian" {compiler}/>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="shoulder" axis="0 1 0" range="-0.4 0.6" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="lower" pos="0.3 0 0">
+        <joint name="elbow" axis="0 1 0" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="sum" range="-0.5 0.5">
+      <joint joint="shoulder" coef="1"/>
+      <joint joint="elbow" coef="1"/>
+    </fixed>
+  </tendon>
+  <actuator>
+    <motor name="shoulder" joint="shoulder" ctrlrange="-1 1" forcerange="-0.5 0.5"/>
+    <motor name="elbow" joint="elbow" ctrlrange="-2 2"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("compiler", ["", 'autolimits="true"'])
+def test_ranges_without_limited_are_limits_as_in_mujoco4(tmp_path, compiler):
+    """MuJoCo 4.0's default autolimits: a range without `limited` (joint, tendon, ctrl, force)
+    is a limit; the same states in both engines, some past the limits, with the limit rows on"""
+    path = tmp_path / "autolimits.xml"
+    path.write_text(AUTOLIMITS.format(compiler=compiler))
+    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    assert z.warnings == []
+    np.testing.assert_array_equal(z.actuator_ctrllimited, m.actuator_ctrllimited.astype(bool))
+    assert all(m.jnt_limited == [1, 0]) and all(m.tendon_limited == [1])
+    d = mujoco.MjData(m)
+    qpos, qvel, ctrl = states(z, 7)
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    active = 0
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        active += d.nefc
+        close(sim.actuator_force[i], d.actuator_force, f"actuator_force, instance {i}")
+        close(sim.qacc[i], d.qacc, f"qacc, instance {i}", tol=1e-8)
+    # the states reach past the limits: the rows are in play, not only possible
+    assert active > 0
+
+
+def test_autolimits_false_needs_limited(tmp_path):
+    """2.2.2's default, asked for: a range without `limited` is refused, naming the line"""
+    path = tmp_path / "autolimits.xml"
+    path.write_text(AUTOLIMITS.format(compiler='autolimits="false"'))
+    with pytest.raises(zwang.ModelError, match=r"autolimits.xml:5: <joint> has .range. but not"):
+        zwang.load(str(path))
+    with pytest.raises(ValueError, match="limited"):
+        mujoco.MjModel.from_xml_path(str(path))

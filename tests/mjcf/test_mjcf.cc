@@ -722,10 +722,12 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
        "bad.xml:4: <include> cannot open 'missing.xml' ..."},
       {body_with(sphere + "\n<body>\n<freejoint/>\n" + sphere + "\n</body>"),
        "bad.xml:6: joint 'joint0': a free joint must be in a child of the world"},
-      // MuJoCo 2.2.2: a range needs limited="true" unless autolimits; a limited range is not empty
-      {body_with("<joint range=\"0 1\"/>\n" + sphere),
-       "bad.xml:4: <joint> has 'range' but not 'limited': give limited=\"true\" or \"false\", "
-       "or set <compiler autolimits=\"true\"/>"},
+      // without autolimits (2.2.2's default) a range needs limited="true"; a limited range is not
+      // empty
+      {"<mujoco>\n<compiler autolimits=\"false\"/>\n<worldbody>\n<body>\n<joint range=\"0 1\"/>\n" +
+           sphere + "\n</body>\n</worldbody>\n</mujoco>\n",
+       "bad.xml:5: <joint> has 'range' but not 'limited', and the model sets <compiler "
+       "autolimits=\"false\">: give limited=\"true\" or \"false\""},
       {body_with("<joint limited=\"true\"/>\n" + sphere),
        "bad.xml:4: <joint> attribute 'range': [0, 0] is empty (the lower bound must be smaller)"},
       // what would change the state or control layout is an error, not a warning
