@@ -193,6 +193,7 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     return;
   }
   const bool position = kind == "position";
+  if (position) set_if(a, "inheritrange", d.inheritrange);
   const double k = a.number(position ? "kp" : "kv").value_or(d.gainprm[0]);
   d.gainprm[0] = k;
   d.biastype = 1;

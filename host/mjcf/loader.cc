@@ -493,8 +493,23 @@ class Loader {
                   : kind == "muscle"   ? ActuatorType::kMuscle
                                        : ActuatorType::kGeneral;
       spec.gear = d.gear[0];
-      spec.ctrllimited = resolve_limited(a, d.ctrllimited, d.ctrlrange, compiler_.autolimits,
-                                         "ctrllimited", "ctrlrange");
+      if (d.inheritrange < 0) {
+        a.fail(
+            fmt::format("<{}> attribute 'inheritrange': {} is negative (0 is off, X > 0 the "
+                        "target's range scaled by X about its middle)",
+                        kind, d.inheritrange));
+      }
+      if (d.inheritrange > 0) {
+        // the builder takes the range from the joint or tendon
+        if (d.ctrlrange[0] != 0 || d.ctrlrange[1] != 0) {
+          a.fail(fmt::format("<{}> has both 'ctrlrange' and 'inheritrange'", kind));
+        }
+        spec.ctrllimited = d.ctrllimited != Limited::kFalse;
+        spec.inheritrange = d.inheritrange;
+      } else {
+        spec.ctrllimited = resolve_limited(a, d.ctrllimited, d.ctrlrange, compiler_.autolimits,
+                                           "ctrllimited", "ctrlrange");
+      }
       spec.ctrlrange = d.ctrlrange;
       spec.forcelimited = resolve_limited(a, d.forcelimited, d.forcerange, compiler_.autolimits,
                                           "forcelimited", "forcerange");

@@ -325,6 +325,35 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
       !finite(spec.muscle_gain) || !finite(spec.muscle_bias)) {
     throw ModelError(who + ": a value is not finite");
   }
+  if (!(spec.inheritrange >= 0) || !std::isfinite(spec.inheritrange)) {
+    throw ModelError(
+        fmt::format("{}: inheritrange {} must be finite and >= 0", who, spec.inheritrange));
+  }
+  if (spec.inheritrange > 0) {
+    bool limited = false;
+    std::array<double, 2> range{0, 0};
+    if (!spec.tendon.empty()) {
+      for (const TendonSpec& t : tendons_) {
+        if (t.name != spec.tendon) continue;
+        limited = t.limited;
+        range = t.range;
+      }
+    } else {
+      for (const Joint& j : joints_) {
+        if (j.spec.name != spec.joint) continue;
+        limited = j.spec.limited;
+        range = j.spec.range;
+      }
+    }
+    if (!limited) {
+      throw ModelError(fmt::format("{}: inheritrange needs a limited {} ('{}' is not)", who,
+                                   spec.tendon.empty() ? "joint" : "tendon",
+                                   spec.tendon.empty() ? spec.joint : spec.tendon));
+    }
+    const double middle = 0.5 * (range[0] + range[1]);
+    const double half = 0.5 * (range[1] - range[0]) * spec.inheritrange;
+    spec.ctrlrange = {middle - half, middle + half};
+  }
   if (spec.ctrllimited && !(spec.ctrlrange[0] <= spec.ctrlrange[1])) {
     throw ModelError(
         fmt::format("{}: ctrlrange [{}, {}] is empty", who, spec.ctrlrange[0], spec.ctrlrange[1]));

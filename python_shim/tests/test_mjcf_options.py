@@ -525,3 +525,89 @@ def test_autolimits_false_needs_limited(tmp_path):
         zwang.load(str(path))
     with pytest.raises(ValueError, match="limited"):
         mujoco.MjModel.from_xml_path(str(path))
+
+
+INHERIT = """<mujoco model="inheritrange">
+  <compiler angle="{angle}"/>
+  <default><default class="servo"><position kp="3" inheritrange="0.8"/></default></default>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="shoulder" axis="0 1 0" range="{range}"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="lower" pos="0.3 0 0">
+        <joint name="slider" type="slide" axis="1 0 0" range="-0.05 0.15"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="sum" range="-0.3 0.9">
+      <joint joint="shoulder" coef="1"/>
+      <joint joint="slider" coef="2"/>
+    </fixed>
+  </tendon>
+  <actuator>
+    <position joint="shoulder" kp="2" inheritrange="1"/>
+    <position joint="slider" class="servo"/>
+    <position tendon="sum" kp="5" inheritrange="2" ctrllimited="false"/>
+    <position joint="shoulder" kp="1" ctrlrange="-0.1 0.1"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize(
+    "angle, joint_range", [("radian", "-0.4 1.1"), ("degree", "-30 60"), ("radian", "0.2 0.3")]
+)
+def test_inheritrange_matches_mujoco4(tmp_path, angle, joint_range):
+    """MuJoCo 3's inheritrange on position actuators (joint, slide joint, tendon, from a default
+    class, with ctrllimited off) gives MuJoCo 4.0's ctrlrange, and the same actuator forces"""
+    path = tmp_path / "inheritrange.xml"
+    path.write_text(INHERIT.format(angle=angle, range=joint_range))
+    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    assert z.warnings == []
+    np.testing.assert_array_equal(z.actuator_ctrllimited, m.actuator_ctrllimited.astype(bool))
+    d = mujoco.MjData(m)
+    qpos, qvel, _ = states(z, 3)
+    ctrl = np.random.default_rng(4).uniform(-2, 2, (N, z.nu))
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        # the clamped control shows in the force: kp (clamp(u) − l)
+        close(sim.actuator_force[i], d.actuator_force, f"actuator_force, instance {i}", tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "actuator, message",
+    [
+        ('<position joint="free" inheritrange="1"/>', "needs a limited joint"),
+        ('<position joint="hinge" inheritrange="1" ctrlrange="0 1"/>', "both 'ctrlrange' and"),
+        ('<position joint="hinge" inheritrange="-1"/>', "'inheritrange': -1 is negative"),
+    ],
+)
+def test_inheritrange_errors_name_the_line(tmp_path, actuator, message):
+    path = tmp_path / "bad.xml"
+    path.write_text(
+        '<mujoco>\n<worldbody>\n<body>\n<joint name="hinge" range="0 1"/>\n'
+        '<joint name="free" axis="1 0 0"/>\n<geom size="0.1"/>\n</body>\n</worldbody>\n'
+        f"<actuator>\n{actuator}\n</actuator>\n</mujoco>\n"
+    )
+    with pytest.raises(zwang.ModelError, match="bad.xml:10: .*" + message):
+        zwang.load(str(path))
+
+
+def test_inheritrange_is_a_position_actuators(tmp_path):
+    """on another actuator the attribute is unknown: a warning naming it (MuJoCo refuses it)"""
+    path = tmp_path / "motor.xml"
+    path.write_text(
+        '<mujoco>\n<worldbody>\n<body>\n<joint name="hinge" range="0 1"/>\n<geom size="0.1"/>\n'
+        '</body>\n</worldbody>\n<actuator>\n<motor joint="hinge" inheritrange="1"/>\n'
+        "</actuator>\n</mujoco>\n"
+    )
+    z = zwang.load(str(path))
+    unknown = "attribute 'inheritrange' of <motor> is not supported; ignored"
+    assert z.warnings == [f"{path}:9: {unknown}"]
+    assert not z.actuator_ctrllimited[0]
