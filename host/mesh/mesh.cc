@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <utility>
 
@@ -209,6 +210,54 @@ Triangles read_obj(const std::string& data, bool mirror, const std::string& name
     for (std::size_t i = 0; i < t.face.size(); i += 3) std::swap(t.face[i + 1], t.face[i + 2]);
   }
   check_finite(t.vert);
+  return t;
+}
+
+// MuJoCo's binary MSH: four int32 counts (vertices, normals, texture coordinates, triangles),
+// then the vertices (float32 x y z), normals (3 floats), texture coordinates (2 floats) and
+// triangles (three int32 vertex indices), nothing else; normals and texture coordinates, which
+// only drawing uses, number 0 or one per vertex.  Without triangles, the vertices alone.
+Triangles read_msh(const std::string& data, bool mirror) {
+  std::int32_t count[4];
+  if (data.size() < sizeof(count)) {
+    throw ModelError(
+        fmt::format("not a valid MSH file ({} bytes, shorter than its header of 16)", data.size()));
+  }
+  std::memcpy(count, data.data(), sizeof(count));
+  const std::int64_t nvert = count[0], nnormal = count[1], ntex = count[2], nface = count[3];
+  if (nvert < 1 || nnormal < 0 || ntex < 0 || nface < 0 || (nnormal != 0 && nnormal != nvert) ||
+      (ntex != 0 && ntex != nvert)) {
+    throw ModelError(
+        fmt::format("not a valid MSH file (counts: {} vertices, {} normals, {} "
+                    "texture coordinates, {} triangles; normals and texture "
+                    "coordinates are 0 or one per vertex)",
+                    nvert, nnormal, ntex, nface));
+  }
+  const std::int64_t expected = 16 + 4 * (3 * nvert + 3 * nnormal + 2 * ntex) + 4 * 3 * nface;
+  if (static_cast<std::int64_t>(data.size()) != expected) {
+    throw ModelError(fmt::format("not a valid MSH file ({} bytes where its counts give {})",
+                                 data.size(), expected));
+  }
+  Triangles t;
+  t.vert.resize(3 * nvert);
+  std::memcpy(t.vert.data(), data.data() + 16, 12 * nvert);
+  check_finite(t.vert);
+  if (nface == 0) return t;
+  t.face.resize(3 * nface);
+  std::memcpy(t.face.data(), data.data() + 16 + 4 * (3 * nvert + 3 * nnormal + 2 * ntex),
+              12 * nface);
+  for (std::int64_t i = 0; i < 3 * nface; ++i) {
+    if (t.face[i] < 0 || t.face[i] >= nvert) {
+      throw ModelError(
+          fmt::format("triangle {} uses vertex {}, which the file does not have "
+                      "(it has {}, numbered from 0)",
+                      i / 3, t.face[i], nvert));
+    }
+  }
+  t.consistent = consistent_orientation(t.face);
+  if (mirror) {
+    for (std::size_t i = 0; i < t.face.size(); i += 3) std::swap(t.face[i + 1], t.face[i + 2]);
+  }
   return t;
 }
 
@@ -484,11 +533,9 @@ Triangles read_file(const std::filesystem::path& path, bool mirror) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext == ".msh") {
-    throw ModelError("MuJoCo's MSH format is not supported; convert the mesh to STL or OBJ");
-  }
-  if (ext != ".stl" && ext != ".obj") {
-    throw ModelError(fmt::format("unknown mesh file type '{}' (STL and OBJ are supported)", ext));
+  if (ext != ".stl" && ext != ".obj" && ext != ".msh") {
+    throw ModelError(
+        fmt::format("unknown mesh file type '{}' (STL, OBJ and MSH are supported)", ext));
   }
   std::string data;
   try {
@@ -498,6 +545,7 @@ Triangles read_file(const std::filesystem::path& path, bool mirror) {
     throw ModelError(std::string(e.what()).substr(2));
   }
   if (data.empty()) throw ModelError("the file is empty");
+  if (ext == ".msh") return read_msh(data, mirror);
   return ext == ".stl" ? read_stl(data, mirror, path.string())
                        : read_obj(data, mirror, path.string());
 }

@@ -31,9 +31,10 @@ struct Triangles {
   bool consistent = true;
 };
 
-// The triangles of an STL (binary or ASCII) or OBJ file, by its extension in any case.
-// `mirror` reverses every triangle (a scale of negative determinant).  Of an OBJ file, the first
-// object's faces and the vertices they use, or every vertex when it has no face (MuJoCo 2.2.2).
+// The triangles of an STL (binary or ASCII), OBJ or MuJoCo MSH file, by its extension in any
+// case.  `mirror` reverses every triangle (a scale of negative determinant).  Of an OBJ file, the
+// first object's faces and the vertices they use, or every vertex when it has no face (MuJoCo
+// 2.2.2); of an MSH file its vertices and triangles.
 // ModelError "cannot open the file", "not an STL file: ...", ... (the caller names the file).
 Triangles read_file(const std::filesystem::path& path, bool mirror);
 

@@ -19,10 +19,12 @@
 
 #include <Eigen/Dense>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numbers>
 #include <set>
 #include <string>
@@ -135,6 +137,34 @@ void write_obj(const fs::path& path, const Shape& s) {
   for (const auto& f : s.face) out << fmt::format("f {} {} {}\n", f[0] + 1, f[1] + 1, f[2] + 1);
 }
 
+// MuJoCo's binary MSH: counts (vertices, normals, texture coordinates, triangles), then the
+// arrays; `normals` writes one (unused) normal per vertex
+void write_msh(const fs::path& path, const Shape& s, bool normals = false) {
+  std::ofstream out(path, std::ios::binary);
+  const auto nvert = static_cast<std::int32_t>(s.vert.size());
+  const std::int32_t count[4] = {nvert, normals ? nvert : 0, 0,
+                                 static_cast<std::int32_t>(s.face.size())};
+  out.write(reinterpret_cast<const char*>(count), sizeof count);
+  for (const auto& v : s.vert) {
+    const float xyz[3] = {static_cast<float>(v.x()), static_cast<float>(v.y()),
+                          static_cast<float>(v.z())};
+    out.write(reinterpret_cast<const char*>(xyz), sizeof xyz);
+  }
+  for (std::int32_t i = 0; normals && i < nvert; ++i) {
+    const float n[3] = {0, 0, 1};
+    out.write(reinterpret_cast<const char*>(n), sizeof n);
+  }
+  for (const auto& f : s.face) {
+    const std::int32_t tri[3] = {f[0], f[1], f[2]};
+    out.write(reinterpret_cast<const char*>(tri), sizeof tri);
+  }
+}
+
+std::string read_binary(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 void write_text(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -161,6 +191,8 @@ const fs::path& dir() {
     write_stl_ascii(p / "tetra_ascii.STL", the_tetrahedron());
     write_obj(p / "tetra.obj", the_tetrahedron());
     write_obj(p / "sub" / "tetra.obj", the_tetrahedron());
+    write_msh(p / "box.msh", the_box());
+    write_msh(p / "tetra.MSH", the_tetrahedron(), true);
     return p;
   }()};
   return d.path;
@@ -248,14 +280,14 @@ Model load(const std::string& xml) {
 // closed forms
 
 TEST(MeshClosedForm, EveryFormatGivesTheSolidWithExactMeshInertia) {
-  for (const char* file : {"box.stl", "box_ascii.stl", "box.obj"}) {
+  for (const char* file : {"box.stl", "box_ascii.stl", "box.obj", "box.msh"}) {
     const Model z =
         load(one_mesh_model(fmt::format("file=\"{}\"", file), "exactmeshinertia=\"true\""));
     const Mass want = solid(the_box(), kRho);
     EXPECT_NEAR(want.mass, kRho * 8 * kBoxHalf.prod(), 1e-12);
     expect_body(z, 1, want, kSingle, file);
   }
-  for (const char* file : {"tetra.stl", "tetra_ascii.STL", "tetra.obj"}) {
+  for (const char* file : {"tetra.stl", "tetra_ascii.STL", "tetra.obj", "tetra.MSH"}) {
     const Model z =
         load(one_mesh_model(fmt::format("file=\"{}\"", file), "exactmeshinertia=\"true\""));
     // V = abc/6, centre o + (a, b, c)/4, I_xx = 3m (b² + c²)/80, I_xy = m ab/80
@@ -611,7 +643,9 @@ constexpr const char* kAssets =
     "<mesh name=\"points\" vertex=\"0 0 0  0.5 0 0  0 0.25 0  0 0 0.125  0.1 0.05 0.02\"/>\n"
     "<mesh name=\"inline\" vertex=\"0 0 0  0.5 0 0  0 0.25 0  0 0 0.125\" "
     "face=\"0 2 1  0 1 3  0 3 2  1 2 3\"/>\n"
-    "<mesh file=\"unnamed.obj\" class=\"big\"/>\n";
+    "<mesh file=\"unnamed.obj\" class=\"big\"/>\n"
+    "<mesh name=\"box_msh\" file=\"box.msh\" scale=\"1 -1 1\"/>\n"
+    "<mesh name=\"tetra_msh\" file=\"tetra.MSH\" refpos=\"0.1 0 0\"/>\n";
 
 std::vector<std::string> mujoco_cases() {
   return {
@@ -629,6 +663,8 @@ std::vector<std::string> mujoco_cases() {
       "<geom type=\"capsule\" mesh=\"tetra_stl\" pos=\"0 0 0.5\"/>",
       "<geom type=\"cylinder\" mesh=\"tetra\" euler=\"0 90 0\"/>",
       "<geom type=\"ellipsoid\" mesh=\"box\"/>",
+      "<geom type=\"mesh\" mesh=\"box_msh\" euler=\"5 -10 15\"/>",
+      "<geom type=\"mesh\" mesh=\"tetra_msh\" density=\"700\"/>",
   };
 }
 
@@ -718,8 +754,28 @@ TEST(MeshErrors, NameTheMeshTheFileAndTheLine) {
   write_text(dir() / "x.ply", "ply\n");
   EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"x.ply\"")), "w.xml:4: mesh 'm' (file '"));
   EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"x.ply\"")),
-                       "unknown mesh file type '.ply' (STL and OBJ are supported)"));
-  EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"x.msh\"")), "MSH format"));
+                       "unknown mesh file type '.ply' (STL, OBJ and MSH are supported)"));
+  write_text(dir() / "short.msh", std::string(10, '\0'));
+  EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"short.msh\"")),
+                       "short.msh'): not a valid MSH file (10 bytes, shorter than its header"));
+  {
+    // a box whose file lost its last byte; one whose normals are not one per vertex
+    const std::string box = read_binary(dir() / "box.msh");
+    write_text(dir() / "cut.msh", box.substr(0, box.size() - 1));
+    EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"cut.msh\"")),
+                         fmt::format("not a valid MSH file ({} bytes where its counts give {})",
+                                     box.size() - 1, box.size())));
+    std::string normals = box;
+    normals[4] = 3;
+    write_text(dir() / "normals.msh", normals);
+    EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"normals.msh\"")),
+                         "not a valid MSH file (counts: 8 vertices, 3 normals"));
+    std::string index = box;
+    index[index.size() - 4] = 8;
+    write_text(dir() / "index.msh", index);
+    EXPECT_TRUE(Contains(load_error(one_mesh_model("file=\"index.msh\"")),
+                         "triangle 11 uses vertex 8, which the file does not have"));
+  }
   EXPECT_TRUE(Contains(load_error(one_mesh_model("vertex=\"0 0 0 1 0 0 0 1 0\"")),
                        "w.xml:4: mesh 'm': 'vertex' needs at least 4 vertices"));
   EXPECT_TRUE(
