@@ -183,8 +183,9 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     d.biastype = 2;
     return;
   }
-  // the shortcuts: no activation, a fixed gain, and a bias that is none (motor), −kp l
-  // (position) or −kv l̇ (velocity); kp and kv default to the class's gain
+  // the shortcuts: no activation, a fixed gain, and a bias that is none (motor), −kp l − kv l̇
+  // (position; kv 0 unless given, here or by a position of the class) or −kv l̇ (velocity); kp
+  // and a velocity's kv default to the class's gain
   d.dyntype = 0;
   d.gaintype = 0;
   if (kind == "motor") {
@@ -193,12 +194,17 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     return;
   }
   const bool position = kind == "position";
-  if (position) set_if(a, "inheritrange", d.inheritrange);
+  if (position) {
+    set_if(a, "inheritrange", d.inheritrange);
+    set_if(a, "kv", d.position_kv);
+  }
   const double k = a.number(position ? "kp" : "kv").value_or(d.gainprm[0]);
   d.gainprm[0] = k;
   d.biastype = 1;
   d.biasprm.fill(0);
   d.biasprm[position ? 1 : 2] = -k;
+  // MuJoCo 3's position servo with damping: f = kp (u − l) − kv l̇
+  if (position) d.biasprm[2] = -d.position_kv;
 }
 
 void read_tendon(Attrs& a, TendonDef& d) {

@@ -97,6 +97,7 @@ struct ActuatorDef {
   Limited ctrllimited = Limited::kAuto, forcelimited = Limited::kAuto;
   std::array<double, 2> ctrlrange{0, 0}, forcerange{0, 0};
   double inheritrange = 0;  // position (MuJoCo 3): > 0, ctrlrange from the target's range
+  double position_kv = 0;   // position (MuJoCo 3): a damping −kv l̇ in the bias
 };
 
 struct TendonDef {

@@ -318,8 +318,8 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
                       spec.joint, to_string(it->spec.type)));
     }
   }
-  if (!finite({spec.gear, spec.kp, spec.kv, spec.gain, spec.bias[0], spec.bias[1], spec.bias[2],
-               spec.gain_slope[0], spec.gain_slope[1], spec.dynprm[0], spec.dynprm[1],
+  if (!finite({spec.gear, spec.kp, spec.kd, spec.kv, spec.gain, spec.bias[0], spec.bias[1],
+               spec.bias[2], spec.gain_slope[0], spec.gain_slope[1], spec.dynprm[0], spec.dynprm[1],
                spec.dynprm[2], spec.actrange[0], spec.actrange[1], spec.lengthrange[0],
                spec.lengthrange[1]}) ||
       !finite(spec.muscle_gain) || !finite(spec.muscle_bias)) {
@@ -435,6 +435,8 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
   }
   if (spec.type == ActuatorType::kPosition && spec.kp < 0)
     throw ModelError(who + ": kp must be non-negative");
+  if (spec.type == ActuatorType::kPosition && spec.kd < 0)
+    throw ModelError(who + ": the position servo's damping kd (MJCF: kv) must be non-negative");
   if (spec.type == ActuatorType::kVelocity && spec.kv < 0)
     throw ModelError(who + ": kv must be non-negative");
   actuators_.push_back(spec);
@@ -1062,7 +1064,7 @@ Model ModelBuilder::build() const {
         break;
       case ActuatorType::kPosition:
         gain = a.kp;
-        bias = {0, -a.kp, 0};
+        bias = {0, -a.kp, -a.kd};
         break;
       case ActuatorType::kVelocity:
         gain = a.kv;

@@ -197,7 +197,8 @@ struct ActuatorSpec {
   std::array<double, 2> ctrlrange{0, 0};
   bool forcelimited = false;
   std::array<double, 2> forcerange{0, 0};
-  double kp = 1;  // position servo: f = kp (u − l)
+  double kp = 1;  // position servo: f = kp (u − l) − kd l̇
+  double kd = 0;  // the position servo's damping (MuJoCo 3's kv of a position actuator)
   double kv = 1;  // velocity servo: f = kv (u − l̇)
   // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇, u replaced by the activation a
   // when the actuator has dynamics; an affine gain is gain + gain_slope[0] l + gain_slope[1] l̇

@@ -611,3 +611,50 @@ def test_inheritrange_is_a_position_actuators(tmp_path):
     unknown = "attribute 'inheritrange' of <motor> is not supported; ignored"
     assert z.warnings == [f"{path}:9: {unknown}"]
     assert not z.actuator_ctrllimited[0]
+
+
+SERVOS = """<mujoco model="servos">
+  <default><default class="damped"><position kp="4" kv="0.3"/></default></default>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="shoulder" axis="0 1 0" damping="0.05"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="lower" pos="0.3 0 0">
+        <joint name="elbow" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position joint="shoulder" kp="10" kv="1.5"/>
+    <position joint="elbow" class="damped"/>
+    <position joint="elbow" class="damped" kp="2"/>
+    <position joint="shoulder" kp="3"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_position_kv_is_damping_as_in_mujoco4(tmp_path):
+    """MuJoCo 3's kv of a position actuator (given, and from a position of its default class):
+    f = kp (u − l) − kv l̇, the same forces and accelerations as MuJoCo 4.0, and one Euler step"""
+    path = tmp_path / "servos.xml"
+    path.write_text(SERVOS)
+    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    assert z.warnings == []
+    d = mujoco.MjData(m)
+    qpos, qvel, ctrl = states(z, 9)
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        close(sim.actuator_force[i], d.actuator_force, f"actuator_force, instance {i}")
+        close(sim.qacc[i], d.qacc, f"qacc, instance {i}")
+    sim.step(1)
+    for i in range(N):
+        mujoco.mj_resetData(m, d)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+        mujoco.mj_step(m, d)
+        close(sim.qvel[i], d.qvel, f"stepped qvel, instance {i}")
