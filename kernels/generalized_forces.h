@@ -137,6 +137,12 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
       act[m.jnt_dofadr[id]] += g * f;
     }
   }
+  // MuJoCo 3's actuatorfrcrange: a hinge's or slide's total actuator force clamped
+  for (int j = 0; actuation && j < m.s.njnt; ++j) {
+    if (!m.jnt_actfrclimited[j]) continue;
+    const int i = m.jnt_dofadr[j];
+    act[i] = clamp_range(act[i], m.jnt_actfrcrange[2 * j], m.jnt_actfrcrange[2 * j + 1]);
+  }
 
   // user wrenches through the COM Jacobians
   const Row<T> xfrc = d.xfrc_applied();

@@ -46,6 +46,10 @@
   X(view_real, double, jnt_margin, (njnt), "limit rows exist below this distance")                 \
   X(view_real, double, jnt_solref, (njnt, 2), "limit rows")                                        \
   X(view_real, double, jnt_solimp, (njnt, 5), "limit rows")                                        \
+  X(view_int, int, jnt_actfrclimited, (njnt),                                                      \
+    "1: the actuators' total force on the joint clamped")                                          \
+  X(view_real, double, jnt_actfrcrange, (njnt, 2),                                                 \
+    "range of the actuators' total force, hinge and slide")                                        \
   X(view_real, double, qpos0, (nq), "configuration where hinge and slide angles are zero")         \
   X(host, double, qpos_spring, (nq), "spring rest configuration")                                  \
   X(host, int, dof_jntid, (nv), "joint of the dof")                                                \

@@ -51,6 +51,8 @@ void read_joint(Attrs& a, JointDef& d) {
   set_if(a, "ref", d.ref);
   set_if(a, "springref", d.springref);
   read_limits(a, d);
+  if (const auto limited = read_limited(a, "actuatorfrclimited")) d.actfrclimited = *limited;
+  a.exact("actuatorfrcrange", d.actfrcrange);
   a.ignore({"group", "user"});
 }
 

@@ -32,6 +32,8 @@ struct JointDef {
   double margin = 0;                  // rad or m: MuJoCo converts no margin from degrees
   SolRef solreflimit = kDefaultSolRef, solreffriction = kDefaultSolRef;
   SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
+  Limited actfrclimited = Limited::kAuto;  // MuJoCo 3: the actuators' total force on the joint
+  std::array<double, 2> actfrcrange{0, 0};
 };
 
 // "plane", "sphere", ... as MJCF writes the type

@@ -413,6 +413,9 @@ class Loader {
     Attrs a(ctx_, j.node);
     const bool limited =
         resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range");
+    const bool actuator_force_limited =
+        resolve_limited(a, d.actfrclimited, d.actfrcrange, compiler_.autolimits,
+                        "actuatorfrclimited", "actuatorfrcrange");
     return {.name = j.name,
             .type = d.type,
             .pos = d.pos,
@@ -429,7 +432,11 @@ class Loader {
             .solimplimit = d.solimplimit,
             .frictionloss = d.frictionloss,
             .solreffriction = d.solreffriction,
-            .solimpfriction = d.solimpfriction};
+            .solimpfriction = d.solimpfriction,
+            // as MuJoCo, only a hinge's or a slide's (a ball or free joint's range is unused)
+            .actfrclimited = (d.type == JointType::kHinge || d.type == JointType::kSlide) &&
+                             actuator_force_limited,
+            .actfrcrange = d.actfrcrange};
   }
 
   void actuators(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {

@@ -265,6 +265,16 @@ void ModelBuilder::add_joint(std::string_view body, const JointSpec& in) {
   if (spec.limited && !(spec.range[0] <= spec.range[1])) {
     throw ModelError(fmt::format("{}: range [{}, {}] is empty", who, spec.range[0], spec.range[1]));
   }
+  if (spec.actfrclimited) {
+    if (spec.type != JointType::kHinge && spec.type != JointType::kSlide) {
+      throw ModelError(who + ": actfrclimited applies to hinge and slide joints");
+    }
+    if (!finite({spec.actfrcrange[0], spec.actfrcrange[1]}) ||
+        !(spec.actfrcrange[0] <= spec.actfrcrange[1])) {
+      throw ModelError(fmt::format("{}: actfrcrange [{}, {}] is empty or not finite", who,
+                                   spec.actfrcrange[0], spec.actfrcrange[1]));
+    }
+  }
   // the order rules of a body's joints (MuJoCo's): a free joint alone in a child of the world,
   // a fixed joint alone, and no rotation after a ball, whose dofs use the body's final axes.
   // With the rules kept, a free or fixed joint can only be a body's first, and a body has at
@@ -954,6 +964,8 @@ Model ModelBuilder::build() const {
       m.jnt_stiffness.push_back(j->stiffness);
       m.jnt_limited.push_back(j->limited ? 1 : 0);
       append(m.jnt_range, j->range);
+      m.jnt_actfrclimited.push_back(j->actfrclimited ? 1 : 0);
+      append(m.jnt_actfrcrange, j->actfrcrange);
       m.jnt_margin.push_back(j->margin);
       append(m.jnt_solref, j->solreflimit);
       append(m.jnt_solimp, j->solimplimit);

@@ -148,6 +148,7 @@ void Model::validate() const {
                                       {"jnt_pos", &jnt_pos},
                                       {"jnt_axis", &jnt_axis},
                                       {"jnt_stiffness", &jnt_stiffness},
+                                      {"jnt_actfrcrange", &jnt_actfrcrange},
                                       {"qpos0", &qpos0},
                                       {"qpos_spring", &qpos_spring},
                                       {"dof_damping", &dof_damping},

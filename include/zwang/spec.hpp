@@ -88,6 +88,10 @@ struct JointSpec {
   double frictionloss = 0;  // dry friction per dof (N m or N), a friction row when > 0
   SolRef solreffriction = kDefaultSolRef;
   SolImp solimpfriction = kDefaultSolImp;
+  // hinge and slide: the actuators' total force on the joint clamped to actfrcrange (N m or N;
+  // MuJoCo 3's actuatorfrcrange)
+  bool actfrclimited = false;
+  std::array<double, 2> actfrcrange{0, 0};
 };
 
 // An equality constraint, MuJoCo's <equality> elements.

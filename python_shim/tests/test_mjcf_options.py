@@ -658,3 +658,65 @@ def test_position_kv_is_damping_as_in_mujoco4(tmp_path):
         d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
         mujoco.mj_step(m, d)
         close(sim.qvel[i], d.qvel, f"stepped qvel, instance {i}")
+
+
+FORCE_RANGES = """<mujoco model="force ranges">
+  <default><default class="capped"><joint actuatorfrcrange="-0.4 0.3"/></default></default>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="shoulder" axis="0 1 0" actuatorfrcrange="-1 0.8" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="lower" pos="0.3 0 0">
+        <joint name="slider" class="capped" type="slide" axis="1 0 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <body name="hand" pos="0.3 0 0">
+          <joint name="wrist" type="ball" actuatorfrcrange="-1 1"/>
+          <geom size="0.05"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="shoulder" gear="2"/>
+    <position joint="shoulder" kp="3"/>
+    <motor joint="slider"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_joint_actuator_force_range_matches_mujoco4(tmp_path):
+    """MuJoCo 3's actuatorfrcrange clamps a hinge's or slide's total actuator force (two
+    actuators on one joint, a default class; a ball joint's range is unused, as in MuJoCo):
+    the same qfrc_actuator, qacc and one Euler step as MuJoCo 4.0, clamped and not"""
+    path = tmp_path / "force_ranges.xml"
+    path.write_text(FORCE_RANGES)
+    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    assert z.warnings == []
+    np.testing.assert_array_equal(z.jnt_actfrclimited, m.jnt_actfrclimited)
+    close(z.jnt_actfrcrange[:2], m.jnt_actfrcrange[:2], "jnt_actfrcrange")
+    d = mujoco.MjData(m)
+    qpos = np.zeros((N, z.nq))
+    qpos[:, 2] = 1  # the ball's quaternion
+    qvel = np.random.default_rng(2).normal(size=(N, z.nv))
+    ctrl = np.random.default_rng(3).uniform(-1, 1, (N, z.nu)) * np.linspace(0.05, 1, N)[:, None]
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    clamped = 0
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator, instance {i}")
+        close(sim.actuator_force[i], d.actuator_force, f"actuator_force, instance {i}")
+        close(sim.qacc[i], d.qacc, f"qacc, instance {i}")
+        unclamped = np.array([2 * d.actuator_force[0] + d.actuator_force[1], d.actuator_force[2]])
+        clamped += int(np.any(np.abs(d.qfrc_actuator[:2] - unclamped) > 1e-12))
+    # some instances are clamped, some are not
+    assert 0 < clamped < N
+    sim.step(1)
+    for i in range(N):
+        mujoco.mj_resetData(m, d)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+        mujoco.mj_step(m, d)
+        close(sim.qvel[i], d.qvel, f"stepped qvel, instance {i}")
