@@ -465,9 +465,9 @@ ZW_HD void tendon_rows(const ModelView<T>& m, const Instance<T>& d, const RowSet
   }
 }
 
-// Every row but the contacts', at time t. On a lane group the friction-loss rows are a dof per item and the
-// limit rows a joint per item, each writing its own rows (dof_efcadr, jnt_efcadr); the others run
-// on one lane. One lane runs them all in this order.
+// Every row but the contacts', at time t. On a lane group the friction-loss rows are a dof per item
+// and the limit rows a joint per item, each writing its own rows (dof_efcadr, jnt_efcadr); the
+// others run on one lane. One lane runs them all in this order.
 template <class T, class Grp>
 ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t, Grp& g) {
   const RowSetup<T> rs{m, d};

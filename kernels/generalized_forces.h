@@ -7,7 +7,8 @@
 //              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0]
 //   actuator:  transmission l = gear q, l̇ = gear q̇ (joint) or l = gear L, l̇ = gear L̇ (tendon);
 //              u clamped to ctrlrange, f from the force law of kernels/actuator_dynamics.h (and
-//              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ
+//              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ, a hinge's or
+//              slide's sum clamped to its actfrcrange
 //   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
 //   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
 // A wrench (f at c_k, torque t) on body k gives each ancestor dof, of axis S = [v; ω] at the

@@ -396,11 +396,13 @@ bool resolve_limited(const Attrs& a, Limited limited, const std::array<double, 2
   if (limited == Limited::kAuto) {
     const bool given = range[0] != 0 || range[1] != 0;
     if (given && !autolimits) {
-      a.fail(fmt::format("<{}> has '{}' but not '{}', and the model sets <compiler "
-                         "autolimits=\"false\">: give {}=\"true\" or \"false\"",
-                         a.tag(), range_name, flag, flag));
+      a.fail(
+          fmt::format("<{}> has '{}' but not '{}', and the model sets <compiler "
+                      "autolimits=\"false\">: give {}=\"true\" or \"false\"",
+                      a.tag(), range_name, flag, flag));
     }
-    on = given;
+    // MuJoCo 4: a limit where the range is an interval; "1 1" or "1 -1" none
+    on = range[0] < range[1];
   }
   if (on && !(range[0] < range[1])) {
     a.fail(fmt::format("<{}> attribute '{}': [{}, {}] is empty (the lower bound must be smaller)",

@@ -130,6 +130,18 @@ bool is_supported_actuator_kind(std::string_view tag) {
 void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
   if (const auto limited = read_limited(a, "ctrllimited")) d.ctrllimited = *limited;
   if (const auto limited = read_limited(a, "forcelimited")) d.forcelimited = *limited;
+  // a position's inheritrange and a ctrlrange: refused together in one element or class, else
+  // the one given last (the element over its classes, a class over its parents) holds
+  const std::optional<double> inherit =
+      kind == "position" ? a.number("inheritrange") : std::nullopt;
+  if (inherit && *inherit > 0 && a.has("ctrlrange")) {
+    a.fail(fmt::format("<{}> has both 'ctrlrange' and 'inheritrange'", kind));
+  }
+  if (inherit) {
+    d.inheritrange = *inherit;
+    if (*inherit > 0) d.ctrlrange = {0, 0};
+  }
+  if (a.has("ctrlrange")) d.inheritrange = 0;
   a.exact("ctrlrange", d.ctrlrange);
   a.exact("forcerange", d.forcerange);
   a.numbers("gear", d.gear, 1);
@@ -196,10 +208,7 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     return;
   }
   const bool position = kind == "position";
-  if (position) {
-    set_if(a, "inheritrange", d.inheritrange);
-    set_if(a, "kv", d.position_kv);
-  }
+  if (position) set_if(a, "kv", d.position_kv);
   const double k = a.number(position ? "kp" : "kv").value_or(d.gainprm[0]);
   d.gainprm[0] = k;
   d.biastype = 1;

@@ -413,9 +413,11 @@ class Loader {
     Attrs a(ctx_, j.node);
     const bool limited =
         resolve_limited(a, d.limited, d.range, compiler_.autolimits, "limited", "range");
+    // as MuJoCo, only a hinge's or a slide's (a ball's or free joint's is not read)
+    const bool scalar = d.type == JointType::kHinge || d.type == JointType::kSlide;
     const bool actuator_force_limited =
-        resolve_limited(a, d.actfrclimited, d.actfrcrange, compiler_.autolimits,
-                        "actuatorfrclimited", "actuatorfrcrange");
+        scalar && resolve_limited(a, d.actfrclimited, d.actfrcrange, compiler_.autolimits,
+                                  "actuatorfrclimited", "actuatorfrcrange");
     return {.name = j.name,
             .type = d.type,
             .pos = d.pos,
@@ -433,9 +435,7 @@ class Loader {
             .frictionloss = d.frictionloss,
             .solreffriction = d.solreffriction,
             .solimpfriction = d.solimpfriction,
-            // as MuJoCo, only a hinge's or a slide's (a ball or free joint's range is unused)
-            .actfrclimited = (d.type == JointType::kHinge || d.type == JointType::kSlide) &&
-                             actuator_force_limited,
+            .actfrclimited = actuator_force_limited,
             .actfrcrange = d.actfrcrange};
   }
 
@@ -500,19 +500,25 @@ class Loader {
                   : kind == "muscle"   ? ActuatorType::kMuscle
                                        : ActuatorType::kGeneral;
       spec.gear = d.gear[0];
-      if (d.inheritrange < 0) {
+      // a position default's inheritrange reaches positions and general actuators, as in
+      // MuJoCo; the builder takes the range from the joint or tendon
+      const double inherit = kind == "position" || kind == "general" ? d.inheritrange : 0.0;
+      if (inherit < 0) {
         a.fail(
             fmt::format("<{}> attribute 'inheritrange': {} is negative (0 is off, X > 0 the "
                         "target's range scaled by X about its middle)",
-                        kind, d.inheritrange));
+                        kind, inherit));
       }
-      if (d.inheritrange > 0) {
-        // the builder takes the range from the joint or tendon
-        if (d.ctrlrange[0] != 0 || d.ctrlrange[1] != 0) {
-          a.fail(fmt::format("<{}> has both 'ctrlrange' and 'inheritrange'", kind));
+      if (inherit > 0) {
+        if (d.ctrllimited == Limited::kAuto && !compiler_.autolimits) {
+          a.fail(
+              fmt::format("<{}> has 'inheritrange' but not 'ctrllimited', and the model sets "
+                          "<compiler autolimits=\"false\">: give ctrllimited=\"true\" or "
+                          "\"false\"",
+                          kind));
         }
         spec.ctrllimited = d.ctrllimited != Limited::kFalse;
-        spec.inheritrange = d.inheritrange;
+        spec.inheritrange = inherit;
       } else {
         spec.ctrllimited = resolve_limited(a, d.ctrllimited, d.ctrlrange, compiler_.autolimits,
                                            "ctrllimited", "ctrlrange");

@@ -355,8 +355,9 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
         range = j.spec.range;
       }
     }
-    if (!limited) {
-      throw ModelError(fmt::format("{}: inheritrange needs a limited {} ('{}' is not)", who,
+    // MuJoCo takes the range whether or not it limits the target
+    if (!limited && !(range[0] < range[1])) {
+      throw ModelError(fmt::format("{}: inheritrange needs a range of its {} ('{}' has none)", who,
                                    spec.tendon.empty() ? "joint" : "tendon",
                                    spec.tendon.empty() ? spec.joint : spec.tendon));
     }

@@ -227,9 +227,9 @@ struct ActuatorSpec {
   // error: zwang does not find it by simulation as MuJoCo's compiler does
   std::array<double, 2> lengthrange{0, 0};
   bool lengthrange_from_limit = false;
-  // > 0: ctrlrange is the range of the joint or tendon (which must be limited) about its middle,
-  // its half-width scaled by this (MuJoCo 3's inheritrange of a position actuator); 0: ctrlrange
-  // as given
+  // > 0: ctrlrange is the range of the joint or tendon (limited or not; it must have one) about
+  // its middle, its half-width scaled by this (MuJoCo 3's inheritrange of a position actuator);
+  // 0: ctrlrange as given
   double inheritrange = 0;
 };
 

@@ -583,7 +583,7 @@ def test_inheritrange_matches_mujoco4(tmp_path, angle, joint_range):
 @pytest.mark.parametrize(
     "actuator, message",
     [
-        ('<position joint="free" inheritrange="1"/>', "needs a limited joint"),
+        ('<position joint="free" inheritrange="1"/>', "needs a range of its joint"),
         ('<position joint="hinge" inheritrange="1" ctrlrange="0 1"/>', "both 'ctrlrange' and"),
         ('<position joint="hinge" inheritrange="-1"/>', "'inheritrange': -1 is negative"),
     ],
@@ -720,3 +720,54 @@ def test_joint_actuator_force_range_matches_mujoco4(tmp_path):
         d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
         mujoco.mj_step(m, d)
         close(sim.qvel[i], d.qvel, f"stepped qvel, instance {i}")
+
+
+LEVELS = """<mujoco model="levels">
+  <compiler angle="radian"/>
+  <default>
+    <default class="inherit"><position kp="2" inheritrange="1"/>
+      <default class="ranged"><position ctrlrange="-0.2 0.1"/></default>
+    </default>
+    <default class="range"><position kp="2" ctrlrange="-0.3 0.4"/></default>
+  </default>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="shoulder" axis="0 1 0" range="-0.4 1.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="lower" pos="0.3 0 0">
+        <joint name="free_elbow" axis="0 1 0" range="-0.5 0.5" limited="false"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <body name="hand" pos="0.3 0 0">
+          <joint name="wrist" type="ball" actuatorfrclimited="true"/>
+          <joint name="odd" type="slide" range="1 -1" actuatorfrcrange="2 2"/>
+          <geom size="0.05"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position joint="shoulder" class="inherit"/>
+    <motor joint="shoulder" class="inherit"/>
+    <general joint="shoulder" class="inherit"/>
+    <position joint="shoulder" class="ranged"/>
+    <position joint="shoulder" class="range" inheritrange="0.5"/>
+    <position joint="shoulder" class="inherit" inheritrange="0" ctrlrange="-1 2"/>
+    <position joint="free_elbow" inheritrange="1"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_ranges_through_classes_match_mujoco4(tmp_path):
+    """where inheritrange and ctrlrange meet across default classes, the one given last holds;
+    a position class's inheritrange reaches general actuators, not motors; an unlimited joint's
+    range is inherited; a ball joint's actuatorfrclimited is unused; under autolimits a range
+    that is no interval limits nothing: MuJoCo 4.0's limits and ranges"""
+    path = tmp_path / "levels.xml"
+    path.write_text(LEVELS)
+    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    assert z.warnings == []
+    np.testing.assert_array_equal(z.actuator_ctrllimited, m.actuator_ctrllimited.astype(bool))
+    close(z.actuator_ctrlrange, m.actuator_ctrlrange, "actuator_ctrlrange", tol=1e-15)
+    np.testing.assert_array_equal(z.jnt_limited, m.jnt_limited)
+    np.testing.assert_array_equal(z.jnt_actfrclimited, m.jnt_actfrclimited)
