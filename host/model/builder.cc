@@ -10,6 +10,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "host/load/body_merge.hpp"
 #include "host/model/actuator_constants.hpp"
@@ -335,26 +336,26 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
       !finite(spec.muscle_gain) || !finite(spec.muscle_bias)) {
     throw ModelError(who + ": a value is not finite");
   }
+  // whether the joint or tendon the actuator drives is limited, and its range
+  const auto target_range = [&] {
+    std::pair<bool, std::array<double, 2>> out{false, {0, 0}};
+    if (!spec.tendon.empty()) {
+      for (const TendonSpec& t : tendons_) {
+        if (t.name == spec.tendon) out = {t.limited, t.range};
+      }
+    } else {
+      for (const Joint& j : joints_) {
+        if (j.spec.name == spec.joint) out = {j.spec.limited, j.spec.range};
+      }
+    }
+    return out;
+  };
   if (!(spec.inheritrange >= 0) || !std::isfinite(spec.inheritrange)) {
     throw ModelError(
         fmt::format("{}: inheritrange {} must be finite and >= 0", who, spec.inheritrange));
   }
   if (spec.inheritrange > 0) {
-    bool limited = false;
-    std::array<double, 2> range{0, 0};
-    if (!spec.tendon.empty()) {
-      for (const TendonSpec& t : tendons_) {
-        if (t.name != spec.tendon) continue;
-        limited = t.limited;
-        range = t.range;
-      }
-    } else {
-      for (const Joint& j : joints_) {
-        if (j.spec.name != spec.joint) continue;
-        limited = j.spec.limited;
-        range = j.spec.range;
-      }
-    }
+    const auto [limited, range] = target_range();
     // MuJoCo takes the range whether or not it limits the target
     if (!limited && !(range[0] < range[1])) {
       throw ModelError(fmt::format("{}: inheritrange needs a range of its {} ('{}' has none)", who,
@@ -418,21 +419,7 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
                       who, spec.lengthrange[0], spec.lengthrange[1]));
     }
     if (!given) {
-      bool limited = false;
-      std::array<double, 2> range{0, 0};
-      if (!spec.tendon.empty()) {
-        for (const TendonSpec& t : tendons_) {
-          if (t.name != spec.tendon) continue;
-          limited = t.limited;
-          range = t.range;
-        }
-      } else {
-        for (const Joint& j : joints_) {
-          if (j.spec.name != spec.joint) continue;
-          limited = j.spec.limited;
-          range = j.spec.range;
-        }
-      }
+      const auto [limited, range] = target_range();
       if (!spec.lengthrange_from_limit || !limited) {
         throw ModelError(fmt::format(
             "{}: a muscle needs its length range: give lengthrange=\"lo hi\", or limit {} "

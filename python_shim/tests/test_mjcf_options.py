@@ -78,6 +78,22 @@ def mujoco_forward(m, d, qpos, qvel, ctrl):
     return M
 
 
+def load_text(tmp_path, name, text):
+    """the same MJCF text loaded by zwang and by MuJoCo 4.0"""
+    path = tmp_path / name
+    path.write_text(text)
+    return zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+
+
+def zwang_forward(z, qpos, qvel, ctrl):
+    """a simulator of N instances after forward() at the given states and controls"""
+    sim = zwang.Simulator(z, instances=N)
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.ctrl[:] = ctrl
+    sim.forward()
+    return sim
+
+
 def states(model, seed):
     rng = np.random.default_rng(seed)
     qpos = rng.uniform(-2, 2, (N, model.nq))
@@ -495,18 +511,13 @@ AUTOLIMITS = """<mujoco model="autolimits">
 def test_ranges_without_limited_are_limits_as_in_mujoco4(tmp_path, compiler):
     """MuJoCo 4.0's default autolimits: a range without `limited` (joint, tendon, ctrl, force)
     is a limit; the same states in both engines, some past the limits, with the limit rows on"""
-    path = tmp_path / "autolimits.xml"
-    path.write_text(AUTOLIMITS.format(compiler=compiler))
-    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    z, m = load_text(tmp_path, "autolimits.xml", AUTOLIMITS.format(compiler=compiler))
     assert z.warnings == []
     np.testing.assert_array_equal(z.actuator_ctrllimited, m.actuator_ctrllimited.astype(bool))
     assert all(m.jnt_limited == [1, 0]) and all(m.tendon_limited == [1])
     d = mujoco.MjData(m)
     qpos, qvel, ctrl = states(z, 7)
-    sim = zwang.Simulator(z, instances=N)
-    sim.reset(qpos=qpos, qvel=qvel)
-    sim.ctrl[:] = ctrl
-    sim.forward()
+    sim = zwang_forward(z, qpos, qvel, ctrl)
     active = 0
     for i in range(N):
         mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
@@ -562,18 +573,13 @@ INHERIT = """<mujoco model="inheritrange">
 def test_inheritrange_matches_mujoco4(tmp_path, angle, joint_range):
     """MuJoCo 3's inheritrange on position actuators (joint, slide joint, tendon, from a default
     class, with ctrllimited off) gives MuJoCo 4.0's ctrlrange, and the same actuator forces"""
-    path = tmp_path / "inheritrange.xml"
-    path.write_text(INHERIT.format(angle=angle, range=joint_range))
-    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    z, m = load_text(tmp_path, "inheritrange.xml", INHERIT.format(angle=angle, range=joint_range))
     assert z.warnings == []
     np.testing.assert_array_equal(z.actuator_ctrllimited, m.actuator_ctrllimited.astype(bool))
     d = mujoco.MjData(m)
     qpos, qvel, _ = states(z, 3)
     ctrl = np.random.default_rng(4).uniform(-2, 2, (N, z.nu))
-    sim = zwang.Simulator(z, instances=N)
-    sim.reset(qpos=qpos, qvel=qvel)
-    sim.ctrl[:] = ctrl
-    sim.forward()
+    sim = zwang_forward(z, qpos, qvel, ctrl)
     for i in range(N):
         mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
         # the clamped control shows in the force: kp (clamp(u) − l)
@@ -638,16 +644,11 @@ SERVOS = """<mujoco model="servos">
 def test_position_kv_is_damping_as_in_mujoco4(tmp_path):
     """MuJoCo 3's kv of a position actuator (given, and from a position of its default class):
     f = kp (u − l) − kv l̇, the same forces and accelerations as MuJoCo 4.0, and one Euler step"""
-    path = tmp_path / "servos.xml"
-    path.write_text(SERVOS)
-    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    z, m = load_text(tmp_path, "servos.xml", SERVOS)
     assert z.warnings == []
     d = mujoco.MjData(m)
     qpos, qvel, ctrl = states(z, 9)
-    sim = zwang.Simulator(z, instances=N)
-    sim.reset(qpos=qpos, qvel=qvel)
-    sim.ctrl[:] = ctrl
-    sim.forward()
+    sim = zwang_forward(z, qpos, qvel, ctrl)
     for i in range(N):
         mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
         close(sim.actuator_force[i], d.actuator_force, f"actuator_force, instance {i}")
@@ -689,9 +690,7 @@ def test_joint_actuator_force_range_matches_mujoco4(tmp_path):
     """MuJoCo 3's actuatorfrcrange clamps a hinge's or slide's total actuator force (two
     actuators on one joint, a default class; a ball joint's range is unused, as in MuJoCo):
     the same qfrc_actuator, qacc and one Euler step as MuJoCo 4.0, clamped and not"""
-    path = tmp_path / "force_ranges.xml"
-    path.write_text(FORCE_RANGES)
-    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    z, m = load_text(tmp_path, "force_ranges.xml", FORCE_RANGES)
     assert z.warnings == []
     np.testing.assert_array_equal(z.jnt_actfrclimited, m.jnt_actfrclimited)
     close(z.jnt_actfrcrange[:2], m.jnt_actfrcrange[:2], "jnt_actfrcrange")
@@ -700,10 +699,7 @@ def test_joint_actuator_force_range_matches_mujoco4(tmp_path):
     qpos[:, 2] = 1  # the ball's quaternion
     qvel = np.random.default_rng(2).normal(size=(N, z.nv))
     ctrl = np.random.default_rng(3).uniform(-1, 1, (N, z.nu)) * np.linspace(0.05, 1, N)[:, None]
-    sim = zwang.Simulator(z, instances=N)
-    sim.reset(qpos=qpos, qvel=qvel)
-    sim.ctrl[:] = ctrl
-    sim.forward()
+    sim = zwang_forward(z, qpos, qvel, ctrl)
     clamped = 0
     for i in range(N):
         mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
@@ -763,9 +759,7 @@ def test_ranges_through_classes_match_mujoco4(tmp_path):
     a position class's inheritrange reaches general actuators, not motors; an unlimited joint's
     range is inherited; a ball joint's actuatorfrclimited is unused; under autolimits a range
     that is no interval limits nothing: MuJoCo 4.0's limits and ranges"""
-    path = tmp_path / "levels.xml"
-    path.write_text(LEVELS)
-    z, m = zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
+    z, m = load_text(tmp_path, "levels.xml", LEVELS)
     assert z.warnings == []
     np.testing.assert_array_equal(z.actuator_ctrllimited, m.actuator_ctrllimited.astype(bool))
     close(z.actuator_ctrlrange, m.actuator_ctrlrange, "actuator_ctrlrange", tol=1e-15)
