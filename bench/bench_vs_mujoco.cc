@@ -81,8 +81,10 @@ int main(int argc, char** argv) {
       const double z32 = zwang_rate<float>(model, q0, o);
       std::string name = file.substr(file.find_last_of('/') + 1);
       std::printf("%-28s %4d %4s %8g %14.4g %14.4g %14.4g %9.2f %9.2f\n", name.c_str(), model.nv,
-                  model.integrator == zwang::Integrator::kRK4 ? "RK4" : "Eul", model.timestep, mj,
-                  z64, z32, z64 / mj, z32 / mj);
+                  model.integrator == zwang::Integrator::kRK4            ? "RK4"
+                  : model.integrator == zwang::Integrator::kImplicitFast ? "ImpF"
+                                                                         : "Eul",
+                  model.timestep, mj, z64, z32, z64 / mj, z32 / mj);
     } catch (const std::exception& e) {
       std::printf("%-28s %s\n", file.c_str(), e.what());
     }

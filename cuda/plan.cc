@@ -90,9 +90,15 @@ int group_instances_per_block(std::int64_t n, int sms, const GroupBlockChoices& 
 
 // The threshold is SimulatorOptions::cusolver_min_nv, provisional until measured by
 // bench_gpu's threshold/ sweep (bench/README.md, "Measuring the cuSOLVER threshold").
-CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv, int group) {
+CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv, int group,
+                             bool implicit_fast) {
+  if (implicit_fast && requested == CholeskyPath::kCusolver) {
+    throw std::invalid_argument(
+        "CholeskyPath::kCusolver factors H + h diag(damping): the implicitfast integrator's "
+        "matrix is factored in the kernel (use kAuto or kInKernel)");
+  }
   if (requested != CholeskyPath::kAuto) return requested;
-  if (group > 1) return CholeskyPath::kInKernel;
+  if (group > 1 || implicit_fast) return CholeskyPath::kInKernel;
   return nv >= cusolver_min_nv ? CholeskyPath::kCusolver : CholeskyPath::kInKernel;
 }
 

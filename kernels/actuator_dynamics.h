@@ -38,23 +38,44 @@ ZW_HD ZW_INLINE T max_minval(T x) {
 // the muscle's active force per unit of F0, FL(L) FV(V) (2.2.2's branch order: below lmin the
 // second branch applies)
 template <class T>
-ZW_HD T muscle_gain_curve(const ModelView<T>& m, int a, T len, T vel) {
+ZW_HD T muscle_length_curve(const ModelView<T>& m, int a, T len) {
   const auto p = m.actuator_musclegain + 8 * a;
-  const T lr0 = p[0], l0 = p[1], range0 = p[2], lmin = p[3], lmax = p[4], vmax = p[5], fvmax = p[6];
+  const T lr0 = p[0], l0 = p[1], range0 = p[2], lmin = p[3], lmax = p[4];
   const T ha = T(0.5) * (lmin + T(1)), hb = T(0.5) * (T(1) + lmax);
   const T L = range0 + (len - lr0) / max_minval(l0);
-  const T V = vel / max_minval(l0 * vmax);
   const T x1 = (L - lmin) / max_minval(ha - lmin), x2 = (T(1) - L) / max_minval(T(1) - ha);
   const T x3 = (L - T(1)) / max_minval(hb - T(1)), x4 = (lmax - L) / max_minval(lmax - hb);
-  const T fl = vselect(L >= lmin && L <= ha, T(0.5) * x1 * x1,
-                       vselect(L <= T(1), T(1) - T(0.5) * x2 * x2,
-                               vselect(L <= hb, T(1) - T(0.5) * x3 * x3,
-                                       vselect(L <= lmax, T(0.5) * x4 * x4, T(0)))));
+  return vselect(L >= lmin && L <= ha, T(0.5) * x1 * x1,
+                 vselect(L <= T(1), T(1) - T(0.5) * x2 * x2,
+                         vselect(L <= hb, T(1) - T(0.5) * x3 * x3,
+                                 vselect(L <= lmax, T(0.5) * x4 * x4, T(0)))));
+}
+
+template <class T>
+ZW_HD T muscle_gain_curve(const ModelView<T>& m, int a, T len, T vel) {
+  const auto p = m.actuator_musclegain + 8 * a;
+  const T l0 = p[1], vmax = p[5], fvmax = p[6];
+  const T V = vel / max_minval(l0 * vmax);
+  const T fl = muscle_length_curve(m, a, len);
   const T y = fvmax - T(1);
   const T fv = vselect(V <= T(-1), T(0),
                        vselect(V <= T(0), (V + T(1)) * (V + T(1)),
                                vselect(V <= y, fvmax - (y - V) * (y - V) / max_minval(y), fvmax)));
   return fl * fv;
+}
+
+// ∂(FL FV)/∂vel, the velocity derivative of muscle_gain_curve (FV's pieces differentiated)
+template <class T>
+ZW_HD T muscle_gain_curve_vel(const ModelView<T>& m, int a, T len, T vel) {
+  const auto p = m.actuator_musclegain + 8 * a;
+  const T l0 = p[1], vmax = p[5], fvmax = p[6];
+  const T scale = max_minval(l0 * vmax);
+  const T V = vel / scale;
+  const T y = fvmax - T(1);
+  const T dfv = vselect(
+      V <= T(-1), T(0),
+      vselect(V <= T(0), T(2) * V + T(2), vselect(V <= y, T(2) * (y - V) / max_minval(y), T(0))));
+  return muscle_length_curve(m, a, len) * dfv / scale;
 }
 
 // the muscle's passive force per unit of F0 fpmax: FP(L), 0 below L = 1, half-quadratic to

@@ -25,6 +25,7 @@
 #include "kernels/group.h"
 #include "kernels/group_chol.h"
 #include "kernels/hd.h"
+#include "kernels/implicit.h"
 #include "kernels/instance.h"
 #include "kernels/math_chol.h"
 #include "kernels/model_view.h"
@@ -574,27 +575,25 @@ struct ConstraintSolver {
   }
 };
 
-// Lᵀ L = a, a copy of qM (+ h diag(damping) when damping_dt > 0) in the tree's pattern (one lane
-// copies the whole packed triangle, a group the pattern's entries, which are all the factor and
-// its solves read); false, with kStatusFactorization, when a pivot is not positive
+// Lᵀ L = a, a copy of qM in the tree's pattern (one lane copies the whole packed triangle, a group
+// the pattern's entries, which are all the factor and its solves read), with the step's implicit
+// term when damping_dt > 0 (kernels/implicit.h); false, with kStatusFactorization, when a pivot
+// is not positive
 template <class T, class Grp>
 ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T damping_dt,
                        Grp& g) {
-  const Row<T> qM = d.qM(), damping = d.dof_damping();
+  const Row<T> qM = d.qM();
   if constexpr (Grp::size == 1) {
     g.one([&]() ZW_ITEM {
       for (int e = 0; e < m.s.nM; ++e) a[e] = qM[e];
-      if (damping_dt > T(0)) {
-        for (int i = 0; i < m.s.nv; ++i) a[packed_index(i, i)] += damping_dt * damping[i];
-      }
     });
   } else {
     g.each(m.nentry, [&](int e) ZW_ITEM {
-      const int i = m.entry_row[e], at = packed_index(i, m.entry_col[e]);
+      const int at = packed_index(m.entry_row[e], m.entry_col[e]);
       a[at] = qM[at];
-      if (damping_dt > T(0) && m.entry_col[e] == i) a[at] += damping_dt * damping[i];
     });
   }
+  if (damping_dt > T(0)) g.one([&]() ZW_ITEM { add_implicit_term(m, d, a, damping_dt); });
   if (cholesky_factor<T>(g, a, m.dof_parentid, m.entry_adr, m.entry_col, m.s.nv) == m.s.nv) {
     return true;
   }
@@ -775,14 +774,16 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     d.solver_residual()[0] = residual;
   });
 
-  // 4. implicit damping of the Euler step; the hard rows then hold again by their projection in
-  //    the metric H + h diag(b), whose multipliers add to their forces
+  // 4. the implicit step: Euler's damping, implicitfast's H − h D and free bodies
+  //    (kernels/implicit.h); the hard rows then hold again by their projection in the metric of
+  //    its factor, whose multipliers add to their forces
   if (damping_dt > T(0)) {
     const Row<T> l = d.efc_HnL();
     if (!factor_mass(m, d, l, damping_dt, g)) return false;
     const int holds = g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
       cholesky_solve<T>(l, m.dof_parentid, x, nv);
+      free_body_solve(m, d, x, smooth, qfrc, true, damping_dt);
       if (nh > 0) {
         cs.hard_factor(l, m.dof_parentid);
         cs.hard_project(x, true);

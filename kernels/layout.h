@@ -42,7 +42,7 @@ struct Sizes {
   X(xfrc_applied, 6 * s.nbody) /* external wrench at each COM, world: force, torque */             \
   X(mocap_pos, 3 * s.nmocap)   /* position of each mocap body, world (nmocap x 3) */               \
   X(mocap_quat, 4 * s.nmocap)  /* orientation of each mocap body, world, normalised on use */      \
-  X(qacc, s.nv)                /* q̈ (nv); after an Euler step (H + h·damping)⁻¹(τ − h) */ \
+  X(qacc, s.nv)                /* q̈ (nv); after an implicit step, (H − h D)⁻¹(τ − h) */  \
   X(qM, s.nM)                  /* H = Σ J_kᵀ M_k J_k + armature, packed lower (nM) */           \
   X(qfrc_bias, s.nv)           /* h − Σ J_kᵀ [m_k g; 0]: Coriolis, centrifugal, gravity */    \
   X(qfrc_passive, s.nv)        /* springs, damping, gravity compensation (nv) */                   \

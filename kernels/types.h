@@ -15,9 +15,11 @@ enum JointType : int { kFree = 0, kBall = 1, kSlide = 2, kHinge = 3, kFixed = 4 
 }  // namespace joint_types
 using joint_types::JointType;
 
-// kEuler is semi-implicit (velocity first) with joint damping implicit, as MuJoCo's Euler
+// numbered as MuJoCo's mjtIntegrator.  kEuler is semi-implicit (velocity first) with joint
+// damping implicit, as MuJoCo's Euler; kImplicitFast is that step with every velocity derivative
+// of the passive and actuator forces implicit (kernels/implicit.h), as MuJoCo's implicitfast
 namespace integrators {
-enum Integrator : int { kEuler = 0, kRK4 = 1 };
+enum Integrator : int { kEuler = 0, kRK4 = 1, kImplicitFast = 3 };
 }  // namespace integrators
 using integrators::Integrator;
 

@@ -1,9 +1,11 @@
 // The models on which two backends must agree instance by instance: the built-in examples, a
 // spatial rod chain, MuJoCo's humanoid.xml with and without its contacts and limits, a four-bar
 // closed by soft and by hard rows, every sensor type, tendons, actuator dynamics; each again
-// under RK4.  Shared by test_simd.cc (SIMD against scalar) and test_cuda.cc (CUDA against CPU).
+// under RK4, and ten of them under implicitfast.  Shared by test_simd.cc (SIMD against scalar)
+// and test_cuda.cc (CUDA against CPU).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -111,6 +113,19 @@ inline std::vector<ModelCase> model_cases() {
     m.integrator = Integrator::kRK4;
     m.validate();
     out.push_back({out[i].name + "_rk4", std::move(m)});
+  }
+  // implicitfast on the cases with free joints, contacts, hard rows, tendon dampers and actuators
+  // whose force depends on the velocity
+  for (const std::string name : {"floating_base", "chain8_damped_actuated", "humanoid_contacts",
+                                 "four_bar_hard", "fixed_tendons", "spatial_tendons", "ball_in_cup",
+                                 "actuator_dynamics", "muscles", "tendon_actuators"}) {
+    const auto it = std::find_if(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(euler),
+                                 [&](const ModelCase& c) { return c.name == name; });
+    if (it == out.begin() + static_cast<std::ptrdiff_t>(euler)) continue;
+    Model m = it->model;
+    m.integrator = Integrator::kImplicitFast;
+    m.validate();
+    out.push_back({name + "_implicitfast", std::move(m)});
   }
   return out;
 }

@@ -106,7 +106,19 @@ ZwangPeer* open_peer(const ZwangPeerRequest* r, ZwangPeerText* note, ZwangPeerTe
     m->opt.gravity[k] = r->gravity[k];
   }
   m->opt.timestep = r->timestep;
+#if mjVERSION_HEADER >= 300
+  m->opt.integrator = r->integrator == 1   ? mjINT_RK4
+                      : r->integrator == 3 ? mjINT_IMPLICITFAST
+                                           : mjINT_EULER;
+#else
+  // MuJoCo 2.2.2, the older peer, has no implicitfast
+  if (r->integrator == 3) {
+    put(error, "this MuJoCo (before 3.0) is not asked for implicitfast");
+    close_peer(p);
+    return nullptr;
+  }
   m->opt.integrator = r->integrator == 1 ? mjINT_RK4 : mjINT_EULER;
+#endif
   m->opt.disableflags =
       (m->opt.disableflags & ~kConstraintFlags) | (r->disableflags & kConstraintFlags);
   m->opt.iterations = r->iterations;

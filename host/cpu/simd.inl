@@ -171,13 +171,13 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // With constraint rows, constrain() runs on each lane that has not stopped, one instance at a
 // time.  Its data rows are in the tile (run() below), so a lane's data is one value in each of
 // a few thousand consecutive cache lines (its parameters, in a full pack, one value in each
-// padded row of the batch); the work rows that smooth() leaves for
-// constrain() (xmat, cdof, cacc, ten_J and qfrc_smooth: kernels/constraint_rows.h, contacts.h
-// and constraint_solver.h read no others) are copied into `lane_work`, one instance's work rows in
-// the scalar layout, where the rows and the solver's scratch (nefc·nv values and more, visited
-// in every iteration) are contiguous.  The sensors of such a model run there too, after
-// constrain(), since some read the rows (kernels/sensors.h: body_Iw and body_n are the other work
-// rows they read).
+// padded row of the batch); the work rows that smooth() leaves for constrain() (xmat, cdof,
+// cacc, ten_J and qfrc_smooth, and implicitfast's crb_inertia: kernels/constraint_rows.h,
+// contacts.h, constraint_solver.h and implicit.h read no others) are copied into `lane_work`, one
+// instance's work rows in the scalar layout, where the rows and the solver's scratch (nefc·nv
+// values and more, visited in every iteration) are contiguous.  The sensors of such a model run
+// there too, after constrain(), since some read the rows (kernels/sensors.h: body_Iw and body_n
+// are the other work rows they read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
               S* lane_work) {
@@ -188,8 +188,10 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
       const auto copy = [&](int first, int end) {
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
       };
-      copy(p.lay->xmat, p.lay->body_J);          // xmat, cdof, cacc
-      copy(p.lay->body_Iw, p.lay->crb_inertia);  // body_Iw, body_n
+      copy(p.lay->xmat, p.lay->body_J);  // xmat, cdof, cacc
+      // body_Iw, body_n; and crb_inertia, which implicitfast's free joints read
+      copy(p.lay->body_Iw, job.view->integrator == Integrator::kImplicitFast ? p.lay->crb_wrench
+                                                                             : p.lay->crb_inertia);
       copy(p.lay->qfrc_smooth, p.lay->step_qpos);
       copy(p.lay->ten_J, p.lay->ten_J + job.view->s.ntendon * job.view->s.nv);
       job.constrain(*job.view,

@@ -195,11 +195,16 @@ class Loader {
                 "loss and soft equalities carry no force (MuJoCo's meaning); hard rows still hold");
     }
     if (const auto i = a.keyword("integrator", {"Euler", "RK4", "implicit", "implicitfast"})) {
-      if (*i >= 2) {
-        ctx_.warn(node, fmt::format("integrator '{}' is not supported; Euler is used",
-                                    node.attribute("integrator").value()));
+      // implicit differs from implicitfast by the velocity derivative of the Coriolis and
+      // centrifugal forces in the step's matrix (an unsymmetric LU), which zwang lacks
+      if (*i == 2) {
+        ctx_.warn(node,
+                  "integrator 'implicit' is not supported (the Coriolis forces' velocity "
+                  "derivative); implicitfast is used");
       }
-      builder_.set_integrator(*i == 1 ? Integrator::kRK4 : Integrator::kEuler);
+      constexpr Integrator kByName[] = {Integrator::kEuler, Integrator::kRK4,
+                                        Integrator::kImplicitFast, Integrator::kImplicitFast};
+      builder_.set_integrator(kByName[*i]);
     }
     std::array<double, 3> wind{0, 0, 0};
     if (const auto d = a.number("density")) density_ = *d;

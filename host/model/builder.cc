@@ -147,7 +147,14 @@ std::string_view to_string(JointType type) {
 }
 
 std::string_view to_string(Integrator integrator) {
-  return integrator == Integrator::kRK4 ? "RK4" : "Euler";
+  switch (integrator) {
+    case Integrator::kRK4:
+      return "RK4";
+    case Integrator::kImplicitFast:
+      return "implicitfast";
+    default:
+      return "Euler";
+  }
 }
 
 std::string_view to_string(ActuatorType type) {
@@ -1044,6 +1051,19 @@ Model ModelBuilder::build() const {
             "{:.6g} {:.6g})",
             body_label(m.body_name[b]), ev[0], ev[1], ev[2]));
       }
+    }
+  }
+
+  // the free joints that move their tree as one rigid body, whose 6 dofs implicitfast solves
+  // apart with the velocity derivative of the tree's Coriolis force (kernels/implicit.h)
+  {
+    std::vector<int> subtree_dofs(m.body_dofnum);
+    for (int b = m.nbody - 1; b > 0; --b) subtree_dofs[m.body_parentid[b]] += subtree_dofs[b];
+    m.jnt_freebody.assign(m.njnt, -1);
+    for (int j = 0; j < m.njnt; ++j) {
+      const int b = m.jnt_bodyid[j];
+      const bool alone = m.jnt_type[j] == JointType::kFree && subtree_dofs[b] == 6;
+      m.jnt_freebody[j] = alone ? b : -1;
     }
   }
 

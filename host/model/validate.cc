@@ -120,7 +120,8 @@ void Model::validate() const {
   if (!(timestep > 0) || !std::isfinite(timestep)) {
     throw ModelError(fmt::format("model: timestep must be positive (got {})", timestep));
   }
-  if (integrator != Integrator::kEuler && integrator != Integrator::kRK4)
+  if (integrator != Integrator::kEuler && integrator != Integrator::kRK4 &&
+      integrator != Integrator::kImplicitFast)
     throw ModelError("model: unknown integrator");
   for (double g : gravity) {
     if (!std::isfinite(g)) throw ModelError("model: gravity is not finite");

@@ -375,7 +375,10 @@ std::vector<GpuCase> model_gpu_cases() {
     for (const ModelCase& c : model_cases()) {
       out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kFused});
       out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kStaged});
-      out.push_back({c.name, true, CholeskyPath::kCusolver, CudaKernels::kFused});
+      // implicitfast factors in the kernel only (gpu::choose_cholesky)
+      if (c.model.integrator != Integrator::kImplicitFast) {
+        out.push_back({c.name, true, CholeskyPath::kCusolver, CudaKernels::kFused});
+      }
       out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused});
       out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kFused, CudaGroup::k32});
       out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused, CudaGroup::k32});

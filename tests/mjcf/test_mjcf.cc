@@ -800,11 +800,12 @@ TEST(MjcfWarnings, DynamicsNotSimulated) {
       "</mujoco>\n",
       "w.xml");
   const std::vector<std::string> expected = {
-      "w.xml:2: integrator 'implicit' is not supported; Euler is used",
+      "w.xml:2: integrator 'implicit' is not supported (the Coriolis forces' velocity "
+      "derivative); implicitfast is used",
       "w.xml:2: fluid forces (density, viscosity, wind) are not simulated; ignored",
       "w.xml:4: element <plugin> is not supported; ignored"};
   EXPECT_EQ(r.warnings, expected);
-  EXPECT_EQ(r.model.integrator, Integrator::kEuler);
+  EXPECT_EQ(r.model.integrator, Integrator::kImplicitFast);
   EXPECT_EQ(r.model.ntendon, 1);
 }
 
