@@ -208,14 +208,27 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     return;
   }
   const bool position = kind == "position";
-  if (position) set_if(a, "kv", d.position_kv);
+  if (position) {
+    // kv and dampratio both set MuJoCo's biasprm[2] (−kv, +dampratio): one per element, and the
+    // one given last across classes holds
+    const auto kv = a.number("kv"), ratio = a.number("dampratio");
+    if (kv && ratio) a.fail("<position> has both 'kv' and 'dampratio'");
+    if (kv) {
+      d.position_kv = *kv;
+      d.position_dampratio = 0;
+    }
+    if (ratio) {
+      d.position_dampratio = *ratio;
+      d.position_kv = 0;
+    }
+  }
   const double k = a.number(position ? "kp" : "kv").value_or(d.gainprm[0]);
   d.gainprm[0] = k;
   d.biastype = 1;
   d.biasprm.fill(0);
   d.biasprm[position ? 1 : 2] = -k;
   // MuJoCo 3's position servo with damping: f = kp (u − l) − kv l̇
-  if (position) d.biasprm[2] = -d.position_kv;
+  if (position) d.biasprm[2] = d.position_dampratio > 0 ? d.position_dampratio : -d.position_kv;
 }
 
 void read_tendon(Attrs& a, TendonDef& d) {

@@ -533,7 +533,10 @@ class Loader {
                                           "forcelimited", "forcerange");
       spec.forcerange = d.forcerange;
       spec.kp = spec.kv = spec.gain = d.gainprm[0];
-      if (kind == "position") spec.kd = d.position_kv;
+      if (kind == "position") {
+        spec.kd = d.position_kv;
+        spec.dampratio = d.position_dampratio;
+      }
       if (d.biastype == 1) spec.bias = {d.biasprm[0], d.biasprm[1], d.biasprm[2]};
       if (d.gaintype == 1) spec.gain_slope = {d.gainprm[1], d.gainprm[2]};
       spec.gaintype = static_cast<ActuatorGain>(d.gaintype);

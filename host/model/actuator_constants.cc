@@ -4,6 +4,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "host/model/smooth_instance.hpp"
 
@@ -39,6 +40,41 @@ void set_muscle_constants(Model& model, const std::vector<ActuatorSpec>& specs) 
       model.actuator_gainprm[3 * a] = peak(specs[a].muscle_gain);
     if (model.actuator_biastype[a] == ActuatorBias::kMuscle)
       model.actuator_biasprm[3 * a] = peak(specs[a].muscle_bias) * specs[a].muscle_bias[7];
+  }
+}
+
+void set_damping_ratios(Model& model) {
+  const auto ratio = [&model](int a) {
+    const double* gain = &model.actuator_gainprm[3 * a];
+    const double* bias = &model.actuator_biasprm[3 * a];
+    const bool position_like = model.actuator_biastype[a] == ActuatorBias::kAffine &&
+                               model.actuator_gaintype[a] != ActuatorGain::kMuscle &&
+                               gain[0] == -bias[1];
+    return position_like && bias[2] > 0;
+  };
+  bool any = false;
+  for (int a = 0; a < model.nu; ++a) any = any || ratio(a);
+  if (!any) return;
+  SmoothInstance smooth(model);
+  smooth.evaluate(model.qpos0, true);
+  const Eigen::MatrixXd h = smooth.mass_matrix();
+  const Eigen::MatrixXd ten_J = smooth.tendon_jacobian();
+  for (int a = 0; a < model.nu; ++a) {
+    if (!ratio(a)) continue;
+    const int id = model.actuator_trnid[a];
+    const double gear = model.actuator_gear[a];
+    double inverse = 0;
+    const auto add = [&](int dof, double moment) {
+      if (moment * moment > 1e-15) inverse += moment * moment / h(dof, dof);
+    };
+    if (model.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {
+      for (int j = 0; j < model.nv; ++j) add(j, gear * ten_J(id, j));
+    } else {
+      add(model.jnt_dofadr[id], gear);
+    }
+    const double mass = inverse > 0 ? 1 / inverse : 0;
+    double& bias2 = model.actuator_biasprm[3 * a + 2];
+    bias2 = -bias2 * 2 * std::sqrt(model.actuator_gainprm[3 * a] * mass);
   }
 }
 

@@ -442,6 +442,11 @@ void ModelBuilder::add_actuator(const ActuatorSpec& in) {
     throw ModelError(who + ": kp must be non-negative");
   if (spec.type == ActuatorType::kPosition && spec.kd < 0)
     throw ModelError(who + ": the position servo's damping kd (MJCF: kv) must be non-negative");
+  if (spec.type == ActuatorType::kPosition &&
+      (spec.dampratio < 0 || !std::isfinite(spec.dampratio)))
+    throw ModelError(who + ": dampratio must be non-negative and finite");
+  if (spec.type == ActuatorType::kPosition && spec.dampratio > 0 && spec.kd > 0)
+    throw ModelError(who + ": a position servo takes kd (MJCF: kv) or dampratio, not both");
   if (spec.type == ActuatorType::kVelocity && spec.kv < 0)
     throw ModelError(who + ": kv must be non-negative");
   actuators_.push_back(spec);
@@ -1084,7 +1089,8 @@ Model ModelBuilder::build() const {
         break;
       case ActuatorType::kPosition:
         gain = a.kp;
-        bias = {0, -a.kp, -a.kd};
+        // a damping ratio stays positive until set_damping_ratios() turns it into −kd
+        bias = {0, -a.kp, a.dampratio > 0 ? a.dampratio : -a.kd};
         break;
       case ActuatorType::kVelocity:
         gain = a.kv;
@@ -1210,6 +1216,7 @@ Model ModelBuilder::build() const {
   }
   set_constraint_constants(m);
   set_muscle_constants(m, actuators_);
+  set_damping_ratios(m);
   check_hard_rows(m);
   return m;
 }

@@ -203,6 +203,9 @@ struct ActuatorSpec {
   std::array<double, 2> forcerange{0, 0};
   double kp = 1;  // position servo: f = kp (u − l) − kd l̇
   double kd = 0;  // the position servo's damping (MuJoCo 3's kv of a position actuator)
+  // or, > 0, its damping ratio (MuJoCo 3's dampratio): kd = dampratio 2 √(kp m) with m the
+  // reflected inertia at qpos0, 1 / Σ_j (moment_j² / H_jj) (kd must then be 0)
+  double dampratio = 0;
   double kv = 1;  // velocity servo: f = kv (u − l̇)
   // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇, u replaced by the activation a
   // when the actuator has dynamics; an affine gain is gain + gain_slope[0] l + gain_slope[1] l̇

@@ -765,3 +765,70 @@ def test_ranges_through_classes_match_mujoco4(tmp_path):
     close(z.actuator_ctrlrange, m.actuator_ctrlrange, "actuator_ctrlrange", tol=1e-15)
     np.testing.assert_array_equal(z.jnt_limited, m.jnt_limited)
     np.testing.assert_array_equal(z.jnt_actfrclimited, m.jnt_actfrclimited)
+
+
+DAMPRATIOS = """<mujoco model="damping ratios">
+  <default>
+    <default class="critical"><position kp="40" dampratio="1"/></default>
+    <default class="overdamped"><position kp="10" kv="2"/>
+      <default class="ratio"><position dampratio="1.5"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="upper" pos="0 0 1">
+      <joint name="shoulder" axis="0 1 0" armature="0.02"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04"/>
+      <body name="lower" pos="0.4 0 0">
+        <joint name="slider" type="slide" axis="1 0 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <body name="hand" pos="0.3 0 0">
+          <joint name="wrist" axis="1 0 0"/>
+          <geom type="box" size="0.05 0.08 0.02"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="pair"><joint joint="shoulder" coef="0.5"/><joint joint="wrist" coef="-1"/></fixed>
+  </tendon>
+  <actuator>
+    <position joint="shoulder" kp="50" dampratio="0.7" gear="2"/>
+    <position class="critical" joint="slider"/>
+    <position class="ratio" joint="wrist"/>
+    <position class="overdamped" tendon="pair" dampratio="2" gear="1.5"/>
+    <general class="critical" joint="wrist" gainprm="40" biastype="affine" biasprm="0 -40 1"/>
+    <general joint="slider" gainprm="5" biastype="affine" biasprm="0 -5 0.5"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_damping_ratios_match_mujoco4(tmp_path):
+    """MuJoCo 3's dampratio of a position servo (given, from its class, on a tendon), and a
+    general actuator's positive bias2 where gain0 = −bias1, which MuJoCo 3 and 4 read as a damping
+    ratio: kv = ratio 2 √(kp m), m the inertia at qpos0 reflected through the moment; the same
+    biasprm as MuJoCo 4.0 and the same forces and Euler step"""
+    z, m = load_text(tmp_path, "ratios.xml", DAMPRATIOS)
+    assert z.warnings == []
+    np.testing.assert_allclose(z.actuator_biasprm, m.actuator_biasprm[:, :3], rtol=1e-12)
+    assert (z.actuator_biasprm[:, 2] < 0).all()
+    d = mujoco.MjData(m)
+    qpos, qvel, ctrl = states(z, 10)
+    sim = zwang_forward(z, qpos, qvel, ctrl)
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        close(sim.actuator_force[i], d.actuator_force, f"actuator_force, instance {i}")
+    sim.step(1)
+    for i in range(N):
+        mujoco.mj_resetData(m, d)
+        d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+        mujoco.mj_step(m, d)
+        close(sim.qvel[i], d.qvel, f"stepped qvel, instance {i}")
+
+
+def test_kv_and_dampratio_together_are_an_error(tmp_path):
+    text = DAMPRATIOS.replace('kp="50" dampratio="0.7"', 'kp="50" kv="1" dampratio="0.7"')
+    path = tmp_path / "both.xml"
+    path.write_text(text)
+    with pytest.raises(zwang.ModelError, match=r"both.xml:\d+.*'kv' and 'dampratio'"):
+        zwang.load(str(path))
