@@ -4,7 +4,8 @@
 //   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
 //              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
 //              translation by −k (p − p_spring);  per tendon J_tᵀ (−k_t (L − L_spring) − b_t L̇);
-//              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0]
+//              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0] (on a joint with actgravcomp, MuJoCo
+//              3's actuatorgravcomp, an actuator force instead)
 //   actuator:  transmission l = gear q, l̇ = gear q̇ (joint) or l = gear L, l̇ = gear L̇ (tendon);
 //              u clamped to ctrlrange, f from the force law of kernels/actuator_dynamics.h (and
 //              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ, a hinge's or
@@ -83,8 +84,10 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     for (int i = 0; i < m.s.nv; ++i) passive[i] += jac[i] * f;
   }
 
-  // gravity compensation at each COM, for the bodies that have it (in a pack: some lane)
+  // gravity compensation at each COM, for the bodies that have it (in a pack: some lane); on the
+  // dofs of a joint with actgravcomp an actuator force, none without actuation
   const Row<T> cdof = d.cdof(), xipos = d.xipos();
+  const bool actuation = !(off & kDisableActuation), clamp = !(off & kDisableClampctrl);
   if (gravcomp) {
     const Row<T> gc = d.body_gravcomp(), mass = d.body_mass();
     const Vec3<T> g = load3(d.gravity(), 0);
@@ -95,7 +98,12 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
       const int adr = m.body_treeadr[b];
       for (int c = 0; c < m.body_treenum[b]; ++c) {
         const int j = m.tree_dof[adr + c];
-        passive[j] += dot(load3(cdof, 6 * j), f) + dot(load3(cdof, 6 * j + 3), t);
+        const T comp = dot(load3(cdof, 6 * j), f) + dot(load3(cdof, 6 * j + 3), t);
+        if (!m.jnt_actgravcomp[m.dof_jntid[j]]) {
+          passive[j] += comp;
+        } else if (actuation) {
+          act[j] += comp;
+        }
       }
     }
   }
@@ -103,7 +111,6 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   // actuators, through a joint or a tendon; with actuation off no force and no act_dot
   const Row<T> gear = d.actuator_gear(), activation = d.act(), act_dot = d.act_dot();
   const Row<T> force = d.actuator_force();
-  const bool actuation = !(off & kDisableActuation), clamp = !(off & kDisableClampctrl);
   for (int i = 0; i < m.s.na; ++i) act_dot[i] = T(0);
   for (int a = 0; a < m.s.nu; ++a) {
     if (!actuation) {

@@ -50,12 +50,14 @@
     "1: the actuators' total force on the joint clamped")                                          \
   X(view_real, double, jnt_actfrcrange, (njnt, 2),                                                 \
     "range of the actuators' total force, hinge and slide")                                        \
+  X(view_int, int, jnt_actgravcomp, (njnt),                                                        \
+    "1: the gravity compensation of its dofs is an actuator force (MuJoCo 3's actuatorgravcomp)")  \
   X(view_int, int, jnt_freebody, (njnt),                                                           \
     "body of a free joint without other joints below it (its tree moves as one rigid body), "      \
     "else -1")                                                                                     \
   X(view_real, double, qpos0, (nq), "configuration where hinge and slide angles are zero")         \
   X(host, double, qpos_spring, (nq), "spring rest configuration")                                  \
-  X(host, int, dof_jntid, (nv), "joint of the dof")                                                \
+  X(view_int, int, dof_jntid, (nv), "joint of the dof")                                            \
   X(host, int, dof_bodyid, (nv), "body of the dof")                                                \
   X(view_int, int, dof_parentid, (nv), "previous dof on the path to the root, -1")                 \
   X(host, double, dof_damping, (nv), "viscous damping")                                            \

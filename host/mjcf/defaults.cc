@@ -53,6 +53,7 @@ void read_joint(Attrs& a, JointDef& d) {
   read_limits(a, d);
   if (const auto limited = read_limited(a, "actuatorfrclimited")) d.actfrclimited = *limited;
   a.exact("actuatorfrcrange", d.actfrcrange);
+  if (const auto g = a.keyword("actuatorgravcomp", {"false", "true"})) d.actgravcomp = *g == 1;
   a.ignore({"group", "user"});
 }
 

@@ -34,6 +34,7 @@ struct JointDef {
   SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
   Limited actfrclimited = Limited::kAuto;  // MuJoCo 3: the actuators' total force on the joint
   std::array<double, 2> actfrcrange{0, 0};
+  bool actgravcomp = false;  // MuJoCo 3: gravity compensation as an actuator force
 };
 
 // "plane", "sphere", ... as MJCF writes the type

@@ -441,7 +441,8 @@ class Loader {
             .solreffriction = d.solreffriction,
             .solimpfriction = d.solimpfriction,
             .actfrclimited = actuator_force_limited,
-            .actfrcrange = d.actfrcrange};
+            .actfrcrange = d.actfrcrange,
+            .actgravcomp = d.actgravcomp};
   }
 
   void actuators(const std::vector<pugi::xml_node>& nodes, const Defaults& defaults) {

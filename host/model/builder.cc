@@ -965,6 +965,7 @@ Model ModelBuilder::build() const {
       m.jnt_limited.push_back(j->limited ? 1 : 0);
       append(m.jnt_range, j->range);
       m.jnt_actfrclimited.push_back(j->actfrclimited ? 1 : 0);
+      m.jnt_actgravcomp.push_back(j->actgravcomp ? 1 : 0);
       append(m.jnt_actfrcrange, j->actfrcrange);
       m.jnt_margin.push_back(j->margin);
       append(m.jnt_solref, j->solreflimit);

@@ -92,6 +92,9 @@ struct JointSpec {
   // MuJoCo 3's actuatorfrcrange)
   bool actfrclimited = false;
   std::array<double, 2> actfrcrange{0, 0};
+  // the gravity compensation of the joint's dofs is an actuator force, in qfrc_actuator (and
+  // clamped with it) rather than qfrc_passive (MuJoCo 3's actuatorgravcomp)
+  bool actgravcomp = false;
 };
 
 // An equality constraint, MuJoCo's <equality> elements.

@@ -832,3 +832,47 @@ def test_kv_and_dampratio_together_are_an_error(tmp_path):
     path.write_text(text)
     with pytest.raises(zwang.ModelError, match=r"both.xml:\d+.*'kv' and 'dampratio'"):
         zwang.load(str(path))
+
+
+GRAVCOMP_ACTUATORS = """<mujoco model="gravity compensation by actuators">
+  <default><joint damping="0.1"/></default>
+  <worldbody>
+    <body name="upper" pos="0 0 1" gravcomp="1">
+      <joint name="shoulder" axis="0 1 0" actuatorgravcomp="true" actuatorfrcrange="-2 2"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.05"/>
+      <body name="lower" pos="0.4 0 0" gravcomp="0.5">
+        <joint name="elbow" axis="0 1 0" actuatorgravcomp="true"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+        <body name="hand" pos="0.3 0 0" gravcomp="1">
+          <joint name="wrist" type="ball"/>
+          <geom type="box" size="0.05 0.08 0.02"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="shoulder" gear="2"/>
+    <position joint="elbow" kp="5"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("flags", ["", 'actuation="disable"', 'gravity="disable"'])
+def test_actuator_gravcomp_matches_mujoco4(tmp_path, flags):
+    """MuJoCo 3's actuatorgravcomp: the gravity compensation of a joint's dofs in qfrc_actuator
+    (clamped by its actuatorfrcrange) instead of qfrc_passive; the ball joint's stays passive"""
+    text = GRAVCOMP_ACTUATORS.replace("<worldbody>", f"<option><flag {flags}/></option><worldbody>")
+    z, m = load_text(tmp_path, "actgravcomp.xml", text)
+    assert z.warnings == []
+    np.testing.assert_array_equal(z.jnt_actgravcomp, m.jnt_actgravcomp)
+    d = mujoco.MjData(m)
+    qpos, qvel, ctrl = states(z, 11)
+    qpos[:, 2:6] /= np.linalg.norm(qpos[:, 2:6], axis=1, keepdims=True)  # the wrist's quaternion
+    sim = zwang_forward(z, qpos, qvel, ctrl)
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], ctrl[i])
+        at = f"<flag {flags}> instance {i}"
+        close(sim.qfrc_passive[i], d.qfrc_passive, f"qfrc_passive {at}")
+        close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator {at}")
+        close(sim.qacc[i], d.qacc, f"qacc {at}")
