@@ -87,7 +87,9 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   // gravity compensation at each COM, for the bodies that have it (in a pack: some lane); on the
   // dofs of a joint with actgravcomp an actuator force, none without actuation
   const Row<T> cdof = d.cdof(), xipos = d.xipos();
-  const bool actuation = !(off & kDisableActuation), clamp = !(off & kDisableClampctrl);
+  // MuJoCo computes no actuation at all in a model without actuators
+  const bool actuation = m.s.nu > 0 && !(off & kDisableActuation);
+  const bool clamp = !(off & kDisableClampctrl);
   if (gravcomp) {
     const Row<T> gc = d.body_gravcomp(), mass = d.body_mass();
     const Vec3<T> g = load3(d.gravity(), 0);

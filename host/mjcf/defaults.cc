@@ -209,27 +209,25 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     return;
   }
   const bool position = kind == "position";
-  if (position) {
-    // kv and dampratio both set MuJoCo's biasprm[2] (−kv, +dampratio): one per element, and the
-    // one given last across classes holds
-    const auto kv = a.number("kv"), ratio = a.number("dampratio");
-    if (kv && ratio) a.fail("<position> has both 'kv' and 'dampratio'");
-    if (kv) {
-      d.position_kv = *kv;
-      d.position_dampratio = 0;
-    }
-    if (ratio) {
-      d.position_dampratio = *ratio;
-      d.position_kv = 0;
-    }
-  }
   const double k = a.number(position ? "kp" : "kv").value_or(d.gainprm[0]);
   d.gainprm[0] = k;
   d.biastype = 1;
-  d.biasprm.fill(0);
-  d.biasprm[position ? 1 : 2] = -k;
-  // MuJoCo 3's position servo with damping: f = kp (u − l) − kv l̇
-  if (position) d.biasprm[2] = d.position_dampratio > 0 ? d.position_dampratio : -d.position_kv;
+  if (!position) {
+    d.biasprm.fill(0);
+    d.biasprm[2] = -k;
+    return;
+  }
+  // MuJoCo's position (mjs_setToPosition): kp in gain0 and −bias1, MuJoCo 3's damping in bias2
+  // as −kv or as a positive damping ratio where given (one of the two), else the class's bias2
+  // (and bias0) stays
+  const auto kv = a.number("kv"), ratio = a.number("dampratio");
+  if (kv && ratio) a.fail("<position> has both 'kv' and 'dampratio'");
+  if ((kv && *kv < 0) || (ratio && *ratio < 0)) {
+    a.fail(fmt::format("<position> {} cannot be negative", kv ? "kv" : "dampratio"));
+  }
+  d.biasprm[1] = -k;
+  if (kv) d.biasprm[2] = -*kv;
+  if (ratio) d.biasprm[2] = *ratio;
 }
 
 void read_tendon(Attrs& a, TendonDef& d) {

@@ -99,9 +99,7 @@ struct ActuatorDef {
   std::array<double, 6> gear{1, 0, 0, 0, 0, 0};
   Limited ctrllimited = Limited::kAuto, forcelimited = Limited::kAuto;
   std::array<double, 2> ctrlrange{0, 0}, forcerange{0, 0};
-  double inheritrange = 0;        // position (MuJoCo 3): > 0, ctrlrange from the target's range
-  double position_kv = 0;         // position (MuJoCo 3): a damping −kv l̇ in the bias
-  double position_dampratio = 0;  // or its damping ratio (MuJoCo 3), the one given last
+  double inheritrange = 0;  // position (MuJoCo 3): > 0, ctrlrange from the target's range
 };
 
 struct TendonDef {

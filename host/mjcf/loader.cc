@@ -535,8 +535,9 @@ class Loader {
       spec.forcerange = d.forcerange;
       spec.kp = spec.kv = spec.gain = d.gainprm[0];
       if (kind == "position") {
-        spec.kd = d.position_kv;
-        spec.dampratio = d.position_dampratio;
+        // bias2: −kv, or a damping ratio when positive (MuJoCo 3's encoding)
+        spec.kd = d.biasprm[2] < 0 ? -d.biasprm[2] : 0;
+        spec.dampratio = d.biasprm[2] > 0 ? d.biasprm[2] : 0;
       }
       if (d.biastype == 1) spec.bias = {d.biasprm[0], d.biasprm[1], d.biasprm[2]};
       if (d.gaintype == 1) spec.gain_slope = {d.gainprm[1], d.gainprm[2]};

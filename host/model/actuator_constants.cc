@@ -57,21 +57,19 @@ void set_damping_ratios(Model& model) {
   if (!any) return;
   SmoothInstance smooth(model);
   smooth.evaluate(model.qpos0, true);
-  const Eigen::MatrixXd h = smooth.mass_matrix();
+  const Eigen::LLT<Eigen::MatrixXd> llt(smooth.mass_matrix());
   const Eigen::MatrixXd ten_J = smooth.tendon_jacobian();
   for (int a = 0; a < model.nu; ++a) {
     if (!ratio(a)) continue;
+    // the moment: gear e_dof of a joint, gear J_t of a tendon
     const int id = model.actuator_trnid[a];
-    const double gear = model.actuator_gear[a];
-    double inverse = 0;
-    const auto add = [&](int dof, double moment) {
-      if (moment * moment > 1e-15) inverse += moment * moment / h(dof, dof);
-    };
+    Eigen::VectorXd moment = Eigen::VectorXd::Zero(model.nv);
     if (model.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {
-      for (int j = 0; j < model.nv; ++j) add(j, gear * ten_J(id, j));
+      moment = model.actuator_gear[a] * ten_J.row(id).transpose();
     } else {
-      add(model.jnt_dofadr[id], gear);
+      moment[model.jnt_dofadr[id]] = model.actuator_gear[a];
     }
+    const double inverse = model.nv > 0 ? moment.dot(llt.solve(moment)) : 0.0;
     const double mass = inverse > 0 ? 1 / inverse : 0;
     double& bias2 = model.actuator_biasprm[3 * a + 2];
     bias2 = -bias2 * 2 * std::sqrt(model.actuator_gainprm[3 * a] * mass);

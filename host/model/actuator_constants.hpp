@@ -13,10 +13,9 @@ namespace zwang {
 void set_muscle_constants(Model& model, const std::vector<ActuatorSpec>& specs);
 
 // MuJoCo 3's damping ratios: a position-like actuator (affine bias, gain0 = −bias1 = kp) with
-// bias2 > 0 reads bias2 as a damping ratio r, replaced by −kd, kd = r 2 √(kp m), m the reflected
-// inertia 1 / Σ_j (moment_j² / H_jj) at qpos0 over the moment's entries with moment_j² > 1e-15
-// (MuJoCo's dof_M0 and actuator_moment): what MuJoCo 4.0 compiles for <position dampratio> and
-// for such a <general> actuator.
+// bias2 > 0 reads bias2 as a damping ratio r, replaced by −kd, kd = r 2 √(kp m), m the inertia
+// reflected through the moment at qpos0, 1 / (momentᵀ H⁻¹ moment): what MuJoCo 4.0 compiles for
+// <position dampratio> and for such a <general> actuator.
 void set_damping_ratios(Model& model);
 
 }  // namespace zwang

@@ -1091,7 +1091,7 @@ Model ModelBuilder::build() const {
       case ActuatorType::kPosition:
         gain = a.kp;
         // a damping ratio stays positive until set_damping_ratios() turns it into −kd
-        bias = {0, -a.kp, a.dampratio > 0 ? a.dampratio : -a.kd};
+        bias = {a.bias[0], -a.kp, a.dampratio > 0 ? a.dampratio : -a.kd};
         break;
       case ActuatorType::kVelocity:
         gain = a.kv;

@@ -247,6 +247,14 @@ void Model::validate() const {
     }
   }
   for (std::size_t i = 0; i < tree; ++i) index_in("tree_dof", tree_dof[i], 0, nv, i);
+  for (int j = 0; j < njnt; ++j) {
+    for (int i = jnt_dofadr[j]; i < jnt_dofadr[j] + joint_nv(jnt_type[j]); ++i) {
+      if (dof_jntid[i] != j) {
+        throw ModelError(fmt::format("model: dof_jntid[{}] = {} is not joint {}, whose dof it is",
+                                     i, dof_jntid[i], j));
+      }
+    }
+  }
   // a body's ancestor dofs are its parent's followed by its own joints' dofs, in order: the
   // assembly of H (kernels/assemble.h) pairs the parent's list with the body's own dofs
   for (int k = 1; k < nbody; ++k) {

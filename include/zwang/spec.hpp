@@ -207,7 +207,7 @@ struct ActuatorSpec {
   double kp = 1;  // position servo: f = kp (u − l) − kd l̇
   double kd = 0;  // the position servo's damping (MuJoCo 3's kv of a position actuator)
   // or, > 0, its damping ratio (MuJoCo 3's dampratio): kd = dampratio 2 √(kp m) with m the
-  // reflected inertia at qpos0, 1 / Σ_j (moment_j² / H_jj) (kd must then be 0)
+  // inertia reflected through the moment at qpos0, 1 / (momentᵀ H⁻¹ moment) (kd must then be 0)
   double dampratio = 0;
   double kv = 1;  // velocity servo: f = kv (u − l̇)
   // general: f = gain u + bias[0] + bias[1] l + bias[2] l̇, u replaced by the activation a

@@ -826,11 +826,51 @@ def test_damping_ratios_match_mujoco4(tmp_path):
         close(sim.qvel[i], d.qvel, f"stepped qvel, instance {i}")
 
 
-def test_kv_and_dampratio_together_are_an_error(tmp_path):
-    text = DAMPRATIOS.replace('kp="50" dampratio="0.7"', 'kp="50" kv="1" dampratio="0.7"')
-    path = tmp_path / "both.xml"
+CLASS_BIAS = """<mujoco model="class bias">
+  <default>
+    <default class="general_ratio"><general gainprm="10" biastype="affine" biasprm="0 -10 0.7"/>
+    </default>
+    <default class="ratio_then_kv"><position kp="10" dampratio="1"/>
+      <default class="kv"><general biasprm="0 -10 -2"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint name="a" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04"/>
+      <body pos="0.4 0 0">
+        <joint name="b" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position class="general_ratio" joint="a"/>
+    <position class="kv" joint="b"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_position_keeps_its_class_bias2_as_mujoco4(tmp_path):
+    """a <position> without kv or dampratio keeps its class's bias2, whatever element set it"""
+    z, m = load_text(tmp_path, "class_bias.xml", CLASS_BIAS)
+    assert z.warnings == []
+    np.testing.assert_allclose(z.actuator_biasprm, m.actuator_biasprm[:, :3], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ('kp="50" kv="1" dampratio="0.7"', "'kv' and 'dampratio'"),
+        ('kp="50" dampratio="-0.7"', "dampratio cannot be negative"),
+    ],
+)
+def test_kv_and_dampratio_errors_name_the_line(tmp_path, change, message):
+    text = DAMPRATIOS.replace('kp="50" dampratio="0.7"', change)
+    path = tmp_path / "bad.xml"
     path.write_text(text)
-    with pytest.raises(zwang.ModelError, match=r"both.xml:\d+.*'kv' and 'dampratio'"):
+    with pytest.raises(zwang.ModelError, match=r"bad.xml:\d+.*" + message):
         zwang.load(str(path))
 
 
@@ -876,3 +916,19 @@ def test_actuator_gravcomp_matches_mujoco4(tmp_path, flags):
         close(sim.qfrc_passive[i], d.qfrc_passive, f"qfrc_passive {at}")
         close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator {at}")
         close(sim.qacc[i], d.qacc, f"qacc {at}")
+
+
+def test_actuator_gravcomp_needs_actuators_as_in_mujoco4(tmp_path):
+    """without any actuator MuJoCo computes no actuation: the compensation is gone"""
+    start, end = GRAVCOMP_ACTUATORS.index("<actuator>"), GRAVCOMP_ACTUATORS.index("</actuator>")
+    text = GRAVCOMP_ACTUATORS[:start] + GRAVCOMP_ACTUATORS[end + len("</actuator>") :]
+    z, m = load_text(tmp_path, "no_actuators.xml", text)
+    assert z.nu == 0
+    d = mujoco.MjData(m)
+    qpos, qvel, _ = states(z, 12)
+    qpos[:, 2:6] /= np.linalg.norm(qpos[:, 2:6], axis=1, keepdims=True)
+    sim = zwang_forward(z, qpos, qvel, np.zeros((N, 0)))
+    for i in range(N):
+        mujoco_forward(m, d, qpos[i], qvel[i], [])
+        close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator instance {i}")
+        close(sim.qacc[i], d.qacc, f"qacc instance {i}")
