@@ -13,9 +13,6 @@ cd "$(dirname "$0")/.."
 part() { echo "== scripts/test.sh: $1 (at ${SECONDS} s)"; }
 part "setup"
 bash scripts/setup.sh
-# compiler caching keyed on paths relative to the checkout, so that a fresh clone elsewhere
-# (CI's) hits what an earlier clone compiled
-export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 
 # formatting first, as it takes seconds: C++ by .clang-format, Python by ruff (pyproject.toml)
 if [ -d .git ]; then
