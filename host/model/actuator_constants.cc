@@ -10,6 +10,22 @@
 
 namespace zwang {
 
+namespace {
+
+// an actuator's moment at the evaluated state: gear e_dof of a joint, gear J_t of a tendon
+Eigen::VectorXd actuator_moment(const Model& model, const Eigen::MatrixXd& ten_J, int a) {
+  Eigen::VectorXd moment = Eigen::VectorXd::Zero(model.nv);
+  const int id = model.actuator_trnid[a];
+  if (model.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {
+    moment = model.actuator_gear[a] * ten_J.row(id).transpose();
+  } else {
+    moment[model.jnt_dofadr[id]] = model.actuator_gear[a];
+  }
+  return moment;
+}
+
+}  // namespace
+
 void set_muscle_constants(Model& model, const std::vector<ActuatorSpec>& specs) {
   bool any = false;
   for (int a = 0; a < model.nu; ++a) {
@@ -23,14 +39,8 @@ void set_muscle_constants(Model& model, const std::vector<ActuatorSpec>& specs) 
   const Eigen::LLT<Eigen::MatrixXd> llt(smooth.mass_matrix());
   const Eigen::MatrixXd ten_J = smooth.tendon_jacobian();
   for (int a = 0; a < model.nu; ++a) {
-    // acc0 = |H⁻¹ m| for the moment m: gear e_dof of a joint, gear J_t of a tendon
-    Eigen::VectorXd moment = Eigen::VectorXd::Zero(model.nv);
-    const int id = model.actuator_trnid[a];
-    if (model.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {
-      moment = model.actuator_gear[a] * ten_J.row(id).transpose();
-    } else {
-      moment[model.jnt_dofadr[id]] = model.actuator_gear[a];
-    }
+    // acc0 = |H⁻¹ m| for the moment m
+    const Eigen::VectorXd moment = actuator_moment(model, ten_J, a);
     const double acc0 = model.nv > 0 ? llt.solve(moment).norm() : 0;
     // F0 = force, or scale / max(acc0, 1e-15) when force < 0
     const auto peak = [acc0](const std::array<double, 9>& p) {
@@ -61,14 +71,7 @@ void set_damping_ratios(Model& model) {
   const Eigen::MatrixXd ten_J = smooth.tendon_jacobian();
   for (int a = 0; a < model.nu; ++a) {
     if (!ratio(a)) continue;
-    // the moment: gear e_dof of a joint, gear J_t of a tendon
-    const int id = model.actuator_trnid[a];
-    Eigen::VectorXd moment = Eigen::VectorXd::Zero(model.nv);
-    if (model.actuator_trntype[a] == static_cast<int>(TransmissionType::kTendon)) {
-      moment = model.actuator_gear[a] * ten_J.row(id).transpose();
-    } else {
-      moment[model.jnt_dofadr[id]] = model.actuator_gear[a];
-    }
+    const Eigen::VectorXd moment = actuator_moment(model, ten_J, a);
     const double inverse = model.nv > 0 ? moment.dot(llt.solve(moment)) : 0.0;
     const double mass = inverse > 0 ? 1 / inverse : 0;
     double& bias2 = model.actuator_biasprm[3 * a + 2];
