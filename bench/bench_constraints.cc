@@ -36,8 +36,8 @@ struct Rate {
 
 Rate mujoco_rate(const std::string& file, const std::vector<std::vector<double>>& q0,
                  const Options& o, bool constrained) {
-  mjModel* m = bench::load_mujoco_without_fluid(
-      file, mjDSBL_CONTACT | (constrained ? 0 : mjDSBL_CONSTRAINT));
+  mjModel* m =
+      bench::load_mujoco_disabled(file, mjDSBL_CONTACT | (constrained ? 0 : mjDSBL_CONSTRAINT));
   std::vector<mjData*> data;
   const double t = bench::step_mujoco(m, q0, o.steps, o.threads, data);
   double rows = 0;

@@ -41,7 +41,7 @@ std::vector<std::vector<double>> initial_states(const zwang::Model& m, std::int6
 
 double mujoco_rate(const std::string& file, const std::vector<std::vector<double>>& q0,
                    const Options& o) {
-  mjModel* m = bench::load_mujoco_without_fluid(file, mjDSBL_CONSTRAINT | mjDSBL_CONTACT);
+  mjModel* m = bench::load_mujoco_disabled(file, mjDSBL_CONSTRAINT | mjDSBL_CONTACT);
   std::vector<mjData*> data;
   const double t = bench::step_mujoco(m, q0, o.steps, o.threads, data);
   for (mjData* d : data) mj_deleteData(d);

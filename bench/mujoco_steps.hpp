@@ -15,15 +15,12 @@
 
 namespace bench {
 
-// MuJoCo's model of an MJCF file with `disable` added to its disable flags and without fluid
-// forces, which zwang does not simulate (swimmer.xml sets density and viscosity)
-inline mjModel* load_mujoco_without_fluid(const std::string& file, int disable) {
+// MuJoCo's model of an MJCF file with `disable` added to its disable flags
+inline mjModel* load_mujoco_disabled(const std::string& file, int disable) {
   char error[1024] = "";
   mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof(error));
   if (!m) throw std::runtime_error(fmt::format("MuJoCo cannot load {}: {}", file, error));
   m->opt.disableflags |= disable;
-  m->opt.density = m->opt.viscosity = 0;
-  for (int i = 0; i < 3; ++i) m->opt.wind[i] = 0;
   return m;
 }
 

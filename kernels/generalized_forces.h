@@ -5,7 +5,8 @@
 //              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
 //              translation by −k (p − p_spring);  per tendon J_tᵀ (−k_t (L − L_spring) − b_t L̇);
 //              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0] (on a joint with actgravcomp, MuJoCo
-//              3's actuatorgravcomp, an actuator force instead)
+//              3's actuatorgravcomp, an actuator force instead);  the fluid forces of
+//              kernels/fluid.h
 //   actuator:  transmission l = gear q, l̇ = gear q̇ (joint) or l = gear L, l̇ = gear L̇ (tendon);
 //              u clamped to ctrlrange, f from the force law of kernels/actuator_dynamics.h (and
 //              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ, a hinge's or
@@ -22,6 +23,7 @@
 #pragma once
 
 #include "kernels/actuator_dynamics.h"
+#include "kernels/fluid.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -109,6 +111,8 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
       }
     }
   }
+
+  if (fluid_enabled(off)) fluid_forces(m, d, passive);
 
   // actuators, through a joint or a tendon; with actuation off no force and no act_dot
   const Row<T> gear = d.actuator_gear(), activation = d.act(), act_dot = d.act_dot();

@@ -7,6 +7,7 @@
 // with
 //   dof damping       −b_i on the diagonal
 //   tendon damping    −b_t J_tᵀ J_t
+//   fluid forces      Σ_b Σ_i B_i (u_iᵀ J_b)ᵀ (u_iᵀ J_b), the inertia box's (kernels/fluid.h)
 //   actuators         ∂f_a/∂l̇ m_aᵀ m_a, m_a the moment (gear e_dof or gear J_t), where
 //                     ∂f_a/∂l̇ = bias2 (affine bias) + ∂gain/∂l̇ · (u, or act: actearly's next
 //                     act), ∂gain/∂l̇ = gain2 (affine) or −F0 FL ∂FV/∂l̇ (muscle), and 0 where
@@ -15,10 +16,10 @@
 // (the damping terms without MuJoCo's damper flag, the actuators' without actuation).  Only D's
 // entries in H's tree pattern reach the factor, as MuJoCo's qH has M's sparsity (but MuJoCo's
 // sparse M also drops the off-diagonal entries of the rows of its "simple" dofs, those of a root
-// body whose COM and inertia axes are its frame's: a tendon damper or tendon actuator with a
-// velocity term across two such dofs acts there in zwang and not in MuJoCo); Euler's matrix is
-// H + h diag(b), the first term alone.  The velocity derivative of the Coriolis and
-// centrifugal forces c is left out ("fast"), except on a free joint that moves its tree alone
+// body whose COM and inertia axes are its frame's: a tendon damper, a tendon actuator with a
+// velocity term or the fluid forces across two such dofs act there in zwang and not in MuJoCo);
+// Euler's matrix is H + h diag(b), the first term alone.  The velocity derivative of the Coriolis
+// and centrifugal forces c is left out ("fast"), except on a free joint that moves its tree alone
 // (jnt_freebody: no other joint below it): no other dof shares its 6 in H, and MuJoCo 4.0 solves
 // them apart,
 //   (H_b − h D_b + h ∂c_b/∂q̇) q̈_b = rhs_b,
@@ -32,6 +33,7 @@
 #pragma once
 
 #include "kernels/actuator_dynamics.h"
+#include "kernels/fluid.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/lanes.h"
@@ -71,11 +73,13 @@ ZW_HD T actuator_force_vel(const ModelView<T>& m, const Instance<T>& d, int a) {
 }
 
 // the terms of −h D: diag(i, c) for c on D's diagonal at dof i, outer(J, c) for c J Jᵀ (a
-// tendon's Jacobian row J)
-template <class T, class Diag, class Outer>
+// tendon's Jacobian row J), rank1(b, lin, ang, c) for c j jᵀ, j a row of body b's Jacobian
+// (kernels/fluid.h), for the bodies [first, last)
+template <class T, class Diag, class Outer, class Rank1>
 ZW_HD void implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h, const Diag& diag,
-                          const Outer& outer) {
+                          const Outer& outer, int first, int last, const Rank1& rank1) {
   const int nv = m.s.nv, off = m.disableflags;
+  if (fluid_enabled(off)) fluid_implicit_terms(m, d, h, first, last, rank1);
   if (!(off & kDisableActuation)) {
     const Row<T> gear = d.actuator_gear();
     for (int u = 0; u < m.s.nu; ++u) {
@@ -113,6 +117,20 @@ ZW_HD void add_implicit_term(const ModelView<T>& m, const Instance<T>& d, Row<T>
           const T ci = c * jac[i];
           for (int j = 0; j <= i; ++j) a[packed_index(i, j)] += ci * jac[j];
         }
+      },
+      1, m.s.nbody,
+      [&](int b, const Vec3<T>& lin, const Vec3<T>& ang, T c) ZW_ITEM {
+        const Vec3<T> moment = cross(load3(d.xipos(), 3 * b), lin) + ang;
+        const int adr = m.body_treeadr[b];
+        for (int k = 0; k < m.body_treenum[b]; ++k) {
+          const int i = m.tree_dof[adr + k];
+          const T ci = c * fluid_row_entry(d, i, lin, moment);
+          for (int l = 0; l <= k; ++l) {
+            const int j = m.tree_dof[adr + l];
+            a[packed_index(i > j ? i : j, i > j ? j : i)] +=
+                ci * fluid_row_entry(d, j, lin, moment);
+          }
+        }
       });
 }
 
@@ -127,6 +145,12 @@ ZW_HD void free_body_solve(const ModelView<T>& m, const Instance<T>& d, Row<T> x
     const int b = m.jnt_freebody[j];
     if (b < 0) continue;
     const int adr = m.jnt_dofadr[j];
+    // the tree's bodies, b and the bodies after it whose chain is the free joint's 6 dofs (no
+    // other joint below; a subtree's bodies are numbered in a row)
+    int tree_end = b + 1;
+    while (tree_end < m.s.nbody && m.body_treenum[tree_end] == 6 &&
+           m.tree_dof[m.body_treeadr[tree_end]] == adr)
+      ++tree_end;
     // the tree as one rigid body: assemble()'s composite inertia about c_b, moved to its COM
     const Row<T> crb = d.crb_inertia() + 10 * b;
     const T mass = crb[0];
@@ -172,6 +196,15 @@ ZW_HD void free_body_solve(const ModelView<T>& m, const Instance<T>& d, Row<T> x
           for (int i = 0; i < 6; ++i) {
             const T ci = c * jac[adr + i];
             for (int k = 0; k < 6; ++k) a[i][k] += ci * jac[adr + k];
+          }
+        },
+        b, tree_end,
+        [&](int body, const Vec3<T>& lin, const Vec3<T>& ang, T c) ZW_ITEM {
+          const Vec3<T> moment = cross(load3(d.xipos(), 3 * body), lin) + ang;
+          T row[6];
+          for (int i = 0; i < 6; ++i) row[i] = fluid_row_entry(d, adr + i, lin, moment);
+          for (int i = 0; i < 6; ++i) {
+            for (int k = 0; k < 6; ++k) a[i][k] += c * row[i] * row[k];
           }
         });
     for (int c = 0; c < 3; ++c) {

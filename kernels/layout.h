@@ -89,6 +89,9 @@ struct Sizes {
   X(actuator_biasprm, 3 * s.nu)  /* bias = bias0 + bias1 l + bias2 l̇ (nu x 3) */            \
   X(actuator_dynprm, 3 * s.nu)   /* filter: time constant τ (nu x 3) */                      \
   X(gravity, 3)                  /* gravitational acceleration, world (3) */                  \
+  X(density, 1)                  /* density of the medium (kg/m³) */                         \
+  X(viscosity, 1)                /* viscosity of the medium (Pa s) */                         \
+  X(wind, 3)                     /* velocity of the medium, world (3) */                      \
   X(drive_prm, 5 * s.ndrive)     /* q0 v0 amplitude omega phase of each drive (ndrive x 5) */ \
   X(tendon_stiffness, s.ntendon) /* tendon spring stiffness (ntendon) */                      \
   X(tendon_damping, s.ntendon)   /* tendon viscous damping (ntendon) */

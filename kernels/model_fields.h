@@ -30,6 +30,12 @@
   X(host, double, body_ipos, (nbody, 3), "centre of mass in the body frame")                       \
   X(view_real, double, body_inertia, (nbody, 6),                                                   \
     "inertia about the COM, body frame: xx yy zz xy xz yz (kg m²); a parameter per instance")      \
+  X(view_real, double, body_iquat, (nbody, 4),                                                     \
+    "principal axes of inertia in the body frame, w x y z (MuJoCo's body_iquat): the frame of "    \
+    "the "                                                                                         \
+    "fluid forces' inertia box, whose moments are each instance's inertia there")                  \
+  X(view_int, int, body_fluidshape, (nbody),                                                       \
+    "1: its geoms with fluidshape ellipsoid feel the fluid forces, not its inertia box")           \
   X(host, double, body_gravcomp, (nbody), "gravity compensation, a fraction of m g")               \
   X(view_int, int, body_mocapid, (nbody), "index in mocap_pos and mocap_quat, -1 if none")         \
   X(host, std::string, jnt_name, (njnt), "name")                                                   \
@@ -141,6 +147,10 @@
   X(view_real, double, geom_quat, (ngeom, 4), "orientation in the body frame, unit, w x y z")      \
   X(view_real, double, geom_size, (ngeom, 3), "size parameters, MuJoCo's")                         \
   X(view_real, double, geom_rbound, (ngeom), "bounding sphere radius, 0 for planes")               \
+  X(view_int, int, geom_fluidshape, (ngeom), "1: the fluid forces' ellipsoid model (fluidshape)")  \
+  X(view_real, double, geom_fluid, (ngeom, 12),                                                    \
+    "MuJoCo's geom_fluid: interaction, blunt drag, slender drag, angular drag, Kutta lift, "       \
+    "Magnus lift coefficients, added mass (3), added inertia (3) per unit density")                \
   X(host, int, geom_contype, (ngeom), "contact type bits")                                         \
   X(view_int, int, geom_visible, (ngeom), "1: rangefinder rays see it")                            \
   X(host, int, geom_conaffinity, (ngeom), "contact affinity bits")                                 \

@@ -12,7 +12,7 @@ packages=(
   cmake g++ make ccache pkg-config
   libeigen3-dev libfmt-dev libgtest-dev libbenchmark-dev
   libpugixml-dev liburdfdom-dev libhdf5-dev nlohmann-json3-dev libcli11-dev
-  libassimp-dev libtinyobjloader-dev libqhull-dev
+  libassimp-dev libtinyobjloader-dev libqhull-dev libboost-dev
   libmujoco-dev libmujoco-samples
   clang llvm libclang-rt-14-dev libomp-14-dev clang-format
 )
@@ -46,6 +46,12 @@ pip_install() {
 if ! python3 -c "import gymnasium" 2>/dev/null; then
   echo "installing: gymnasium (PyPI)"
   pip_install gymnasium
+fi
+# dm_control's suite files (fish, swimmer: fluid forces) for the fluid tests; without its
+# dependencies, which pin another MuJoCo: the tests read its XML files only
+if ! python3 -c "import importlib.metadata as m; assert m.version('dm-control') == '1.0.50'" 2>/dev/null; then
+  echo "installing: dm-control 1.0.50 (PyPI, its files only)"
+  pip_install --no-deps dm-control==1.0.50
 fi
 if ! python3 -c "import mujoco; assert mujoco.__version__ == '4.0.0'" 2>/dev/null; then
   echo "installing: mujoco 4.0.0 (PyPI)"

@@ -1,8 +1,8 @@
 // The models on which two backends must agree instance by instance: the built-in examples, a
 // spatial rod chain, MuJoCo's humanoid.xml with and without its contacts and limits, a four-bar
-// closed by soft and by hard rows, every sensor type, tendons, actuator dynamics; each again
-// under RK4, and ten of them under implicitfast.  Shared by test_simd.cc (SIMD against scalar)
-// and test_cuda.cc (CUDA against CPU).
+// closed by soft and by hard rows, every sensor type, tendons, actuator dynamics, fluid forces;
+// each again under RK4, and eleven of them under implicitfast.  Shared by test_simd.cc (SIMD
+// against scalar) and test_cuda.cc (CUDA against CPU).
 #pragma once
 
 #include <algorithm>
@@ -51,6 +51,39 @@ struct ModelCase {
   std::string name;
   Model model;
 };
+
+// fluid forces: inertia boxes (a massless body among them) and, on the first tree, the ellipsoid
+// model; {ellipsoid} is fluidshape's value
+inline constexpr const char* kFluidModel = R"(<mujoco model="fluid">
+  <option density="800" viscosity="0.3" wind="0.5 -0.2 0.1"/>
+  <worldbody>
+    <body name="fish" pos="0 0 1">
+      <freejoint/>
+      <geom type="ellipsoid" size="0.3 0.1 0.05" fluidshape="{ellipsoid}"/>
+      <body name="fin" pos="0.1 0.1 0">
+        <joint axis="1 0 0" damping="0.01"/>
+        <geom type="capsule" fromto="0 0 0 0 0.2 0" size="0.02" fluidshape="{ellipsoid}"
+              fluidcoef="0.6 0.2 1.6 0.8 1.3"/>
+      </body>
+    </body>
+    <body name="rod" pos="1 0 1">
+      <joint axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.6 0.1 0" size="0.05"/>
+      <body name="plate" pos="0.6 0.1 0">
+        <joint type="ball"/>
+        <geom type="box" size="0.2 0.1 0.02" pos="0.2 0 0" euler="10 20 30"/>
+        <body name="ghost" pos="0.1 0 0"><site name="s"/></body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>)";
+
+inline Model fluid_model(bool ellipsoid) {
+  std::string text = kFluidModel;
+  for (std::size_t at; (at = text.find("{ellipsoid}")) != std::string::npos;)
+    text.replace(at, 11, ellipsoid ? "ellipsoid" : "none");
+  return load_mjcf_string(text, "fluid.xml").model;
+}
 
 inline std::vector<ModelCase> model_cases() {
   std::vector<ModelCase> out;
@@ -106,6 +139,7 @@ inline std::vector<ModelCase> model_cases() {
   out.push_back(
       {"tendon_actuators", load_mjcf_string(kTendonActuatorModel, "tendon_actuators.xml").model});
   out.push_back({"filterexact", load_mjcf_string(kFilterExactModel, "filterexact.xml").model});
+  out.push_back({"fluid", fluid_model(true)});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {
@@ -127,6 +161,10 @@ inline std::vector<ModelCase> model_cases() {
     m.validate();
     out.push_back({name + "_implicitfast", std::move(m)});
   }
+  // the inertia boxes alone: the ellipsoid model has no implicitfast derivative
+  Model boxes = fluid_model(false);
+  boxes.integrator = Integrator::kImplicitFast;
+  out.push_back({"fluid_implicitfast", std::move(boxes)});
   return out;
 }
 

@@ -3,8 +3,8 @@
 // (Debian's libmujoco-dev), each a plugin of its own, since both export the same C names.
 //
 // The model takes zwang's options: timestep, integrator, gravity, the five constraint flags,
-// iterations and tolerance; the solver is Newton, the only one zwang has; fluid forces (density,
-// viscosity, wind) are off, as zwang simulates none.  MuJoCo keeps its warm start.
+// iterations and tolerance; the solver is Newton, the only one zwang has; the fluid forces are
+// the file's, as zwang's.  MuJoCo keeps its warm start.
 #include <mujoco/mujoco.h>
 
 #include <chrono>
@@ -96,15 +96,7 @@ ZwangPeer* open_peer(const ZwangPeerRequest* r, ZwangPeerText* note, ZwangPeerTe
     changed = m->opt.solver == mjSOL_PGS ? "solver PGS -> Newton" : "solver CG -> Newton";
     m->opt.solver = mjSOL_NEWTON;
   }
-  if (m->opt.density != 0 || m->opt.viscosity != 0) {
-    changed += changed.empty() ? "fluid forces off" : ", fluid forces off";
-  }
-  m->opt.density = 0;
-  m->opt.viscosity = 0;
-  for (int k = 0; k < 3; ++k) {
-    m->opt.wind[k] = 0;
-    m->opt.gravity[k] = r->gravity[k];
-  }
+  for (int k = 0; k < 3; ++k) m->opt.gravity[k] = r->gravity[k];
   m->opt.timestep = r->timestep;
 #if mjVERSION_HEADER >= 300
   m->opt.integrator = r->integrator == 1   ? mjINT_RK4

@@ -38,6 +38,14 @@ int run_info(const std::string& spec, const LoadOptions& load) {
   std::printf("options     timestep %g s, integrator %s, gravity %g %g %g\n", m.timestep,
               std::string(to_string(m.integrator)).c_str(), m.gravity[0], m.gravity[1],
               m.gravity[2]);
+  if (m.density > 0 || m.viscosity > 0) {
+    int ellipsoids = 0;
+    for (int g : m.geom_fluidshape) ellipsoids += g;
+    std::printf(
+        "fluid       density %g kg/m3, viscosity %g Pa s, wind %g %g %g m/s; %d geoms of "
+        "the ellipsoid model\n",
+        m.density, m.viscosity, m.wind[0], m.wind[1], m.wind[2], ellipsoids);
+  }
   // MuJoCo's names of the bits of Model::disableflags, in bit order
   constexpr const char* kFlagNames[] = {"constraint", "equality",     "frictionloss", "limit",
                                         "contact",    "passive",      "gravity",      "clampctrl",

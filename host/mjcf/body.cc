@@ -295,6 +295,7 @@ class TreeReader {
       std::array<double, 3> diag{0, 0, 0};
       a.exact("diaginertia", diag);
       in.inertia = inertia_from_principal(diag, q);
+      in.iquat = q;
     }
     a.finish();
     bodies_[b].inertial = in;
@@ -429,6 +430,7 @@ MassProperties from_geoms(Context& ctx, const Body& body, const Compiler& c) {
   if (used.size() == 1) {
     out.com = pos[0];
     out.inertia = inertia_from_principal(masses[0].principal, quat[0]);
+    out.iquat = quat[0];
     return out;
   }
   if (!(out.mass > 0)) return MassProperties{};
@@ -478,7 +480,8 @@ std::vector<MassProperties> mass_properties(Context& ctx, const std::vector<Body
     if (geoms) {
       out[b] = from_geoms(ctx, body, c);
     } else if (body.inertial) {
-      out[b] = {body.inertial->mass, body.inertial->pos, body.inertial->inertia};
+      out[b] = {body.inertial->mass, body.inertial->pos, body.inertial->inertia,
+                body.inertial->iquat};
     }
     // MuJoCo 2.2.2 puts the centre of a body that has no mass of its own at the body's pos (in
     // the body frame), which matters once boundmass gives it mass

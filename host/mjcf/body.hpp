@@ -48,6 +48,7 @@ struct Inertial {
   double mass = 0;
   Vec3d pos{0, 0, 0};
   Inertia6 inertia{0, 0, 0, 0, 0, 0};  // body frame
+  std::optional<Quatd> iquat;          // its principal axes, where diaginertia gives them
 };
 
 struct Body {
@@ -77,7 +78,10 @@ struct MassProperties {
   double mass = 0;
   Vec3d com{0, 0, 0};
   Inertia6 inertia{0, 0, 0, 0, 0, 0};  // about the COM, body frame
-  bool bounded = false;                // boundmass or boundinertia raised them
+  // its principal axes where MuJoCo takes them from the model (diaginertia's frame, a single
+  // geom's), else none: the builder's (BodySpec::iquat)
+  std::optional<Quatd> iquat;
+  bool bounded = false;  // boundmass or boundinertia raised them
 };
 
 // mass, COM and inertia of every body by MuJoCo's rules: geoms or <inertial> as

@@ -91,6 +91,10 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
   std::array<double, 4> rgba{};
   if (a.exact("rgba", rgba)) d.alpha = rgba[3];
   if (const auto material = a.text("material")) d.material = *material;
+  if (const auto shape = a.keyword("fluidshape", {"none", "ellipsoid"})) {
+    d.fluid_ellipsoid = *shape == 1;
+  }
+  a.exact("fluidcoef", d.fluidcoef);
   // user data; the height field of a geom that does not collide
   a.ignore({"user", "hfield"});
 }

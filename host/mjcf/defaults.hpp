@@ -63,6 +63,9 @@ struct GeomDef {
   double margin = 0, gap = 0, solmix = 1;
   SolRef solref = kDefaultSolRef;
   SolImp solimp = kDefaultSolImp;
+  // the fluid forces' ellipsoid model (fluidshape, fluidcoef), GeomSpec's
+  bool fluid_ellipsoid = false;
+  std::array<double, 5> fluidcoef{0.5, 0.25, 1.5, 1.0, 1.0};
 };
 
 // a site's frame in its body; fromto (capsule, cylinder, box, ellipsoid) sets both, as a geom's

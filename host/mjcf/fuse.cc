@@ -2,14 +2,16 @@
 // compiler merges them.  A body stays when it has joints, is a mocap body, says fuse="false", is
 // named by another element, or carries the site of a force or torque sensor; and, where it would
 // merge into a body other than the world, when it has mass and either a gravity compensation
-// other than that body's or a fluid around it, or (inertiafromgeom="true") when boundmass or
-// boundinertia raised its mass or inertia or that body's.  The parent takes a merged
+// other than that body's or a fluid around it, or, in a fluid, a geom of the ellipsoid model, or
+// (inertiafromgeom="true") when boundmass or boundinertia raised its mass or inertia or that
+// body's.  The parent takes a merged
 // body's mass, centre of mass and inertia (a child of the world gives them up: the world does not
 // move), its geoms and sites, and its child bodies, each in the parent's frame; the body leaves
 // the model's bodies for its merged bodies (Model::fused_*), whose frames zwang::derive poses.
 // Fewer bodies are fewer terms in every per-body pass of a step.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -135,13 +137,17 @@ std::vector<FusedBody> fuse_static(Context& ctx, pugi::xml_node root, const Comp
     const int owner = index[up[i]];
     // MuJoCo 4.0 keeps a body with mass where merging it into a body that moves would change
     // the forces: its gravity compensation differs from that body's, or a fluid acts on each
-    // body on its own; and, where geoms alone give the inertias, one whose mass or inertia, or
+    // body on its own (and then, with or without mass, a body with a geom of the fluid's
+    // ellipsoid model); and, where geoms alone give the inertias, one whose mass or inertia, or
     // that body's, a bound raised
     const bool massive = mass[i].mass >= 1e-15;
     const bool into_body = owner > 0;
+    const bool fluid_geom = std::any_of(body.geoms.begin(), body.geoms.end(),
+                                        [](const Geom& g) { return g.def.fluid_ellipsoid; });
     stays[i] = !body.joints.empty() || body.mocap || !body.fuse ||
                (!body.name.empty() && references.named(body)) || references.measures_force(body) ||
                (into_body && massive && (fluid || body.gravcomp != kept[owner].gravcomp)) ||
+               (into_body && fluid && fluid_geom) ||
                (into_body && c.inertiafromgeom == InertiaFromGeom::kTrue &&
                 (mass[i].bounded || mass[up[i]].bounded));
     if (stays[i]) {

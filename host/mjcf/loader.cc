@@ -210,9 +210,9 @@ class Loader {
     if (const auto d = a.number("density")) density_ = *d;
     if (const auto v = a.number("viscosity")) viscosity_ = *v;
     a.exact("wind", wind);
-    if (density_ != 0 || viscosity_ != 0 || wind[0] != 0 || wind[1] != 0 || wind[2] != 0) {
-      ctx_.warn(node, "fluid forces (density, viscosity, wind) are not simulated; ignored");
-    }
+    if (density_ < 0) a.fail(fmt::format("<option> density {} is negative", density_));
+    if (viscosity_ < 0) a.fail(fmt::format("<option> viscosity {} is negative", viscosity_));
+    builder_.set_fluid(density_, viscosity_, wind);
     // the field of magnetometers, read with the sensors (host/mjcf/sensor.cc); the contact
     // override's values only with <flag override="enable">, which zwang refuses
     a.ignore({"magnetic", "o_margin", "o_solref", "o_solimp", "o_friction"});
@@ -269,6 +269,7 @@ class Loader {
                           .mass = mass[b].mass,
                           .com = mass[b].com,
                           .inertia = mass[b].inertia,
+                          .iquat = mass[b].iquat,
                           .mocap = body.mocap,
                           .gravcomp = body.gravcomp};
       try {
@@ -371,7 +372,9 @@ class Loader {
                             .solref = d.solref,
                             .solimp = d.solimp,
                             .mesh = d.type == GeomType::kMesh ? d.mesh : "",
-                            .visible = visible(g)};
+                            .visible = visible(g),
+                            .fluid_ellipsoid = g.def.fluid_ellipsoid,
+                            .fluidcoef = g.def.fluidcoef};
         try {
           builder_.add_geom(spec);
         } catch (const ModelError& e) {
@@ -837,7 +840,7 @@ class Loader {
   int iterations_ = 100;  // MuJoCo's defaults
   double tolerance_ = 1e-8;
   int disableflags_ = 0;
-  double density_ = 0, viscosity_ = 0;  // of the fluid, which zwang does not simulate
+  double density_ = 0, viscosity_ = 0;  // of the medium: fluid forces where either is positive
   Cone cone_ = Cone::kPyramidal;
   double impratio_ = 1;
   std::map<std::string, Hard, std::less<>> hard_;

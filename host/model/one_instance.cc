@@ -23,7 +23,10 @@ std::vector<std::pair<int, std::span<const double>>> parameter_defaults(const Mo
           {l.drive_prm, model.drive_prm},
           {l.tendon_stiffness, model.tendon_stiffness},
           {l.tendon_damping, model.tendon_damping},
-          {l.gravity, model.gravity}};
+          {l.gravity, model.gravity},
+          {l.density, {&model.density, 1}},
+          {l.viscosity, {&model.viscosity, 1}},
+          {l.wind, model.wind}};
 }
 
 OneInstance::OneInstance(const Model& model)

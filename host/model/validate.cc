@@ -126,6 +126,10 @@ void Model::validate() const {
   for (double g : gravity) {
     if (!std::isfinite(g)) throw ModelError("model: gravity is not finite");
   }
+  if (!(density >= 0) || !std::isfinite(density) || !(viscosity >= 0) ||
+      !std::isfinite(viscosity) || !std::isfinite(wind[0]) || !std::isfinite(wind[1]) ||
+      !std::isfinite(wind[2]))
+    throw ModelError("model: fluid density and viscosity must be finite and >= 0, wind finite");
 
   // every real array whose values must be finite
   for (const auto& [field, values] : {std::pair{"body_pos", &body_pos},
@@ -145,6 +149,7 @@ void Model::validate() const {
                                       {"body_mass", &body_mass},
                                       {"body_ipos", &body_ipos},
                                       {"body_inertia", &body_inertia},
+                                      {"body_iquat", &body_iquat},
                                       {"body_gravcomp", &body_gravcomp},
                                       {"jnt_pos", &jnt_pos},
                                       {"jnt_axis", &jnt_axis},
@@ -165,6 +170,7 @@ void Model::validate() const {
                                       {"geom_pos", &geom_pos},
                                       {"geom_quat", &geom_quat},
                                       {"geom_size", &geom_size},
+                                      {"geom_fluid", &geom_fluid},
                                       {"geom_rbound", &geom_rbound},
                                       {"geom_friction", &geom_friction},
                                       {"geom_margin", &geom_margin},
@@ -399,6 +405,29 @@ void Model::validate() const {
     if (dim != 1 && dim != 3 && dim != 4 && dim != 6) {
       throw ModelError(fmt::format("model: geom {} has condim {}", i, dim));
     }
+    if (geom_fluidshape[i] != 0 && geom_fluidshape[i] != 1) {
+      throw ModelError(fmt::format("model: geom {} has geom_fluidshape {}", i, geom_fluidshape[i]));
+    }
+  }
+  // the fluid forces: a body's model is its geoms', and implicitfast has no derivative of the
+  // ellipsoid model
+  std::vector<int> ellipsoids(nbody, 0);
+  for (int i = 0; i < ngeom; ++i) ellipsoids[geom_bodyid[i]] |= geom_fluidshape[i];
+  for (int b = 0; b < nbody; ++b) {
+    if (body_fluidshape[b] != ellipsoids[b]) {
+      throw ModelError(fmt::format("model: body {} has body_fluidshape {}, its geoms say {}", b,
+                                   body_fluidshape[b], ellipsoids[b]));
+    }
+    const double* q = &body_iquat[4 * b];
+    if (std::abs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) > 1e-9) {
+      throw ModelError(fmt::format("model: body_iquat of body {} is not a unit quaternion", b));
+    }
+  }
+  if (integrator == Integrator::kImplicitFast && (density > 0 || viscosity > 0) &&
+      std::find(geom_fluidshape.begin(), geom_fluidshape.end(), 1) != geom_fluidshape.end()) {
+    throw ModelError(
+        "model: the fluid forces' ellipsoid model (fluidshape) is not supported under the "
+        "implicitfast integrator (its velocity derivative is missing); use Euler or RK4");
   }
   if (nsite < 0) throw ModelError("model: negative site count");
   for (int i = 0; i < nsite; ++i) {

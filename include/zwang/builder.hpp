@@ -43,6 +43,9 @@ class ModelBuilder {
   void add_sensor(const SensorSpec& spec);
   // The magnetic field magnetometers measure (MuJoCo's <option magnetic>).
   ModelBuilder& set_magnetic(const Vec3d& field);
+  // The medium of the fluid forces (MuJoCo's <option density viscosity wind>): density and
+  // viscosity ≥ 0, forces where either is positive.
+  ModelBuilder& set_fluid(double density, double viscosity, const Vec3d& wind);
   // Adds a keyframe; build() gives its empty entries their defaults and refuses wrong
   // lengths ("keyframe 'name'" or "keyframe <index>").
   void add_keyframe(const KeyframeSpec& spec);
@@ -71,9 +74,12 @@ class ModelBuilder {
     int body;
     JointSpec spec;
   };
+  void check_fluid_shape(const GeomSpec& g, const std::string& who) const;
   double timestep_ = 0.002;
   Integrator integrator_ = Integrator::kEuler;
   Vec3d gravity_{0, 0, -9.81};
+  double density_ = 0, viscosity_ = 0;
+  Vec3d wind_{0, 0, 0};
   std::vector<BodySpec> bodies_{BodySpec{"world", "", {0, 0, 0}, {1, 0, 0, 0}, 0, {0, 0, 0}, {}}};
   std::vector<int> parents_{-1};
   std::vector<Joint> joints_;

@@ -81,6 +81,11 @@ struct Model {
   Integrator integrator = Integrator::kEuler;
   Vec3d gravity{0, 0, -9.81};  // (m/s²)
   Vec3d magnetic{0, -0.5, 0};  // magnetic field, world (T): magnetometers
+  // the medium the bodies move in (MuJoCo's <option density viscosity wind>): fluid forces act
+  // where density or viscosity is positive (kernels/fluid.h); each instance's are parameters
+  double density = 0;    // (kg/m³)
+  double viscosity = 0;  // (Pa s)
+  Vec3d wind{0, 0, 0};   // velocity of the medium, world (m/s)
   // constraint solver (MuJoCo's <option iterations tolerance> and <flag>)
   int iterations = 100;     // Newton iterations at most
   double tolerance = 1e-8;  // on the scaled gradient norm

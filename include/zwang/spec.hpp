@@ -63,6 +63,10 @@ struct BodySpec {
   double mass = 0;                     // (kg)
   Vec3d com{0, 0, 0};                  // centre of mass in the body frame (m)
   Inertia6 inertia{0, 0, 0, 0, 0, 0};  // about the COM, body frame (kg m²)
+  // orientation of the principal axes of `inertia` in the body frame (MuJoCo's body_iquat), the
+  // frame of the fluid forces' inertia box; used where it diagonalises `inertia`, else (and when
+  // empty) the body frame if `inertia` is diagonal there, else its eigenvectors
+  std::optional<Quatd> iquat = std::nullopt;
   // a child of the world without joints whose pose each instance prescribes (Batch mocap_pos,
   // mocap_quat; MuJoCo's mocap bodies): body_pos and body_quat are its default pose
   bool mocap = false;
@@ -172,6 +176,12 @@ struct GeomSpec {
   // rangefinder rays pass through a geom that is not visible (MuJoCo: rgba, or its material's,
   // with alpha 0)
   bool visible = true;
+  // the fluid forces' ellipsoid model (MuJoCo's fluidshape="ellipsoid"): the geom, as the
+  // ellipsoid of its semi-axes, feels drag, lift and added-mass forces of the medium, and its
+  // body no longer those of its inertia box; fluidcoef: blunt drag, slender drag, angular drag,
+  // Kutta lift, Magnus lift (MuJoCo's defaults)
+  bool fluid_ellipsoid = false;
+  std::array<double, 5> fluidcoef{0.5, 0.25, 1.5, 1.0, 1.0};
 };
 
 // A mesh's convex hull (MuJoCo's <mesh>, whose vertices a mesh geom collides with): its

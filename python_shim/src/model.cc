@@ -145,6 +145,19 @@ void bind_model(nb::module_& m) {
           },
           "gravitational acceleration, world (3,) (m/s²)")
       .def_prop_ro(
+          "density", [](const PyModel& p) { return p.model.density; },
+          "density of the medium of the fluid forces (kg/m³); each instance's: Simulator.params")
+      .def_prop_ro(
+          "viscosity", [](const PyModel& p) { return p.model.viscosity; },
+          "viscosity of the medium of the fluid forces (Pa s)")
+      .def_prop_ro(
+          "wind",
+          [](const PyModel& p) {
+            return copy_array<double>(std::vector<double>(p.model.wind.begin(), p.model.wind.end()),
+                                      {3});
+          },
+          "velocity of the medium, world (3,) (m/s)")
+      .def_prop_ro(
           "warnings", [](const PyModel& p) { return p.warnings; },
           "what the loader ignored or approximated, one 'file:line: ...' string each")
       .def_prop_ro(

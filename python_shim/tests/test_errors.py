@@ -56,11 +56,12 @@ def test_load_errors(tmp_path):
 def test_loader_warnings(tmp_path):
     path = tmp_path / "warn.xml"
     path.write_text(
-        "<mujoco><option viscosity='0.1'/><worldbody><body><joint/>"
+        "<mujoco><option integrator='implicit'/><worldbody><body><joint/>"
         "<geom size='0.1'/></body></worldbody></mujoco>"
     )
     model = zwang.load(str(path))
-    assert len(model.warnings) == 1 and "fluid" in model.warnings[0]
+    assert len(model.warnings) == 1 and "implicitfast is used" in model.warnings[0]
+    assert model.warnings[0].startswith(f"{path}:1: ")
 
 
 def test_name_lookups(pendulum):

@@ -12,10 +12,11 @@ is removed, with the reason: Humanoid's ``solver="PGS"`` with 50 iterations stop
 constrained minimum, which zwang's Newton solver reaches; a copy of its model asks MuJoCo for
 its Newton solver.
 
-Swimmer's fluid forces (``<option viscosity>``) have no zwang counterpart: its comparison runs
-on a copy without them.  Under RK4 zwang integrates a free joint's rotation on SO(3) where
-MuJoCo adds stage velocities as vectors; over one env step of Ant and Humanoid the two differ by
-less than 1e-9 here (``test_free_joint_rk4_within_tolerance``), well inside the 1e-6 bound.
+Swimmer-v5 swims through a viscous medium (``<option viscosity>``, zwang's inertia-box fluid
+forces); its random-policy returns are also compared as whole episodes.  Under RK4 zwang
+integrates a free joint's rotation on SO(3) where MuJoCo adds stage velocities as vectors; over
+one env step of Ant and Humanoid the two differ by less than 1e-9 here
+(``test_free_joint_rk4_within_tolerance``), well inside the 1e-6 bound.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ TOL = dict(rtol=1e-6, atol=1e-6)
 UNCOMPARED_INFO = {"tendon_length", "tendon_velocity"}
 
 
-def model_copy(tmp_path, env_id: str, margins: bool, pgs: bool, fluid: bool) -> str:
-    """A copy of the task's model without geom margins, PGS or fluid options as asked."""
+def model_copy(tmp_path, env_id: str, margins: bool, pgs: bool) -> str:
+    """A copy of the task's model without geom margins or PGS as asked."""
     xml = (
         zg.make_vec(env_id, 1).xml_path
         if env_id != "Swimmer-v5"
@@ -49,8 +50,6 @@ def model_copy(tmp_path, env_id: str, margins: bool, pgs: bool, fluid: bool) -> 
         text = re.sub(r'(<geom\b[^>]*?)\bmargin="[^"]*"', r'\1margin="0"', text)
     if not pgs:
         text = text.replace('solver="PGS"', 'solver="Newton"')
-    if not fluid:
-        text = re.sub(r'\s(viscosity|density)="[^"]*"', "", text)
     path = tmp_path / os.path.basename(xml)
     path.write_text(text)
     return str(path)
@@ -133,15 +132,12 @@ def test_contact_models_match_gymnasium(env_id):
 def test_humanoid_with_newton_matches_gymnasium(tmp_path):
     compare_one_step(
         "Humanoid-v5",
-        {"xml_file": model_copy(tmp_path, "Humanoid-v5", margins=True, pgs=False, fluid=True)},
+        {"xml_file": model_copy(tmp_path, "Humanoid-v5", margins=True, pgs=False)},
     )
 
 
-def test_swimmer_without_fluid_matches_gymnasium(tmp_path):
-    compare_one_step(
-        "Swimmer-v5",
-        {"xml_file": model_copy(tmp_path, "Swimmer-v5", margins=True, pgs=True, fluid=False)},
-    )
+def test_swimmer_matches_gymnasium():
+    compare_one_step("Swimmer-v5", {})
 
 
 # (Walker2d's geoms have no margins: both rules give it the same contacts)
@@ -155,7 +151,7 @@ def test_margin_rule_is_what_tells_the_contacts_apart(env_id, tmp_path):
     compare_one_step(env_id, {}, lift=1.0, zwang_kwargs=older)
     compare_one_step(
         env_id,
-        {"xml_file": model_copy(tmp_path, env_id, margins=False, pgs=True, fluid=True)},
+        {"xml_file": model_copy(tmp_path, env_id, margins=False, pgs=True)},
         zwang_kwargs=older,
     )
 
@@ -179,9 +175,34 @@ def test_free_joint_rk4_within_tolerance():
     assert np.abs(zenv.sim.qvel[0] - data.qvel).max() < 1e-9
 
 
-def test_swimmer_warns_about_fluid_forces():
-    with pytest.warns(UserWarning, match="fluid"):
-        zg.make_vec("Swimmer-v5", 2)
+def test_swimmer_random_policy_returns_match_gymnasium():
+    # whole episodes (1000 steps) of uniform random actions: each env's return, from the same
+    # reset and actions, and the spread of the returns over the episodes
+    episodes, steps = 16, 1000
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        genv = gymnasium.make("Swimmer-v5")
+        zenv = zg.make_vec("Swimmer-v5", episodes, seeding="per_env")
+    rng = np.random.default_rng(7)
+    space = genv.action_space
+    actions = rng.uniform(space.low, space.high, size=(steps, episodes, space.shape[0]))
+    actions = actions.astype(np.float32)
+    z_ret = np.zeros(episodes)
+    zenv.reset(seed=100)
+    for t in range(steps):
+        _, rew, term, trunc, _ = zenv.step(actions[t])
+        assert not term.any() and (not trunc.any() or t == steps - 1)
+        z_ret += rew
+    g_ret = np.zeros(episodes)
+    for k in range(episodes):
+        genv.reset(seed=100 + k)
+        for t in range(steps):
+            g_ret[k] += genv.step(actions[t, k])[1]
+    # the swimmer moves: returns of several units, spread over the episodes
+    assert np.abs(g_ret).max() > 1 and g_ret.std() > 0.1
+    np.testing.assert_allclose(z_ret, g_ret, rtol=1e-4, atol=1e-4)
+    assert abs(z_ret.mean() - g_ret.mean()) < 1e-3 * (1 + abs(g_ret.mean()))
+    assert z_ret.std() == pytest.approx(g_ret.std(), rel=1e-3)
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,7 @@ matrix, bias, passive and actuator forces, and the constraint forces and cfrc_ex
 
 zwang follows MuJoCo 2.2.2 (its C++ tests compare with it to 1e-12); the models are loaded with
 ``contact_margin="sum"``, MuJoCo 4.0's rule for a contact's margin and gap, and then contacts
-and their forces agree with 4.0 as well.  Swimmer's fluid forces, which zwang does not simulate
-(its loader warns), are the one difference left, and are left out of the comparison.
+and their forces agree with 4.0 as well, Swimmer's fluid forces included.
 """
 
 import numpy as np
@@ -56,8 +55,7 @@ def setup(assets, name, seed, spread, contact_margin="sum"):
 @pytest.mark.parametrize("name", GYM_MODELS)
 def test_forward_matches_mujoco(assets, name):
     z, m, d, sim, (qpos, qvel, ctrl) = setup(assets, name, seed=1, spread=0.5)
-    fluid = any("fluid" in w for w in z.warnings)
-    assert fluid == (m.opt.viscosity > 0 or m.opt.density > 0)
+    assert not any("fluid" in w for w in z.warnings)
     H, bias = sim.mass_matrix(), sim.bias()
     ximat, cinert, cvel = sim.ximat, sim.cinert, sim.cvel
     site_xpos, site_xmat = sim.site_xpos, sim.site_xmat
@@ -81,8 +79,7 @@ def test_forward_matches_mujoco(assets, name):
         close(bias[i], d.qfrc_bias, f"qfrc_bias {at}")
         close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator {at}")
         close(sim.actuator_force[i], d.actuator_force, f"actuator_force {at}")
-        if not fluid:
-            close(sim.qfrc_passive[i], d.qfrc_passive, f"qfrc_passive {at}")
+        close(sim.qfrc_passive[i], d.qfrc_passive, f"qfrc_passive {at}")
         # ximat: a principal frame of the same world inertia (MuJoCo's columns may differ in
         # sign, or by a rotation where two moments are equal)
         R = ximat[i].reshape(-1, 3, 3)
@@ -141,8 +138,7 @@ def test_forward_matches_mujoco(assets, name):
         close(sim.qfrc_constraint[i], d.qfrc_constraint, f"qfrc_constraint {at}", tol=1e-7)
         if not inert:
             close(sim.cfrc_ext[i], d.cfrc_ext, f"cfrc_ext {at}", tol=1e-7)
-        if not fluid:
-            close(sim.qacc[i], d.qacc, f"qacc {at}", tol=1e-7)
+        close(sim.qacc[i], d.qacc, f"qacc {at}", tol=1e-7)
     if name in ("ant.xml", "hopper.xml", "walker2d_v5.xml", "humanoid.xml", "half_cheetah.xml"):
         assert contacts > 0, f"{name}: no state touches the floor"
 
@@ -225,6 +221,7 @@ DIFFERENT = {
     "body_jntadr": "a body without joints has the index its first joint would have, not -1",
     "body_invweight0": "MuJoCo 2.2.2's (tests/mjcf/test_mjcf_constraints.cc); 4.0's differ",
     "dof_invweight0": "MuJoCo 2.2.2's, as body_invweight0",
+    "body_iquat": "a principal frame, MuJoCo's up to the order and signs of its axes (below)",
     "mesh_vert": "the convex hull's vertices, not the mesh's",
     "mesh_vertadr": "the convex hull's",
     "mesh_vertnum": "the convex hull's",
@@ -254,6 +251,29 @@ def test_model_arrays_match_mujoco(assets, name):
         compared.append(field)
     expected = {"body_mass", "jnt_qposadr", "geom_size", "geom_friction", "actuator_gear"}
     assert expected <= set(compared), compared
+
+
+@pytest.mark.parametrize("name", GYM_MODELS)
+def test_principal_frames_are_mujocos(assets, name):
+    """body_iquat diagonalises each body's inertia and is MuJoCo's frame up to the order and the
+    signs of its axes (what the fluid forces' inertia box depends on: nothing)."""
+    z = zwang.load(str(assets / name), contact_margin="sum")
+    m = mujoco.MjModel.from_xml_path(str(assets / name))
+    for b in range(1, z.nbody):
+        rz, rm = np.zeros(9), np.zeros(9)
+        mujoco.mju_quat2Mat(rz, np.asarray(z.body_iquat[b], dtype=float))
+        mujoco.mju_quat2Mat(rm, m.body_iquat[b])
+        rz, rm = rz.reshape(3, 3), rm.reshape(3, 3)
+        i6 = z.body_inertia[b]
+        inertia = np.array(
+            [[i6[0], i6[3], i6[4]], [i6[3], i6[1], i6[5]], [i6[4], i6[5], i6[2]]], dtype=float
+        )
+        local = rz.T @ inertia @ rz
+        scale = np.trace(inertia)
+        assert np.abs(local - np.diag(np.diag(local))).max() <= 1e-9 * scale, (name, b)
+        perm = rz.T @ rm
+        assert np.allclose(np.abs(perm) @ np.ones(3), 1, atol=1e-9), (name, b, perm)
+        assert np.allclose(np.abs(perm).max(axis=0), 1, atol=1e-9), (name, b, perm)
 
 
 @pytest.mark.parametrize("name", GYM_MODELS)

@@ -125,7 +125,6 @@ TASKS = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore:Swimmer.*fluid forces")
 @pytest.mark.parametrize("env_id", TASKS)
 def test_tasks_observe_the_same_with_their_own_outputs(assets, env_id):
     import zwang.gym

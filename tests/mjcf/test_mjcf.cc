@@ -192,13 +192,6 @@ class MjcfVsMujoco : public ::testing::TestWithParam<Case> {
     std::string error;
     m_ = load_mujoco(file_, &error);
     ASSERT_TRUE(m_) << error;
-    // zwang warns that it has no fluid forces; MuJoCo's are switched off to compare the rest
-    for (const std::string& w : warnings_) {
-      if (w.find("fluid forces") != std::string::npos) {
-        m_->opt.density = m_->opt.viscosity = 0;
-        mju_zero(m_->opt.wind, 3);
-      }
-    }
     const std::vector<bool> exact = InertiaClasses(file_).exact();
     ASSERT_EQ(static_cast<int>(exact.size()), m_->nbody) << "bodies counted in the MJCF";
     // a body's class, then the worst class in its subtree
@@ -793,7 +786,7 @@ TEST(MjcfWarnings, EachUnsupportedThingOnce) {
 // dynamics MuJoCo has and zwang has not yet: said once each, the rest of the model loads
 TEST(MjcfWarnings, DynamicsNotSimulated) {
   const zwang::LoadResult r = zwang::load_mjcf_string(
-      "<mujoco>\n<option integrator=\"implicit\" viscosity=\"0.1\"/>\n<worldbody>\n"
+      "<mujoco>\n<option integrator=\"implicit\"/>\n<worldbody>\n"
       "<body><geom size=\"0.1\"/><plugin plugin=\"p\"/></body>\n"
       "<body><joint name=\"j\"/><geom size=\"0.1\"/></body>\n</worldbody>\n"
       "<tendon><fixed stiffness=\"2\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>\n"
@@ -802,7 +795,6 @@ TEST(MjcfWarnings, DynamicsNotSimulated) {
   const std::vector<std::string> expected = {
       "w.xml:2: integrator 'implicit' is not supported (the Coriolis forces' velocity "
       "derivative); implicitfast is used",
-      "w.xml:2: fluid forces (density, viscosity, wind) are not simulated; ignored",
       "w.xml:4: element <plugin> is not supported; ignored"};
   EXPECT_EQ(r.warnings, expected);
   EXPECT_EQ(r.model.integrator, Integrator::kImplicitFast);

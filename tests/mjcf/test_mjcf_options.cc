@@ -628,12 +628,13 @@ TEST(MjcfOptionErrors, MessagesNameFileAndLine) {
 // a failed load shows what the loader had left out before it failed
 TEST(MjcfOptionErrors, WarningsComeWithTheError) {
   const std::string error = load_error(
-      "<mujoco>\n<option viscosity=\"1\"/>\n<worldbody>\n<body>\n<joint/>\n<camera/>\n"
+      "<mujoco>\n<option integrator=\"implicit\"/>\n<worldbody>\n<body>\n<joint/>\n<camera/>\n"
       "<foo/>\n</body>\n</worldbody>\n</mujoco>\n");
   EXPECT_EQ(error,
             "bad.xml:4: unnamed body: mass must be positive (got 0): the body has joints and "
             "nothing below it carries mass\nwarnings before the error:\n"
-            "  bad.xml:2: fluid forces (density, viscosity, wind) are not simulated; ignored\n"
+            "  bad.xml:2: integrator 'implicit' is not supported (the Coriolis forces' velocity "
+            "derivative); implicitfast is used\n"
             "  bad.xml:7: element <foo> is not supported; ignored");
 }
 

@@ -10,7 +10,6 @@ under RK4.  zwang's batch holds them at the same state, so the numbers are the s
 from __future__ import annotations
 
 import os
-import warnings
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from typing import Any
@@ -106,7 +105,6 @@ class MujocoTaskEnv(VectorEnv):
         # "sum": a contact's margin and gap as MuJoCo 3.5 and later combine them, so that the
         # tasks behave as Gymnasium's on the MuJoCo users install today
         model = load_model(self.xml_path, contact_margin)
-        self._warn_missing_dynamics(model)
         self._bind(model)
         if max_episode_steps == "default":
             max_episode_steps = self.default_max_episode_steps
@@ -137,21 +135,6 @@ class MujocoTaskEnv(VectorEnv):
 
     def _bind(self, model: zwang.Model) -> None:
         """Looks up the bodies and sites the task reads."""
-
-    def _warn_missing_dynamics(self, model: zwang.Model) -> None:
-        fluid = [
-            w
-            for w in model.warnings
-            if any(k in w.lower() for k in ("viscosity", "density", "fluid"))
-        ]
-        if fluid:
-            warnings.warn(
-                f"{type(self).__name__}: {os.path.basename(self.xml_path)} asks for fluid forces "
-                "(MuJoCo's <option viscosity/density>), which zwang does not simulate: the "
-                "dynamics lack the viscous drag of Gymnasium's environment. Loader: "
-                + "; ".join(fluid),
-                stacklevel=4,
-            )
 
     def _sample_uniform(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
         """``qpos0 + U(-s, s)`` and ``U(-s, s)`` (Hopper, Walker2d, Swimmer, Humanoid...)."""
@@ -394,7 +377,7 @@ class Pusher(MujocoTaskEnv):
 
 
 class Swimmer(MujocoTaskEnv, _ForwardMixin):
-    """Swimmer-v5, without its fluid drag (zwang has no fluid forces: see the warning)."""
+    """Swimmer-v5: three links swimming through a viscous medium (its fluid forces)."""
 
     default_xml, default_frame_skip = "swimmer.xml", 4
     default_max_episode_steps, reward_threshold = 1000, 360.0

@@ -1,0 +1,279 @@
+// (xpos, xquat, xmat, xipos, cvel, cdof, body_mass, body_inertia, density, viscosity, wind)
+//     => qfrc_passive += the fluid forces;  the inertia boxes' velocity derivative (implicitfast)
+//
+// A body with a geom of the ellipsoid model (body_fluidshape) feels, at each such geom g, the
+// forces of the ellipsoid of g's semi-axes s in g's frame at g's velocity relative to the medium
+// (ω, v), MuJoCo's model: added mass (p = ρ m_a ⊙ v, L = ρ I_a ⊙ ω from geom_fluid's per-density
+// coefficients;  t += p × v + L × ω, f += p × ω), Magnus lift ρ c_M V ω × v, Kutta lift Γ × v
+// (Γ = c_K ρ cos α A (n × v), A the area shown along v, n its normal), drag −(3π δ μ + ρ |v|
+// (c_b A + c_s (A_max − A))) v and torque −(π δ³ μ + ρ |M|) ω, δ = ⅔ Σ s_i, M_i = ω_i (c_a I_i +
+// c_s (I_max − I_i)); all scaled by g's interaction coefficient.  Every other body feels its
+// inertia box's, MuJoCo's inertia-box model: a body b with mass m > 0 moves through the medium as
+// the uniform box of its principal moments (A₀, A₁, A₂ about the axes R = R_b R(iquat)),
+//   s_i = √(6 max(A_j + A_k − A_i, 10⁻¹⁵) / m)  (i, j, k a cycle),
+// at its COM velocity in that frame relative to the medium, ω = Rᵀ ω_b and v = Rᵀ (v_b − wind):
+//   viscous (Stokes drag of the sphere of diameter δ = (s₀ + s₁ + s₂)/3)
+//     t = −π δ³ μ ω,                         f = −3π δ μ v
+//   quadratic (pressure drag of the box's faces)
+//     t_i −= ρ s_i (s_j⁴ + s_k⁴) |ω_i| ω_i / 64,   f_i −= ½ ρ s_j s_k |v_i| v_i
+// applied at the COM through the Jacobian: τ += J_bᵀ [R f; R t].  Each term is a function of one
+// velocity component, so ∂[t; f]/∂[ω; v] is diagonal, B = diag(∂t_i/∂ω_i, ∂f_i/∂v_i), and the
+// forces' velocity derivative is D = Σ_b Σ_i B_i (u_iᵀ J_b)ᵀ (u_iᵀ J_b), u_i an axis of R in the
+// angular or the linear rows (kernels/implicit.h).  Where the density and the viscosity are both
+// zero (in a pack: in every lane) nothing is computed; a massless body feels no force, as in
+// MuJoCo.
+#pragma once
+
+#include "kernels/hd.h"
+#include "kernels/instance.h"
+#include "kernels/lanes.h"
+#include "kernels/math_vec.h"
+#include "kernels/model_view.h"
+
+namespace zwang {
+
+// the inertia box of body b and its velocity relative to the medium, in its principal frame
+template <class T>
+struct FluidBox {
+  Mat3<T> r;      // principal axes, world (columns)
+  Vec3<T> size;   // s_i
+  Vec3<T> w, v;   // Rᵀ ω, Rᵀ (v_COM − wind)
+  MaskOf<T> has;  // m ≥ 10⁻¹⁵
+};
+
+template <class T>
+ZW_HD ZW_INLINE FluidBox<T> fluid_box(const ModelView<T>& m, const Instance<T>& d, int b) {
+  const T mass = d.body_mass()[b];
+  const auto iq = m.body_iquat + 4 * b;
+  const Quat<T> local{T(iq[0]), T(iq[1]), T(iq[2]), T(iq[3])};
+  const Mat3<T> rq = to_mat(local);
+  const Sym3<T> inertia = load_sym(d.body_inertia(), 6 * b);
+  // principal moments: the diagonal of R(iquat)ᵀ I R(iquat)
+  const Vec3<T> c0 = column(rq, 0), c1 = column(rq, 1), c2 = column(rq, 2);
+  const T a0 = dot(c0, mul(inertia, c0)), a1 = dot(c1, mul(inertia, c1));
+  const T a2 = dot(c2, mul(inertia, c2));
+  FluidBox<T> out;
+  out.has = !(mass < T(1e-15));
+  const T mb = vselect(out.has, mass, T(1));
+  const auto side = [&](T moment) ZW_ITEM {
+    return vsqrt(vselect(moment > T(1e-15), moment, T(1e-15)) / mb * T(6));
+  };
+  out.size = {side(a1 + a2 - a0), side(a0 + a2 - a1), side(a0 + a1 - a2)};
+  out.r = to_mat(mul(load_quat(d.xquat(), 4 * b), local));
+  const Vec3<T> w = load3(d.cvel(), 6 * b + 3);
+  const Vec3<T> vcom = load3(d.cvel(), 6 * b) + cross(w, load3(d.xipos(), 3 * b));
+  out.w = mul_transposed(out.r, w);
+  out.v = mul_transposed(out.r, vcom - load3(d.wind(), 0));
+  return out;
+}
+
+template <class T>
+ZW_HD ZW_INLINE T larger(T a, T b) {
+  return vselect(a > b, a, b);
+}
+template <class T>
+ZW_HD ZW_INLINE T smaller(T a, T b) {
+  return vselect(a < b, a, b);
+}
+
+template <class T>
+ZW_HD ZW_INLINE T pow4(T x) {
+  const T x2 = x * x;
+  return x2 * x2;
+}
+
+// the coefficients of the inertia box's forces: t_i = −(ct_i + qt_i |ω_i|) ω_i, f_i = −(cf_i +
+// qf_i |v_i|) v_i
+template <class T>
+struct FluidCoef {
+  T ct, cf;        // viscous: π δ³ μ, 3π δ μ
+  Vec3<T> qt, qf;  // quadratic: ρ s_i (s_j⁴ + s_k⁴) / 64, ½ ρ s_j s_k
+};
+
+template <class T>
+ZW_HD ZW_INLINE FluidCoef<T> fluid_coef(const FluidBox<T>& box, T density, T viscosity) {
+  const Vec3<T> s = box.size;
+  const T diam = (s.x + s.y + s.z) / T(3);
+  const T pi = T(3.14159265358979323846);
+  FluidCoef<T> c;
+  c.ct = pi * diam * diam * diam * viscosity;
+  c.cf = T(3) * pi * diam * viscosity;
+  const T q = density / T(64);
+  c.qt = {q * s.x * (pow4(s.y) + pow4(s.z)), q * s.y * (pow4(s.x) + pow4(s.z)),
+          q * s.z * (pow4(s.x) + pow4(s.y))};
+  const T h = T(0.5) * density;
+  c.qf = {h * s.y * s.z, h * s.x * s.z, h * s.x * s.y};
+  return c;
+}
+
+// whether some lane has a medium
+template <class T>
+ZW_HD ZW_INLINE bool fluid_on(const Instance<T>& d) {
+  return any_lane<T>(d.density()[0] > T(0) || d.viscosity()[0] > T(0));
+}
+
+// qfrc += J_bᵀ [f; t] for the force f and torque t at point p of body b, world
+template <class T>
+ZW_HD ZW_INLINE void apply_wrench(const ModelView<T>& m, const Instance<T>& d, int b,
+                                  const Vec3<T>& p, const Vec3<T>& f, const Vec3<T>& t,
+                                  Row<T> qfrc) {
+  const Row<T> cdof = d.cdof();
+  const Vec3<T> tc = cross(p, f) + t;
+  const int adr = m.body_treeadr[b];
+  for (int k = 0; k < m.body_treenum[b]; ++k) {
+    const int j = m.tree_dof[adr + k];
+    qfrc[j] += dot(load3(cdof, 6 * j), f) + dot(load3(cdof, 6 * j + 3), tc);
+  }
+}
+
+// the ellipsoid model's local torque t and force f of geom g (its semi-axes s, its coefficients
+// geom_fluid) at local angular and linear velocity w, v
+template <class T>
+ZW_HD void ellipsoid_fluid(const ModelView<T>& m, int g, const Vec3<T>& w, const Vec3<T>& v,
+                           T density, T viscosity, Vec3<T>& t, Vec3<T>& f) {
+  const auto fl = m.geom_fluid + 12 * g;
+  const auto sz = m.geom_size + 3 * g;
+  const int type = m.geom_type[g];
+  const T r = T(sz[0]);
+  const T s0 = r;
+  const T s1 =
+      type == GeomType::kSphere || type == GeomType::kCapsule || type == GeomType::kCylinder
+          ? r
+          : T(sz[1]);
+  const T s2 = type == GeomType::kSphere    ? r
+               : type == GeomType::kCapsule ? T(sz[1]) + r
+                                            : (type == GeomType::kCylinder ? T(sz[1]) : T(sz[2]));
+  const T pi = T(3.14159265358979323846);
+  const T blunt = T(fl[1]), slender = T(fl[2]), angular = T(fl[3]), kutta = T(fl[4]);
+  const T magnus = T(fl[5]);
+  const Vec3<T> vm{T(fl[6]), T(fl[7]), T(fl[8])}, vi{T(fl[9]), T(fl[10]), T(fl[11])};
+  // added mass: the medium's momenta p = ρ m_v ⊙ v, L = ρ I_v ⊙ ω;  t = p × v + L × ω, f = p × ω
+  const Vec3<T> p{density * vm.x * v.x, density * vm.y * v.y, density * vm.z * v.z};
+  const Vec3<T> l{density * vi.x * w.x, density * vi.y * w.y, density * vi.z * w.z};
+  t = cross(p, v) + cross(l, w);
+  f = cross(p, w);
+  // Magnus lift  ρ c_M V (ω × v)
+  const T volume = T(4) / T(3) * pi * s0 * s1 * s2;
+  const T dmax = larger(larger(s0, s1), s2), dmin = smaller(smaller(s0, s1), s2);
+  const T dmid = s0 + s1 + s2 - dmax - dmin;
+  const T amax = pi * dmax * dmid;
+  const Vec3<T> fm = (magnus * density * volume) * cross(w, v);
+  // the area the ellipsoid shows along v, A = π √(Σ (s_j s_k)⁴ v_i² / Σ (s_j s_k v_i)²), and the
+  // Kutta–Joukowski lift (Γ × v), Γ = c_K ρ cos α A (n × v), n the (unnormalised) normal of that
+  // section, cos α = Σ (s_j s_k v_i)² / (|v| Σ (s_j s_k)⁴ v_i²)
+  const T a12 = s1 * s2, a20 = s2 * s0, a01 = s0 * s1;
+  const T den = pow4(a12) * v.x * v.x + pow4(a20) * v.y * v.y + pow4(a01) * v.z * v.z;
+  const T num = a12 * a12 * v.x * v.x + a20 * a20 * v.y * v.y + a01 * a01 * v.z * v.z;
+  const T tiny = T(1e-15);
+  const T aproj = pi * vsqrt(den / larger(tiny, num));
+  const Vec3<T> n{a12 * a12 * v.x, a20 * a20 * v.y, a01 * a01 * v.z};
+  const T speed = vsqrt(dot(v, v));
+  const T cos_alpha = num / larger(tiny, speed * den);
+  const Vec3<T> circ = (kutta * density * cos_alpha * aproj) * cross(n, v);
+  const Vec3<T> fk = cross(circ, v);
+  // drag: Stokes (the sphere of diameter δ = ⅔ Σ s_i) plus quadratic, blunt across the shown
+  // area and slender across the rest of the largest section; the angular drag's quadratic part
+  // from the moments I_i = 8π/15 s_i max(s_j, s_k)⁴ against the largest, 8π/15 s_mid s_max⁴
+  const T diam = T(2) / T(3) * (s0 + s1 + s2);
+  const T imax = T(8) / T(15) * pi * dmid * pow4(dmax);
+  const T i0 = T(8) / T(15) * pi * s0 * pow4(larger(s1, s2));
+  const T i1 = T(8) / T(15) * pi * s1 * pow4(larger(s2, s0));
+  const T i2 = T(8) / T(15) * pi * s2 * pow4(larger(s0, s1));
+  const Vec3<T> mom{w.x * (angular * i0 + slender * (imax - i0)),
+                    w.y * (angular * i1 + slender * (imax - i1)),
+                    w.z * (angular * i2 + slender * (imax - i2))};
+  const T drag_lin =
+      viscosity * T(3) * pi * diam + density * speed * (aproj * blunt + slender * (amax - aproj));
+  const T drag_ang = viscosity * pi * diam * diam * diam + density * vsqrt(dot(mom, mom));
+  t += (-drag_ang) * w;
+  f += fm + fk - drag_lin * v;
+}
+
+// qfrc += Σ_b J_bᵀ [R f; R t]
+template <class T>
+ZW_HD void fluid_forces(const ModelView<T>& m, const Instance<T>& d, Row<T> qfrc) {
+  if (!fluid_on(d)) return;
+  const T density = d.density()[0], viscosity = d.viscosity()[0];
+  const Vec3<T> zero{T(0), T(0), T(0)};
+  // the ellipsoid model, per geom: at the geom's centre, in its frame
+  for (int g = 0; g < m.s.ngeom; ++g) {
+    if (!m.geom_fluidshape[g]) continue;
+    const T coef = T(m.geom_fluid[12 * g]);
+    const int b = m.geom_bodyid[g];
+    const MaskOf<T> has = !(d.body_mass()[b] < T(1e-15));
+    if (!any_lane<T>(has)) continue;
+    const Mat3<T> rb = load_mat(d.xmat(), 9 * b);
+    const auto gp = m.geom_pos + 3 * g, gq = m.geom_quat + 4 * g;
+    const Vec3<T> p = load3(d.xpos(), 3 * b) + mul(rb, Vec3<T>{T(gp[0]), T(gp[1]), T(gp[2])});
+    const Mat3<T> r =
+        to_mat(mul(load_quat(d.xquat(), 4 * b), Quat<T>{T(gq[0]), T(gq[1]), T(gq[2]), T(gq[3])}));
+    const Vec3<T> wb = load3(d.cvel(), 6 * b + 3);
+    const Vec3<T> vp = load3(d.cvel(), 6 * b) + cross(wb, p);
+    Vec3<T> t, f;
+    ellipsoid_fluid(m, g, mul_transposed(r, wb), mul_transposed(r, vp - load3(d.wind(), 0)),
+                    density, viscosity, t, f);
+    apply_wrench(m, d, b, p, vselect(has, coef * mul(r, f), zero),
+                 vselect(has, coef * mul(r, t), zero), qfrc);
+  }
+  // the inertia box of each other body
+  for (int b = 1; b < m.s.nbody; ++b) {
+    if (m.body_fluidshape[b] != 0) continue;
+    const FluidBox<T> box = fluid_box(m, d, b);
+    if (!any_lane<T>(box.has)) continue;
+    const FluidCoef<T> c = fluid_coef(box, density, viscosity);
+    const Vec3<T> w = box.w, v = box.v;
+    const auto ab = [](T x) ZW_ITEM { return vselect(x < T(0), -x, x); };
+    const Vec3<T> lt{-(c.ct + c.qt.x * ab(w.x)) * w.x, -(c.ct + c.qt.y * ab(w.y)) * w.y,
+                     -(c.ct + c.qt.z * ab(w.z)) * w.z};
+    const Vec3<T> lf{-(c.cf + c.qf.x * ab(v.x)) * v.x, -(c.cf + c.qf.y * ab(v.y)) * v.y,
+                     -(c.cf + c.qf.z * ab(v.z)) * v.z};
+    apply_wrench(m, d, b, load3(d.xipos(), 3 * b), vselect(box.has, mul(box.r, lf), zero),
+                 vselect(box.has, mul(box.r, lt), zero), qfrc);
+  }
+}
+
+// whether the passive forces include the fluid's: not with all passive forces off (MuJoCo
+// 2.2's passive flag, or MuJoCo 3's spring and damper flags both)
+ZW_HD ZW_INLINE bool fluid_enabled(int disableflags) {
+  return !(disableflags & kDisablePassive) &&
+         (disableflags & (kDisableSpring | kDisableDamper)) != (kDisableSpring | kDisableDamper);
+}
+
+// the terms of −h D for the fluid forces on bodies [first, last): rank1(b, lin, ang, c) adds
+// c j jᵀ, j the row of body b's chain with j_dof = lin · (velocity of the COM along the dof) +
+// ang · (its angular velocity)
+template <class T, class Rank1>
+ZW_HD void fluid_implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h, int first,
+                                int last, const Rank1& rank1) {
+  if (!fluid_on(d)) return;
+  const T density = d.density()[0], viscosity = d.viscosity()[0];
+  const Vec3<T> zero{T(0), T(0), T(0)};
+  for (int b = first > 1 ? first : 1; b < last; ++b) {
+    if (m.body_fluidshape[b] != 0) continue;
+    const FluidBox<T> box = fluid_box(m, d, b);
+    if (!any_lane<T>(box.has)) continue;
+    const FluidCoef<T> c = fluid_coef(box, density, viscosity);
+    const auto ab = [](T x) ZW_ITEM { return vselect(x < T(0), -x, x); };
+    // ∂(−(c + q|x|) x)/∂x = −(c + 2 q |x|); −h D gains +h (c + 2 q |x|)
+    const T wt[3] = {c.ct + T(2) * c.qt.x * ab(box.w.x), c.ct + T(2) * c.qt.y * ab(box.w.y),
+                     c.ct + T(2) * c.qt.z * ab(box.w.z)};
+    const T wf[3] = {c.cf + T(2) * c.qf.x * ab(box.v.x), c.cf + T(2) * c.qf.y * ab(box.v.y),
+                     c.cf + T(2) * c.qf.z * ab(box.v.z)};
+    for (int i = 0; i < 3; ++i) {
+      const Vec3<T> u = column(box.r, i);
+      rank1(b, zero, u, vselect(box.has, h * wt[i], T(0)));
+      rank1(b, u, zero, vselect(box.has, h * wf[i], T(0)));
+    }
+  }
+}
+
+// j_dof of fluid_implicit_terms' rank1 for body b and the dof's axis S = [S_lin; S_ang] at the
+// world origin:  lin · (S_lin + S_ang × c_b) + ang · S_ang = lin · S_lin + S_ang · (c_b × lin +
+// ang)
+template <class T>
+ZW_HD ZW_INLINE T fluid_row_entry(const Instance<T>& d, int dof, const Vec3<T>& lin,
+                                  const Vec3<T>& moment) {
+  return dot(load3(d.cdof(), 6 * dof), lin) + dot(load3(d.cdof(), 6 * dof + 3), moment);
+}
+
+}  // namespace zwang
