@@ -94,12 +94,6 @@ ZW_HD MaskOf<T> parameters_valid(const ModelView<T>& m, const Instance<T>& d) {
        nonnegative_row(d.tendon_stiffness(), s.ntendon) &&
        nonnegative_row(d.tendon_damping(), s.ntendon) && nonnegative_row(d.density(), 1) &&
        nonnegative_row(d.viscosity(), 1);
-  // implicitfast has no velocity derivative of the fluid forces' ellipsoid model: no medium there
-  if (m.integrator == Integrator::kImplicitFast) {
-    bool ellipsoid = false;
-    for (int g = 0; g < s.ngeom; ++g) ellipsoid = ellipsoid || m.geom_fluidshape[g];
-    if (ellipsoid) ok = ok && !(d.density()[0] > T(0)) && !(d.viscosity()[0] > T(0));
-  }
   const Row<T> mass = d.body_mass(), inertia = d.body_inertia();
   // the model's own rules are needed only where an instance fails the rigid-body or the
   // definite one; evaluated then by the same code, on the model's values, so that a model

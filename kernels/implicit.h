@@ -7,7 +7,8 @@
 // with
 //   dof damping       −b_i on the diagonal
 //   tendon damping    −b_t J_tᵀ J_t
-//   fluid forces      Σ_b Σ_i B_i (u_iᵀ J_b)ᵀ (u_iᵀ J_b), the inertia box's (kernels/fluid.h)
+//   fluid forces      Σ J_bᵀ B J_b at each inertia box and ellipsoid-model geom, B the local
+//                     derivative of its forces (kernels/fluid.h; made symmetric off free bodies)
 //   actuators         ∂f_a/∂l̇ m_aᵀ m_a, m_a the moment (gear e_dof or gear J_t), where
 //                     ∂f_a/∂l̇ = bias2 (affine bias) + ∂gain/∂l̇ · (u, or act: actearly's next
 //                     act), ∂gain/∂l̇ = gain2 (affine) or −F0 FL ∂FV/∂l̇ (muscle), and 0 where
@@ -73,13 +74,14 @@ ZW_HD T actuator_force_vel(const ModelView<T>& m, const Instance<T>& d, int a) {
 }
 
 // the terms of −h D: diag(i, c) for c on D's diagonal at dof i, outer(J, c) for c J Jᵀ (a
-// tendon's Jacobian row J), rank1(b, lin, ang, c) for c j jᵀ, j a row of body b's Jacobian
-// (kernels/fluid.h), for the bodies [first, last)
-template <class T, class Diag, class Outer, class Rank1>
+// tendon's Jacobian row J), block(b, p, R, B, c) for c Jᵀ B J of the fluid forces on the bodies
+// [first, last) (kernels/fluid.h; B made symmetric where `symmetric`)
+template <class T, class Diag, class Outer, class Block>
 ZW_HD void implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h, const Diag& diag,
-                          const Outer& outer, int first, int last, const Rank1& rank1) {
+                          const Outer& outer, int first, int last, bool symmetric,
+                          const Block& block) {
   const int nv = m.s.nv, off = m.disableflags;
-  if (fluid_enabled(off)) fluid_implicit_terms(m, d, h, first, last, rank1);
+  if (fluid_enabled(off)) fluid_implicit_terms(m, d, h, first, last, symmetric, block);
   if (!(off & kDisableActuation)) {
     const Row<T> gear = d.actuator_gear();
     for (int u = 0; u < m.s.nu; ++u) {
@@ -118,17 +120,19 @@ ZW_HD void add_implicit_term(const ModelView<T>& m, const Instance<T>& d, Row<T>
           for (int j = 0; j <= i; ++j) a[packed_index(i, j)] += ci * jac[j];
         }
       },
-      1, m.s.nbody,
-      [&](int b, const Vec3<T>& lin, const Vec3<T>& ang, T c) ZW_ITEM {
-        const Vec3<T> moment = cross(load3(d.xipos(), 3 * b), lin) + ang;
+      1, m.s.nbody, true,
+      [&](int b, const Vec3<T>& p, const Mat3<T>& r, const T(&bm)[6][6], T c) ZW_ITEM {
+        // a(i, j) += c x_iᵀ B x_j for the dofs i ≥ j of body b's chain, x_i dof i's local axis
         const int adr = m.body_treeadr[b];
         for (int k = 0; k < m.body_treenum[b]; ++k) {
           const int i = m.tree_dof[adr + k];
-          const T ci = c * fluid_row_entry(d, i, lin, moment);
-          for (int l = 0; l <= k; ++l) {
+          T xi[6], xj[6];
+          fluid_local_axis(d, i, p, r, xi);
+          for (int l = 0; l < m.body_treenum[b]; ++l) {
             const int j = m.tree_dof[adr + l];
-            a[packed_index(i > j ? i : j, i > j ? j : i)] +=
-                ci * fluid_row_entry(d, j, lin, moment);
+            if (j > i) continue;
+            fluid_local_axis(d, j, p, r, xj);
+            a[packed_index(i, j)] += c * fluid_bilinear(xi, bm, xj);
           }
         }
       });
@@ -198,13 +202,13 @@ ZW_HD void free_body_solve(const ModelView<T>& m, const Instance<T>& d, Row<T> x
             for (int k = 0; k < 6; ++k) a[i][k] += ci * jac[adr + k];
           }
         },
-        b, tree_end,
-        [&](int body, const Vec3<T>& lin, const Vec3<T>& ang, T c) ZW_ITEM {
-          const Vec3<T> moment = cross(load3(d.xipos(), 3 * body), lin) + ang;
-          T row[6];
-          for (int i = 0; i < 6; ++i) row[i] = fluid_row_entry(d, adr + i, lin, moment);
+        b, tree_end, false,
+        [&](int, const Vec3<T>& p, const Mat3<T>& r, const T(&bm)[6][6], T c) ZW_ITEM {
+          // the body's chain is the free joint's 6 dofs: a[i][k] += c x_iᵀ B x_k
+          T x[6][6];
+          for (int i = 0; i < 6; ++i) fluid_local_axis(d, adr + i, p, r, x[i]);
           for (int i = 0; i < 6; ++i) {
-            for (int k = 0; k < 6; ++k) a[i][k] += c * row[i] * row[k];
+            for (int k = 0; k < 6; ++k) a[i][k] += c * fluid_bilinear(x[i], bm, x[k]);
           }
         });
     for (int c = 0; c < 3; ++c) {

@@ -52,10 +52,11 @@ struct ModelCase {
   Model model;
 };
 
-// fluid forces: inertia boxes (a massless body among them) and, on the first tree, the ellipsoid
-// model; {ellipsoid} is fluidshape's value
+// fluid forces: inertia boxes (a massless body among them) and, on the first tree and a free
+// body, the ellipsoid model; {ellipsoid} is fluidshape's value
 inline constexpr const char* kFluidModel = R"(<mujoco model="fluid">
   <option density="800" viscosity="0.3" wind="0.5 -0.2 0.1"/>
+  <default><geom contype="0" conaffinity="0"/></default>
   <worldbody>
     <body name="fish" pos="0 0 1">
       <freejoint/>
@@ -74,6 +75,10 @@ inline constexpr const char* kFluidModel = R"(<mujoco model="fluid">
         <geom type="box" size="0.2 0.1 0.02" pos="0.2 0 0" euler="10 20 30"/>
         <body name="ghost" pos="0.1 0 0"><site name="s"/></body>
       </body>
+    </body>
+    <body name="float" pos="-1 0 1" euler="10 20 30">
+      <freejoint/>
+      <geom type="box" size="0.1 0.05 0.02" fluidshape="{ellipsoid}"/>
     </body>
   </worldbody>
 </mujoco>)";
@@ -161,10 +166,15 @@ inline std::vector<ModelCase> model_cases() {
     m.validate();
     out.push_back({name + "_implicitfast", std::move(m)});
   }
-  // the inertia boxes alone: the ellipsoid model has no implicitfast derivative
-  Model boxes = fluid_model(false);
-  boxes.integrator = Integrator::kImplicitFast;
-  out.push_back({"fluid_implicitfast", std::move(boxes)});
+  // both models' velocity derivatives (the ellipsoid model's B made symmetric on the fish, whose
+  // free joint has a joint below it, and whole on the float, a free body with its own LU), and
+  // the inertia boxes alone
+  for (const bool ellipsoid : {true, false}) {
+    Model m = fluid_model(ellipsoid);
+    m.integrator = Integrator::kImplicitFast;
+    m.validate();
+    out.push_back({ellipsoid ? "fluid_implicitfast" : "fluid_boxes_implicitfast", std::move(m)});
+  }
   return out;
 }
 

@@ -205,8 +205,6 @@ void ModelBuilder::add_contacts(Model& m) const {
     append(m.geom_solref, g.solref);
     append(m.geom_solimp, g.solimp);
     m.geom_dataid.push_back(g.type == GeomType::kMesh ? m.id(ObjType::kMesh, g.mesh) : -1);
-    check_fluid_shape(g, g.name.empty() ? fmt::format("geom {}", m.geom_name.size() - 1)
-                                        : fmt::format("geom '{}'", g.name));
     m.geom_fluidshape.push_back(g.fluid_ellipsoid ? 1 : 0);
     append(m.geom_fluid,
            g.fluid_ellipsoid ? ellipsoid_fluid_coefficients(g) : std::array<double, 12>{});
@@ -286,17 +284,6 @@ ModelBuilder& ModelBuilder::set_fluid(double density, double viscosity, const Ve
   viscosity_ = viscosity;
   wind_ = wind;
   return *this;
-}
-
-// the ellipsoid model has no velocity derivative for implicitfast's matrix
-void ModelBuilder::check_fluid_shape(const GeomSpec& g, const std::string& who) const {
-  if (g.fluid_ellipsoid && integrator_ == Integrator::kImplicitFast &&
-      (density_ > 0 || viscosity_ > 0)) {
-    throw ModelError(fmt::format(
-        "{}: the fluid forces' ellipsoid model (fluidshape) is not supported under the "
-        "implicitfast integrator (its velocity derivative is missing); use Euler or RK4",
-        who));
-  }
 }
 
 ModelBuilder& ModelBuilder::set_timestep(double dt) {
@@ -921,7 +908,6 @@ void ModelBuilder::add_geom(const GeomSpec& in) {
   for (double c : g.fluidcoef) {
     if (!std::isfinite(c)) throw ModelError(fmt::format("{}: fluidcoef is not finite", who));
   }
-  check_fluid_shape(g, who);
   const int needed = g.type == GeomType::kSphere                                     ? 1
                      : g.type == GeomType::kCapsule || g.type == GeomType::kCylinder ? 2
                      : g.type == GeomType::kPlane || g.type == GeomType::kMesh       ? 0

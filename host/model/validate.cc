@@ -409,8 +409,7 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: geom {} has geom_fluidshape {}", i, geom_fluidshape[i]));
     }
   }
-  // the fluid forces: a body's model is its geoms', and implicitfast has no derivative of the
-  // ellipsoid model
+  // the fluid forces: a body's model is its geoms'
   std::vector<int> ellipsoids(nbody, 0);
   for (int i = 0; i < ngeom; ++i) ellipsoids[geom_bodyid[i]] |= geom_fluidshape[i];
   for (int b = 0; b < nbody; ++b) {
@@ -422,12 +421,6 @@ void Model::validate() const {
     if (std::abs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) > 1e-9) {
       throw ModelError(fmt::format("model: body_iquat of body {} is not a unit quaternion", b));
     }
-  }
-  if (integrator == Integrator::kImplicitFast && (density > 0 || viscosity > 0) &&
-      std::find(geom_fluidshape.begin(), geom_fluidshape.end(), 1) != geom_fluidshape.end()) {
-    throw ModelError(
-        "model: the fluid forces' ellipsoid model (fluidshape) is not supported under the "
-        "implicitfast integrator (its velocity derivative is missing); use Euler or RK4");
   }
   if (nsite < 0) throw ModelError("model: negative site count");
   for (int i = 0; i < nsite; ++i) {

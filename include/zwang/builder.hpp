@@ -74,7 +74,6 @@ class ModelBuilder {
     int body;
     JointSpec spec;
   };
-  void check_fluid_shape(const GeomSpec& g, const std::string& who) const;
   double timestep_ = 0.002;
   Integrator integrator_ = Integrator::kEuler;
   Vec3d gravity_{0, 0, -9.81};

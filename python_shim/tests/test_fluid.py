@@ -6,9 +6,10 @@ body) and for the ellipsoid model (every primitive shape, a thin fin and a flat 
 coefficients), with and without wind, per instance, and under the disable flags; the added-mass
 coefficients (MuJoCo's quadrature, and Carlson's exact integral where that rule is close); the
 fusing of a massless body with an ellipsoid geom; dm_control's fish and swimmer; and
-trajectories under Euler, RK4 and implicitfast, whose matrix holds the inertia box's velocity
-derivative (with a viscous medium that makes the derivative matter, as an explicit step of the
-same forces goes elsewhere)."""
+trajectories under Euler, RK4 and implicitfast, whose matrix holds both models' velocity
+derivatives (the ellipsoid model's made symmetric on a tree, whole on free bodies that move alone;
+with media that make the derivatives matter, as an explicit step of the same forces goes
+elsewhere)."""
 
 import numpy as np
 import pytest
@@ -73,6 +74,31 @@ ELLIPSOIDS = """<mujoco model="ellipsoids">
         <joint axis="0 0 1"/>
         <geom type="capsule" fromto="0 0 0 -0.2 0 0" size="0.03"/>
       </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+# free bodies that move alone, of one and of two ellipsoid geoms, and one with an inertia box
+FLOATS = """<mujoco model="floats">
+  <option timestep="0.005" integrator="{integrator}" density="{density}" viscosity="{viscosity}"
+          wind="{wind}"/>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="leaf" pos="0 0 1" euler="10 20 30">
+      <freejoint/>
+      <geom type="box" size="0.1 0.05 0.01" fluidshape="ellipsoid"/>
+    </body>
+    <body name="dart" pos="1 0 1">
+      <freejoint/>
+      <geom type="capsule" size="0.02 0.15" euler="0 90 0" pos="0.05 0 0" fluidshape="ellipsoid"
+            fluidcoef="0.3 0.2 1.1 1.4 0.7"/>
+      <geom type="box" size="0.04 0.06 0.005" pos="-0.12 0 0" fluidshape="ellipsoid"/>
+      <body name="tip" pos="0.2 0 0"><geom type="sphere" size="0.03"/></body>
+    </body>
+    <body name="brick" pos="-1 0 1">
+      <freejoint/>
+      <geom type="box" size="0.1 0.05 0.03"/>
     </body>
   </worldbody>
 </mujoco>
@@ -308,20 +334,20 @@ def test_implicitfast_holds_the_fluid_derivative(tmp_path):
     assert rel_error(np.hstack([sim.qpos, sim.qvel])[:, chain], ms[:, chain]) > 1e-4
 
 
-def test_ellipsoid_model_under_implicitfast_is_refused(tmp_path):
-    path = tmp_path / "model.xml"
-    path.write_text(ELLIPSOIDS.format(integrator="implicitfast", **MEDIA[0]))
-    with pytest.raises(zwang.ModelError, match=r"model.xml:\d+: .*ellipsoid model.*implicitfast"):
-        zwang.load(str(path))
-    # without a medium the model loads; an instance given one is an invalid parameter
-    path.write_text(
-        ELLIPSOIDS.format(integrator="implicitfast", density=0, viscosity=0, wind="0 0 0")
-    )
-    z = zwang.load(str(path))
-    sim = zwang.Simulator(z, instances=3, precision="f64")
-    sim.params.viscosity[1] = 0.1
-    sim.step(1)
-    assert sim.status[1] != 0 and sim.status[0] == 0 and sim.status[2] == 0
+@pytest.mark.parametrize("model", [ELLIPSOIDS, FLOATS])
+def test_implicitfast_holds_the_ellipsoid_derivative(tmp_path, model):
+    # the ellipsoid model's derivative: made symmetric on the fish (its free joint has joints
+    # below), whole in the LU of the free bodies that move alone (FLOATS)
+    medium = {"density": 1000, "viscosity": 2, "wind": "0.5 0 -0.2"}
+    z, m = load(tmp_path, model, integrator="implicitfast", **medium)
+    qpos, qvel = states(m, 10)
+    zs, ms = run_both(z, m, qpos, qvel, 40)
+    assert rel_error(zs, ms) < 1e-9, rel_error(zs, ms)
+    ze, _ = load(tmp_path, model, integrator="Euler", **medium)
+    sim = zwang.Simulator(ze, instances=N, precision="f64")
+    sim.reset(qpos=qpos, qvel=qvel)
+    sim.step(40)
+    assert sim.status.any() or rel_error(np.hstack([sim.qpos, sim.qvel]), ms) > 1e-4
 
 
 def test_negative_density_names_the_line(tmp_path):
