@@ -3,7 +3,8 @@
 //
 //   passive:   −b q̇ per dof;  −k (q − q_spring) per hinge and slide; a ball (and the rotation
 //              of a free joint) pulls back by −k log(q_springᵀ⁻¹ q), a free joint's
-//              translation by −k (p − p_spring);  per tendon J_tᵀ (−k_t (L − L_spring) − b_t L̇);
+//              translation by −k (p − p_spring);  per tendon J_tᵀ (−k_t x − b_t L̇), x the
+//              stretch beyond the spring's dead band [L_lower, L_upper];
 //              gravity compensation Σ_k J_kᵀ [−c_k m_k g; 0] (on a joint with actgravcomp, MuJoCo
 //              3's actuatorgravcomp, an actuator force instead);  the fluid forces of
 //              kernels/fluid.h
@@ -79,7 +80,11 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   const Row<T> ten_k = d.tendon_stiffness(), ten_b = d.tendon_damping();
   const Row<T> ten_len = d.ten_length(), ten_vel = d.ten_velocity();
   for (int t = 0; (springs || dampers) && t < m.s.ntendon; ++t) {
-    const T fs = springs ? -ten_k[t] * (ten_len[t] - m.tendon_lengthspring[t]) : T(0);
+    // the spring acts beyond its dead band [lower, upper] (a rest length where they are equal)
+    const T len = ten_len[t], lower = m.tendon_lengthspring[2 * t];
+    const T upper = m.tendon_lengthspring[2 * t + 1];
+    const T stretch = len - vselect(len < lower, lower, vselect(len > upper, upper, len));
+    const T fs = springs ? -ten_k[t] * stretch : T(0);
     const T f = fs - (dampers ? ten_b[t] * ten_vel[t] : T(0));
     if (!any_lane<T>(f != T(0))) continue;
     const Row<T> jac = d.ten_J() + t * m.s.nv;

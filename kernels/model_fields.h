@@ -108,7 +108,8 @@
   X(view_real, double, wrap_prm, (nwrap()), "joint coefficient or pulley divisor of each entry")   \
   X(host, double, tendon_stiffness, (ntendon), "spring stiffness")                                 \
   X(host, double, tendon_damping, (ntendon), "viscous damping")                                    \
-  X(view_real, double, tendon_lengthspring, (ntendon), "spring rest length")                       \
+  X(view_real, double, tendon_lengthspring, (ntendon, 2),                                          \
+    "the spring's rest lengths, lower and upper: no spring force between them")                    \
   X(view_real, double, tendon_length0, (ntendon), "length at qpos0")                               \
   X(view_real, double, tendon_invweight0, (ntendon), "J H⁻¹ Jᵀ at qpos0")                          \
   X(host, double, tendon_frictionloss, (ntendon), "dry friction (a friction row)")                 \

@@ -238,7 +238,12 @@ void read_tendon(Attrs& a, TendonDef& d) {
   set_if(a, "stiffness", d.stiffness);
   set_if(a, "damping", d.damping);
   set_if(a, "frictionloss", d.frictionloss);
-  set_if(a, "springlength", d.springlength);
+  // one value: a rest length; two: MuJoCo 3's dead band
+  if (a.numbers("springlength", d.springlength, 1) == 1) d.springlength[1] = d.springlength[0];
+  if (d.springlength[0] > d.springlength[1]) {
+    a.fail(fmt::format("<tendon> springlength [{}, {}] is empty: the lower end is above the upper",
+                       d.springlength[0], d.springlength[1]));
+  }
   read_limits(a, d);
   // rendering and user data
   a.ignore({"group", "width", "rgba", "material", "user"});

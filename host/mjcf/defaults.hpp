@@ -107,7 +107,7 @@ struct ActuatorDef {
 
 struct TendonDef {
   double stiffness = 0, damping = 0, frictionloss = 0;
-  double springlength = -1;  // < 0: the length at qpos_spring
+  std::array<double, 2> springlength{-1, -1};  // −1 −1: the length at qpos_spring
   Limited limited = Limited::kAuto;
   std::array<double, 2> range{0, 0};
   double margin = 0;

@@ -609,9 +609,12 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
         throw ModelError(fmt::format("{}: site '{}' follows itself", who, p.site));
     }
   }
-  if (!finite({spec.stiffness, spec.damping, spec.springlength, spec.frictionloss, spec.range[0],
-               spec.range[1], spec.margin}))
+  if (!finite({spec.stiffness, spec.damping, spec.springlength[0], spec.springlength[1],
+               spec.frictionloss, spec.range[0], spec.range[1], spec.margin}))
     throw ModelError(who + ": a value is not finite");
+  if (spec.springlength[0] > spec.springlength[1])
+    throw ModelError(fmt::format("{}: springlength [{}, {}] is empty", who, spec.springlength[0],
+                                 spec.springlength[1]));
   if (spec.stiffness < 0 || spec.damping < 0 || spec.frictionloss < 0)
     throw ModelError(who + ": stiffness, damping and frictionloss must be non-negative");
   if (spec.limited && !(spec.range[0] < spec.range[1]))
@@ -858,7 +861,7 @@ void ModelBuilder::add_tendons(Model& m) const {
     m.tendon_num.push_back(static_cast<int>(m.wrap_type.size()) - m.tendon_adr.back());
     m.tendon_stiffness.push_back(t.stiffness);
     m.tendon_damping.push_back(t.damping);
-    m.tendon_lengthspring.push_back(t.springlength);
+    append(m.tendon_lengthspring, t.springlength);
     m.tendon_frictionloss.push_back(t.frictionloss);
     m.tendon_limited.push_back(t.limited ? 1 : 0);
     append(m.tendon_range, t.range);

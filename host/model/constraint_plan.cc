@@ -400,13 +400,18 @@ void set_constraint_constants(Model& model) {
       data_e[9] = rel.z;
     }
   }
-  // the spring length MuJoCo takes when none is given: the length at qpos_spring
+  // the spring length MuJoCo takes when none is given (−1 −1): the length at qpos_spring
+  const auto unset = [&](int t) {
+    return model.tendon_lengthspring[2 * t] == -1 && model.tendon_lengthspring[2 * t + 1] == -1;
+  };
   bool spring_length = false;
-  for (double l : model.tendon_lengthspring) spring_length = spring_length || l < 0;
+  for (int t = 0; t < model.ntendon; ++t) spring_length = spring_length || unset(t);
   if (spring_length) {
     smooth.evaluate(model.qpos_spring, false);
     for (int t = 0; t < model.ntendon; ++t) {
-      if (model.tendon_lengthspring[t] < 0) model.tendon_lengthspring[t] = d.ten_length()[t];
+      if (unset(t)) {
+        model.tendon_lengthspring[2 * t] = model.tendon_lengthspring[2 * t + 1] = d.ten_length()[t];
+      }
     }
   }
 }

@@ -288,8 +288,9 @@ struct FusedBodySpec {
 //   fixed:   length L = Σ_i coef_i q_i over hinge and slide joints (m or rad, as the joints)
 //   spatial: a path through sites, straight between consecutive sites, L = Σ |p_{i+1} − p_i| / d
 //            where d is the divisor of the last pulley before the segment (1 before any)
-// Passive force on the tendon −k (L − springlength) − b L̇ (springlength < 0: the length at
-// qpos_spring); limits and friction loss are constraint rows as a joint's.
+// Passive force on the tendon −k x − b L̇, x = L − upper above springlength's upper end, L −
+// lower below its lower end, 0 between (MuJoCo 3's dead band; a rest length is both ends;
+// −1 −1: the length at qpos_spring); limits and friction loss are constraint rows as a joint's.
 struct TendonSpec {
   std::string name;  // unique; empty gives "tendon<id>"
   struct Term {
@@ -304,8 +305,8 @@ struct TendonSpec {
   };
   std::vector<Point> path{};  // spatial: at least two sites
   bool spatial = false;
-  double stiffness = 0, damping = 0;  // (N/m, N s/m, or per rad)
-  double springlength = -1;
+  double stiffness = 0, damping = 0;           // (N/m, N s/m, or per rad)
+  std::array<double, 2> springlength{-1, -1};  // lower ≤ upper
   double frictionloss = 0;
   bool limited = false;
   std::array<double, 2> range{0, 0};

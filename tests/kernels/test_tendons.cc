@@ -64,8 +64,14 @@ void compare_model(const Model& z, const mjModel* m, Comparison& cmp) {
   cmp.check("tendon_solimp_lim", 0, z.tendon_solimp_lim, view(m->tendon_solimp_lim, 5 * n), 1e-15);
   cmp.check("tendon_solref_fri", 0, z.tendon_solref_fri, view(m->tendon_solref_fri, 2 * n), 1e-15);
   cmp.check("tendon_solimp_fri", 0, z.tendon_solimp_fri, view(m->tendon_solimp_fri, 5 * n), 1e-15);
-  cmp.check("tendon_lengthspring", 0, z.tendon_lengthspring, view(m->tendon_lengthspring, n),
-            1e-12);
+  // MuJoCo 2.2.2 has one rest length; zwang's dead band is [it, it]
+  std::vector<double> lower(n), upper(n);
+  for (int t = 0; t < n; ++t) {
+    lower[t] = z.tendon_lengthspring[2 * t];
+    upper[t] = z.tendon_lengthspring[2 * t + 1];
+  }
+  cmp.check("tendon_lengthspring", 0, lower, view(m->tendon_lengthspring, n), 1e-12);
+  cmp.check("tendon_lengthspring upper", 0, upper, view(m->tendon_lengthspring, n), 1e-12);
   cmp.check("tendon_length0", 0, z.tendon_length0, view(m->tendon_length0, n), 1e-12);
   cmp.check("tendon_invweight0", 0, z.tendon_invweight0, view(m->tendon_invweight0, n), 1e-9);
   for (int a = 0; a < z.nu; ++a) {
