@@ -363,9 +363,9 @@ ZW_HD void fluid_implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h
     const FluidEllipsoid<T> e = fluid_ellipsoid(m, g);
     ellipsoid_fluid_jacobian(e, mul_transposed(r, wb), mul_transposed(r, vp - load3(d.wind(), 0)),
                              density, viscosity, bm);
-    const T coef = vselect(has, e.prm[0], T(0));
+    // a massless body's lanes get none (selected, so that nothing of theirs reaches the matrix)
     for (int i = 0; i < 6; ++i) {
-      for (int k = 0; k < 6; ++k) bm[i][k] = coef * bm[i][k];
+      for (int k = 0; k < 6; ++k) bm[i][k] = vselect(has, e.prm[0] * bm[i][k], T(0));
     }
     for (int i = 0; symmetric && i < 6; ++i) {
       for (int k = 0; k < i; ++k) bm[i][k] = bm[k][i] = T(0.5) * (bm[i][k] + bm[k][i]);
@@ -406,18 +406,6 @@ ZW_HD ZW_INLINE void fluid_local_axis(const Instance<T>& d, int dof, const Vec3<
   out[3] = l.x;
   out[4] = l.y;
   out[5] = l.z;
-}
-
-// xᵀ B y
-template <class T>
-ZW_HD ZW_INLINE T fluid_bilinear(const T (&x)[6], const T (&b)[6][6], const T (&y)[6]) {
-  T sum = T(0);
-  for (int i = 0; i < 6; ++i) {
-    T row = T(0);
-    for (int k = 0; k < 6; ++k) row += b[i][k] * y[k];
-    sum += x[i] * row;
-  }
-  return sum;
 }
 
 }  // namespace zwang

@@ -126,13 +126,21 @@ ZW_HD void add_implicit_term(const ModelView<T>& m, const Instance<T>& d, Row<T>
         const int adr = m.body_treeadr[b];
         for (int k = 0; k < m.body_treenum[b]; ++k) {
           const int i = m.tree_dof[adr + k];
-          T xi[6], xj[6];
-          fluid_local_axis(d, i, p, r, xi);
+          T x[6], u[6];
+          fluid_local_axis(d, i, p, r, x);
+          // u = c Bᵀ x_i, once per row
+          for (int q = 0; q < 6; ++q) {
+            T sum = T(0);
+            for (int o = 0; o < 6; ++o) sum += x[o] * bm[o][q];
+            u[q] = c * sum;
+          }
           for (int l = 0; l < m.body_treenum[b]; ++l) {
             const int j = m.tree_dof[adr + l];
             if (j > i) continue;
-            fluid_local_axis(d, j, p, r, xj);
-            a[packed_index(i, j)] += c * fluid_bilinear(xi, bm, xj);
+            fluid_local_axis(d, j, p, r, x);
+            T sum = T(0);
+            for (int q = 0; q < 6; ++q) sum += u[q] * x[q];
+            a[packed_index(i, j)] += sum;
           }
         }
       });
@@ -204,11 +212,22 @@ ZW_HD void free_body_solve(const ModelView<T>& m, const Instance<T>& d, Row<T> x
         },
         b, tree_end, false,
         [&](int, const Vec3<T>& p, const Mat3<T>& r, const T(&bm)[6][6], T c) ZW_ITEM {
-          // the body's chain is the free joint's 6 dofs: a[i][k] += c x_iᵀ B x_k
+          // the body's chain is the free joint's 6 dofs: a[i][k] += c x_iᵀ B x_k, through
+          // xb = c Bᵀ x_i per row
           T x[6][6];
           for (int i = 0; i < 6; ++i) fluid_local_axis(d, adr + i, p, r, x[i]);
           for (int i = 0; i < 6; ++i) {
-            for (int k = 0; k < 6; ++k) a[i][k] += c * fluid_bilinear(x[i], bm, x[k]);
+            T xb[6];
+            for (int q = 0; q < 6; ++q) {
+              T sum = T(0);
+              for (int o = 0; o < 6; ++o) sum += x[i][o] * bm[o][q];
+              xb[q] = c * sum;
+            }
+            for (int k = 0; k < 6; ++k) {
+              T sum = T(0);
+              for (int q = 0; q < 6; ++q) sum += xb[q] * x[k][q];
+              a[i][k] += sum;
+            }
           }
         });
     for (int c = 0; c < 3; ++c) {

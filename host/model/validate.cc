@@ -409,6 +409,12 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: geom {} has geom_fluidshape {}", i, geom_fluidshape[i]));
     }
   }
+  for (int t = 0; t < ntendon; ++t) {
+    if (tendon_lengthspring[2 * t] > tendon_lengthspring[2 * t + 1]) {
+      throw ModelError(fmt::format("model: tendon {} has an empty springlength [{}, {}]", t,
+                                   tendon_lengthspring[2 * t], tendon_lengthspring[2 * t + 1]));
+    }
+  }
   // the fluid forces: a body's model is its geoms'
   std::vector<int> ellipsoids(nbody, 0);
   for (int i = 0; i < ngeom; ++i) ellipsoids[geom_bodyid[i]] |= geom_fluidshape[i];

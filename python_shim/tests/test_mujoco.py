@@ -234,7 +234,7 @@ DIFFERENT = {
 @pytest.mark.parametrize("name", GYM_MODELS)
 def test_model_arrays_match_mujoco(assets, name):
     """Every Model array named as one of MuJoCo's holds MuJoCo's values; where MuJoCo keeps more
-    columns (actuator_gear's 6, gainprm's 10, tendon_lengthspring's 2) zwang's are its first."""
+    columns (actuator_gear's 6, gainprm's 10) zwang's are its first."""
     z = zwang.load(str(assets / name), contact_margin="sum")
     m = mujoco.MjModel.from_xml_path(str(assets / name))
     compared = []
