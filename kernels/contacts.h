@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "kernels/constraint_rows.h"
+#include "kernels/forward_kinematics.h"
 #include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
@@ -36,15 +37,13 @@ namespace zwang {
 // geom frames in the world: x_g = x_b + R_b p_g, q_g = q_b ⊗ q_local; a geom per item
 template <class T, class Grp>
 ZW_HD void geom_poses(const ModelView<T>& m, const Instance<T>& d, Grp& grp) {
-  const Row<T> xpos = d.xpos(), xquat = d.xquat(), xmat = d.xmat();
   const Row<T> gpos = d.geom_xpos(), gmat = d.geom_xmat();
   grp.each(m.s.ngeom, [&](int g) ZW_ITEM {
-    const int b = m.geom_bodyid[g];
-    const Vec3<T> local{m.geom_pos[3 * g], m.geom_pos[3 * g + 1], m.geom_pos[3 * g + 2]};
-    store3(gpos, 3 * g, load3(xpos, 3 * b) + mul(load_mat(xmat, 9 * b), local));
-    const Quat<T> ql{m.geom_quat[4 * g], m.geom_quat[4 * g + 1], m.geom_quat[4 * g + 2],
-                     m.geom_quat[4 * g + 3]};
-    store_mat(gmat, 9 * g, to_mat(mul(load_quat(xquat, 4 * b), ql)));
+    Vec3<T> x;
+    Mat3<T> r;
+    geom_frame(m, d, g, x, r);
+    store3(gpos, 3 * g, x);
+    store_mat(gmat, 9 * g, r);
   });
 }
 

@@ -25,6 +25,7 @@
 // no force, as in MuJoCo.
 #pragma once
 
+#include "kernels/forward_kinematics.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/lanes.h"
@@ -287,6 +288,19 @@ ZW_HD void ellipsoid_fluid_jacobian(const FluidEllipsoid<T>& e, const Vec3<T>& w
   }
 }
 
+// geom g's centre p, frame R and velocity relative to the medium there, in that frame: w = Rᵀ ω_b,
+// v = Rᵀ (v_b(p) − wind)
+template <class T>
+ZW_HD ZW_INLINE void fluid_geom_motion(const ModelView<T>& m, const Instance<T>& d, int g,
+                                       Vec3<T>& p, Mat3<T>& r, Vec3<T>& w, Vec3<T>& v) {
+  const int b = m.geom_bodyid[g];
+  geom_frame(m, d, g, p, r);
+  const Vec3<T> wb = load3(d.cvel(), 6 * b + 3);
+  const Vec3<T> vp = load3(d.cvel(), 6 * b) + cross(wb, p);
+  w = mul_transposed(r, wb);
+  v = mul_transposed(r, vp - load3(d.wind(), 0));
+}
+
 // qfrc += Σ_b J_bᵀ [R f; R t]
 template <class T>
 ZW_HD void fluid_forces(const ModelView<T>& m, const Instance<T>& d, Row<T> qfrc) {
@@ -300,16 +314,10 @@ ZW_HD void fluid_forces(const ModelView<T>& m, const Instance<T>& d, Row<T> qfrc
     const int b = m.geom_bodyid[g];
     const MaskOf<T> has = !(d.body_mass()[b] < T(1e-15));
     if (!any_lane<T>(has)) continue;
-    const Mat3<T> rb = load_mat(d.xmat(), 9 * b);
-    const auto gp = m.geom_pos + 3 * g, gq = m.geom_quat + 4 * g;
-    const Vec3<T> p = load3(d.xpos(), 3 * b) + mul(rb, Vec3<T>{T(gp[0]), T(gp[1]), T(gp[2])});
-    const Mat3<T> r =
-        to_mat(mul(load_quat(d.xquat(), 4 * b), Quat<T>{T(gq[0]), T(gq[1]), T(gq[2]), T(gq[3])}));
-    const Vec3<T> wb = load3(d.cvel(), 6 * b + 3);
-    const Vec3<T> vp = load3(d.cvel(), 6 * b) + cross(wb, p);
-    Vec3<T> t, f;
-    ellipsoid_fluid<T>(fluid_ellipsoid(m, g), mul_transposed(r, wb),
-                       mul_transposed(r, vp - load3(d.wind(), 0)), density, viscosity, t, f);
+    Vec3<T> p, w, v, t, f;
+    Mat3<T> r;
+    fluid_geom_motion(m, d, g, p, r, w, v);
+    ellipsoid_fluid<T>(fluid_ellipsoid(m, g), w, v, density, viscosity, t, f);
     apply_wrench(m, d, b, p, vselect(has, coef * mul(r, f), zero),
                  vselect(has, coef * mul(r, t), zero), qfrc);
   }
@@ -353,16 +361,11 @@ ZW_HD void fluid_implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h
     if (!m.geom_fluidshape[g] || b < first || b >= last) continue;
     const MaskOf<T> has = !(d.body_mass()[b] < T(1e-15));
     if (!any_lane<T>(has)) continue;
-    const Mat3<T> rb = load_mat(d.xmat(), 9 * b);
-    const auto gp = m.geom_pos + 3 * g, gq = m.geom_quat + 4 * g;
-    const Vec3<T> p = load3(d.xpos(), 3 * b) + mul(rb, Vec3<T>{T(gp[0]), T(gp[1]), T(gp[2])});
-    const Mat3<T> r =
-        to_mat(mul(load_quat(d.xquat(), 4 * b), Quat<T>{T(gq[0]), T(gq[1]), T(gq[2]), T(gq[3])}));
-    const Vec3<T> wb = load3(d.cvel(), 6 * b + 3);
-    const Vec3<T> vp = load3(d.cvel(), 6 * b) + cross(wb, p);
+    Vec3<T> p, w, v;
+    Mat3<T> r;
+    fluid_geom_motion(m, d, g, p, r, w, v);
     const FluidEllipsoid<T> e = fluid_ellipsoid(m, g);
-    ellipsoid_fluid_jacobian(e, mul_transposed(r, wb), mul_transposed(r, vp - load3(d.wind(), 0)),
-                             density, viscosity, bm);
+    ellipsoid_fluid_jacobian(e, w, v, density, viscosity, bm);
     // a massless body's lanes get none (selected, so that nothing of theirs reaches the matrix)
     for (int i = 0; i < 6; ++i) {
       for (int k = 0; k < 6; ++k) bm[i][k] = vselect(has, e.prm[0] * bm[i][k], T(0));

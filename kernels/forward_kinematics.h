@@ -127,6 +127,18 @@ ZW_HD ZW_INLINE Quat<T> frame_quat(const Quat<T>& q, const Quat<T>& local) {
   return mul(q, local);
 }
 
+// geom g's frame in the world: x_g = x_b + R_b p_g, R_g = R(q_b ⊗ q_g)
+template <class T>
+ZW_HD ZW_INLINE void geom_frame(const ModelView<T>& m, const Instance<T>& d, int g, Vec3<T>& x,
+                                Mat3<T>& r) {
+  const int b = m.geom_bodyid[g];
+  const Vec3<T> local{m.geom_pos[3 * g], m.geom_pos[3 * g + 1], m.geom_pos[3 * g + 2]};
+  x = frame_point(load3(d.xpos(), 3 * b), load_mat(d.xmat(), 9 * b), local);
+  const Quat<T> ql{m.geom_quat[4 * g], m.geom_quat[4 * g + 1], m.geom_quat[4 * g + 2],
+                   m.geom_quat[4 * g + 3]};
+  r = to_mat(frame_quat(load_quat(d.xquat(), 4 * b), ql));
+}
+
 // the world position of the point p (body frame) of body b
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> body_point(const Instance<T>& d, int b, const Vec3<T>& local) {
