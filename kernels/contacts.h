@@ -60,9 +60,23 @@ ZW_HD ZW_INLINE Vec3<T> frame_row(const Mat3<T>& a, int k) {
 
 template <class T>
 ZW_HD ZW_INLINE GeomPose<T> geom_pose(const ModelView<T>& m, const Instance<T>& d, int g) {
-  return {load3(d.geom_xpos(), 3 * g),
-          load_mat(d.geom_xmat(), 9 * g),
-          {m.geom_size[3 * g], m.geom_size[3 * g + 1], m.geom_size[3 * g + 2]}};
+  GeomPose<T> p{load3(d.geom_xpos(), 3 * g),
+                load_mat(d.geom_xmat(), 9 * g),
+                {m.geom_size[3 * g], m.geom_size[3 * g + 1], m.geom_size[3 * g + 2]}};
+  const int mesh = m.geom_type[g] == GeomType::kMesh ? m.geom_dataid[g] : -1;
+  if (mesh >= 0) {
+    const int vertadr = m.mesh_vertadr[mesh], polyadr = m.mesh_polyadr[mesh];
+    p.mesh = {m.mesh_vert + 3 * vertadr,
+              m.mesh_vertnum[mesh],
+              m.mesh_polyvertadr + polyadr,
+              m.mesh_polyvertnum + polyadr,
+              m.mesh_polyvert,
+              m.mesh_polynormal + 3 * polyadr,
+              m.mesh_polymapadr + vertadr,
+              m.mesh_polymapnum + vertadr,
+              m.mesh_polymap};
+  }
+  return p;
 }
 
 // writes each contact of pair `pair` into the next slot; counts past the last slot

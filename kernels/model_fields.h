@@ -32,8 +32,7 @@
     "inertia about the COM, body frame: xx yy zz xy xz yz (kg m²); a parameter per instance")      \
   X(view_real, double, body_iquat, (nbody, 4),                                                     \
     "principal axes of inertia in the body frame, w x y z (MuJoCo's body_iquat): the frame of "    \
-    "the "                                                                                         \
-    "fluid forces' inertia box, whose moments are each instance's inertia there")                  \
+    "the fluid forces' inertia box, whose moments are each instance's inertia there")              \
   X(view_int, int, body_fluidshape, (nbody),                                                       \
     "1: its geoms with fluidshape ellipsoid feel the fluid forces, not its inertia box")           \
   X(host, double, body_gravcomp, (nbody), "gravity compensation, a fraction of m g")               \
@@ -163,14 +162,26 @@
   X(host, double, geom_solmix, (ngeom), "weight of its solref and solimp in a pair")               \
   X(host, double, geom_solref, (ngeom, 2), "contact rows")                                         \
   X(host, double, geom_solimp, (ngeom, 5), "contact rows")                                         \
-  X(host, int, geom_dataid, (ngeom), "mesh of a mesh geom, -1 for the others")                     \
+  X(view_int, int, geom_dataid, (ngeom), "mesh of a mesh geom, -1 for the others")                 \
   X(host, std::string, mesh_name, (nmesh), "name")                                                 \
-  X(host, int, mesh_vertadr, (nmesh), "first vertex in mesh_vert")                                 \
-  X(host, int, mesh_vertnum, (nmesh), "hull vertices, 0 where there is no hull")                   \
-  X(host, double, mesh_vert, (nmeshvert(), 3), "hull vertices, the mesh frame")                    \
+  X(view_int, int, mesh_vertadr, (nmesh), "first vertex in mesh_vert")                             \
+  X(view_int, int, mesh_vertnum, (nmesh), "hull vertices, 0 where there is no hull")               \
+  X(view_real, double, mesh_vert, (nmeshvert(), 3), "hull vertices, the mesh frame")               \
   X(host, int, mesh_faceadr, (nmesh), "first triangle in mesh_face")                               \
   X(host, int, mesh_facenum, (nmesh), "hull triangles")                                            \
   X(host, int, mesh_face, (nmeshface(), 3), "vertex indices within the mesh, outward")             \
+  X(view_int, int, mesh_polyadr, (nmesh), "first polygon in the mesh_poly arrays")                 \
+  X(view_int, int, mesh_polynum, (nmesh),                                                          \
+    "polygons: the hull's triangles of one plane merged (MuJoCo's rule)")                          \
+  X(view_int, int, mesh_polyvertadr, (nmeshpoly()), "first vertex in mesh_polyvert")               \
+  X(view_int, int, mesh_polyvertnum, (nmeshpoly()), "vertices")                                    \
+  X(view_int, int, mesh_polyvert, (nmeshpolyvert()),                                               \
+    "vertex within the mesh; counter-clockwise seen from outside")                                 \
+  X(view_real, double, mesh_polynormal, (nmeshpoly(), 3), "outward unit normal, the mesh frame")   \
+  X(view_int, int, mesh_polymapadr, (nmeshvert()),                                                 \
+    "first of the vertex's polygons in mesh_polymap")                                              \
+  X(view_int, int, mesh_polymapnum, (nmeshvert()), "polygons the vertex is a corner of")           \
+  X(view_int, int, mesh_polymap, (nmeshpolymap()), "polygon within the mesh")                      \
   X(host, std::string, pair_name, (npair), "name")                                                 \
   X(host, int, pair_geom1, (npair), "first geom")                                                  \
   X(host, int, pair_geom2, (npair), "second geom")                                                 \

@@ -13,12 +13,13 @@
 // dist > margin.  The bounding-sphere tests mj_collideGeoms makes first never drop a contact of
 // these pairs (geom_rbound bounds the extents used here), so callers can skip them.
 // The pairs MuJoCo 2.2.2 hands to libccd's MPR (ellipsoids, cylinders against anything but a
-// plane) come from kernels/narrowphase_convex.h, one contact each; meshes and height fields are
-// not supported: max_contacts is 0 for them.
+// plane) come from kernels/narrowphase_convex.h, one contact each; plane–mesh from
+// kernels/narrowphase_mesh.h (MuJoCo 4.0's); the other mesh pairs and height fields are not
+// supported: max_contacts is 0 for them.
 //
-// Include this header, never kernels/narrowphase_box.h or kernels/narrowphase_convex.h on their
-// own: they are read in the middle of this one, after the types and helpers they use, before the
-// dispatch that calls them.
+// Include this header, never kernels/narrowphase_box.h, _convex.h or _mesh.h on their own: they are
+// read in the middle of this one, after the types and helpers they use, before the dispatch that
+// calls them.
 #pragma once
 
 #include <cmath>
@@ -31,11 +32,48 @@ namespace zwang {
 
 // a geom in the world: MuJoCo's geom_xpos, geom_xmat (row-major, columns are the geom axes),
 // geom_size (sphere r; capsule, cylinder r, half-length; box half-sizes; plane unused)
+// a mesh geom's convex hull as the model holds it (shared by all instances): its vertices in the
+// mesh frame and its polygons (the hull's triangles of one plane merged), each with its corners
+// (vertices of the mesh, counter-clockwise seen from outside) and outward normal, and each
+// vertex's polygons; all indices within the mesh
+template <class T>
+struct MeshHull {
+  const T* vert = nullptr;  // x y z per vertex
+  int nvert = 0;
+  const int* polyvertadr = nullptr;  // per polygon: first corner in polyvert
+  const int* polyvertnum = nullptr;  // per polygon: corners
+  const int* polyvert = nullptr;
+  const T* polynormal = nullptr;    // per polygon: x y z
+  const int* polymapadr = nullptr;  // per vertex: first polygon in polymap
+  const int* polymapnum = nullptr;  // per vertex: polygons
+  const int* polymap = nullptr;
+  ZW_HD ZW_INLINE Vec3<T> vertex(int v) const {
+    return {vert[3 * v], vert[3 * v + 1], vert[3 * v + 2]};
+  }
+  ZW_HD ZW_INLINE Vec3<T> polynormal_of(int p) const {
+    return {polynormal[3 * p], polynormal[3 * p + 1], polynormal[3 * p + 2]};
+  }
+  // the vertex farthest along the mesh-frame direction d, the first of equals
+  ZW_HD int farthest(const Vec3<T>& d) const {
+    int best = 0;
+    T most = dot(d, vertex(0));
+    for (int v = 1; v < nvert; ++v) {
+      const T s = dot(d, vertex(v));
+      if (s > most) {
+        most = s;
+        best = v;
+      }
+    }
+    return best;
+  }
+};
+
 template <class T>
 struct GeomPose {
   Vec3<T> pos;
   Mat3<T> mat;
   Vec3<T> size;
+  MeshHull<T> mesh{};  // a mesh geom's hull; empty for the other types
 };
 
 // one contact as MuJoCo's mjContact: dist, pos, frame (row 0 the normal from geom1 to geom2,
@@ -287,6 +325,7 @@ ZW_HD int capsule_capsule(const GeomPose<T>& k1, const GeomPose<T>& k2, T margin
 #define ZW_NARROWPHASE_BOX 0
 #endif
 #include "kernels/narrowphase_convex.h"
+#include "kernels/narrowphase_mesh.h"
 
 namespace zwang {
 
@@ -307,6 +346,7 @@ ZW_HD inline int max_contacts(int t1, int t2) {
       return 2;
     case geom_pair(GeomType::kPlane, GeomType::kCylinder):
     case geom_pair(GeomType::kPlane, GeomType::kBox):
+    case geom_pair(GeomType::kPlane, GeomType::kMesh):
       return 4;
 #if ZW_NARROWPHASE_BOX
     // the pairs of MuJoCo's engine_collision_box.c
@@ -335,6 +375,8 @@ ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, 
       return primitive::plane_cylinder(g1, g2, margin, emit);
     case geom_pair(GeomType::kPlane, GeomType::kBox):
       return primitive::plane_box(g1, g2, margin, emit);
+    case geom_pair(GeomType::kPlane, GeomType::kMesh):
+      return mesh::plane_mesh(g1, g2, margin, emit);
     case geom_pair(GeomType::kSphere, GeomType::kSphere):
       return primitive::sphere_sphere(g1, g2, margin, emit);
     case geom_pair(GeomType::kSphere, GeomType::kCapsule):

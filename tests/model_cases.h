@@ -1,8 +1,8 @@
 // The models on which two backends must agree instance by instance: the built-in examples, a
 // spatial rod chain, MuJoCo's humanoid.xml with and without its contacts and limits, a four-bar
-// closed by soft and by hard rows, every sensor type, tendons, actuator dynamics, fluid forces;
-// each again under RK4, and eleven of them under implicitfast.  Shared by test_simd.cc (SIMD
-// against scalar) and test_cuda.cc (CUDA against CPU).
+// closed by soft and by hard rows, every sensor type, tendons, actuator dynamics, fluid forces,
+// mesh objects on a floor; each again under RK4, and eleven of them under implicitfast.  Shared
+// by test_simd.cc (SIMD against scalar) and test_cuda.cc (CUDA against CPU).
 #pragma once
 
 #include <algorithm>
@@ -83,6 +83,37 @@ inline constexpr const char* kFluidModel = R"(<mujoco model="fluid">
   </worldbody>
 </mujoco>)";
 
+// mesh objects over a tilted floor (plane–mesh contacts): a box, a wedge and an irregular gem,
+// each on a slide and two hinges, so that the random states put about a third of them on the
+// floor
+inline constexpr const char* kMeshObjects = R"(<mujoco model="mesh_objects">
+  <asset>
+    <mesh name="box" vertex="-0.1 -0.08 -0.05  0.1 -0.08 -0.05  -0.1 0.08 -0.05  0.1 0.08 -0.05
+                              -0.1 -0.08 0.05  0.1 -0.08 0.05  -0.1 0.08 0.05  0.1 0.08 0.05"/>
+    <mesh name="wedge" inertia="legacy"
+          vertex="0 0 0  0.2 0 0  0 0.1 0  0 0 0.08  0.2 0 0.08  0 0.1 0.08"/>
+    <mesh name="gem" inertia="legacy"
+          vertex="0.07 0.01 -0.02  -0.05 0.04 0.03  0.02 -0.06 0.04  -0.03 -0.02 -0.05
+                  0.01 0.05 -0.04  0.06 -0.03 0.02  -0.07 -0.01 0.0  0.0 0.02 0.06
+                  0.03 0.03 0.03  -0.02 -0.05 -0.02"/>
+  </asset>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1" euler="5 -4 0"/>
+    <body name="box" pos="-0.4 0 0.3">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="mesh" mesh="box"/>
+    </body>
+    <body name="wedge" pos="0 0 0.3">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="mesh" mesh="wedge" margin="0.01"/>
+    </body>
+    <body name="gem" pos="0.4 0 0.3">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="mesh" mesh="gem" condim="6"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
 inline Model fluid_model(bool ellipsoid) {
   std::string text = kFluidModel;
   for (std::size_t at; (at = text.find("{ellipsoid}")) != std::string::npos;)
@@ -145,6 +176,7 @@ inline std::vector<ModelCase> model_cases() {
       {"tendon_actuators", load_mjcf_string(kTendonActuatorModel, "tendon_actuators.xml").model});
   out.push_back({"filterexact", load_mjcf_string(kFilterExactModel, "filterexact.xml").model});
   out.push_back({"fluid", fluid_model(true)});
+  out.push_back({"mesh_objects", load_mjcf_string(kMeshObjects, "mesh_objects.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

@@ -18,6 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <numbers>
+#include <set>
 #include <utility>
 
 #include "host/load/model_file.hpp"
@@ -618,6 +621,60 @@ Processed process(const Triangles& t, const Placement& p, Inertia inertia, doubl
                   const Hull* hull) {
   if (is_222(inertia)) return run(t.vert, t, p, inertia, density, hull);
   return run(std::vector<double>(t.vert.begin(), t.vert.end()), t, p, inertia, density, hull);
+}
+
+std::vector<std::vector<int>> hull_polygons(std::span<const double> vert,
+                                            std::span<const int> face) {
+  using Key = std::pair<double, double>;
+  // per face: its directed edges (from, to), and for each of them whether it is still unused
+  std::map<Key, std::vector<std::pair<int, int>>> edges;
+  std::vector<Key> order;
+  for (std::size_t f = 0; f + 2 < face.size(); f += 3) {
+    const int i[3] = {face[f], face[f + 1], face[f + 2]};
+    const Eigen::Vector3d a(&vert[3 * i[0]]), b(&vert[3 * i[1]]), c(&vert[3 * i[2]]);
+    Eigen::Vector3d n = (b - a).cross(c - a);
+    const double len = n.norm();
+    if (len < 1e-15) continue;
+    // + 0.0: −0 and +0 give the same angles
+    n = n / len + Eigen::Vector3d::Zero();
+    Key key{0.0, 0.0};
+    if (std::abs(n.z()) > 1 - 1e-7) {
+      key.second = n.z() < 0 ? std::round(std::numbers::pi / kPolygonAngle) : 0.0;
+    } else {
+      key = {std::round(std::atan2(n.y(), n.x()) / kPolygonAngle),
+             std::round(std::acos(n.z()) / kPolygonAngle)};
+    }
+    auto [it, added] = edges.try_emplace(key);
+    if (added) order.push_back(key);
+    for (int k = 0; k < 3; ++k) it->second.emplace_back(i[k], i[(k + 1) % 3]);
+  }
+  std::vector<std::vector<int>> polygons;
+  for (const Key& key : order) {
+    // the boundary: the edges whose reverse is not in the face
+    const std::vector<std::pair<int, int>>& all = edges[key];
+    std::set<std::pair<int, int>> inner(all.begin(), all.end());
+    std::vector<std::pair<int, int>> boundary;
+    for (const auto& [from, to] : all) {
+      if (inner.count({to, from}) == 0) boundary.emplace_back(from, to);
+    }
+    std::vector<char> used(boundary.size(), 0);
+    for (std::size_t start = 0; start < boundary.size(); ++start) {
+      if (used[start]) continue;
+      used[start] = 1;
+      std::vector<int> path{boundary[start].first};
+      int next = boundary[start].second;
+      while (next != path.front()) {
+        path.push_back(next);
+        std::size_t e = 0;
+        while (e < boundary.size() && (used[e] || boundary[e].first != next)) ++e;
+        if (e == boundary.size()) break;
+        used[e] = 1;
+        next = boundary[e].second;
+      }
+      if (next == path.front() && path.size() >= 3) polygons.push_back(std::move(path));
+    }
+  }
+  return polygons;
 }
 
 }  // namespace zwang::mesh

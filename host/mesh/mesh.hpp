@@ -109,4 +109,15 @@ struct Processed {
 Processed process(const Triangles& t, const Placement& p, Inertia inertia, double density,
                   const Hull* hull);
 
+// The faces of a convex hull as MuJoCo 4 groups them for its plane contacts: triangles (indices
+// into `vert`, x y z per vertex, counter-clockwise seen from outside) whose outward normals have
+// the same spherical angles rounded to kPolygonAngle (θ = atan2(n_y, n_x), φ = acos(n_z); φ is
+// 0 or π within 1e-7 of a pole) form one face; each face's boundary, traced along the triangles'
+// winding, is a polygon (a face in several pieces gives one per piece of three or more
+// vertices).  Degenerate triangles (|n| < 1e-15) join none.  Polygons in the order of their
+// face's first triangle, each from its first boundary edge.
+inline constexpr double kPolygonAngle = 0.01;
+std::vector<std::vector<int>> hull_polygons(std::span<const double> vert,
+                                            std::span<const int> face);
+
 }  // namespace zwang::mesh

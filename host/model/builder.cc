@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "host/load/body_merge.hpp"
+#include "host/mesh/mesh.hpp"
 #include "host/model/actuator_constants.hpp"
 #include "host/model/constraint_plan.hpp"
 #include "host/model/element_name.hpp"
@@ -183,6 +184,32 @@ void ModelBuilder::add_contacts(Model& m) const {
     m.mesh_faceadr.push_back(static_cast<int>(m.mesh_face.size() / 3));
     m.mesh_facenum.push_back(static_cast<int>(mesh.face.size() / 3));
     m.mesh_face.insert(m.mesh_face.end(), mesh.face.begin(), mesh.face.end());
+    // the plane contacts' polygons, each with the normal of its first three corners (MuJoCo's),
+    // and each vertex's polygons
+    const std::vector<std::vector<int>> polygons = mesh::hull_polygons(mesh.vert, mesh.face);
+    m.mesh_polyadr.push_back(m.nmeshpoly());
+    m.mesh_polynum.push_back(static_cast<int>(polygons.size()));
+    std::vector<std::vector<int>> of_vertex(mesh.vert.size() / 3);
+    for (std::size_t p = 0; p < polygons.size(); ++p) {
+      const std::vector<int>& poly = polygons[p];
+      m.mesh_polyvertadr.push_back(m.nmeshpolyvert());
+      m.mesh_polyvertnum.push_back(static_cast<int>(poly.size()));
+      m.mesh_polyvert.insert(m.mesh_polyvert.end(), poly.begin(), poly.end());
+      // the first corners that are not on one line (a polygon's corners may be)
+      const Eigen::Vector3d a(&mesh.vert[3 * poly[0]]);
+      Eigen::Vector3d n = Eigen::Vector3d::Zero();
+      for (std::size_t k = 1; k + 1 < poly.size() && n.norm() < 1e-15; ++k) {
+        const Eigen::Vector3d b(&mesh.vert[3 * poly[k]]), c(&mesh.vert[3 * poly[k + 1]]);
+        n = (b - a).cross(c - a);
+      }
+      append(m.mesh_polynormal, n.normalized());
+      for (const int v : poly) of_vertex[v].push_back(static_cast<int>(p));
+    }
+    for (const std::vector<int>& list : of_vertex) {
+      m.mesh_polymapadr.push_back(m.nmeshpolymap());
+      m.mesh_polymapnum.push_back(static_cast<int>(list.size()));
+      m.mesh_polymap.insert(m.mesh_polymap.end(), list.begin(), list.end());
+    }
   }
   m.nmesh = static_cast<int>(meshes_.size());
   for (const GeomSpec& g : geoms_) {

@@ -350,6 +350,40 @@ void Model::validate() const {
                                      mesh_face[f], mesh_vertnum[i]));
       }
     }
+    // the plane contacts' polygons: corners within the mesh, unit normals, and each vertex's
+    // list of polygons within the mesh's
+    const long long pend = static_cast<long long>(mesh_polyadr[i]) + mesh_polynum[i];
+    if (mesh_polyadr[i] < 0 || mesh_polynum[i] < 0 || pend > nmeshpoly()) {
+      throw ModelError(fmt::format("model: mesh {} has polygons out of range", i));
+    }
+    for (long long p = mesh_polyadr[i]; p < pend; ++p) {
+      const long long cend = static_cast<long long>(mesh_polyvertadr[p]) + mesh_polyvertnum[p];
+      if (mesh_polyvertadr[p] < 0 || mesh_polyvertnum[p] < 3 || cend > nmeshpolyvert()) {
+        throw ModelError(fmt::format("model: mesh {} has a polygon of corners out of range", i));
+      }
+      for (long long c = mesh_polyvertadr[p]; c < cend; ++c) {
+        if (mesh_polyvert[c] < 0 || mesh_polyvert[c] >= mesh_vertnum[i]) {
+          throw ModelError(fmt::format("model: mesh {} has a polygon corner {} of {} vertices", i,
+                                       mesh_polyvert[c], mesh_vertnum[i]));
+        }
+      }
+      const double* n = &mesh_polynormal[3 * p];
+      if (!(std::abs(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] - 1) < 1e-9)) {
+        throw ModelError(fmt::format("model: mesh {} has a polygon normal of length ≠ 1", i));
+      }
+    }
+    for (int v = mesh_vertadr[i]; v < mesh_vertadr[i] + mesh_vertnum[i]; ++v) {
+      const long long mend = static_cast<long long>(mesh_polymapadr[v]) + mesh_polymapnum[v];
+      if (mesh_polymapadr[v] < 0 || mesh_polymapnum[v] < 0 || mend > nmeshpolymap()) {
+        throw ModelError(fmt::format("model: mesh {} has a vertex's polygons out of range", i));
+      }
+      for (long long k = mesh_polymapadr[v]; k < mend; ++k) {
+        if (mesh_polymap[k] < 0 || mesh_polymap[k] >= mesh_polynum[i]) {
+          throw ModelError(fmt::format("model: mesh {} names polygon {} of {}", i, mesh_polymap[k],
+                                       mesh_polynum[i]));
+        }
+      }
+    }
   }
   for (const auto& [field, values] : {std::pair{"geom_friction", &geom_friction},
                                       {"geom_margin", &geom_margin},

@@ -115,6 +115,15 @@ struct Model {
   int nmeshface() const {
     return static_cast<int>(mesh_face.size() / 3);
   }
+  int nmeshpoly() const {
+    return static_cast<int>(mesh_polyvertnum.size());
+  }
+  int nmeshpolyvert() const {
+    return static_cast<int>(mesh_polyvert.size());
+  }
+  int nmeshpolymap() const {
+    return static_cast<int>(mesh_polymap.size());
+  }
 
   // f(name, array, shape, text) for each array of kernels/model_fields.h, in its order:
   // the shape its counts give, and its meaning followed by its shape, "mass (nbody)".

@@ -475,6 +475,48 @@ TEST(MeshModel, KeepsTheConvexHull) {
   z.validate();
 }
 
+// the plane contacts' polygons of a box: its six faces, four corners each, counter-clockwise
+// seen from outside, the outward unit normal ±e_i; each vertex on three faces; and a hexagonal
+// prism's two hexagons and six quadrilaterals
+TEST(MeshModel, HullPolygonsAreTheFaces) {
+  const Model z = load(one_mesh_model("file=\"box.stl\""));
+  ASSERT_EQ(z.mesh_polynum[0], 6);
+  std::set<std::array<int, 3>> normals;
+  for (int p = 0; p < 6; ++p) {
+    ASSERT_EQ(z.mesh_polyvertnum[p], 4);
+    const Eigen::Vector3d n(&z.mesh_polynormal[3 * p]);
+    const int axis = [&] {
+      Eigen::Index i;
+      n.cwiseAbs().maxCoeff(&i);
+      return static_cast<int>(i);
+    }();
+    EXPECT_NEAR(std::abs(n[axis]), 1, 1e-12);
+    normals.insert({axis, n[axis] > 0 ? 1 : -1, 0});
+    for (int k = 0; k < 4; ++k) {
+      const auto corner = [&](int j) {
+        return Eigen::Vector3d(&z.mesh_vert[3 * z.mesh_polyvert[z.mesh_polyvertadr[p] + j % 4]]);
+      };
+      // on the face, and turning counter-clockwise about n
+      EXPECT_NEAR(corner(k).dot(n), kBoxHalf(axis), 1e-7);
+      EXPECT_GT((corner(k + 1) - corner(k)).cross(corner(k + 2) - corner(k + 1)).dot(n), 0);
+    }
+  }
+  EXPECT_EQ(normals.size(), 6u);
+  for (int v = 0; v < 8; ++v) EXPECT_EQ(z.mesh_polymapnum[v], 3);
+
+  std::string hexagon;
+  for (int k = 0; k < 6; ++k) {
+    const double a = k * std::numbers::pi / 3;
+    hexagon +=
+        fmt::format("{} {} -0.1 {} {} 0.1 ", std::cos(a), std::sin(a), std::cos(a), std::sin(a));
+  }
+  const Model h = load(one_mesh_model(fmt::format("vertex=\"{}\"", hexagon)));
+  ASSERT_EQ(h.mesh_polynum[0], 8);
+  std::multiset<int> corners(h.mesh_polyvertnum.begin(), h.mesh_polyvertnum.end());
+  EXPECT_EQ(corners, (std::multiset<int>{4, 4, 4, 4, 4, 4, 6, 6}));
+  h.validate();
+}
+
 // a mirroring scale keeps the hull outward, and MuJoCo 3's convex inertia positive
 TEST(MeshModel, MirroredHullStaysOutward) {
   const Model z = load(one_mesh_model("file=\"tetra.stl\" scale=\"-1 1 1\" inertia=\"convex\""));
@@ -833,14 +875,17 @@ TEST(MeshErrors, DegenerateMeshes) {
                        "w.xml:4: mesh 'm': its volume is too small"));
 }
 
-// a mesh geom that can touch another geom is named: zwang has no narrow phase for meshes
+// a mesh geom that can touch a box is named: zwang has no narrow phase for box–mesh; the floor
+// under it is no warning (plane–mesh collides)
 TEST(MeshWarnings, CollidingMeshGeomsAreNamed) {
   const LoadResult r = load_mjcf_string(
       "<mujoco>\n<asset><mesh name=\"t\" file=\"tetra.obj\"/></asset>\n<worldbody>\n"
-      "<geom name=\"floor\" type=\"plane\" size=\"1 1 1\"/>\n<body>\n<freejoint/>\n"
+      "<geom name=\"floor\" type=\"plane\" size=\"1 1 1\"/>\n"
+      "<geom name=\"table\" type=\"box\" size=\"1 1 0.1\"/>\n<body>\n<freejoint/>\n"
       "<geom name=\"hull\" type=\"mesh\" mesh=\"t\"/>\n</body>\n</worldbody>\n</mujoco>\n",
       "w.xml", dir());
   ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(Contains(r.warnings[0], "box–mesh")) << r.warnings[0];
   EXPECT_TRUE(Contains(r.warnings[0], "'hull'"));
   EXPECT_TRUE(Contains(r.warnings[0], "mesh"));
   EXPECT_TRUE(Contains(r.warnings[0], "pass through each other"));

@@ -426,8 +426,9 @@ TEST(MjcfContactWarnings, ExplicitPairWithoutNarrowPhase) {
   EXPECT_EQ(r.model.npair, 1);
 }
 
-// a mesh geom is a geom of the model in MuJoCo's order, and a <pair> naming it is kept; zwang
-// has no narrow phase for meshes, and says so naming the geoms
+// a mesh geom is a geom of the model in MuJoCo's order, and a <pair> naming it is kept; a mesh
+// collides with a plane, but zwang has no narrow phase for a mesh against a sphere, and says so
+// naming the geoms
 TEST(MjcfContactWarnings, MeshGeomsHaveNoNarrowPhase) {
   const LoadResult r = load_mjcf_string(
       "<mujoco>\n<asset><mesh name=\"x\" vertex=\"0 0 0 1 0 0 0 1 0 0 0 1\"/></asset>\n"
@@ -435,14 +436,16 @@ TEST(MjcfContactWarnings, MeshGeomsHaveNoNarrowPhase) {
       "<inertial pos=\"0 0 0\" mass=\"1\" diaginertia=\"1 1 1\"/>\n"
       "<geom name=\"m\" type=\"mesh\" mesh=\"x\"/>\n<geom name=\"s\" size=\"0.1\"/>\n</body>\n"
       "<geom name=\"floor\" type=\"plane\" size=\"1 1 1\"/>\n"
+      "<body name=\"b\">\n<freejoint/>\n<geom name=\"ball\" size=\"0.1\"/>\n</body>\n"
       "</worldbody>\n<contact>\n<pair geom1=\"m\" geom2=\"floor\"/>\n</contact>\n</mujoco>\n",
       "w.xml");
   ASSERT_EQ(r.warnings.size(), 1u) << fmt::format("{}", fmt::join(r.warnings, "\n"));
   EXPECT_NE(r.warnings[0].find("'m'"), std::string::npos) << r.warnings[0];
-  EXPECT_NE(r.warnings[0].find("no narrow phase for plane–mesh"), std::string::npos)
+  EXPECT_NE(r.warnings[0].find("'ball'"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("no narrow phase for sphere–mesh"), std::string::npos)
       << r.warnings[0];
-  EXPECT_EQ(r.model.ngeom, 3);
-  EXPECT_EQ(r.model.geom_name, (std::vector<std::string>{"floor", "m", "s"}));
+  EXPECT_EQ(r.model.ngeom, 4);
+  EXPECT_EQ(r.model.geom_name, (std::vector<std::string>{"floor", "m", "s", "ball"}));
   EXPECT_EQ(r.model.geom_type[1], GeomType::kMesh);
   EXPECT_EQ(r.model.npair, 1);
 }
