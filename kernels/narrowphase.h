@@ -14,8 +14,9 @@
 // these pairs (geom_rbound bounds the extents used here), so callers can skip them.
 // The pairs MuJoCo 2.2.2 hands to libccd's MPR (ellipsoids, cylinders against anything but a
 // plane) come from kernels/narrowphase_convex.h, one contact each; plane–mesh from
-// kernels/narrowphase_mesh.h (MuJoCo 4.0's); the other mesh pairs and height fields are not
-// supported: max_contacts is 0 for them.
+// kernels/narrowphase_mesh.h (MuJoCo 4.0's); a mesh against the other geoms from
+// kernels/narrowphase_ccd.h (MuJoCo 4.0's GJK and EPA); height fields are not supported:
+// max_contacts is 0 for them.
 //
 // Include this header, never kernels/narrowphase_box.h, _convex.h or _mesh.h on their own: they are
 // read in the middle of this one, after the types and helpers they use, before the dispatch that
@@ -324,6 +325,7 @@ ZW_HD int capsule_capsule(const GeomPose<T>& k1, const GeomPose<T>& k2, T margin
 #else
 #define ZW_NARROWPHASE_BOX 0
 #endif
+#include "kernels/narrowphase_ccd.h"
 #include "kernels/narrowphase_convex.h"
 #include "kernels/narrowphase_mesh.h"
 
@@ -337,6 +339,8 @@ ZW_HD constexpr int geom_pair(int t1, int t2) {
 // most contacts the narrow phase of types t1 ≤ t2 can return; 0 when the pair is not supported
 ZW_HD inline int max_contacts(int t1, int t2) {
   switch (geom_pair(t1, t2)) {
+    case geom_pair(GeomType::kMesh, GeomType::kMesh):
+      return 4;
     case geom_pair(GeomType::kPlane, GeomType::kSphere):
     case geom_pair(GeomType::kSphere, GeomType::kSphere):
     case geom_pair(GeomType::kSphere, GeomType::kCapsule):
@@ -356,6 +360,12 @@ ZW_HD inline int max_contacts(int t1, int t2) {
       return max_contacts_box(t1, t2);
 #endif
     default:
+      // a mesh against sphere, capsule, ellipsoid, cylinder, box or mesh
+      if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
+        return t1 == GeomType::kBox
+                   ? 4
+                   : (t1 == GeomType::kCapsule || t1 == GeomType::kCylinder ? 2 : 1);
+      }
       return max_contacts_convex(t1, t2);
   }
 }
@@ -390,6 +400,9 @@ ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, 
       return collide_box(t1, t2, g1, g2, margin, emit);
 #endif
     default:
+      if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
+        return ccd::collide(t1, t2, g1, g2, margin, emit);
+      }
       return collide_convex(t1, t2, g1, g2, margin, emit);
   }
 }

@@ -85,13 +85,16 @@ inline constexpr const char* kFluidModel = R"(<mujoco model="fluid">
 
 // mesh objects over a tilted floor (plane–mesh contacts): a box, a wedge and an irregular gem,
 // each on a slide and two hinges, so that the random states put about a third of them on the
-// floor
+// floor; and a probe of a sphere, a capsule, a box and a mesh over a mesh slab (GJK, EPA and the
+// multi-contact step)
 inline constexpr const char* kMeshObjects = R"(<mujoco model="mesh_objects">
   <asset>
     <mesh name="box" vertex="-0.1 -0.08 -0.05  0.1 -0.08 -0.05  -0.1 0.08 -0.05  0.1 0.08 -0.05
                               -0.1 -0.08 0.05  0.1 -0.08 0.05  -0.1 0.08 0.05  0.1 0.08 0.05"/>
     <mesh name="wedge" inertia="legacy"
           vertex="0 0 0  0.2 0 0  0 0.1 0  0 0 0.08  0.2 0 0.08  0 0.1 0.08"/>
+    <mesh name="slab" vertex="-0.25 -0.2 -0.05  0.25 -0.2 -0.05  -0.25 0.2 -0.05  0.25 0.2 -0.05
+                               -0.25 -0.2 0.05  0.25 -0.2 0.05  -0.25 0.2 0.05  0.25 0.2 0.05"/>
     <mesh name="gem" inertia="legacy"
           vertex="0.07 0.01 -0.02  -0.05 0.04 0.03  0.02 -0.06 0.04  -0.03 -0.02 -0.05
                   0.01 0.05 -0.04  0.06 -0.03 0.02  -0.07 -0.01 0.0  0.0 0.02 0.06
@@ -110,6 +113,14 @@ inline constexpr const char* kMeshObjects = R"(<mujoco model="mesh_objects">
     <body name="gem" pos="0.4 0 0.3">
       <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
       <geom type="mesh" mesh="gem" condim="6"/>
+    </body>
+    <geom name="slab" type="mesh" mesh="slab" pos="0.9 0 0.05"/>
+    <body name="probe" pos="0.9 0 0.35">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="sphere" size="0.04" pos="-0.12 0 0"/>
+      <geom type="capsule" fromto="-0.05 -0.1 0 -0.05 0.1 0" size="0.03"/>
+      <geom type="box" size="0.03 0.05 0.04" pos="0.04 0 0"/>
+      <geom type="mesh" mesh="box" pos="0.14 0 0" euler="0 0 30"/>
     </body>
   </worldbody>
 </mujoco>)";

@@ -6,6 +6,14 @@ within the margin; a face exactly parallel to the plane (a box resting flat: its
 regular prism: points of its bottom face, as many as MuJoCo's); ``qacc`` with the contacts of
 several mesh objects on a floor, one of them an STL file of dm_control's; and a mesh box that
 stays at rest on four contacts.
+
+A mesh against the other geoms (GJK, EPA, the multi-contact step): random poses from apart to
+deep overlap against MuJoCo's contacts (sphere exact where its centre is outside the hull; the
+smooth geoms' depths to EPA's tolerance; capsules and cylinders along a face with a contact at
+each end; box–mesh and mesh–mesh contact sets); boxes and cube meshes resting flat or tilted on a
+mesh slab, apart within the margin or overlapping (four contacts, as MuJoCo's); a cube mesh at
+rest on a slab; deep overlaps GJK leaves with a triangle or a segment; a mesh without a hull; a
+sphere on a mesh's centre.
 """
 
 import numpy as np
@@ -68,6 +76,18 @@ def lowest_point(m, quat):
     return (d.geom_xpos[1] + m.mesh_vert.astype(float) @ R.T)[:, 2].min()
 
 
+def contacts_of_both(z, m, qpos):
+    """Per state of qpos (one per row): zwang's contacts and MuJoCo 4.0's."""
+    sim = zwang.Simulator(z, instances=len(qpos))
+    sim.reset(qpos=qpos)
+    sim.forward()
+    d = mujoco.MjData(m)
+    for i in range(len(qpos)):
+        d.qpos[:] = qpos[i]
+        mujoco.mj_forward(m, d)
+        yield contacts_of_zwang(sim, i), contacts_of_mujoco(d)
+
+
 def contacts_of_zwang(sim, i):
     n = int(sim.ncon[i])
     return [
@@ -83,12 +103,12 @@ def by_position(contacts):
     return sorted(contacts, key=lambda c: tuple(np.round(c[1], 6)))
 
 
-def compare(ours, theirs, at):
+def compare(ours, theirs, at, tol=TOL):
     assert len(ours) == len(theirs), f"{at}: {len(ours)} contacts, MuJoCo {len(theirs)}"
     for (d1, p1, f1), (d2, p2, f2) in zip(by_position(ours), by_position(theirs)):
-        assert abs(d1 - d2) < TOL, f"{at}: dist {d1} vs {d2}"
-        assert np.abs(p1 - p2).max() < TOL, f"{at}: pos {p1} vs {p2}"
-        assert np.abs(f1 - f2).max() < TOL, f"{at}: frame {f1} vs {f2}"
+        assert abs(d1 - d2) < tol, f"{at}: dist {d1} vs {d2}"
+        assert np.abs(p1 - p2).max() < tol, f"{at}: pos {p1} vs {p2}"
+        assert np.abs(f1 - f2).max() < tol, f"{at}: frame {f1} vs {f2}"
 
 
 @pytest.mark.parametrize("shape", [point_cloud, prism, box])
@@ -98,7 +118,6 @@ def test_plane_mesh_contacts_match_mujoco4(tmp_path, shape, margin):
     n = 16
     for trial in range(6):
         z, m = load(tmp_path, shape(rng), margin)
-        d = mujoco.MjData(m)
         qpos = np.zeros((n, 7))
         for i in range(n):
             q = rng.normal(size=4)
@@ -106,14 +125,8 @@ def test_plane_mesh_contacts_match_mujoco4(tmp_path, shape, margin):
             # from clear of the plane (beyond the margin) to 1 cm deep
             qpos[i, 2] = -lowest_point(m, q) + rng.uniform(-0.01, 0.015)
             qpos[i, 3:] = q
-        sim = zwang.Simulator(z, instances=n)
-        sim.reset(qpos=qpos)
-        sim.forward()
-        for i in range(n):
-            d.qpos[:] = qpos[i]
-            mujoco.mj_forward(m, d)
-            at = f"{shape.__name__} trial {trial} instance {i}"
-            compare(contacts_of_zwang(sim, i), contacts_of_mujoco(d), at)
+        for i, (ours, theirs) in enumerate(contacts_of_both(z, m, qpos)):
+            compare(ours, theirs, f"{shape.__name__} trial {trial} instance {i}")
 
 
 @pytest.mark.parametrize("shape", [regular_prism, box])
@@ -231,3 +244,289 @@ def test_mesh_box_rests_on_four_contacts(tmp_path):
     assert np.abs(sim.qpos[0][:2] - qpos[0, :2]).max() < 1e-6
     assert abs(sim.qpos[0][2] - 0.05) < 1e-3
     assert np.abs(sim.qpos[0][4:]).max() < 1e-6
+
+
+# ------------------------------------------------------------------------------------------------
+# a mesh against the other geoms: GJK and EPA, and the multi-contact step of two polytopes
+
+PAIR = """<mujoco>
+  <asset><mesh name="a" vertex="{a}"/><mesh name="b" vertex="{b}"/></asset>
+  <worldbody>
+    <body name="A"><freejoint/><geom type="mesh" mesh="a" margin="{margin}"/></body>
+    <body name="B"><freejoint/><geom {geom}/></body>
+  </worldbody>
+</mujoco>"""
+
+OTHERS = {
+    "sphere": 'type="sphere" size="0.06"',
+    "capsule": 'type="capsule" size="0.04 0.08"',
+    "ellipsoid": 'type="ellipsoid" size="0.05 0.07 0.09"',
+    "cylinder": 'type="cylinder" size="0.05 0.08"',
+    "box": 'type="box" size="0.05 0.07 0.09"',
+    "mesh": 'type="mesh" mesh="b"',
+}
+
+
+def random_pairs(tmp_path, other, margin, seed, n=1500):
+    """Both geoms at random orientations, B's centre about 12 cm from A's: states from apart to
+    deep overlap; the contacts of zwang and of MuJoCo 4.0 per state."""
+    rng = np.random.default_rng(seed)
+
+    def cloud(k):
+        return " ".join(f"{x:.6g}" for x in (rng.normal(size=(k, 3)) * [0.1, 0.07, 0.05]).ravel())
+
+    path = tmp_path / "pair.xml"
+    path.write_text(PAIR.format(a=cloud(20), b=cloud(12), margin=margin, geom=OTHERS[other]))
+    z = zwang.load(str(path), contact_margin="sum")
+    m = mujoco.MjModel.from_xml_path(str(path))
+    qpos = np.zeros((n, 14))
+    for i in range(n):
+        for b in range(2):
+            q = rng.normal(size=4)
+            qpos[i, 7 * b + 3 : 7 * b + 7] = q / np.linalg.norm(q)
+        qpos[i, 7:10] = rng.normal(size=3) * 0.12
+    yield from contacts_of_both(z, m, qpos)
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.01])
+def test_sphere_mesh_contacts_match_mujoco4(tmp_path, margin):
+    """Where the sphere's centre is outside the hull, GJK's distance is exact: the same contact
+    to rounding (with a margin the hull is rounded by it and GJK converges to its tolerance; a
+    few states then differ within it); deeper, EPA's depth agrees to its tolerance (1e-6)."""
+    shallow = deep = off = 0
+    for ours, theirs in random_pairs(tmp_path, "sphere", margin, seed=3):
+        assert len(ours) == len(theirs)
+        if not theirs:
+            continue
+        (d1, p1, f1), (d2, p2, f2) = ours[0], theirs[0]
+        if d2 > -0.06 + 1e-3:
+            shallow += 1
+            exact = abs(d1 - d2) < 1e-7 and np.abs(p1 - p2).max() < 1e-6
+            exact = exact and np.abs(f1[:3] - f2[:3]).max() < 1e-5
+            assert exact or (margin > 0 and abs(d1 - d2) < 2e-5)
+            off += not exact
+        else:
+            deep += 1
+            assert abs(d1 - d2) < 2e-6
+    assert shallow > 100 and deep > 100
+    assert off < 0.1 * shallow
+
+
+def same_sets(ours, theirs, tol=1e-6):
+    if len(ours) != len(theirs):
+        return False
+    for (d1, p1, f1), (d2, p2, f2) in zip(by_position(ours), by_position(theirs)):
+        if abs(d1 - d2) > tol or np.abs(p1 - p2).max() > 10 * tol:
+            return False
+        if np.abs(f1[:3] - f2[:3]).max() > 10 * tol:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("other", ["capsule", "ellipsoid", "cylinder"])
+def test_smooth_geom_mesh_contacts_match_mujoco4(tmp_path, other):
+    """A capsule, ellipsoid or cylinder against a mesh, from apart to deep overlap.  Ellipsoid:
+    always MuJoCo's count and distance (EPA's tolerance), the same contact in most states (else
+    EPA's normal, a few degrees apart).  Capsule and cylinder, with MuJoCo 4.0's contact at each end
+    of one lying along a face: the same contact sets in most states; MuJoCo also gives a cylinder
+    standing on its cap several contacts (zwang: one), and where deep overlaps leave several
+    faces nearly aligned the two may clip by different ones (docs/contacts.md)."""
+    states = exact = counts = 0
+    for ours, theirs in random_pairs(tmp_path, other, 0.0, seed=4):
+        assert (len(ours) == 0) == (len(theirs) == 0)
+        if not theirs:
+            continue
+        states += 1
+        counts += len(ours) == len(theirs)
+        exact += same_sets(ours, theirs)
+        if other == "ellipsoid":
+            assert len(ours) == 1 and abs(ours[0][0] - theirs[0][0]) < 2e-6
+    assert states > 500
+    floor = {"ellipsoid": 0.85, "capsule": 0.75, "cylinder": 0.65}[other]
+    assert exact > floor * states, f"{exact} of {states}"
+    assert counts > (0.97 if other == "capsule" else 0.92) * states, f"{counts} of {states}"
+
+
+@pytest.mark.parametrize("other", ["box", "mesh"])
+def test_polytope_contact_sets_match_mujoco4(tmp_path, other):
+    """A box or a mesh against a mesh, shallow overlaps (the deepest contact less than 1 cm): the
+    same contact sets as MuJoCo 4.0 (count, dist, pos, frame to 1e-6) in most states; where the
+    faces meet at a few degrees MuJoCo's multi-contact step may choose another feature (docs)."""
+    same = compared = 0
+    for ours, theirs in random_pairs(tmp_path, other, 0.0, seed=5, n=3000):
+        if not ours and not theirs:
+            continue
+        if min(c[0] for c in ours + theirs) < -0.01:
+            continue
+        compared += 1
+        try:
+            compare(ours, theirs, "pair")
+        except AssertionError:
+            continue
+        same += 1
+    assert compared > 150
+    assert same > 0.8 * compared, f"{same} of {compared}"
+
+
+RESTING = """<mujoco>
+  <asset>
+    <mesh name="slab" vertex="{slab}"/>
+    <mesh name="cube" vertex="{cube}"/>
+  </asset>
+  <worldbody>
+    <geom type="mesh" mesh="slab" margin="{margin}"/>
+    <body pos="0.01 0.02 {z}" euler="0 {tilt} 0"><freejoint/><geom {geom}/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def corners(hx, hy, hz):
+    return " ".join(
+        f"{v:g}" for x in (-hx, hx) for y in (-hy, hy) for z in (-hz, hz) for v in (x, y, z)
+    )
+
+
+@pytest.mark.parametrize("geom", ['type="box" size="0.05 0.05 0.05"', 'type="mesh" mesh="cube"'])
+@pytest.mark.parametrize("margin", [0.0, 0.01])
+@pytest.mark.parametrize("gap", [-0.002, 0.004])
+@pytest.mark.parametrize("tilt", [0, 2])
+def test_face_on_face_contacts_match_mujoco4(tmp_path, geom, margin, gap, tilt):
+    """A box or a cube mesh on a mesh slab, flat or tilted 2°, overlapping by 2 mm or 4 mm apart:
+    MuJoCo 4.0's four contacts at the corners (none apart beyond the margin)."""
+    path = tmp_path / "resting.xml"
+    path.write_text(
+        RESTING.format(
+            slab=corners(0.3, 0.3, 0.05),
+            cube=corners(0.05, 0.05, 0.05),
+            margin=margin,
+            z=0.1 + gap,
+            tilt=tilt,
+            geom=geom,
+        )
+    )
+    z = zwang.load(str(path), contact_margin="sum")
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    sim = zwang.Simulator(z, instances=1)
+    sim.reset(qpos=d.qpos[None, :].copy())
+    sim.forward()
+    theirs = contacts_of_mujoco(d)
+    assert len(theirs) == (4 if gap < 0 or (margin > gap and tilt == 0) else len(theirs))
+    ours = contacts_of_zwang(sim, 0)
+    at = f"{geom} margin {margin} gap {gap} tilt {tilt}"
+    if "box" in geom or tilt == 0:
+        compare(ours, theirs, at)
+        return
+    # the tilted cube mesh: each contact midway between a cube corner and its projection on the
+    # slab; MuJoCo 4.0 moves the corner along the cube face's normal mirrored about the slab's
+    # (rotated by Rᵀ, not R), which shifts its midpoint by |d| sin(θ)/2 along the slab
+    assert len(ours) == len(theirs), at
+    for (d1, p1, f1), (d2, p2, f2) in zip(by_position(ours), by_position(theirs)):
+        assert abs(d1 - d2) < 1e-5 and np.abs(f1 - f2).max() < 1e-5, at
+        shift = abs(d2) * np.sin(np.radians(tilt)) / 2
+        assert np.abs(p1 - p2).max() < 1e-5 + 1.01 * shift, at
+
+
+def test_mesh_cube_rests_on_a_mesh_slab(tmp_path):
+    path = tmp_path / "resting.xml"
+    path.write_text(
+        RESTING.format(
+            slab=corners(0.3, 0.3, 0.05),
+            cube=corners(0.05, 0.05, 0.05),
+            margin=0,
+            z=0.1,
+            tilt=0,
+            geom='type="mesh" mesh="cube"',
+        )
+    )
+    sim = zwang.Simulator(zwang.load(str(path), contact_margin="sum"), instances=1)
+    sim.reset()
+    start = sim.qpos[0].copy()
+    for _ in range(1000):
+        sim.step()
+    assert int(sim.ncon[0]) == 4
+    assert np.abs(sim.qvel[0]).max() < 1e-6
+    assert np.abs(sim.qpos[0][:2] - start[:2]).max() < 1e-6
+    assert abs(sim.qpos[0][2] - 0.1) < 1e-3
+    assert np.abs(sim.qpos[0][4:]).max() < 1e-6
+
+
+def test_round_geoms_deep_in_a_mesh_box_have_contacts(tmp_path):
+    """Spheres as ellipsoids of equal radii deep in a mesh box, where GJK's last simplex is a
+    triangle or a segment: a contact wherever MuJoCo 4.0 has one, at its depth."""
+    rng = np.random.default_rng(9)
+    found = 0
+    for r in (0.05, 0.1, 0.25):
+        path = tmp_path / "deep.xml"
+        path.write_text(
+            f"""<mujoco><asset><mesh name="m" vertex="{corners(0.5, 0.3, 0.2)}"/></asset>
+            <worldbody><geom type="mesh" mesh="m"/>
+            <body><freejoint/><geom type="ellipsoid" size="{r} {r} {r}"/></body>
+            </worldbody></mujoco>"""
+        )
+        z = zwang.load(str(path))
+        m = mujoco.MjModel.from_xml_path(str(path))
+        d = mujoco.MjData(m)
+        n = 500
+        qpos = np.zeros((n, 7))
+        qpos[:, :3] = rng.uniform([-0.6, -0.4, -0.3], [0.6, 0.4, 0.3], (n, 3))
+        qpos[:, 3] = 1
+        sim = zwang.Simulator(z, instances=n)
+        sim.reset(qpos=qpos)
+        sim.forward()
+        for i in range(n):
+            d.qpos[:] = qpos[i]
+            mujoco.mj_forward(m, d)
+            assert int(sim.ncon[i]) == d.ncon, f"radius {r} instance {i}"
+            if d.ncon:
+                found += 1
+                assert abs(sim.contact_dist[i][0] - d.contact[0].dist) < 2e-6
+    assert found > 1000
+
+
+def test_a_mesh_without_hull_in_a_pair_collides_with_nothing(tmp_path):
+    """A flat mesh (no hull) that cannot collide, named in a <pair> with a sphere: loads, steps,
+    and has no contact."""
+    path = tmp_path / "flat.xml"
+    path.write_text(
+        """<mujoco><asset>
+          <mesh name="flat" vertex="0 0 0 1 0 0 0 1 0 1 1 0" face="0 1 2 1 3 2"/>
+        </asset><worldbody>
+          <body><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>
+            <geom name="sheet" type="mesh" mesh="flat" contype="0" conaffinity="0"/></body>
+          <body><freejoint/><geom name="ball" size="0.1"/></body>
+        </worldbody>
+        <contact><pair geom1="sheet" geom2="ball"/></contact></mujoco>"""
+    )
+    z = zwang.load(str(path))
+    assert z.mesh_vertnum[0] == 0
+    sim = zwang.Simulator(z, instances=1)
+    sim.reset()
+    sim.step(10)
+    assert int(sim.ncon[0]) == 0 and np.all(np.isfinite(sim.qpos))
+
+
+def test_a_sphere_on_a_mesh_centre_collides(tmp_path):
+    """A sphere whose centre is an irregular mesh's: MuJoCo 4.0's GJK stops there without a
+    contact; zwang starts from a support point and finds the overlap, as deep as with the sphere
+    a hair off the centre."""
+    gem = np.random.default_rng(2).normal(size=(16, 3)) * [0.1, 0.07, 0.05]
+    depth = []
+    for offset in (0.0, 1e-9):
+        path = tmp_path / "centre.xml"
+        path.write_text(
+            f"""<mujoco><asset><mesh name="m" vertex="{" ".join(f"{x:.6g}" for x in gem.ravel())}"/>
+            </asset><worldbody><geom type="mesh" mesh="m"/>
+            <body><freejoint/><geom size="0.02"/></body></worldbody></mujoco>"""
+        )
+        z = zwang.load(str(path))
+        sim = zwang.Simulator(z, instances=1)
+        qpos = np.zeros((1, 7))
+        qpos[0, :3] = np.asarray(z.geom_pos)[0] + offset
+        qpos[0, 3] = 1
+        sim.reset(qpos=qpos)
+        sim.forward()
+        assert int(sim.ncon[0]) == 1
+        depth.append(sim.contact_dist[0][0])
+    assert depth[0] < -0.02 and abs(depth[0] - depth[1]) < 1e-6

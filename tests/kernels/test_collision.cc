@@ -227,9 +227,10 @@ TEST(Collision, CapsuleCapsule) {
 }
 
 // pairs MuJoCo 2.2.2 hands to libccd (kernels/narrowphase_convex.h, tested in
-// test_collision_convex.cc) have one contact; plane–mesh up to four (kernels/narrowphase_mesh.h,
-// tested against MuJoCo 4.0 in python_shim/tests/test_mesh_collision.py); the other mesh pairs
-// and height fields: nothing here
+// test_collision_convex.cc) have one contact; a mesh against a plane, box or mesh up to four,
+// against a capsule or cylinder two, a sphere or ellipsoid one (kernels/narrowphase_mesh.h,
+// narrowphase_ccd.h, tested against MuJoCo 4.0 in python_shim/tests/test_mesh_collision.py);
+// height fields: nothing here
 TEST(Collision, UnsupportedPairs) {
   const GeomPose<double> g{{0, 0, 0}, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}, {0.5, 0.5, 0.5}};
   int calls = 0;
@@ -251,8 +252,13 @@ TEST(Collision, UnsupportedPairs) {
       if (convex) {
         EXPECT_EQ(max_contacts(t1, t2), 1) << type_name(t1) << "-" << type_name(t2);
       }
-      if (t1 == GeomType::kPlane && t2 == GeomType::kMesh) {
-        EXPECT_EQ(max_contacts(t1, t2), 4);
+      if (t2 == GeomType::kMesh && t1 != GeomType::kHfield) {
+        // plane–mesh, box–mesh and mesh–mesh have up to four; a capsule or a cylinder along a
+        // face two; a sphere or an ellipsoid one
+        const bool four = t1 == GeomType::kPlane || t1 == GeomType::kBox || t1 == GeomType::kMesh;
+        const bool two = t1 == GeomType::kCapsule || t1 == GeomType::kCylinder;
+        EXPECT_EQ(max_contacts(t1, t2), four ? 4 : (two ? 2 : 1))
+            << type_name(t1) << "-" << type_name(t2);
         continue;
       }
       if (primitive || box || convex) continue;
