@@ -16,9 +16,11 @@
 //            projection's barycentric coordinates in that face
 //   contact  dist = margin − depth, pos = (x₁ + x₂)/2, normal (x₁ − x₂)/|x₁ − x₂|, frame by
 //            mju_makeFrame with no tangent hint
-// with tol = ccd_tolerance = 1e-6.  A sphere or capsule first runs as its core (the centre, the
-// segment) at distance: where the core is more than tol from the other geom, the contact is that
-// distance less the radius (witness points moved along the normal), else both run whole as above.
+// with tol = ccd_tolerance = 1e-6 (two polytopes without margin: GJK and EPA to 1e-15, 1e-7 in
+// float, as they end in finitely many steps).  A sphere or capsule first runs as its core (the
+// centre, the segment) at distance: where the core is more than tol from the other geom, the
+// contact is that distance less the radius (witness points moved along the normal), else both run
+// whole as above.
 //
 // Two polytopes (a box or a mesh against a mesh) then take the multi-contact step below, so that
 // a box-shaped object rests on four contacts, and a capsule or a cylinder lying along a mesh face
@@ -585,6 +587,10 @@ ZW_HD EpaResult<T> epa(Polytope<T>& pt, const Shape<T>& A, const Shape<T>& B) {
         const int from = pt.face[f].v[e], to = pt.face[f].v[(e + 1) % 3];
         int edge = 0;
         while (edge < 3 && pt.face[g].v[edge] != to) ++edge;
+        if (edge == 3) {
+          broken = true;
+          break;
+        }
         h_from[nh] = from;
         h_to[nh] = to;
         h_face[nh] = g;
@@ -629,6 +635,7 @@ ZW_HD EpaResult<T> epa(Polytope<T>& pt, const Shape<T>& A, const Shape<T>& B) {
       broken = !set_plane(pt, f);
     }
     pt.nface += nh;
+    // a new face with no normal: no depth to trust (MuJoCo gives no contact either)
     if (broken) {
       best = -1;
       break;
@@ -667,7 +674,7 @@ ZW_HD void emit_contact(const Vec3<T>& a, const Vec3<T>& b, T dist, Emit& emit) 
 // (Sutherland–Hodgman against the planes through its edges, square to it), and each clipped point
 // p below the clipping face or within the margin above it (d = n·(p − face₀) ≤ margin) is a
 // contact of distance d midway between p and its projection on that face's plane, normal −n₂;
-// more than four points are pruned to the quadrilateral of largest area.  Failing that, an edge of
+// more than four points are pruned to a quadrilateral of large area.  Failing that, an edge of
 // one geom (the lower-dimensional feature) lying along a face of the other within kEdgeTol
 // (|e·n| < kEdgeTol) is clipped by that face: its two farthest points.  Otherwise, or when no
 // point is close enough, the EPA contact alone.
@@ -695,12 +702,26 @@ struct Candidates {
   int count = 0;
 };
 
+// a box corner (its bits) or mesh vertex in the world, as the geom is (not inflated by the margin)
+template <class T>
+ZW_HD Vec3<T> polytope_vertex(const Shape<T>& s, int index) {
+  const GeomPose<T>& g = *s.g;
+  if (s.type == GeomType::kBox) {
+    const Vec3<T> local{(index & 1) != 0 ? g.size.x : -g.size.x,
+                        (index & 2) != 0 ? g.size.y : -g.size.y,
+                        (index & 4) != 0 ? g.size.z : -g.size.z};
+    return mul(g.mat, local) + g.pos;
+  }
+  return mul(g.mat, g.mesh.vertex(index)) + g.pos;
+}
+
 // the distinct polytope vertices of a geom's feature: 1, 2 or 3 of the face's corners
 template <class T>
-ZW_HD int feature(const Vertex<T> corner[3], bool first, int index[3], Vec3<T> point[3]) {
+ZW_HD int feature(const Shape<T>& s, const Vertex<T> corner[3], bool first, int index[3],
+                  Vec3<T> point[3]) {
   for (int i = 0; i < 3; ++i) {
     index[i] = first ? corner[i].ia : corner[i].ib;
-    point[i] = first ? corner[i].a : corner[i].b;
+    point[i] = polytope_vertex(s, index[i]);
   }
   if (index[0] == index[1]) {
     if (index[0] == index[2]) return 1;
@@ -924,8 +945,8 @@ ZW_HD int clip(const Vec3<T>* face, int nface, const Vec3<T>& n, const Vec3<T>* 
   int pick[4] = {0, 1, 2, 3};
   int npick = below;
   if (below > 4) {
-    // the quadrilateral of largest area: from each first corner a, the corners a < b < c < d
-    // (in the polygon's order) each moved on while the area grows and the order holds
+    // a quadrilateral of large area: from each first corner a, the corners a < b < c < d (in the
+    // polygon's order) each moved on while the area grows and the order holds (a local search)
     const Vec3<T>* p = buffer[cur];
     T best = T(-1);
     for (int a = 0; a < below; ++a) {
@@ -989,8 +1010,8 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
                        Emit& emit) {
   int ia[3], ib[3];
   Vec3<T> pa[3], pb[3];
-  const int dim_a = feature(e.corner, true, ia, pa);
-  const int dim_b = feature(e.corner, false, ib, pb);
+  const int dim_a = feature(A, e.corner, true, ia, pa);
+  const int dim_b = feature(B, e.corner, false, ib, pb);
   const Vec3<T> toward_b = e.b - e.a, toward_a = e.a - e.b;
   Candidates<T> fa, fb;
   faces_at(A, dim_a, ia, toward_a, fa);

@@ -291,8 +291,9 @@ def random_pairs(tmp_path, other, margin, seed, n=1500):
 @pytest.mark.parametrize("margin", [0.0, 0.01])
 def test_sphere_mesh_contacts_match_mujoco4(tmp_path, margin):
     """Where the sphere's centre is outside the hull, GJK's distance is exact: the same contact
-    to rounding (with a margin the hull is rounded by it and GJK converges to its tolerance; a
-    few states then differ within it); deeper, EPA's depth agrees to its tolerance (1e-6)."""
+    to rounding (with a margin the hull is rounded by it and GJK converges to its tolerance; up
+    to a tenth of the states then differ, by less than 2e-5); deeper, EPA's depth agrees to twice
+    its tolerance (2e-6)."""
     shallow = deep = off = 0
     for ours, theirs in random_pairs(tmp_path, "sphere", margin, seed=3):
         assert len(ours) == len(theirs)
@@ -412,7 +413,11 @@ def test_face_on_face_contacts_match_mujoco4(tmp_path, geom, margin, gap, tilt):
     sim.reset(qpos=d.qpos[None, :].copy())
     sim.forward()
     theirs = contacts_of_mujoco(d)
-    assert len(theirs) == (4 if gap < 0 or (margin > gap and tilt == 0) else len(theirs))
+    # four corners where the faces overlap or lie flat within the margin; none beyond it
+    if gap < 0 or (margin > gap and tilt == 0):
+        assert len(theirs) == 4
+    elif margin < gap:
+        assert len(theirs) == 0
     ours = contacts_of_zwang(sim, 0)
     at = f"{geom} margin {margin} gap {gap} tilt {tilt}"
     if "box" in geom or tilt == 0:
@@ -510,10 +515,10 @@ def test_a_mesh_without_hull_in_a_pair_collides_with_nothing(tmp_path):
 def test_a_sphere_on_a_mesh_centre_collides(tmp_path):
     """A sphere whose centre is an irregular mesh's: MuJoCo 4.0's GJK stops there without a
     contact; zwang starts from a support point and finds the overlap, as deep as with the sphere
-    a hair off the centre."""
+    0.1 mm off the centre (the ordinary start)."""
     gem = np.random.default_rng(2).normal(size=(16, 3)) * [0.1, 0.07, 0.05]
     depth = []
-    for offset in (0.0, 1e-9):
+    for offset in (0.0, 1e-4):
         path = tmp_path / "centre.xml"
         path.write_text(
             f"""<mujoco><asset><mesh name="m" vertex="{" ".join(f"{x:.6g}" for x in gem.ravel())}"/>
@@ -529,4 +534,5 @@ def test_a_sphere_on_a_mesh_centre_collides(tmp_path):
         sim.forward()
         assert int(sim.ncon[0]) == 1
         depth.append(sim.contact_dist[0][0])
-    assert depth[0] < -0.02 and abs(depth[0] - depth[1]) < 1e-6
+    # the depth changes by at most the offset's length
+    assert depth[0] < -0.02 and abs(depth[0] - depth[1]) < 2e-4

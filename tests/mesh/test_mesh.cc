@@ -515,6 +515,23 @@ TEST(MeshModel, HullPolygonsAreTheFaces) {
   std::multiset<int> corners(h.mesh_polyvertnum.begin(), h.mesh_polyvertnum.end());
   EXPECT_EQ(corners, (std::multiset<int>{4, 4, 4, 4, 4, 4, 6, 6}));
   h.validate();
+
+  // Model::validate refuses polygon arrays that point outside the mesh
+  const auto refused = [&](auto&& spoil, const char* what) {
+    Model bad = z;
+    spoil(bad);
+    try {
+      bad.validate();
+      ADD_FAILURE() << what << " passed validate()";
+    } catch (const ModelError& e) {
+      EXPECT_TRUE(Contains(e.what(), "mesh 0")) << what << ": " << e.what();
+    }
+  };
+  refused([](Model& m) { m.mesh_polyvert[0] = 8; }, "a corner past the vertices");
+  refused([](Model& m) { m.mesh_polyvertnum[0] = 2; }, "a polygon of two corners");
+  refused([](Model& m) { m.mesh_polynum[0] = 7; }, "more polygons than there are");
+  refused([](Model& m) { m.mesh_polymap[0] = 6; }, "a vertex on polygon 6 of 6");
+  refused([](Model& m) { m.mesh_polynormal[0] = 2; }, "a normal of length 2");
 }
 
 // a mirroring scale keeps the hull outward, and MuJoCo 3's convex inertia positive
