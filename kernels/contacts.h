@@ -76,6 +76,13 @@ ZW_HD ZW_INLINE GeomPose<T> geom_pose(const ModelView<T>& m, const Instance<T>& 
               m.mesh_polymapnum + vertadr,
               m.mesh_polymap};
   }
+  const int field = m.geom_type[g] == GeomType::kHfield ? m.geom_dataid[g] : -1;
+  if (field >= 0) {
+    p.hfield.data = m.hfield_data + m.hfield_adr[field];
+    p.hfield.nrow = m.hfield_nrow[field];
+    p.hfield.ncol = m.hfield_ncol[field];
+    for (int k = 0; k < 4; ++k) p.hfield.size[k] = m.hfield_size[4 * field + k];
+  }
   return p;
 }
 

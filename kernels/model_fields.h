@@ -162,7 +162,8 @@
   X(host, double, geom_solmix, (ngeom), "weight of its solref and solimp in a pair")               \
   X(host, double, geom_solref, (ngeom, 2), "contact rows")                                         \
   X(host, double, geom_solimp, (ngeom, 5), "contact rows")                                         \
-  X(view_int, int, geom_dataid, (ngeom), "mesh of a mesh geom, -1 for the others")                 \
+  X(view_int, int, geom_dataid, (ngeom),                                                           \
+    "mesh of a mesh geom, height field of a height-field geom, -1 for the others")                 \
   X(host, std::string, mesh_name, (nmesh), "name")                                                 \
   X(view_int, int, mesh_vertadr, (nmesh), "first vertex in mesh_vert")                             \
   X(view_int, int, mesh_vertnum, (nmesh), "hull vertices, 0 where there is no hull")               \
@@ -182,6 +183,14 @@
     "first of the vertex's polygons in mesh_polymap")                                              \
   X(view_int, int, mesh_polymapnum, (nmeshvert()), "polygons the vertex is a corner of")           \
   X(view_int, int, mesh_polymap, (nmeshpolymap()), "polygon within the mesh")                      \
+  X(host, std::string, hfield_name, (nhfield), "name")                                             \
+  X(view_real, double, hfield_size, (nhfield, 4),                                                  \
+    "x and y half-sizes, elevation scale, base depth (m)")                                         \
+  X(view_int, int, hfield_nrow, (nhfield), "grid rows, along y")                                   \
+  X(view_int, int, hfield_ncol, (nhfield), "grid columns, along x")                                \
+  X(view_int, int, hfield_adr, (nhfield), "first elevation in hfield_data")                        \
+  X(view_real, double, hfield_data, (nhfielddata()),                                               \
+    "elevations in [0, 1], row by row from y = -size[1]")                                          \
   X(host, std::string, pair_name, (npair), "name")                                                 \
   X(host, int, pair_geom1, (npair), "first geom")                                                  \
   X(host, int, pair_geom2, (npair), "second geom")                                                 \

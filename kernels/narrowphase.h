@@ -15,8 +15,9 @@
 // The pairs MuJoCo 2.2.2 hands to libccd's MPR (ellipsoids, cylinders against anything but a
 // plane) come from kernels/narrowphase_convex.h, one contact each; plane–mesh from
 // kernels/narrowphase_mesh.h (MuJoCo 4.0's); a mesh against the other geoms from
-// kernels/narrowphase_ccd.h (MuJoCo 4.0's GJK and EPA); height fields are not supported:
-// max_contacts is 0 for them.
+// kernels/narrowphase_ccd.h (MuJoCo 4.0's GJK and EPA); a height field against sphere, capsule,
+// ellipsoid, cylinder, box and mesh from kernels/narrowphase_hfield.h (its prisms, each by GJK and
+// EPA); a height field against a plane or a height field has no contacts (MuJoCo has none).
 //
 // Include this header, never kernels/narrowphase_box.h, _convex.h or _mesh.h on their own: they are
 // read in the middle of this one, after the types and helpers they use, before the dispatch that
@@ -69,12 +70,24 @@ struct MeshHull {
   }
 };
 
+// a height field as the model holds it (shared by all instances): nrow rows along y of ncol
+// elevations in [0, 1] along x, over [−size[0], size[0]] × [−size[1], size[1]], the surface
+// size[2] · elevation high and the solid down to −size[3]
+template <class T>
+struct HFieldGrid {
+  const T* data = nullptr;
+  int nrow = 0, ncol = 0;
+  T size[4] = {T(0), T(0), T(0), T(0)};
+  ZW_HD ZW_INLINE T elevation(int r, int c) const { return data[r * ncol + c]; }
+};
+
 template <class T>
 struct GeomPose {
   Vec3<T> pos;
   Mat3<T> mat;
   Vec3<T> size;
-  MeshHull<T> mesh{};  // a mesh geom's hull; empty for the other types
+  MeshHull<T> mesh{};      // a mesh geom's hull; empty for the other types
+  HFieldGrid<T> hfield{};  // a height-field geom's grid; empty for the other types
 };
 
 // one contact as MuJoCo's mjContact: dist, pos, frame (row 0 the normal from geom1 to geom2,
@@ -327,6 +340,7 @@ ZW_HD int capsule_capsule(const GeomPose<T>& k1, const GeomPose<T>& k2, T margin
 #endif
 #include "kernels/narrowphase_ccd.h"
 #include "kernels/narrowphase_convex.h"
+#include "kernels/narrowphase_hfield.h"
 #include "kernels/narrowphase_mesh.h"
 
 namespace zwang {
@@ -360,6 +374,8 @@ ZW_HD inline int max_contacts(int t1, int t2) {
       return max_contacts_box(t1, t2);
 #endif
     default:
+      // a height field against sphere, capsule, ellipsoid, cylinder, box or mesh
+      if (t1 == GeomType::kHfield && t2 >= GeomType::kSphere) return hfield::kMaxContacts;
       // a mesh against sphere, capsule, ellipsoid, cylinder, box or mesh
       if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
         return t1 == GeomType::kBox
@@ -400,6 +416,9 @@ ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, 
       return collide_box(t1, t2, g1, g2, margin, emit);
 #endif
     default:
+      if (t1 == GeomType::kHfield && t2 >= GeomType::kSphere) {
+        return hfield::collide(t2, g1, g2, margin, emit);
+      }
       if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
         return ccd::collide(t1, t2, g1, g2, margin, emit);
       }

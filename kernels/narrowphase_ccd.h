@@ -74,9 +74,12 @@ enum Core : int { kWhole = 0, kCentre = 1, kSegment = 2 };
 template <class T>
 struct Shape {
   int type;
-  const GeomPose<T>* g;
-  T half_margin;  // the support point moves this far along the direction
-  int core;       // a sphere as its centre, a capsule as its segment
+  const GeomPose<T>* g;  // a height field's prism: its centre, g->pos
+  T half_margin;         // the support point moves this far along the direction
+  int core;              // a sphere as its centre, a capsule as its segment
+  // a height field's prism (type kHfield): bottom corners 0..2, the top corners 3..5 above them,
+  // in the frame the other geom is given in
+  const Vec3<T>* prism = nullptr;
 };
 
 // a point of the Minkowski difference: x = a − b with a on geom A, b on geom B, and the polytope
@@ -93,6 +96,18 @@ template <class T>
 ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d, int& index) {
   const GeomPose<T>& g = *s.g;
   index = -1;
+  if (s.type == GeomType::kHfield) {
+    // the first best corner of the bottom (d pointing down) or the top
+    const int first = d.z < T(0) ? 0 : 3;
+    index = first;
+    T best = dot(s.prism[first], d);
+    for (int i = first + 1; i < first + 3; ++i) {
+      const T v = dot(s.prism[i], d);
+      index = v > best ? i : index;
+      best = v > best ? v : best;
+    }
+    return s.prism[index] + s.half_margin * d;
+  }
   if (s.core == kCentre) return g.pos;
   if (s.core == kSegment) {
     const Vec3<T> axis = column(g.mat, 2);
@@ -153,7 +168,8 @@ ZW_HD ZW_INLINE Vertex<T> support(const Shape<T>& a, const Shape<T>& b, const Ve
 template <class T>
 ZW_HD ZW_INLINE bool discrete(const Shape<T>& a, const Shape<T>& b) {
   const auto polytope = [](const Shape<T>& s) {
-    return s.half_margin == T(0) && (s.type == GeomType::kBox || s.type == GeomType::kMesh);
+    return s.half_margin == T(0) &&
+           (s.type == GeomType::kBox || s.type == GeomType::kMesh || s.type == GeomType::kHfield);
   };
   return polytope(a) && polytope(b);
 }
@@ -1126,23 +1142,24 @@ ZW_HD int along_face(const Shape<T>& A, const Shape<T>& B, int count, const int*
   return 0;
 }
 
+// `prism`: geom 1 is that prism of a height field (t1 = kHfield), centred at g1.pos
 template <class T, class Emit>
-ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin,
-                  Emit& emit) {
+ZW_HD ZW_NOINLINE int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2,
+                              T margin, Emit& emit, const Vec3<T>* prism = nullptr) {
   // a mesh without a hull (no vertices) collides with nothing
   if ((t1 == GeomType::kMesh && g1.mesh.nvert == 0) ||
       (t2 == GeomType::kMesh && g2.mesh.nvert == 0)) {
     return 0;
   }
   const T half = T(0.5) * margin;
-  Shape<T> A{t1, &g1, half, kWhole}, B{t2, &g2, half, kWhole};
+  Shape<T> A{t1, &g1, half, kWhole, prism}, B{t2, &g2, half, kWhole};
   // a sphere or a capsule: its core at distance first
   const bool round1 = t1 == GeomType::kSphere || t1 == GeomType::kCapsule;
   const bool round2 = t2 == GeomType::kSphere || t2 == GeomType::kCapsule;
   if (round1 || round2) {
     const T r1 = round1 ? g1.size.x + half : T(0), r2 = round2 ? g2.size.x + half : T(0);
     const Shape<T> core1{t1, &g1, round1 ? T(0) : half,
-                         round1 ? (t1 == GeomType::kSphere ? kCentre : kSegment) : kWhole};
+                         round1 ? (t1 == GeomType::kSphere ? kCentre : kSegment) : kWhole, prism};
     const Shape<T> core2{t2, &g2, round2 ? T(0) : half,
                          round2 ? (t2 == GeomType::kSphere ? kCentre : kSegment) : kWhole};
     const GjkResult<T> g = gjk(core1, core2, r1 + r2);

@@ -187,6 +187,7 @@ enum ObjType : int {
   kSite = 6,
   kCamera = 7,
   kMesh = 9,
+  kHfield = 11,
   kEquality = 16,
   kTendon = 17,
   kActuator = 18,

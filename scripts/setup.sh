@@ -12,7 +12,7 @@ packages=(
   cmake g++ make ccache pkg-config
   libeigen3-dev libfmt-dev libgtest-dev libbenchmark-dev
   libpugixml-dev liburdfdom-dev libhdf5-dev nlohmann-json3-dev libcli11-dev
-  libassimp-dev libtinyobjloader-dev libqhull-dev libboost-dev
+  libassimp-dev libtinyobjloader-dev libqhull-dev libboost-dev libpng-dev
   libmujoco-dev libmujoco-samples
   clang llvm libclang-rt-14-dev libomp-14-dev clang-format
 )

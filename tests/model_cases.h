@@ -125,6 +125,37 @@ inline constexpr const char* kMeshObjects = R"(<mujoco model="mesh_objects">
   </worldbody>
 </mujoco>)";
 
+// objects over a tilted, bumpy height field (its prisms against every geom type): a sphere and
+// a capsule body, and a body of an ellipsoid, a cylinder, a box and a mesh, each on a slide and two
+// hinges, so that the random states put some of them into the field
+inline constexpr const char* kHfieldTerrain = R"(<mujoco model="hfield_terrain">
+  <asset>
+    <hfield name="bumps" nrow="5" ncol="6" size="0.6 0.5 0.12 0.05"
+            elevation="0 0.3 0.8 0.2 0.5 0.1  0.4 1 0.6 0.3 0 0.2  0.2 0.5 0.9 0.7 0.3 0.6
+                       0.1 0 0.4 0.8 1 0.5  0.6 0.3 0.2 0 0.4 0.9"/>
+    <mesh name="gem" vertex="0.05 0.01 -0.02  -0.04 0.03 0.02  0.01 -0.05 0.03  -0.02 -0.02 -0.04
+                             0.01 0.04 -0.03  0.04 -0.02 0.02  0 0.01 0.05"/>
+  </asset>
+  <worldbody>
+    <geom name="terrain" type="hfield" hfield="bumps" euler="4 -3 10"/>
+    <body name="ball" pos="-0.3 0 0.2">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="sphere" size="0.05"/>
+    </body>
+    <body name="pill" pos="0 0.2 0.2">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="capsule" size="0.03 0.07" euler="80 0 0" margin="0.005"/>
+    </body>
+    <body name="cluster" pos="0.25 -0.1 0.25">
+      <joint type="slide" axis="0 0 1"/><joint axis="1 0 0"/><joint axis="0 1 0"/>
+      <geom type="ellipsoid" size="0.04 0.03 0.05" pos="-0.1 0 0"/>
+      <geom type="cylinder" size="0.03 0.04" pos="0 0.1 0"/>
+      <geom type="box" size="0.04 0.03 0.03" pos="0.1 0 0" condim="6"/>
+      <geom type="mesh" mesh="gem" pos="0 -0.1 0" margin="0.01"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+
 inline Model fluid_model(bool ellipsoid) {
   std::string text = kFluidModel;
   for (std::size_t at; (at = text.find("{ellipsoid}")) != std::string::npos;)
@@ -188,6 +219,7 @@ inline std::vector<ModelCase> model_cases() {
   out.push_back({"filterexact", load_mjcf_string(kFilterExactModel, "filterexact.xml").model});
   out.push_back({"fluid", fluid_model(true)});
   out.push_back({"mesh_objects", load_mjcf_string(kMeshObjects, "mesh_objects.xml").model});
+  out.push_back({"hfield_terrain", load_mjcf_string(kHfieldTerrain, "hfield_terrain.xml").model});
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

@@ -252,18 +252,14 @@ class TreeReader {
       a.fail("<geom> of type mesh needs the attribute 'mesh'");
     }
     if (g.def.fromto) apply_fromto(a, "<geom>", g.def);
-    // a mesh gives the size of a mesh geom, and of a primitive fitted to it (Meshes::apply)
-    if (g.def.mesh.empty()) check_geom_size(a, g.def);
+    // a mesh gives the size of a mesh geom, and of a primitive fitted to it (Meshes::apply); a
+    // height field that of its geom (HFields::apply)
+    if (g.def.mesh.empty() && g.def.type != GeomType::kHfield) check_geom_size(a, g.def);
     if (g.def.type == GeomType::kPlane && !bodies_[b].is_static) {
       a.fail("a plane geom can only be used in the world or in a body welded to it");
     }
     if (g.def.condim != 1 && g.def.condim != 3 && g.def.condim != 4 && g.def.condim != 6) {
       a.fail(fmt::format("<geom> condim {} is not 1, 3, 4 or 6", g.def.condim));
-    }
-    if (g.def.type == GeomType::kHfield) {
-      ctx_.warn(node,
-                "geom type hfield is not supported: it does not collide (zwang has no narrow phase "
-                "for it); ignored");
     }
     bodies_[b].geoms.push_back(std::move(g));
   }
@@ -340,6 +336,7 @@ GeomMass geom_mass(const Geom& geom) {
       volume = 4 * kPi * a * b * c / 3;
       break;
     case GeomType::kBox:
+    case GeomType::kHfield:  // MuJoCo's: the box of its geom_size
       volume = 8 * a * b * c;
       break;
     default:
@@ -374,6 +371,7 @@ GeomMass geom_mass(const Geom& geom) {
       out.principal = {m * (b * b + c * c) / 5, m * (a * a + c * c) / 5, m * (a * a + b * b) / 5};
       break;
     case GeomType::kBox:
+    case GeomType::kHfield:
       out.principal = {m * (b * b + c * c) / 3, m * (a * a + c * c) / 3, m * (a * a + b * b) / 3};
       break;
     case GeomType::kMesh: {
@@ -401,11 +399,6 @@ MassProperties from_geoms(Context& ctx, const Body& body, const Compiler& c) {
   std::vector<Vec3d> pos;
   std::vector<Quatd> quat;
   for (const Geom* g : used) {
-    if (g->def.type == GeomType::kHfield) {
-      ctx.fail(g->node,
-               "the body's inertia would come from this geom, a height field, which has no "
-               "inertia; give the body an <inertial>");
-    }
     // MuJoCo 2.2.2 looks at a mesh's inertia only where a geom's mass is not zero
     if (g->mesh && !g->mesh->defect.empty() && g->def.mass != 0) {
       ctx.fail(g->node, g->mesh->defect);

@@ -16,10 +16,6 @@
 
 namespace zwang::mjcf {
 
-bool collides(GeomType type) {
-  return type != GeomType::kHfield;
-}
-
 namespace {
 
 bool is_valid_condim(int condim) {
@@ -28,7 +24,6 @@ bool is_valid_condim(int condim) {
 
 // a geom pair that always collides, with the parameters of its class (no childclass reaches
 // it) and its own attributes: MuJoCo 2.2.2 sets every parameter so, none from the geoms.
-// False, with a warning, when a geom does not collide.
 bool pair(Context& ctx, pugi::xml_node node, const Defaults& defaults,
           const std::map<std::string, GeomRef, std::less<>>& geoms, ContactPairSpec& spec,
           std::array<int, 2>& bodies) {
@@ -46,12 +41,6 @@ bool pair(Context& ctx, pugi::xml_node node, const Defaults& defaults,
     const std::string& name = k == 0 ? spec.geom1 : spec.geom2;
     const auto it = geoms.find(name);
     if (it == geoms.end()) a.fail(fmt::format("<pair> names no geom '{}'", name));
-    const GeomDef& g = it->second.geom->def;
-    if (!collides(g.type)) {
-      ctx.warn(node, fmt::format("<pair> of geom '{}', whose type {} does not collide; ignored",
-                                 name, geom_type_name(g.type)));
-      return false;
-    }
     bodies[k] = it->second.body;
   }
   if (bodies[0] > bodies[1]) {

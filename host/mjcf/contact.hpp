@@ -13,9 +13,6 @@
 
 namespace zwang::mjcf {
 
-// false for height-field geoms, which zwang leaves out of the model
-bool collides(GeomType type);
-
 // a geom of the document and the body it is on
 struct GeomRef {
   const Geom* geom;

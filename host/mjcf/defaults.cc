@@ -86,6 +86,7 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
   a.numbers("solref", d.solref, 1);
   a.numbers("solimp", d.solimp, 1);
   if (const auto mesh = a.text("mesh")) d.mesh = *mesh;
+  if (const auto hfield = a.text("hfield")) d.hfield = *hfield;
   set_if(a, "fitscale", d.fitscale);
   if (const auto shell = a.boolean("shellinertia")) d.shellinertia = *shell;
   std::array<double, 4> rgba{};
@@ -95,8 +96,7 @@ void read_geom(Attrs& a, GeomDef& d, const Compiler& c) {
     d.fluid_ellipsoid = *shape == 1;
   }
   a.exact("fluidcoef", d.fluidcoef);
-  // user data; the height field of a geom that does not collide
-  a.ignore({"user", "hfield"});
+  a.ignore({"user"});
 }
 
 void read_mesh(Attrs& a, MeshDef& d) {

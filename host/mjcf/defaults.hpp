@@ -52,6 +52,7 @@ struct GeomDef {
   // a mesh geom's mesh, or the mesh a primitive is fitted to (scaled by fitscale); shellinertia:
   // the mesh's surface carries the mass (MuJoCo 2.2.2's attribute, MuJoCo 3's shell)
   std::string mesh;
+  std::string hfield;  // a height-field geom's <hfield>
   double fitscale = 1;
   bool shellinertia = false;
   // what rangefinder rays see: the alpha of rgba, or of the material's rgba where it has one

@@ -20,6 +20,7 @@
 
 #include "host/load/model_file.hpp"
 #include "host/mjcf/contact.hpp"
+#include "host/mjcf/hfield.hpp"
 #include "host/mjcf/sensor.hpp"
 #include "host/model/size.hpp"
 #include "zwang/builder.hpp"
@@ -94,6 +95,8 @@ class Loader {
     bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
     const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_);
     meshes.apply(bodies_);
+    const HFields hfields(ctx_, sections("asset"), compiler_);
+    hfields.apply(bodies_);
     std::vector<MassProperties> mass = mass_properties(ctx_, bodies_, compiler_);
     std::vector<FusedBody> fused;
     if (compiler_.fusestatic) {
@@ -105,6 +108,7 @@ class Loader {
     add_bodies(mass, fused_names);
     add_fused(fused, scale);
     meshes.add_to(builder_);
+    hfields.add_to(builder_);
     materials(sections("asset"), defaults);
     add_geoms();
     add_sites();
@@ -301,17 +305,26 @@ class Loader {
     }
   }
 
-  // rangefinder rays meet primitives and planes only: each rangefinder of a model with mesh
-  // geoms gets a warning
+  // rangefinder rays meet primitives and planes only: each rangefinder of a model with mesh or
+  // height-field geoms gets a warning
   void rangefinders_and_meshes(const std::vector<pugi::xml_node>& sensors) {
-    int meshes = 0;
-    for (const Geom* g : model_geoms_) meshes += g->def.type == GeomType::kMesh ? 1 : 0;
-    if (meshes == 0) return;
+    int meshes = 0, fields = 0;
+    for (const Geom* g : model_geoms_) {
+      meshes += g->def.type == GeomType::kMesh ? 1 : 0;
+      fields += g->def.type == GeomType::kHfield ? 1 : 0;
+    }
+    if (meshes + fields == 0) return;
+    const auto count = [](int n, std::string_view what) {
+      return n == 0 ? std::string() : fmt::format("{} {} geom{}", n, what, n == 1 ? "" : "s");
+    };
+    const std::string which = meshes > 0 && fields > 0
+                                  ? count(meshes, "mesh") + " and " + count(fields, "height-field")
+                                  : count(meshes, "mesh") + count(fields, "height-field");
     for (const pugi::xml_node node : sensors) {
       if (std::string_view(node.name()) != "rangefinder") continue;
-      ctx_.warn(node, fmt::format("rangefinder rays pass through the model's {} mesh geom{} "
-                                  "(MuJoCo's meet them)",
-                                  meshes, meshes == 1 ? "" : "s"));
+      ctx_.warn(node, fmt::format("rangefinder rays pass through the model's {} (MuJoCo's meet "
+                                  "them)",
+                                  which));
     }
   }
 
@@ -341,8 +354,7 @@ class Loader {
   }
 
   // the geoms of every body in MuJoCo's order: bodies as numbered (depth first), a body's geoms
-  // in document order; height-field geoms, which do not collide, are left out.  Names are unique
-  // among all geoms, as in MuJoCo.
+  // in document order.  Names are unique among all geoms, as in MuJoCo.
   void add_geoms() {
     for (std::size_t b = 0; b < bodies_.size(); ++b) {
       for (const Geom& g : bodies_[b].geoms) {
@@ -353,7 +365,6 @@ class Loader {
                                           g.name, ctx_.where(it->second.geom->node)));
           }
         }
-        if (!collides(g.def.type)) continue;
         const GeomDef& d = g.def;
         const GeomSpec spec{.name = g.name,
                             .body = body_names_[b],
@@ -372,6 +383,7 @@ class Loader {
                             .solref = d.solref,
                             .solimp = d.solimp,
                             .mesh = d.type == GeomType::kMesh ? d.mesh : "",
+                            .hfield = d.type == GeomType::kHfield ? d.hfield : "",
                             .visible = visible(g),
                             .fluid_ellipsoid = g.def.fluid_ellipsoid,
                             .fluidcoef = g.def.fluidcoef};

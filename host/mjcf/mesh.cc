@@ -38,11 +38,8 @@ struct Mesh {
   }
 };
 
-namespace {
-
-// whitespace-separated values of an inline attribute: floats (vertex) or ints (face)
 template <class T>
-std::vector<T> values(Attrs& a, const char* attribute) {
+std::vector<T> attribute_list(Attrs& a, const char* attribute) {
   const std::optional<std::string> text = a.text(attribute);
   std::vector<T> out;
   if (!text) return out;
@@ -60,7 +57,8 @@ std::vector<T> values(Attrs& a, const char* attribute) {
     bool bad = ec != std::errc() || ptr != token.data() + token.size();
     if constexpr (std::is_floating_point_v<T>) bad = bad || !std::isfinite(v);
     if (bad) {
-      a.fail(fmt::format("<mesh> attribute '{}': '{}' is not {}", attribute, s.substr(i, end - i),
+      a.fail(fmt::format("<{}> attribute '{}': '{}' is not {}", a.tag(), attribute,
+                         s.substr(i, end - i),
                          std::is_floating_point_v<T> ? "a finite number" : "an integer"));
     }
     out.push_back(v);
@@ -69,8 +67,9 @@ std::vector<T> values(Attrs& a, const char* attribute) {
   return out;
 }
 
-// MuJoCo's file name rules: absolute as given; else under meshdir (MuJoCo 3: or assetdir),
-// itself absolute or relative to the model's directory
+template std::vector<float> attribute_list<float>(Attrs&, const char*);
+template std::vector<int> attribute_list<int>(Attrs&, const char*);
+
 std::filesystem::path resolve(const Context& ctx, const Compiler& c, std::string file) {
   namespace fs = std::filesystem;
   if (c.strippath) file = fs::path(file).filename().string();
@@ -80,6 +79,8 @@ std::filesystem::path resolve(const Context& ctx, const Compiler& c, std::string
   if (dir.is_absolute()) return dir / name;
   return ctx.model_dir() / dir / name;
 }
+
+namespace {
 
 Eigen::Quaterniond eigen(const Quatd& q) {
   return {q[0], q[1], q[2], q[3]};
@@ -174,7 +175,7 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
     Attrs self(ctx_, asset);
     self.finish();
     for (const pugi::xml_node node : ctx_.children(asset)) {
-      // textures, materials, skins: rendering; height fields: their geoms are warned about
+      // textures, materials, skins: rendering; height fields: host/mjcf/hfield.cc
       if (std::string_view(node.name()) != "mesh") continue;
       Attrs a(ctx_, node);
       const DefaultClass& cls = defaults.of(a, "");
@@ -200,8 +201,8 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
         place.refquat = q;
       }
       place.scale = d.scale;
-      const std::vector<float> vertex = values<float>(a, "vertex");
-      const std::vector<int> face = values<int>(a, "face");
+      const std::vector<float> vertex = attribute_list<float>(a, "vertex");
+      const std::vector<int> face = attribute_list<int>(a, "face");
       // normals and texture coordinates are for rendering
       a.ignore({"class", "normal", "texcoord", "smoothnormal", "content_type"});
       a.finish();

@@ -1,6 +1,7 @@
 // The MJCF reader's meshes (host/mjcf/mesh.cc).
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,6 +16,17 @@
 namespace zwang::mjcf {
 
 struct Mesh;
+
+// the whitespace-separated values of an attribute, none where it is absent: each a finite
+// number (float) or an integer (int), else an error naming the attribute
+template <class T>
+std::vector<T> attribute_list(Attrs& a, const char* attribute);
+extern template std::vector<float> attribute_list<float>(Attrs&, const char*);
+extern template std::vector<int> attribute_list<int>(Attrs&, const char*);
+
+// an asset file's path by MuJoCo's rules: absolute as given; else under meshdir (MuJoCo 3: or
+// assetdir), itself absolute or relative to the model's directory
+std::filesystem::path resolve(const Context& ctx, const Compiler& c, std::string file);
 
 // the <mesh> elements of the <asset> sections, read and processed as MuJoCo 2.2.2 does
 // (MuJoCo 3's inertia attribute where given), in document order; `bodies` tell which meshes

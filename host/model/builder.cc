@@ -62,6 +62,19 @@ void append(std::vector<double>& v, const Spec& a) {
   v.insert(v.end(), a.begin(), a.end());
 }
 
+// a height field's elevations as MuJoCo scales them, in float: (e − min) / (max − min), or
+// e − min where max − min ≤ 1e-14 (its mjEPS)
+std::vector<double> scaled_elevation(const std::vector<double>& elevation) {
+  std::vector<float> e(elevation.begin(), elevation.end());
+  const auto [lo, hi] = std::minmax_element(e.begin(), e.end());
+  const float emin = *lo, range = *hi - *lo;
+  for (float& v : e) {
+    v -= emin;
+    if (static_cast<double>(range) > 1e-14) v /= range;
+  }
+  return {e.begin(), e.end()};
+}
+
 // the frame of `inertia`'s principal axes: `preferred` where it diagonalises it, else the body
 // frame where it is diagonal, else its eigenvectors (right-handed)
 Quatd principal_frame(const Inertia6& inertia, const std::optional<Quatd>& preferred) {
@@ -212,6 +225,15 @@ void ModelBuilder::add_contacts(Model& m) const {
     }
   }
   m.nmesh = static_cast<int>(meshes_.size());
+  for (const HFieldSpec& h : hfields_) {
+    m.hfield_name.push_back(h.name);
+    append(m.hfield_size, h.size);
+    m.hfield_nrow.push_back(h.nrow);
+    m.hfield_ncol.push_back(h.ncol);
+    m.hfield_adr.push_back(m.nhfielddata());
+    append(m.hfield_data, scaled_elevation(h.elevation));
+  }
+  m.nhfield = static_cast<int>(hfields_.size());
   for (const GeomSpec& g : geoms_) {
     m.geom_name.push_back(g.name);
     m.geom_type.push_back(g.type);
@@ -219,7 +241,10 @@ void ModelBuilder::add_contacts(Model& m) const {
     append(m.geom_pos, g.pos);
     append(m.geom_quat, g.quat);
     append(m.geom_size, g.size);
-    m.geom_rbound.push_back(geom_bounding_radius(g.type, g.size));
+    m.geom_rbound.push_back(
+        g.type == GeomType::kHfield
+            ? hfield_bounding_radius(hfields_[m.id(ObjType::kHfield, g.hfield)].size)
+            : geom_bounding_radius(g.type, g.size));
     m.geom_contype.push_back(g.contype);
     m.geom_visible.push_back(g.visible ? 1 : 0);
     m.geom_conaffinity.push_back(g.conaffinity);
@@ -231,7 +256,9 @@ void ModelBuilder::add_contacts(Model& m) const {
     m.geom_solmix.push_back(g.solmix);
     append(m.geom_solref, g.solref);
     append(m.geom_solimp, g.solimp);
-    m.geom_dataid.push_back(g.type == GeomType::kMesh ? m.id(ObjType::kMesh, g.mesh) : -1);
+    m.geom_dataid.push_back(g.type == GeomType::kMesh     ? m.id(ObjType::kMesh, g.mesh)
+                            : g.type == GeomType::kHfield ? m.id(ObjType::kHfield, g.hfield)
+                                                          : -1);
     m.geom_fluidshape.push_back(g.fluid_ellipsoid ? 1 : 0);
     append(m.geom_fluid,
            g.fluid_ellipsoid ? ellipsoid_fluid_coefficients(g) : std::array<double, 12>{});
@@ -920,7 +947,16 @@ void ModelBuilder::add_geom(const GeomSpec& in) {
     throw ModelError(fmt::format("{}: unknown type {}", who, type));
   }
   if (g.type == GeomType::kHfield) {
-    throw ModelError(fmt::format("{}: height-field geoms are not supported", who));
+    const auto it = std::find_if(hfields_.begin(), hfields_.end(),
+                                 [&](const HFieldSpec& h) { return h.name == g.hfield; });
+    if (it == hfields_.end()) {
+      throw ModelError(fmt::format("{}: height field '{}' has not been added", who, g.hfield));
+    }
+    // MuJoCo's geom_size of a height field
+    g.size = {it->size[0], it->size[1], 0.25 * it->size[2] + 0.5 * it->size[3]};
+  } else if (!g.hfield.empty()) {
+    throw ModelError(
+        fmt::format("{}: only a height-field geom has a height field ('{}')", who, g.hfield));
   }
   if (g.type == GeomType::kMesh) {
     const bool known = std::any_of(meshes_.begin(), meshes_.end(),
@@ -996,6 +1032,41 @@ int ModelBuilder::add_mesh(const MeshSpec& in) {
   }
   meshes_.push_back(in);
   return static_cast<int>(meshes_.size()) - 1;
+}
+
+int ModelBuilder::add_hfield(const HFieldSpec& in) {
+  const std::string who = fmt::format("height field '{}'", in.name);
+  if (in.name.empty()) throw ModelError("a height field needs a name");
+  for (const HFieldSpec& other : hfields_) {
+    if (other.name == in.name) throw ModelError(who + ": the name is used by another height field");
+  }
+  if (in.nrow < 2 || in.ncol < 2) {
+    throw ModelError(fmt::format("{}: {} rows and {} columns; a grid needs at least 2 of each", who,
+                                 in.nrow, in.ncol));
+  }
+  if (static_cast<long long>(in.nrow) * in.ncol != std::ssize(in.elevation)) {
+    throw ModelError(fmt::format("{}: {} elevations for {} rows of {} columns", who,
+                                 in.elevation.size(), in.nrow, in.ncol));
+  }
+  for (std::size_t i = 0; i < in.elevation.size(); ++i) {
+    // MuJoCo reads them as float
+    if (!std::isfinite(static_cast<float>(in.elevation[i]))) {
+      throw ModelError(fmt::format("{}: elevation {} ({}) is not finite", who, i, in.elevation[i]));
+    }
+  }
+  const auto [lo, hi] = std::minmax_element(in.elevation.begin(), in.elevation.end());
+  if (!std::isfinite(static_cast<float>(*hi) - static_cast<float>(*lo))) {
+    throw ModelError(
+        fmt::format("{}: the elevations span {} to {}, more than a float holds", who, *lo, *hi));
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (!(in.size[k] > 0) || !std::isfinite(static_cast<float>(in.size[k]))) {
+      throw ModelError(
+          fmt::format("{}: size[{}] = {} must be positive and finite", who, k, in.size[k]));
+    }
+  }
+  hfields_.push_back(in);
+  return static_cast<int>(hfields_.size()) - 1;
 }
 
 void ModelBuilder::add_contact_pair(const ContactPairSpec& in) {
@@ -1381,6 +1452,8 @@ const std::vector<std::string>* Model::names(ObjType type) const {
       return &site_name;
     case ObjType::kMesh:
       return &mesh_name;
+    case ObjType::kHfield:
+      return &hfield_name;
     case ObjType::kEquality:
       return &eq_name;
     case ObjType::kTendon:

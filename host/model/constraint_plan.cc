@@ -35,9 +35,16 @@ double geom_bounding_radius(GeomType type, const Vec3d& s) {
     case GeomType::kBox:
     case GeomType::kMesh:
       return std::sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    case GeomType::kHfield:
+      // the height field's rectangle; hfield_bounding_radius adds its heights
+      return std::sqrt(s[0] * s[0] + s[1] * s[1]);
     default:
       return 0;
   }
+}
+
+double hfield_bounding_radius(const std::array<double, 4>& s) {
+  return std::sqrt(s[0] * s[0] + s[1] * s[1] + std::max(s[2] * s[2], s[3] * s[3]));
 }
 
 ContactMix mix_contact(const Model& m, int g1, int g2) {

@@ -46,6 +46,9 @@ RowPlan plan_rows(const Model& model);
 
 // Radius of the sphere about a geom's centre that holds it (0 for a plane: infinite).
 double geom_bounding_radius(GeomType type, const Vec3d& size);
+// a height-field geom's, from its height field's hfield_size (MuJoCo's geom_rbound: the box of
+// its rectangle and the larger of elevation and base)
+double hfield_bounding_radius(const std::array<double, 4>& hfield_size);
 
 // rows of one equality of this type
 int equality_rows(EqualityType type);

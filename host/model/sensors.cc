@@ -145,7 +145,7 @@ std::string_view to_string(ObjType type) {
   // MuJoCo 2.2.2's names by mjtObj value, "" for the kinds zwang has not
   constexpr std::string_view kNames[] = {
       "unknown",  "body",   "xbody",    "joint",  "dof", "geom", "site", "camera",
-      "",         "mesh",   "",         "",       "",    "",     "",     "",
+      "",         "mesh",   "",         "hfield", "",    "",     "",     "",
       "equality", "tendon", "actuator", "sensor", "",    "",     "",     "key"};
   const int t = static_cast<int>(type);
   return t >= 0 && t < static_cast<int>(std::size(kNames)) && !kNames[t].empty() ? kNames[t]

@@ -101,6 +101,7 @@ void Model::validate() const {
                                             {"nnhc", nnhc, 0},
                                             {"ngeom", ngeom, 0},
                                             {"nmesh", nmesh, 0},
+                                            {"nhfield", nhfield, 0},
                                             {"npair", npair, 0},
                                             {"nexclude", nexclude, 0},
                                             {"nsite", nsite, 0},
@@ -385,6 +386,27 @@ void Model::validate() const {
       }
     }
   }
+  for (int i = 0; i < nhfield; ++i) {
+    const long long end =
+        static_cast<long long>(hfield_adr[i]) + 1LL * hfield_nrow[i] * hfield_ncol[i];
+    if (hfield_nrow[i] < 2 || hfield_ncol[i] < 2 || hfield_adr[i] < 0 || end > nhfielddata()) {
+      throw ModelError(
+          fmt::format("model: height field {} has a grid of {} × {} from {}, out of {} elevations",
+                      i, hfield_nrow[i], hfield_ncol[i], hfield_adr[i], nhfielddata()));
+    }
+    for (int k = 0; k < 4; ++k) {
+      if (!(hfield_size[4 * i + k] > 0) || !std::isfinite(hfield_size[4 * i + k])) {
+        throw ModelError(fmt::format("model: height field {} has size[{}] = {}, not positive", i, k,
+                                     hfield_size[4 * i + k]));
+      }
+    }
+    for (long long k = hfield_adr[i]; k < end; ++k) {
+      if (!(hfield_data[k] >= 0 && hfield_data[k] <= 1)) {
+        throw ModelError(fmt::format("model: height field {} has elevation {} = {}, not in [0, 1]",
+                                     i, k - hfield_adr[i], hfield_data[k]));
+      }
+    }
+  }
   for (const auto& [field, values] : {std::pair{"geom_friction", &geom_friction},
                                       {"geom_margin", &geom_margin},
                                       {"geom_gap", &geom_gap},
@@ -424,13 +446,23 @@ void Model::validate() const {
       throw ModelError(fmt::format("model: geom {} is a plane on a moving body", i));
     }
     const int t = static_cast<int>(geom_type[i]);
-    if (t < 0 || t > static_cast<int>(GeomType::kMesh) || geom_type[i] == GeomType::kHfield) {
+    if (t < 0 || t > static_cast<int>(GeomType::kMesh)) {
       throw ModelError(fmt::format("model: geom {} has an unsupported type {}", i, t));
     }
     const bool mesh = geom_type[i] == GeomType::kMesh;
-    if (mesh ? geom_dataid[i] < 0 || geom_dataid[i] >= nmesh : geom_dataid[i] != -1) {
-      throw ModelError(
-          fmt::format("model: geom {} has geom_dataid {} ({} meshes)", i, geom_dataid[i], nmesh));
+    const bool hfield = geom_type[i] == GeomType::kHfield;
+    const int ndata = mesh ? nmesh : hfield ? nhfield : 0;
+    if ((mesh || hfield) ? geom_dataid[i] < 0 || geom_dataid[i] >= ndata : geom_dataid[i] != -1) {
+      throw ModelError(fmt::format("model: geom {} has geom_dataid {} ({} {})", i, geom_dataid[i],
+                                   ndata, hfield ? "height fields" : "meshes"));
+    }
+    if (hfield) {
+      std::array<double, 4> hs;
+      std::copy_n(&hfield_size[4 * geom_dataid[i]], 4, hs.begin());
+      if (!(geom_rbound[i] >= hfield_bounding_radius(hs) * (1 - 1e-12))) {
+        throw ModelError(fmt::format("model: geom_rbound[{}] = {} does not hold the height field",
+                                     i, geom_rbound[i]));
+      }
     }
     if (mesh && !(size[0] >= 0 && size[1] >= 0 && size[2] >= 0)) {
       throw ModelError(fmt::format("model: mesh geom {} has a negative size", i));

@@ -33,6 +33,8 @@ class ModelBuilder {
   void add_nonholonomic(const NonholonomicSpec& spec);
   // Adds a mesh (its convex hull) for mesh geoms; returns its index.
   int add_mesh(const MeshSpec& spec);
+  // Adds a height field for height-field geoms; returns its index.
+  int add_hfield(const HFieldSpec& spec);
   // Adds a collision geom to a body added before it.
   void add_geom(const GeomSpec& spec);
   // Adds a site to a body added before it.
@@ -95,6 +97,7 @@ class ModelBuilder {
 
   std::vector<GeomSpec> geoms_;
   std::vector<MeshSpec> meshes_;
+  std::vector<HFieldSpec> hfields_;
   std::vector<SiteSpec> sites_;
   void add_sites(Model& m) const;
   std::vector<FusedBodySpec> fused_;

@@ -59,6 +59,8 @@ struct Model {
   // its geoms (MuJoCo's mesh frame: centred at the mesh's centre of mass, along its principal
   // axes); kept for the narrow phase, which has no mesh pairs
   int nmesh = 0;
+  // height fields (MuJoCo's <hfield> assets, in their order), elevations scaled to [0, 1]
+  int nhfield = 0;
   int npair = 0;     // explicit geom pairs (MuJoCo's <pair>)
   int nexclude = 0;  // excluded body pairs (<exclude>)
   // sites: frames fixed to bodies (MuJoCo's <site>), in MuJoCo's order: bodies as numbered, a
@@ -123,6 +125,9 @@ struct Model {
   }
   int nmeshpolymap() const {
     return static_cast<int>(mesh_polymap.size());
+  }
+  int nhfielddata() const {
+    return static_cast<int>(hfield_data.size());
   }
 
   // f(name, array, shape, text) for each array of kernels/model_fields.h, in its order:

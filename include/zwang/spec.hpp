@@ -173,6 +173,10 @@ struct GeomSpec {
   // mesh geoms: a mesh added before it (ModelBuilder::add_mesh), in the geom's frame; `size`
   // then holds the half-extents of the mesh along the geom's axes (MuJoCo's aabb)
   std::string mesh{};
+  // height-field geoms: a height field added before it (ModelBuilder::add_hfield), in the geom's
+  // frame; `size` is then the height field's (MuJoCo's geom_size: x, y half-sizes and
+  // ¼ elevation + ½ base), whatever was given
+  std::string hfield{};
   // rangefinder rays pass through a geom that is not visible (MuJoCo: rgba, or its material's,
   // with alpha 0)
   bool visible = true;
@@ -191,6 +195,20 @@ struct MeshSpec {
   std::string name;          // unique among meshes
   std::vector<double> vert;  // x y z per vertex (m); may be empty where no hull exists
   std::vector<int> face;     // three indices per triangle
+};
+
+// A height field (MuJoCo's <hfield>): a grid of elevations over the rectangle
+// [−size[0], size[0]] × [−size[1], size[1]] of its geoms' xy plane, nrow rows along y (row 0 at
+// y = −size[1]) of ncol points along x (column 0 at x = −size[0]).  The elevations are scaled to
+// [0, 1] as MuJoCo does (in float: e ← (e − min) / (max − min), all 0 where they are equal); the
+// surface is then size[2] · e above the geom's origin, and the solid goes down to −size[3] (the
+// base).  Geoms collide with the solid as MuJoCo does: each grid cell (columns c, c + 1, rows
+// r, r + 1) two triangular prisms split along its diagonal from (c, r) to (c + 1, r + 1).
+struct HFieldSpec {
+  std::string name;  // unique among height fields
+  int nrow = 0, ncol = 0;
+  std::vector<double> elevation;           // nrow · ncol, row by row from y = −size[1]
+  std::array<double, 4> size{0, 0, 0, 0};  // x and y half-sizes, elevation scale, base (m)
 };
 
 // A geom pair that always collides, with its own contact parameters (MuJoCo's <pair>);

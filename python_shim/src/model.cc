@@ -261,6 +261,8 @@ void bind_model(nb::module_& m) {
       {"nbody", &Model::nbody, "bodies, the world (body 0) included"},
       {"njnt", &Model::njnt, "joints"},
       {"ngeom", &Model::ngeom, "collision geoms"},
+      {"nmesh", &Model::nmesh, "meshes (their convex hulls)"},
+      {"nhfield", &Model::nhfield, "height fields"},
       {"nsite", &Model::nsite, "sites"},
       {"nfused", &Model::nfused,
        "bodies merged into the body they are welded to when the model was loaded (MJCF "

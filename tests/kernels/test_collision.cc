@@ -229,8 +229,9 @@ TEST(Collision, CapsuleCapsule) {
 // pairs MuJoCo 2.2.2 hands to libccd (kernels/narrowphase_convex.h, tested in
 // test_collision_convex.cc) have one contact; a mesh against a plane, box or mesh up to four,
 // against a capsule or cylinder two, a sphere or ellipsoid one (kernels/narrowphase_mesh.h,
-// narrowphase_ccd.h, tested against MuJoCo 4.0 in python_shim/tests/test_mesh_collision.py);
-// height fields: nothing here
+// narrowphase_ccd.h, tested against MuJoCo 4.0 in python_shim/tests/test_mesh_collision.py); a
+// height field against sphere .. mesh up to 50 (kernels/narrowphase_hfield.h, tested in
+// python_shim/tests/test_hfield.py), against a plane or a height field none
 TEST(Collision, UnsupportedPairs) {
   const GeomPose<double> g{{0, 0, 0}, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}, {0.5, 0.5, 0.5}};
   int calls = 0;
@@ -252,7 +253,12 @@ TEST(Collision, UnsupportedPairs) {
       if (convex) {
         EXPECT_EQ(max_contacts(t1, t2), 1) << type_name(t1) << "-" << type_name(t2);
       }
-      if (t2 == GeomType::kMesh && t1 != GeomType::kHfield) {
+      if (t1 == GeomType::kHfield && t2 >= GeomType::kSphere) {
+        // a contact per prism, as many as MuJoCo's mjMAXCONPAIR
+        EXPECT_EQ(max_contacts(t1, t2), 50) << type_name(t1) << "-" << type_name(t2);
+        continue;
+      }
+      if (t2 == GeomType::kMesh) {
         // plane–mesh, box–mesh and mesh–mesh have up to four; a capsule or a cylinder along a
         // face two; a sphere or an ellipsoid one
         const bool four = t1 == GeomType::kPlane || t1 == GeomType::kBox || t1 == GeomType::kMesh;

@@ -236,6 +236,82 @@ TEST(Builder, EditedContactsAreValidatedBeforeUse) {
   EXPECT_EQ(edited([](Model& e) { e.geom_condim[1] = 2; }), "model: geom 1 has condim 2");
 }
 
+// height fields: the builder scales the elevations as MuJoCo does (float, to [0, 1]) and gives a
+// height-field geom MuJoCo's size and bounding radius; bad input names the field or the geom
+TEST(Builder, HeightFields) {
+  ModelBuilder b;
+  const HFieldSpec field{.name = "bumps",
+                         .nrow = 2,
+                         .ncol = 3,
+                         .elevation = {2, 4, 6, 3, 2, 10},
+                         .size = {1, 2, 3, 4}};
+  EXPECT_EQ(b.add_hfield(field), 0);
+  b.add_geom({.name = "terrain", .type = GeomType::kHfield, .hfield = "bumps"});
+  const Model m = b.build();
+  ASSERT_EQ(m.nhfield, 1);
+  EXPECT_EQ(m.id(ObjType::kHfield, "bumps"), 0);
+  // (e − 2) / 8 in float
+  const std::vector<double> scaled{0, 0.25, 0.5, 0.125, 0, 1};
+  EXPECT_EQ(m.hfield_data, scaled);
+  EXPECT_EQ(m.geom_dataid[0], 0);
+  // MuJoCo's geom_size (x, y, elevation / 4 + base / 2) and radius √(x² + y² + max(z, base)²)
+  EXPECT_DOUBLE_EQ(m.geom_size[2], 0.75 + 2);
+  EXPECT_DOUBLE_EQ(m.geom_rbound[0], std::sqrt(1.0 + 4 + 16));
+  // all equal: zeros, as MuJoCo's
+  ModelBuilder flat;
+  flat.add_hfield(
+      {.name = "f", .nrow = 2, .ncol = 2, .elevation = {5, 5, 5, 5}, .size = {1, 1, 1, 1}});
+  EXPECT_EQ(flat.build().hfield_data, std::vector<double>(4, 0.0));
+
+  auto bad = [](HFieldSpec h) { return error_of([&] { ModelBuilder().add_hfield(h); }); };
+  HFieldSpec h = field;
+  h.nrow = 1;
+  h.elevation = {1, 2, 3};
+  EXPECT_EQ(bad(h), "height field 'bumps': 1 rows and 3 columns; a grid needs at least 2 of each");
+  h = field;
+  h.elevation.pop_back();
+  EXPECT_EQ(bad(h), "height field 'bumps': 5 elevations for 2 rows of 3 columns");
+  h = field;
+  h.size[3] = 0;
+  EXPECT_EQ(bad(h), "height field 'bumps': size[3] = 0 must be positive and finite");
+  h = field;
+  h.elevation[4] = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(bad(h), "height field 'bumps': elevation 4 (inf) is not finite");
+  EXPECT_EQ(error_of([&] {
+              ModelBuilder c;
+              c.add_hfield(field);
+              c.add_hfield(field);
+            }),
+            "height field 'bumps': the name is used by another height field");
+  EXPECT_EQ(error_of([] {
+              ModelBuilder().add_geom({.name = "g", .type = GeomType::kHfield, .hfield = "x"});
+            }),
+            "geom 'g': height field 'x' has not been added");
+  EXPECT_EQ(error_of([&] {
+              ModelBuilder c;
+              c.add_hfield(field);
+              c.add_geom({.name = "g", .size = {1, 0, 0}, .hfield = "bumps"});
+            }),
+            "geom 'g': only a height-field geom has a height field ('bumps')");
+
+  // a Model edited by hand
+  auto edited = [&](auto edit) {
+    Model e = m;
+    edit(e);
+    return error_of([&] { e.validate(); });
+  };
+  EXPECT_EQ(edited([](Model& e) { e.hfield_data[2] = 1.5; }),
+            "model: height field 0 has elevation 2 = 1.5, not in [0, 1]");
+  EXPECT_EQ(edited([](Model& e) { e.hfield_ncol[0] = 4; }),
+            "model: height field 0 has a grid of 2 × 4 from 0, out of 6 elevations");
+  EXPECT_EQ(edited([](Model& e) { e.hfield_size[1] = -1; }),
+            "model: height field 0 has size[1] = -1, not positive");
+  EXPECT_EQ(edited([](Model& e) { e.geom_dataid[0] = 1; }),
+            "model: geom 0 has geom_dataid 1 (1 height fields)");
+  EXPECT_EQ(edited([](Model& e) { e.geom_rbound[0] = 3; }),
+            "model: geom_rbound[0] = 3 does not hold the height field");
+}
+
 TEST(Builder, ActuatorErrorsNameTheActuator) {
   EXPECT_EQ(error_of([] { with_body().add_actuator({.name = "m", .joint = "nope"}); }),
             "actuator 'm': unknown joint 'nope'");
