@@ -34,6 +34,8 @@ struct Lanes {
   }
   ZW_HD ZW_INLINE static T atan2(T y, T x) { return std::atan2(y, x); }
   ZW_HD ZW_INLINE static T exp(T x) { return std::exp(x); }
+  ZW_HD ZW_INLINE static T floor(T x) { return std::floor(x); }
+  ZW_HD ZW_INLINE static T ceil(T x) { return std::ceil(x); }
   ZW_HD ZW_INLINE static bool isfinite(T x) { return std::isfinite(x); }
   // the lanes whose status has one of `bits`
   ZW_HD ZW_INLINE static bool flagged(const int* status, int bits) { return (*status & bits) != 0; }
@@ -93,6 +95,14 @@ ZW_HD ZW_INLINE T vatan2(T y, T x) {
 template <class T>
 ZW_HD ZW_INLINE T vexp(T x) {
   return Lanes<T>::exp(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vfloor(T x) {
+  return Lanes<T>::floor(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vceil(T x) {
+  return Lanes<T>::ceil(x);
 }
 template <class T>
 ZW_HD ZW_INLINE MaskOf<T> visfinite(T x) {

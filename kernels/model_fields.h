@@ -168,9 +168,9 @@
   X(view_int, int, mesh_vertadr, (nmesh), "first vertex in mesh_vert")                             \
   X(view_int, int, mesh_vertnum, (nmesh), "hull vertices, 0 where there is no hull")               \
   X(view_real, double, mesh_vert, (nmeshvert(), 3), "hull vertices, the mesh frame")               \
-  X(host, int, mesh_faceadr, (nmesh), "first triangle in mesh_face")                               \
-  X(host, int, mesh_facenum, (nmesh), "hull triangles")                                            \
-  X(host, int, mesh_face, (nmeshface(), 3), "vertex indices within the mesh, outward")             \
+  X(view_int, int, mesh_faceadr, (nmesh), "first triangle in mesh_face")                           \
+  X(view_int, int, mesh_facenum, (nmesh), "hull triangles")                                        \
+  X(view_int, int, mesh_face, (nmeshface(), 3), "vertex indices within the mesh, outward")         \
   X(view_int, int, mesh_polyadr, (nmesh), "first polygon in the mesh_poly arrays")                 \
   X(view_int, int, mesh_polynum, (nmesh),                                                          \
     "polygons: the hull's triangles of one plane merged (MuJoCo's rule)")                          \

@@ -236,7 +236,7 @@ ZW_HD T touch_value(const ModelView<T>& m, const Instance<T>& d, int site) {
 
 // a rangefinder at `site`: the distance along the site's z axis to the nearest visible geom of
 // another body, −1 when the ray meets none (MuJoCo's mj_ray with every geom group and the static
-// geoms); mesh geoms are not seen
+// geoms); a mesh geom as its convex hull
 template <class T>
 ZW_HD T rangefinder_value(const ModelView<T>& m, const Instance<T>& d, int site) {
   const SensedFrame<T> f = sensed_frame(m, d, ObjType::kSite, site);
@@ -245,8 +245,20 @@ ZW_HD T rangefinder_value(const ModelView<T>& m, const Instance<T>& d, int site)
   T best = T(-1);
   for (int g = 0; g < m.s.ngeom; ++g) {
     if (m.geom_bodyid[g] == f.body || !m.geom_visible[g]) continue;
-    const T x = ray_shape(m.geom_type[g], load3(xpos, 3 * g), load_mat(xmat, 9 * g),
-                          load3(m.geom_size, 3 * g), f.pos, v);
+    const int type = m.geom_type[g], id = m.geom_dataid[g];
+    const Vec3<T> c = load3(xpos, 3 * g);
+    const Mat3<T> r = load_mat(xmat, 9 * g);
+    T x = T(-1);
+    if (type == GeomType::kHfield) {
+      x = ray_hfield(m.hfield_data + m.hfield_adr[id], m.hfield_nrow[id], m.hfield_ncol[id],
+                     m.hfield_size + 4 * id, mul_transposed(r, f.pos - c), mul_transposed(r, v));
+    } else if (type == GeomType::kMesh) {
+      x = ray_mesh(m.mesh_vert + 3 * m.mesh_vertadr[id], m.mesh_facenum[id],
+                   m.mesh_face + 3 * m.mesh_faceadr[id], mul_transposed(r, f.pos - c),
+                   mul_transposed(r, v));
+    } else {
+      x = ray_shape(type, c, r, load3(m.geom_size, 3 * g), f.pos, v);
+    }
     best = ray_nearer(best, x, x >= T(0));
   }
   return best;

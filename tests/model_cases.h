@@ -127,7 +127,8 @@ inline constexpr const char* kMeshObjects = R"(<mujoco model="mesh_objects">
 
 // objects over a tilted, bumpy height field (its prisms against every geom type): a sphere and
 // a capsule body, and a body of an ellipsoid, a cylinder, a box and a mesh, each on a slide and two
-// hinges, so that the random states put some of them into the field
+// hinges, so that the random states put some of them into the field; the last body's rangefinders
+// see the field and a mesh rock
 inline constexpr const char* kHfieldTerrain = R"(<mujoco model="hfield_terrain">
   <asset>
     <hfield name="bumps" nrow="5" ncol="6" size="0.6 0.5 0.12 0.05"
@@ -152,8 +153,15 @@ inline constexpr const char* kHfieldTerrain = R"(<mujoco model="hfield_terrain">
       <geom type="cylinder" size="0.03 0.04" pos="0 0.1 0"/>
       <geom type="box" size="0.04 0.03 0.03" pos="0.1 0 0" condim="6"/>
       <geom type="mesh" mesh="gem" pos="0 -0.1 0" margin="0.01"/>
+      <site name="down" pos="0 0 0.05" euler="180 0 0"/>
+      <site name="slant" pos="0 0 0.05" euler="150 20 0"/>
+      <site name="sideways" pos="0 0 0.05" euler="0 95 0"/>
     </body>
+    <geom name="rock" type="mesh" mesh="gem" pos="0.2 0.3 0.15"/>
   </worldbody>
+  <sensor>
+    <rangefinder site="down"/><rangefinder site="slant"/><rangefinder site="sideways"/>
+  </sensor>
 </mujoco>)";
 
 inline Model fluid_model(bool ellipsoid) {
@@ -220,6 +228,13 @@ inline std::vector<ModelCase> model_cases() {
   out.push_back({"fluid", fluid_model(true)});
   out.push_back({"mesh_objects", load_mjcf_string(kMeshObjects, "mesh_objects.xml").model});
   out.push_back({"hfield_terrain", load_mjcf_string(kHfieldTerrain, "hfield_terrain.xml").model});
+  {
+    // without contacts: the SIMD packs run the rangefinders, lane by lane only where they must
+    Model m = load_mjcf_string(kHfieldTerrain, "hfield_terrain.xml").model;
+    m.disableflags |= kDisableContact;
+    m.validate();
+    out.push_back({"hfield_rays", std::move(m)});
+  }
   // every case again with RK4 (the built-in examples and humanoid.xml use Euler)
   const std::size_t euler = out.size();
   for (std::size_t i = 0; i < euler; ++i) {

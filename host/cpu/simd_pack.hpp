@@ -125,6 +125,12 @@ struct Lanes<Pack<S, Abi>> {
   static P exp(const P& x) {
     return per_lane(x, x, [](S a, S) { return std::exp(a); });
   }
+  static P floor(const P& x) {
+    return per_lane(x, x, [](S a, S) { return std::floor(a); });
+  }
+  static P ceil(const P& x) {
+    return per_lane(x, x, [](S a, S) { return std::ceil(a); });
+  }
   static Mask isfinite(const P& x) {
     return stdx::isfinite(x.v);
   }

@@ -305,26 +305,19 @@ class Loader {
     }
   }
 
-  // rangefinder rays meet primitives and planes only: each rangefinder of a model with mesh or
-  // height-field geoms gets a warning
+  // rangefinder rays meet a mesh geom's convex hull: each rangefinder of a model with mesh geoms
+  // gets a note
   void rangefinders_and_meshes(const std::vector<pugi::xml_node>& sensors) {
-    int meshes = 0, fields = 0;
-    for (const Geom* g : model_geoms_) {
-      meshes += g->def.type == GeomType::kMesh ? 1 : 0;
-      fields += g->def.type == GeomType::kHfield ? 1 : 0;
-    }
-    if (meshes + fields == 0) return;
-    const auto count = [](int n, std::string_view what) {
-      return n == 0 ? std::string() : fmt::format("{} {} geom{}", n, what, n == 1 ? "" : "s");
-    };
-    const std::string which = meshes > 0 && fields > 0
-                                  ? count(meshes, "mesh") + " and " + count(fields, "height-field")
-                                  : count(meshes, "mesh") + count(fields, "height-field");
+    int meshes = 0;
+    for (const Geom* g : model_geoms_) meshes += g->def.type == GeomType::kMesh ? 1 : 0;
+    if (meshes == 0) return;
     for (const pugi::xml_node node : sensors) {
       if (std::string_view(node.name()) != "rangefinder") continue;
-      ctx_.warn(node, fmt::format("rangefinder rays pass through the model's {} (MuJoCo's meet "
-                                  "them)",
-                                  which));
+      ctx_.warn(node,
+                fmt::format("rangefinder rays meet the model's {} mesh geom{} as convex hulls "
+                            "(MuJoCo's meet the mesh triangles: the same where a mesh is "
+                            "convex; a mesh without a hull is not seen)",
+                            meshes, meshes == 1 ? "" : "s"));
     }
   }
 

@@ -461,3 +461,73 @@ def test_ant_stands_on_a_field_as_in_mujoco4(tmp_path):
             np.testing.assert_allclose(sim.qpos[0], states[k][0], atol=1e-3, err_msg=f"step {k}")
     # it stands on its legs, its torso above the field
     assert 0.25 < states[-1][0][2] < 0.9 and sim.qpos[0][2] > 0.25
+
+
+# -- rangefinders ----------------------------------------------------------------------------
+
+RAYS = """<mujoco>
+  <asset>
+    <hfield name="h" nrow="{nrow}" ncol="{ncol}" size="{SIZE}"
+            elevation="{elevation}"/>
+    <mesh name="rock" scale="5 5 5" vertex="-0.05 -0.04 -0.03 0.06 -0.05 -0.02 0 0.07 -0.04
+                                            0.01 0 0.06 -0.03 0.03 0.04 0.05 0.04 0.03"/>
+  </asset>
+  <worldbody>
+    <geom name="terrain" type="hfield" hfield="h" pos="0.1 -0.05 0.02" quat="0.98 0.1 -0.05 0.1"/>
+    <geom name="rock" type="mesh" mesh="rock" pos="0.2 0.1 0.35" euler="20 30 40"/>
+    <body name="scanner" pos="0 0 0.5"><freejoint/>
+      <geom type="sphere" size="0.01"/>
+      {sites}
+    </body>
+  </worldbody>
+  <sensor>{sensors}</sensor>
+</mujoco>"""
+
+
+def test_rangefinders_see_fields_and_meshes_as_mujoco4(tmp_path):
+    rng = np.random.default_rng(31)
+    directions = rng.normal(size=(24, 3))
+    # most rays downwards, towards the field; some level, some up (its sides, the rock, nothing)
+    directions[:16, 2] = -np.abs(directions[:16, 2]) - 1
+    sites, sensors = [], []
+    for k, z in enumerate(directions):
+        sites.append(f'<site name="s{k}" zaxis="{z[0]:.6f} {z[1]:.6f} {z[2]:.6f}"/>')
+        sensors.append(f'<rangefinder site="s{k}"/>')
+    text = RAYS.format(
+        nrow=7,
+        ncol=9,
+        SIZE=SIZE,
+        elevation=elevation_text(rng.uniform(0, 1, (7, 9))),
+        sites="\n      ".join(sites),
+        sensors="".join(sensors),
+    )
+    z, m = load(tmp_path, text)
+    n = 64
+    qpos = np.zeros((n, 7))
+    qpos[:, 0] = rng.uniform(-0.7, 0.7, n)
+    qpos[:, 1] = rng.uniform(-0.6, 0.6, n)
+    qpos[:, 2] = rng.uniform(-0.05, 0.6, n)
+    q = rng.normal(size=(n, 4))
+    qpos[:, 3:] = q / np.linalg.norm(q, axis=1, keepdims=True)
+    sim = zwang.Simulator(z, instances=n)
+    sim.reset(qpos=qpos)
+    sim.forward()
+    d = mujoco.MjData(m)
+    hits = {"terrain": 0, "rock": 0, "none": 0}
+    for i in range(n):
+        d.qpos[:] = qpos[i]
+        mujoco.mj_forward(m, d)
+        for k in range(len(directions)):
+            site = d.site(f"s{k}")
+            geomid = np.zeros(1, np.int32)
+            mujoco.mj_ray(m, d, site.xpos, site.xmat.reshape(3, 3)[:, 2], None, 1, 1, geomid)
+            met = ["none", "terrain", "rock", "scanner"][geomid[0] + 1]
+            hits[met] += 1
+            # the rock's vertices are single precision in both engines, in frames that may
+            # differ by float rounding; the field's data are the same floats
+            tol = 1e-6 if met == "rock" else 1e-9
+            assert abs(sim.sensordata[i][k] - d.sensordata[k]) < tol, (
+                f"state {i}, ray {k} ({met}): {sim.sensordata[i][k]} vs MuJoCo {d.sensordata[k]}"
+            )
+    # the rays met the field (its top, its sides, its base) and the rock, and missed
+    assert hits["terrain"] > 300 and hits["rock"] > 20 and hits["none"] > 100, hits

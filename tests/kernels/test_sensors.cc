@@ -496,7 +496,8 @@ TEST(Sensors, SensorsZwangDoesNotComputeKeepTheirPlace) {
   EXPECT_EQ(v[16], 0.25);
 }
 
-// a geom's material must exist; rangefinders in a model with mesh geoms are warned about
+// a geom's material must exist; rangefinders in a model with mesh geoms are told that the rays
+// meet the hulls
 TEST(Sensors, RangefinderMaterialsAndMeshes) {
   const char* unknown = R"(<mujoco><worldbody>
     <geom size="0.1" material="nope"/></worldbody></mujoco>)";
@@ -518,7 +519,8 @@ TEST(Sensors, RangefinderMaterialsAndMeshes) {
   const LoadResult r = load_mjcf_string(meshes, "meshes.xml");
   std::string all;
   for (const std::string& w : r.warnings) all += w + "\n";
-  EXPECT_TRUE(has(all, "meshes.xml:4: rangefinder rays pass through the model's 1 mesh geom"))
+  EXPECT_TRUE(
+      has(all, "meshes.xml:4: rangefinder rays meet the model's 1 mesh geom as convex hulls"))
       << all;
 }
 
