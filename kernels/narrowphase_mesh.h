@@ -30,9 +30,8 @@ namespace mesh {
 // the four-corner pruning's area of corners a, b, c, d of a polygon
 template <class T>
 ZW_HD ZW_INLINE T quad_area(const MeshHull<T>& h, const int* corner, int a, int b, int c, int d) {
-  const Vec3<T> va = h.vertex(corner[a]), vb = h.vertex(corner[b]);
-  const Vec3<T> vc = h.vertex(corner[c]), vd = h.vertex(corner[d]);
-  return T(0.5) * norm(cross(va - vc, vb - vd));
+  return ccd::quad_area4(h.vertex(corner[a]), h.vertex(corner[b]), h.vertex(corner[c]),
+                         h.vertex(corner[d]));
 }
 
 // at most four corners of the polygon of `count` corners, the first `a`; returns how many

@@ -22,7 +22,7 @@ namespace zwang::mjcf {
 namespace {
 
 // images larger than this are refused before their pixels are read
-constexpr long long kMaxPixels = 1LL << 26;
+constexpr long long kMaxPixels = 1LL << 24;
 
 void on_png_error(png_structp png, png_const_charp message) {
   char* out = static_cast<char*>(png_get_error_ptr(png));
