@@ -33,6 +33,8 @@ struct Lanes {
     c = std::cos(x);
   }
   ZW_HD ZW_INLINE static T atan2(T y, T x) { return std::atan2(y, x); }
+  ZW_HD ZW_INLINE static T acos(T x) { return std::acos(x); }
+  ZW_HD ZW_INLINE static T asin(T x) { return std::asin(x); }
   ZW_HD ZW_INLINE static T exp(T x) { return std::exp(x); }
   ZW_HD ZW_INLINE static T floor(T x) { return std::floor(x); }
   ZW_HD ZW_INLINE static T ceil(T x) { return std::ceil(x); }
@@ -91,6 +93,14 @@ ZW_HD ZW_INLINE void vsincos(T x, T& s, T& c) {
 template <class T>
 ZW_HD ZW_INLINE T vatan2(T y, T x) {
   return Lanes<T>::atan2(y, x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vacos(T x) {
+  return Lanes<T>::acos(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vasin(T x) {
+  return Lanes<T>::asin(x);
 }
 template <class T>
 ZW_HD ZW_INLINE T vexp(T x) {

@@ -102,9 +102,12 @@
   X(host, std::string, tendon_name, (ntendon), "name")                                             \
   X(view_int, int, tendon_adr, (ntendon), "first path entry in wrap_*")                            \
   X(view_int, int, tendon_num, (ntendon), "path entries")                                          \
-  X(view_int, int, wrap_type, (nwrap()), "WrapType of each entry: joint 1, pulley 2, site 3")      \
-  X(view_int, int, wrap_objid, (nwrap()), "joint or site of each entry, -1 for a pulley")          \
-  X(view_real, double, wrap_prm, (nwrap()), "joint coefficient or pulley divisor of each entry")   \
+  X(view_int, int, wrap_type, (nwrap()),                                                           \
+    "WrapType of each entry: joint 1, pulley 2, site 3, sphere 4, cylinder 5")                     \
+  X(view_int, int, wrap_objid, (nwrap()), "joint, site or geom of each entry, -1 for a pulley")    \
+  X(view_real, double, wrap_prm, (nwrap()),                                                        \
+    "joint coefficient, pulley divisor, or a wrap geom's side site (-1 without), as MuJoCo's")     \
+  X(view_int, int, wrap_sideid, (nwrap()), "a wrap geom's side site, -1 without or for others")    \
   X(host, double, tendon_stiffness, (ntendon), "spring stiffness")                                 \
   X(host, double, tendon_damping, (ntendon), "viscous damping")                                    \
   X(view_real, double, tendon_lengthspring, (ntendon, 2),                                          \

@@ -7,6 +7,12 @@
 // where the sites coincide, as MuJoCo) and d_s the divisor of the last pulley before the
 // segment (1 before any); a pulley ends a segment.  The point Jacobian of a site p on body b
 // is Σ_(dof of b's tree) (S.lin + S.ang × p) (cdof, Plücker at the world origin).
+// A sphere or cylinder between sites s and s + 1 that the segment wraps around
+// (kernels/tendon_wrap.h: tangent points a, b, arc ℓ) makes it p_s → a → b → p_(s+1):
+//   L += (|a − p_s| + ℓ + |p_(s+1) − b|) / d_s
+//   J += ((J_a − J_(p_s))ᵀ u_a + (J_(p_(s+1)) − J_b)ᵀ u_b) / d_s
+// with a and b moving with the geom's body: the tangent points slide along the surface, which
+// changes L only to second order (ℓ's own motion with the body adds nothing either).
 //   L̇ = J q̇
 // Actuators read their transmission here: length gear·q or gear·L, velocity gear·q̇ or gear·L̇.
 #pragma once
@@ -16,6 +22,7 @@
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/tendon_wrap.h"
 
 namespace zwang {
 
@@ -52,20 +59,41 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
         jac[m.jnt_dofadr[id]] += c;
       } else if (type == WrapType::kPulley) {
         divisor = m.wrap_prm[w];
-      } else if (w + 1 < end && m.wrap_type[w + 1] == WrapType::kSite) {
+      } else if (type == WrapType::kSite && w + 1 < end && m.wrap_type[w + 1] == WrapType::kSite) {
         // segment from site id to the next: L += |Δp| / d, J += (J₁ − J₀)ᵀ u / d
         const int next = m.wrap_objid[w + 1];
         const Vec3<T> p0 = site_xpos(m, d, id), p1 = site_xpos(m, d, next);
-        const Vec3<T> dif = p1 - p0;
-        const T dist = norm(dif);
-        const MaskOf<T> tiny = dist < T(1e-15);
-        const T inv = T(1) / vselect(tiny, T(1), dist);
-        const Vec3<T> u{vselect(tiny, T(1), dif.x * inv), vselect(tiny, T(0), dif.y * inv),
-                        vselect(tiny, T(0), dif.z * inv)};
+        T dist;
+        const Vec3<T> u = wrap::unit3(p1 - p0, dist);
         const T scale = T(1) / divisor;
         len += dist * scale;
         add_site_moment(m, d, jac, m.site_bodyid[next], p1, scale * u);
         add_site_moment(m, d, jac, m.site_bodyid[id], p0, (-scale) * u);
+      } else if (type == WrapType::kSite && w + 2 < end &&
+                 (m.wrap_type[w + 1] == WrapType::kSphere ||
+                  m.wrap_type[w + 1] == WrapType::kCylinder)) {
+        // site id, a sphere or cylinder, the next site: around it where it is in the way
+        const int g = m.wrap_objid[w + 1], side = m.wrap_sideid[w + 1];
+        const int next = m.wrap_objid[w + 2];
+        const Vec3<T> p0 = site_xpos(m, d, id), p1 = site_xpos(m, d, next);
+        Vec3<T> centre;
+        Mat3<T> rot;
+        geom_frame(m, d, g, centre, rot);
+        const Vec3<T> side_pos = side >= 0 ? site_xpos(m, d, side) : p0;
+        const wrap::Wrapped<T> wr = wrap::wrap_geom(
+            p0, p1, centre, rot, T(m.geom_size[3 * g]), m.wrap_type[w + 1] == WrapType::kCylinder,
+            side >= 0, side_pos, m.wrap_rules == WrapRules::kMujoco2);
+        T dist, dist_a, dist_b;
+        const Vec3<T> u = wrap::unit3(p1 - p0, dist);
+        const Vec3<T> ua = wrap::unit3(wr.a - p0, dist_a), ub = wrap::unit3(p1 - wr.b, dist_b);
+        const T scale = T(1) / divisor;
+        len += vselect(wr.wraps, dist_a + wr.length + dist_b, dist) * scale;
+        const Vec3<T> zero{T(0), T(0), T(0)};
+        add_site_moment(m, d, jac, m.site_bodyid[next], p1, scale * vselect(wr.wraps, ub, u));
+        add_site_moment(m, d, jac, m.site_bodyid[id], p0, (-scale) * vselect(wr.wraps, ua, u));
+        const int body = m.geom_bodyid[g];
+        add_site_moment(m, d, jac, body, wr.a, scale * vselect(wr.wraps, ua, zero));
+        add_site_moment(m, d, jac, body, wr.b, (-scale) * vselect(wr.wraps, ub, zero));
       }
     }
     length[t] = len;

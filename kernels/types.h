@@ -57,7 +57,7 @@ using transmission_types::TransmissionType;
 
 // an entry of a tendon's path, numbered as MuJoCo's mjtWrap
 namespace wrap_types {
-enum WrapType : int { kJoint = 1, kPulley = 2, kSite = 3 };
+enum WrapType : int { kJoint = 1, kPulley = 2, kSite = 3, kSphere = 4, kCylinder = 5 };
 }  // namespace wrap_types
 using wrap_types::WrapType;
 
@@ -114,6 +114,16 @@ enum ContactMargin : int {
 };
 }  // namespace contact_margins
 using contact_margins::ContactMargin;
+
+// How a spatial tendon passes a sphere or cylinder that has a side site (kernels/tendon_wrap.h):
+// a rule MuJoCo changed after 2.2.2.
+namespace wrap_rules {
+enum WrapRules : int {
+  kMujoco4 = 0,  // the path winds about the geom as the side site does (MuJoCo 4.0)
+  kMujoco2 = 1,  // the side site's half-plane and nearest tangents (MuJoCo 2.2.2)
+};
+}  // namespace wrap_rules
+using wrap_rules::WrapRules;
 
 namespace equality_types {
 enum EqualityType : int { kConnect = 0, kWeld = 1, kJoint = 2, kTendon = 3 };

@@ -215,6 +215,18 @@ inline std::vector<ModelCase> model_cases() {
   spatial.disableflags |= kDisableConstraint | kDisableContact;
   spatial.validate();
   out.push_back({"spatial_tendons", std::move(spatial)});
+  // spatial tendons around spheres and cylinders (geom wrapping)
+  Model wrap = load_mjcf_string(kWrapTendons, "wrap_tendons.xml").model;
+  wrap.disableflags |= kDisableConstraint | kDisableContact;
+  wrap.validate();
+  out.push_back({"wrap_tendons", std::move(wrap)});
+  // the same by MuJoCo 2.2.2's rules (side sites: half-plane, projected inside test, z-Newton)
+  Model wrap2 = load_mjcf_string(kWrapTendons, "wrap_tendons.xml", {},
+                                 LoadOptions{.wrap_rules = WrapRules::kMujoco2})
+                    .model;
+  wrap2.disableflags |= kDisableConstraint | kDisableContact;
+  wrap2.validate();
+  out.push_back({"wrap_tendons_mujoco2", std::move(wrap2)});
   out.push_back({"tendon_limits", load_mjcf_string(kTendonLimits, "tendon_limits.xml").model});
   out.push_back({"ball_in_cup", load_mjcf_string(kBallInCup, "ball_in_cup.xml").model});
   out.push_back(

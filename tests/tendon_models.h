@@ -98,6 +98,86 @@ inline const char* kSpatialTendons = R"(<mujoco>
 </mujoco>
 )";
 
+// spatial tendons wrapped around spheres and cylinders (MuJoCo's geom wrapping): a sphere in the
+// world and on a moving body, a cylinder at the elbow (as MuJoCo's arm26), side sites outside
+// and inside the geoms, a path through two wraps, a pulley after a wrap; springs, dampers and
+// actuators on them.  The states of random_states wrap some paths and leave others straight.
+inline const char* kWrapTendons = R"(<mujoco>
+  <worldbody>
+    <site name="w0" pos="-0.3 0 0.8"/>
+    <site name="w_side" pos="0 -0.3 1.1"/>
+    <geom name="ball" type="sphere" pos="0 0 1" size="0.08" contype="0" conaffinity="0"/>
+    <body name="arm" pos="0 0 1">
+      <joint name="h1" axis="0 1 0" damping="0.1"/>
+      <joint name="s1" type="slide" axis="0 0 1"/>
+      <geom type="capsule" fromto="0.1 0 0 0.4 0 0" size="0.03"/>
+      <site name="a1" pos="0.3 0.02 0.06"/>
+      <site name="a2" pos="0.3 -0.03 -0.06"/>
+      <site name="a3" pos="0.2 0 0.1"/>
+      <body name="fore" pos="0.4 0 0">
+        <joint name="h2" axis="0 1 0"/>
+        <joint name="h3" axis="1 0 0"/>
+        <geom name="elbow" type="cylinder" size="0.05 0.04" euler="90 0 0"/>
+        <geom name="knob" type="sphere" pos="0.15 0 0" size="0.04"/>
+        <geom type="capsule" fromto="0.05 0 0 0.35 0 0" size="0.025"/>
+        <site name="b1" pos="0.3 0.03 0.05"/>
+        <site name="b2" pos="0.3 -0.02 -0.05"/>
+        <site name="elbow_side" pos="0 0 -0.1"/>
+        <site name="knob_in" pos="0.16 0 0.01"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <spatial name="over_ball" stiffness="3" damping="0.2">
+      <site site="w0"/>
+      <geom geom="ball"/>
+      <site site="b1"/>
+    </spatial>
+    <spatial name="ball_side" damping="0.1">
+      <site site="w0"/>
+      <geom geom="ball" sidesite="w_side"/>
+      <site site="a2"/>
+    </spatial>
+    <spatial name="elbow" stiffness="1">
+      <site site="a1"/>
+      <geom geom="elbow"/>
+      <site site="b1"/>
+    </spatial>
+    <spatial name="elbow_side">
+      <site site="a2"/>
+      <geom geom="elbow" sidesite="elbow_side"/>
+      <site site="b2"/>
+    </spatial>
+    <spatial name="knob_inside">
+      <site site="a3"/>
+      <geom geom="knob" sidesite="knob_in"/>
+      <site site="b2"/>
+    </spatial>
+    <spatial name="two_wraps" damping="0.3">
+      <site site="w0"/>
+      <geom geom="ball" sidesite="w_side"/>
+      <site site="a3"/>
+      <geom geom="elbow" sidesite="elbow_side"/>
+      <site site="b2"/>
+      <pulley divisor="2"/>
+      <site site="w0"/>
+      <geom geom="ball"/>
+      <site site="b1"/>
+    </spatial>
+  </tendon>
+  <actuator>
+    <motor name="pull" tendon="over_ball" gear="2"/>
+    <position tendon="elbow" kp="3"/>
+    <velocity tendon="two_wraps" kv="0.5"/>
+  </actuator>
+  <sensor>
+    <tendonpos tendon="knob_inside"/>
+    <tendonvel tendon="elbow_side"/>
+    <actuatorpos actuator="pull"/>
+  </sensor>
+</mujoco>
+)";
+
 // fixed tendon limits (margin, solref, solimp of their own), tendon friction loss, a limited
 // tendon on one slide, and a motor driving the chain into the first limit
 inline const char* kTendonLimits = R"(<mujoco>

@@ -34,6 +34,7 @@ OpenedModel open_model(const std::string& spec, const LoadOptions& load) {
     }
     Model m = examples::by_name(spec);
     m.contact_margin = load.contact_margin;
+    m.wrap_rules = load.wrap_rules;
     return {std::move(m), "built-in example " + spec, {}};
   }
   if (!std::filesystem::exists(spec)) {

@@ -116,6 +116,14 @@ int run_info(const std::string& spec, const LoadOptions& load) {
         case WrapType::kSite:
           path.push_back(m.site_name[m.wrap_objid[w]]);
           break;
+        case WrapType::kSphere:
+        case WrapType::kCylinder: {
+          const int side = m.wrap_sideid[w];
+          path.push_back(fmt::format("({}{}{})", m.geom_name[m.wrap_objid[w]],
+                                     side >= 0 ? " side " : "",
+                                     side >= 0 ? m.site_name[side] : std::string()));
+          break;
+        }
       }
     }
     const bool spatial = m.tendon_num[t] > 0 && m.wrap_type[m.tendon_adr[t]] != 1;

@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   std::string spec = kDefaultModel;
   zwang::LoadOptions load;
   std::string contact_margin = "max";
+  std::string wrap_rules = "4.0";
   auto add_model = [&](CLI::App* cmd) {
     cmd->add_option("model", spec, models)->capture_default_str();
     cmd->add_flag("--floating-base", load.floating_base,
@@ -92,6 +93,11 @@ int main(int argc, char** argv) {
                     "max: a geom pair's contact takes the larger margin and gap (MuJoCo 2.2.2 to "
                     "3.4); sum: their sum (MuJoCo 3.5 and later)")
         ->check(CLI::IsMember({"max", "sum"}))
+        ->capture_default_str();
+    cmd->add_option("--wrap-rules", wrap_rules,
+                    "how a spatial tendon passes a sphere or cylinder with a side site: as MuJoCo "
+                    "4.0 or as MuJoCo 2.2.2")
+        ->check(CLI::IsMember({"4.0", "2.2.2"}))
         ->capture_default_str();
   };
   // --disable and --drive, on `dynamics` and `run`
@@ -298,6 +304,8 @@ int main(int argc, char** argv) {
   try {
     load.contact_margin =
         contact_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
+    load.wrap_rules =
+        wrap_rules == "2.2.2" ? zwang::WrapRules::kMujoco2 : zwang::WrapRules::kMujoco4;
     if (*info) return run_info(spec, load);
     if (*dyn) return run_dynamics(spec, load, input, output, precision, edits);
     if (*bench) {

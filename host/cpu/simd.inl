@@ -55,6 +55,7 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.ncollision = v.ncollision;
   p.contact_efcadr = v.contact_efcadr;
   p.disableflags = v.disableflags;
+  p.wrap_rules = v.wrap_rules;
   p.nlevel = v.nlevel;
   p.nentry = v.nentry;
   p.nhess = v.nhess;

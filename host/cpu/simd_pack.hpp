@@ -122,6 +122,12 @@ struct Lanes<Pack<S, Abi>> {
   static P atan2(const P& y, const P& x) {
     return per_lane(y, x, [](S a, S b) { return std::atan2(a, b); });
   }
+  static P acos(const P& x) {
+    return per_lane(x, x, [](S a, S) { return std::acos(a); });
+  }
+  static P asin(const P& x) {
+    return per_lane(x, x, [](S a, S) { return std::asin(a); });
+  }
   static P exp(const P& x) {
     return per_lane(x, x, [](S a, S) { return std::exp(a); });
   }

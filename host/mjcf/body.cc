@@ -14,12 +14,6 @@
 
 namespace zwang::mjcf {
 
-std::string_view geom_type_name(GeomType t) {
-  constexpr std::string_view names[] = {"plane",     "hfield",   "sphere", "capsule",
-                                        "ellipsoid", "cylinder", "box",    "mesh"};
-  return names[static_cast<int>(t)];
-}
-
 namespace {
 
 constexpr double kPi = std::numbers::pi;
@@ -33,7 +27,7 @@ double fromto_frame(Attrs& a, const char* element, Def& g) {
   if (g.type != GeomType::kCapsule && g.type != GeomType::kCylinder && g.type != GeomType::kBox &&
       g.type != GeomType::kEllipsoid) {
     a.fail(fmt::format("{} fromto needs a capsule, cylinder, box or ellipsoid, not a {}", element,
-                       geom_type_name(g.type)));
+                       zwang::to_string(g.type)));
   }
   if (g.pos[0] != 0 || g.pos[1] != 0 || g.pos[2] != 0) {
     a.fail(fmt::format("{} has both fromto and pos ({} {} {})", element, g.pos[0], g.pos[1],
@@ -95,8 +89,8 @@ void check_geom_size(Attrs& a, const GeomDef& g) {
   for (int i = 0; i < needed; ++i) {
     if (!(g.size[i] > 0)) {
       a.fail(fmt::format("<geom> of type {} needs {} positive size value{} ({}); size is {} {} {}",
-                         geom_type_name(g.type), needed, needed == 1 ? "" : "s", meaning, g.size[0],
-                         g.size[1], g.size[2]));
+                         zwang::to_string(g.type), needed, needed == 1 ? "" : "s", meaning,
+                         g.size[0], g.size[1], g.size[2]));
     }
   }
 }

@@ -155,8 +155,8 @@ void note_unsupported_pairs(Context& ctx, const Model& model,
   }
   for (const Types& t : seen) {
     const int g1 = t.first[0], g2 = t.first[1];
-    const std::string_view n1 = geom_type_name(model.geom_type[g1]);
-    const std::string_view n2 = geom_type_name(model.geom_type[g2]);
+    const std::string_view n1 = zwang::to_string(model.geom_type[g1]);
+    const std::string_view n2 = zwang::to_string(model.geom_type[g2]);
     const std::string more = t.count == 1
                                  ? ""
                                  : fmt::format(" (as do {} more {}–{} pair{})", t.count - 1, n1, n2,

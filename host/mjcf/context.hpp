@@ -52,6 +52,8 @@ class Context {
   std::vector<pugi::xml_node> children(pugi::xml_node node);
 
   LoadWarnings warnings;
+  // how tendons pass a wrap geom with a side site (LoadOptions::wrap_rules)
+  WrapRules wrap_rules = WrapRules::kMujoco4;
   // the directory of the model's main file, where MuJoCo looks for mesh files
   const std::filesystem::path& model_dir() const { return files_.front()->dir; }
 

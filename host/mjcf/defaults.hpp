@@ -37,9 +37,6 @@ struct JointDef {
   bool actgravcomp = false;  // MuJoCo 3: gravity compensation as an actuator force
 };
 
-// "plane", "sphere", ... as MJCF writes the type
-std::string_view geom_type_name(GeomType type);
-
 struct GeomDef {
   GeomType type = GeomType::kSphere;
   std::array<double, 3> size{0, 0, 0};

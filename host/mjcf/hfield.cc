@@ -252,7 +252,7 @@ void HFields::apply(std::vector<Body>& bodies) const {
       if (!is_field) {
         if (!g.def.hfield.empty()) {
           ctx_.fail(g.node, fmt::format("a {} geom cannot have a height field ('{}')",
-                                        geom_type_name(g.def.type), g.def.hfield));
+                                        zwang::to_string(g.def.type), g.def.hfield));
         }
         continue;
       }

@@ -133,6 +133,7 @@ class Loader {
       }
     }
     builder_.set_disableflags(disableflags_);
+    builder_.set_wrap_rules(ctx_.wrap_rules);
     Model model = build();
     model.disableflags = disableflags_;
     note_unsupported_pairs(ctx_, model, model_geoms_);
@@ -616,9 +617,9 @@ class Loader {
           if (!divisor) c.fail("<pulley> needs the attribute 'divisor'");
           spec.path.push_back({"", *divisor});
         } else if (spec.spatial && kind == "geom") {
-          c.fail(
-              "<geom> in a spatial tendon: wrapping around geoms is not supported (sites and "
-              "pulleys are)");
+          TendonSpec::Point p{"", 0, c.required_text("geom")};
+          if (const auto side = c.text("sidesite")) p.sidesite = std::string(*side);
+          spec.path.push_back(p);
         } else {
           c.fail(fmt::format("<{}> is not an element of a {} tendon", kind, tag));
         }
@@ -873,18 +874,26 @@ LoadResult load(Context& ctx, pugi::xml_node root) {
 }  // namespace
 }  // namespace mjcf
 
-LoadResult load_mjcf(const std::filesystem::path& file) {
+LoadResult load_mjcf(const std::filesystem::path& file, const LoadOptions& options) {
+  check_mjcf_options(options, file.string());
   mjcf::Context ctx;
+  ctx.wrap_rules = options.wrap_rules;
   const pugi::xml_node root = ctx.parse(read_model_file(file, file.string()), file.string(), file,
                                         file.parent_path(), nullptr);
-  return mjcf::load(ctx, root);
+  LoadResult r = mjcf::load(ctx, root);
+  r.model.contact_margin = options.contact_margin;
+  return r;
 }
 
 LoadResult load_mjcf_string(std::string_view xml, std::string_view name,
-                            const std::filesystem::path& dir) {
+                            const std::filesystem::path& dir, const LoadOptions& options) {
+  check_mjcf_options(options, name);
   mjcf::Context ctx;
+  ctx.wrap_rules = options.wrap_rules;
   const pugi::xml_node root = ctx.parse(std::string(xml), std::string(name), {}, dir, nullptr);
-  return mjcf::load(ctx, root);
+  LoadResult r = mjcf::load(ctx, root);
+  r.model.contact_margin = options.contact_margin;
+  return r;
 }
 
 }  // namespace zwang

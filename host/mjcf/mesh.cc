@@ -94,7 +94,7 @@ Eigen::Quaterniond eigen(const Quatd& q) {
 std::pair<Vec3d, Quatd> fit(Attrs& a, const Mesh& m, const mesh::Frame& f, bool aabb, GeomDef& g) {
   if (g.type != GeomType::kSphere && g.type != GeomType::kCapsule &&
       g.type != GeomType::kCylinder && g.type != GeomType::kEllipsoid && g.type != GeomType::kBox) {
-    a.fail(fmt::format("a {} geom cannot be fitted to {}", geom_type_name(g.type), m.label()));
+    a.fail(fmt::format("a {} geom cannot be fitted to {}", zwang::to_string(g.type), m.label()));
   }
   Vec3d pos = f.pos;
   Vec3d b = f.box;

@@ -31,7 +31,8 @@ ModelArrays<T>::ModelArrays(const Model& model)
       tolerance_(model.tolerance),
       cone_(model.cone),
       impratio_(model.impratio),
-      disableflags_(model.disableflags) {
+      disableflags_(model.disableflags),
+      wrap_rules_(model.wrap_rules) {
   const RowPlan plan = plan_rows(model);
   ncollision_ = plan.ncollision;
   contact_efcadr_ = plan.contact_efcadr;

@@ -46,6 +46,7 @@ class ModelArrays {
   double impratio_;
   int ncollision_, contact_efcadr_;
   int disableflags_;
+  int wrap_rules_;
   int nlevel_, nentry_, nhess_;
   Offsets offsets_;
   std::vector<int> ints_;
@@ -69,6 +70,7 @@ ModelView<R> ModelArrays<T>::view_as(const int* ints, const R* reals) const {
   v.ncollision = ncollision_;
   v.contact_efcadr = contact_efcadr_;
   v.disableflags = disableflags_;
+  v.wrap_rules = wrap_rules_;
   v.nlevel = nlevel_;
   v.nentry = nentry_;
   v.nhess = nhess_;

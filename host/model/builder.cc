@@ -296,6 +296,13 @@ std::string_view to_string(JointType type) {
   return t >= 0 && t < static_cast<int>(std::size(kNames)) ? kNames[t] : "unknown";
 }
 
+std::string_view to_string(GeomType type) {
+  constexpr std::string_view kNames[] = {"plane",     "hfield",   "sphere", "capsule",
+                                         "ellipsoid", "cylinder", "box",    "mesh"};
+  const int t = static_cast<int>(type);
+  return t >= 0 && t < static_cast<int>(std::size(kNames)) ? kNames[t] : "unknown";
+}
+
 std::string_view to_string(Integrator integrator) {
   switch (integrator) {
     case Integrator::kRK4:
@@ -642,23 +649,53 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
     if (!std::isfinite(term.coef)) throw ModelError(who + ": a coefficient is not finite");
   }
   if (spec.spatial) {
-    // MuJoCo's rules: sites at both ends, and on both sides of every pulley
+    // MuJoCo's rules: a site at the end and a site or pulley at the start; a site on both sides
+    // of every wrap geom and after every pulley; no site alone between pulleys
     const std::size_t n = spec.path.size();
-    if (n < 2 || spec.path.front().site.empty() || spec.path.back().site.empty())
-      throw ModelError(who + ": a spatial tendon starts and ends at a site");
+    const auto is_site = [&](std::size_t i) { return i < n && !spec.path[i].site.empty(); };
+    const auto is_pulley = [&](std::size_t i) {
+      return spec.path[i].site.empty() && spec.path[i].geom.empty();
+    };
+    if (n < 2 || !is_site(n - 1) || !(is_site(0) || is_pulley(0)))
+      throw ModelError(who + ": a spatial tendon ends at a site and starts at a site or a pulley");
+    const auto known_site = [&](const std::string& name) {
+      return std::any_of(sites_.begin(), sites_.end(),
+                         [&](const SiteSpec& s) { return s.name == name; });
+    };
     for (std::size_t i = 0; i < n; ++i) {
       const TendonSpec::Point& p = spec.path[i];
+      if (!p.geom.empty()) {
+        if (!p.site.empty())
+          throw ModelError(fmt::format("{}: a path point is a site or a geom, not both", who));
+        const auto g = std::find_if(geoms_.begin(), geoms_.end(),
+                                    [&](const GeomSpec& s) { return s.name == p.geom; });
+        if (g == geoms_.end()) throw ModelError(fmt::format("{}: unknown geom '{}'", who, p.geom));
+        if (g->type != GeomType::kSphere && g->type != GeomType::kCylinder)
+          throw ModelError(
+              fmt::format("{}: geom '{}' is a {}; tendons wrap around spheres and cylinders", who,
+                          p.geom, to_string(g->type)));
+        if (!p.sidesite.empty() && !known_site(p.sidesite))
+          throw ModelError(fmt::format("{}: unknown side site '{}'", who, p.sidesite));
+        if (i == 0 || !is_site(i - 1) || !is_site(i + 1))
+          throw ModelError(
+              fmt::format("{}: geom '{}' needs a site before and after it", who, p.geom));
+        continue;
+      }
+      if (!p.sidesite.empty())
+        throw ModelError(fmt::format("{}: a side site belongs to a wrap geom", who));
       if (p.site.empty()) {
         if (!(p.divisor > 0) || !std::isfinite(p.divisor))
           throw ModelError(
               fmt::format("{}: a pulley divisor must be positive (got {})", who, p.divisor));
-        if (spec.path[i - 1].site.empty() || spec.path[i + 1].site.empty())
-          throw ModelError(who + ": a pulley needs a site before and after it");
+        if ((i > 0 && !is_site(i - 1)) || !is_site(i + 1))
+          throw ModelError(who +
+                           ": a pulley needs a site after it, and one before it unless it "
+                           "starts the path");
         continue;
       }
-      const bool known = std::any_of(sites_.begin(), sites_.end(),
-                                     [&](const SiteSpec& s) { return s.name == p.site; });
-      if (!known) throw ModelError(fmt::format("{}: unknown site '{}'", who, p.site));
+      if (!known_site(p.site)) throw ModelError(fmt::format("{}: unknown site '{}'", who, p.site));
+      if ((i == 0 || is_pulley(i - 1)) && (i + 1 == n || is_pulley(i + 1)))
+        throw ModelError(fmt::format("{}: site '{}' is alone between pulleys", who, p.site));
       if (i + 1 < n && spec.path[i + 1].site == p.site)
         throw ModelError(fmt::format("{}: site '{}' follows itself", who, p.site));
     }
@@ -905,12 +942,24 @@ void ModelBuilder::add_tendons(Model& m) const {
       m.wrap_type.push_back(static_cast<int>(WrapType::kJoint));
       m.wrap_objid.push_back(m.id(ObjType::kJoint, term.joint));
       m.wrap_prm.push_back(term.coef);
+      m.wrap_sideid.push_back(-1);
     }
     for (const TendonSpec::Point& p : t.path) {
+      if (!p.geom.empty()) {
+        const int g = m.id(ObjType::kGeom, p.geom);
+        const int side = p.sidesite.empty() ? -1 : m.id(ObjType::kSite, p.sidesite);
+        m.wrap_type.push_back(static_cast<int>(
+            m.geom_type[g] == GeomType::kCylinder ? WrapType::kCylinder : WrapType::kSphere));
+        m.wrap_objid.push_back(g);
+        m.wrap_prm.push_back(side);
+        m.wrap_sideid.push_back(side);
+        continue;
+      }
       const bool pulley = p.site.empty();
       m.wrap_type.push_back(static_cast<int>(pulley ? WrapType::kPulley : WrapType::kSite));
       m.wrap_objid.push_back(pulley ? -1 : m.id(ObjType::kSite, p.site));
       m.wrap_prm.push_back(pulley ? p.divisor : 0.0);
+      m.wrap_sideid.push_back(-1);
     }
     m.tendon_num.push_back(static_cast<int>(m.wrap_type.size()) - m.tendon_adr.back());
     m.tendon_stiffness.push_back(t.stiffness);
@@ -1127,6 +1176,13 @@ ModelBuilder& ModelBuilder::set_contact_margin(ContactMargin rule) {
     throw ModelError("set_contact_margin: the rule is neither the larger margin nor the sum");
   }
   contact_margin_ = rule;
+  return *this;
+}
+
+ModelBuilder& ModelBuilder::set_wrap_rules(WrapRules rules) {
+  if (rules != WrapRules::kMujoco4 && rules != WrapRules::kMujoco2)
+    throw ModelError("set_wrap_rules: the rules are neither MuJoCo 4.0's nor 2.2.2's");
+  wrap_rules_ = rules;
   return *this;
 }
 
@@ -1426,6 +1482,7 @@ Model ModelBuilder::build() const {
   add_sensors(m);
   add_keyframes(m);
   m.disableflags = disableflags_;
+  m.wrap_rules = wrap_rules_;
   {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),

@@ -541,6 +541,10 @@ void Model::validate() const {
                     "the sum (1)",
                     static_cast<int>(contact_margin)));
   }
+  if (wrap_rules != WrapRules::kMujoco4 && wrap_rules != WrapRules::kMujoco2) {
+    throw ModelError(fmt::format("model: wrap_rules {} is neither MuJoCo 4.0's (0) nor 2.2.2's (1)",
+                                 static_cast<int>(wrap_rules)));
+  }
   if (!(impratio > 0) || !std::isfinite(impratio)) {
     throw ModelError(fmt::format("model: impratio {} must be positive", impratio));
   }
@@ -582,10 +586,35 @@ void Model::validate() const {
           if (!(wrap_prm[k] > 0))
             throw ModelError(fmt::format("model: tendon {} has a pulley divisor <= 0", t));
           break;
+        case WrapType::kSphere:
+        case WrapType::kCylinder: {
+          index_in("wrap_objid", wrap_objid[k], 0, ngeom, k);
+          index_in("wrap_sideid", wrap_sideid[k], -1, nsite, k);
+          const GeomType want =
+              wrap_type[k] == WrapType::kSphere ? GeomType::kSphere : GeomType::kCylinder;
+          if (geom_type[wrap_objid[k]] != want || wrap_prm[k] != wrap_sideid[k])
+            throw ModelError(fmt::format(
+                "model: wrap entry {} names geom {} of another type or a side site not in "
+                "wrap_prm",
+                k, wrap_objid[k]));
+          const int first = tendon_adr[t], last = first + tendon_num[t] - 1;
+          if (k == first || k == last || wrap_type[k - 1] != WrapType::kSite ||
+              wrap_type[k + 1] != WrapType::kSite)
+            throw ModelError(
+                fmt::format("model: tendon {} wraps a geom without a site on both "
+                            "sides",
+                            t));
+          break;
+        }
         default:
-          throw ModelError(fmt::format("model: wrap_type[{}] = {} is not a joint, pulley or site",
-                                       k, wrap_type[k]));
+          throw ModelError(fmt::format(
+              "model: wrap_type[{}] = {} is not a joint, pulley, site, sphere or cylinder", k,
+              wrap_type[k]));
       }
+      if (wrap_type[k] != WrapType::kSphere && wrap_type[k] != WrapType::kCylinder &&
+          wrap_sideid[k] != -1)
+        throw ModelError(
+            fmt::format("model: wrap_sideid[{}] is set on an entry that is no geom", k));
     }
   }
   // activations: the actuators with dynamics, numbered 0 … na − 1 in actuator order

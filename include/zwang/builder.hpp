@@ -61,6 +61,9 @@ class ModelBuilder {
   ModelBuilder& set_max_contacts(int nconmax);
   // How two geoms' margins and gaps combine (the larger by default, as MuJoCo 2.2.2).
   ModelBuilder& set_contact_margin(ContactMargin rule);
+  // How spatial tendons pass a sphere or cylinder with a side site (MuJoCo 4.0's by default).
+  // The tendons' constants at qpos0 (length0, the default spring length, invweight0) follow it.
+  ModelBuilder& set_wrap_rules(WrapRules rules);
   // Disables constraint types (DisableBit).
   ModelBuilder& set_disableflags(int flags);
   // Solver iterations and tolerance of the constraint solver.
@@ -114,6 +117,7 @@ class ModelBuilder {
   Cone cone_ = Cone::kPyramidal;
   double impratio_ = 1;
   ContactMargin contact_margin_ = ContactMargin::kMax;
+  WrapRules wrap_rules_ = WrapRules::kMujoco4;
   int nconmax_ = 0;
   int disableflags_ = 0;
   int iterations_ = 100;

@@ -27,6 +27,9 @@ struct LoadOptions {
   // how two geoms' margins and gaps combine: MuJoCo 2.2.2's larger one, or the sum of MuJoCo
   // 3.5 and later (what Gymnasium's environments get on MuJoCo 4.0)
   ContactMargin contact_margin = ContactMargin::kMax;
+  // how a spatial tendon passes a sphere or cylinder with a side site: MuJoCo 4.0's rule, or
+  // MuJoCo 2.2.2's (Model::wrap_rules, kernels/tendon_wrap.h)
+  WrapRules wrap_rules = WrapRules::kMujoco4;
 };
 
 struct LoadResult {
@@ -36,16 +39,20 @@ struct LoadResult {
   std::vector<std::string> warnings;
 };
 
-// An MJCF file; <include> files are found relative to it.
-LoadResult load_mjcf(const std::filesystem::path& file);
+// An MJCF file; <include> files are found relative to it.  Of the options, contact_margin and
+// wrap_rules apply; the URDF-only ones are an error.
+LoadResult load_mjcf(const std::filesystem::path& file, const LoadOptions& options = {});
 // MJCF text; `name` stands for the file in messages, `dir` resolves <include>.
 LoadResult load_mjcf_string(std::string_view xml, std::string_view name = "<string>",
-                            const std::filesystem::path& dir = {});
+                            const std::filesystem::path& dir = {}, const LoadOptions& options = {});
+// throws ModelError naming `file` when options has one that applies to URDF files only
+void check_mjcf_options(const LoadOptions& options, std::string_view file);
 // A URDF file, parsed by urdfdom.
 LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options = {});
 LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options = {},
                             std::string_view name = "<string>");
-// By extension: .urdf is URDF, anything else MJCF; options.contact_margin applies to both.
+// By extension: .urdf is URDF, anything else MJCF; options.contact_margin and wrap_rules apply to
+// both.
 LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options = {});
 
 }  // namespace zwang

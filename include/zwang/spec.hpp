@@ -22,6 +22,7 @@ class ModelError : public std::runtime_error {
 };
 
 std::string_view to_string(JointType type);
+std::string_view to_string(GeomType type);  // MJCF's type: "plane", "sphere", ...
 std::string_view to_string(Integrator integrator);
 std::string_view to_string(ActuatorType type);
 
@@ -305,7 +306,10 @@ struct FusedBodySpec {
 // A tendon (MuJoCo's <tendon>).
 //   fixed:   length L = Σ_i coef_i q_i over hinge and slide joints (m or rad, as the joints)
 //   spatial: a path through sites, straight between consecutive sites, L = Σ |p_{i+1} − p_i| / d
-//            where d is the divisor of the last pulley before the segment (1 before any)
+//            where d is the divisor of the last pulley before the segment (1 before any); a
+//            sphere or cylinder geom between two sites bends the segment around it where the
+//            straight one would pass through (kernels/tendon_wrap.h), to the side of its side
+//            site if it has one
 // Passive force on the tendon −k x − b L̇, x = L − upper above springlength's upper end, L −
 // lower below its lower end, 0 between (MuJoCo 3's dead band; a rest length is both ends;
 // −1 −1: the length at qpos_spring); limits and friction loss are constraint rows as a joint's.
@@ -316,10 +320,13 @@ struct TendonSpec {
     double coef = 1;
   };
   std::vector<Term> joints;  // fixed: at least one
-  // spatial: a site, or a pulley (empty site) whose divisor applies to the segments after it
+  // spatial: a site; a pulley (site and geom empty) whose divisor applies to the segments after
+  // it; or a sphere or cylinder geom to wrap around, with an optional side site
   struct Point {
     std::string site;
     double divisor = 0;
+    std::string geom{};
+    std::string sidesite{};
   };
   std::vector<Point> path{};  // spatial: at least two sites
   bool spatial = false;
@@ -339,6 +346,9 @@ std::string_view to_string(ObjType type);     // MJCF's objtype: "body", "xbody"
 // argument-dependent lookup searches an enum's own namespace (kernels/types.h): there, too,
 // to_string(model.jnt_type[j]) is the name, also beside `using std::to_string`
 namespace joint_types {
+using zwang::to_string;
+}
+namespace geom_types {
 using zwang::to_string;
 }
 namespace integrators {

@@ -138,6 +138,12 @@ void bind_model(nb::module_& m) {
           },
           "how two geoms' margins and gaps combine: 'max' (MuJoCo to 3.4) or 'sum' (from 3.5)")
       .def_prop_ro(
+          "wrap_rules",
+          [](const PyModel& p) {
+            return std::string(p.model.wrap_rules == WrapRules::kMujoco2 ? "2.2.2" : "4.0");
+          },
+          "how spatial tendons pass a wrap geom with a side site: '4.0' or '2.2.2' (MuJoCo's)")
+      .def_prop_ro(
           "gravity",
           [](const PyModel& p) {
             return copy_array<double>(

@@ -16,10 +16,15 @@ namespace zwang::python {
 namespace {
 
 PyModel load(const std::filesystem::path& path, bool floating_base,
-             const std::string& contact_margin, bool balance_inertia, bool fuse_static) {
+             const std::string& contact_margin, bool balance_inertia, bool fuse_static,
+             const std::string& wrap_rules) {
   if (contact_margin != "max" && contact_margin != "sum") {
     throw nb::value_error(
         ("contact_margin must be 'max' or 'sum', not '" + contact_margin + "'").c_str());
+  }
+  if (wrap_rules != "4.0" && wrap_rules != "2.2.2") {
+    throw nb::value_error(
+        ("wrap_rules must be '4.0' or '2.2.2', not '" + wrap_rules + "'").c_str());
   }
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -30,11 +35,11 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
     throw nb::python_error();
   }
   LoadResult r = load_model(
-      path,
-      {.floating_base = floating_base,
-       .balance_inertia = balance_inertia,
-       .fuse_static = fuse_static,
-       .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax});
+      path, {.floating_base = floating_base,
+             .balance_inertia = balance_inertia,
+             .fuse_static = fuse_static,
+             .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax,
+             .wrap_rules = wrap_rules == "2.2.2" ? WrapRules::kMujoco2 : WrapRules::kMujoco4});
   return PyModel{std::move(r.model), std::move(r.warnings)};
 }
 
@@ -129,7 +134,7 @@ void bind_module(nb::module_& m) {
         "run --randomize`` (docs/sweeps.md).");
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
         nb::arg("contact_margin") = "max", nb::arg("balance_inertia") = false,
-        nb::arg("fuse_static") = false,
+        nb::arg("fuse_static") = false, nb::arg("wrap_rules") = "4.0",
         "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"
         "``floating_base`` (URDF only) puts a free joint between the world and the root link.\n"
         "``contact_margin``: how the margins and gaps of two geoms combine into their contact's:\n"
@@ -140,6 +145,9 @@ void bind_module(nb::module_& m) {
         "being used as given with a warning.\n"
         "``fuse_static`` (URDF only): each link on a fixed joint merged into the link above it,\n"
         "as MuJoCo's URDF importer does (in MJCF: ``<compiler fusestatic=\"true\">``).\n"
+        "``wrap_rules``: how a spatial tendon passes a sphere or cylinder that has a side site:\n"
+        "``'4.0'`` as MuJoCo 4.0 (it winds about the geom as the side site does), ``'2.2.2'`` as\n"
+        "MuJoCo 2.2.2.\n"
         "Raises FileNotFoundError for a missing file and zwang.ModelError (a RuntimeError) with\n"
         "the file, line and reason for a file zwang cannot read; ``Model.warnings`` lists what\n"
         "the loader ignored.");

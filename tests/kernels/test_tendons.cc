@@ -2,18 +2,23 @@
 //   - smooth dynamics, constraint rows off on both sides: ten_length, ten_velocity, the passive
 //     forces of tendon springs and dampers, actuators through tendons (qfrc_actuator,
 //     actuator_force), sensordata and q̈ of mj_forward, for fixed and spatial tendons (sites,
-//     pulleys); the constants MuJoCo derives at qpos0 and qpos_spring (tendon_length0,
-//     tendon_lengthspring, tendon_invweight0);
+//     pulleys, spheres and cylinders with and without side sites); the constants MuJoCo derives at
+//     qpos0 and qpos_spring (tendon_length0, tendon_lengthspring, tendon_invweight0);
 //   - constraint rows, contacts off: tendon limits, tendon friction loss and tendon equalities,
 //     q̈, qfrc_constraint and sensordata (tendon limit sensors) of mj_forward and one Euler step,
 //     MuJoCo's Newton run to 1e-15 and zwang's to 1e-13 as in test_constraints.cc;
 //   - the loader's messages for what it refuses.
 // Tolerances (max |zwang − MuJoCo| / max(1, max |MuJoCo|)): 1e-10 for the smooth quantities and
 // the constrained q̈ (rounding in the kinematics and the solves).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,8 @@ namespace zwang::test {
 namespace {
 
 constexpr double kTol = 1e-10;
+// MuJoCo 2.2.2's rules for tendons past a wrap geom with a side site
+const LoadOptions kMujoco2Rules{.wrap_rules = WrapRules::kMujoco2};
 constexpr int kStates = 16;
 
 struct Case {
@@ -103,7 +110,7 @@ TEST_P(Smooth, MatchesMujoco) {
   std::string error;
   const MjModelPtr m = load_mujoco_string(c.xml, c.name + ".xml", &error);
   ASSERT_TRUE(m) << error;
-  Model model = load_mjcf_string(c.xml, c.name + ".xml").model;
+  Model model = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2Rules).model;
   model.disableflags |= kDisableConstraint;
   ASSERT_NO_FATAL_FAILURE(expect_same_tree(model, m.get()));
   Comparison cmp(c.name);
@@ -121,9 +128,19 @@ TEST_P(Smooth, MatchesMujoco) {
   for (const auto& f : sim->failures()) ADD_FAILURE() << c.name << ": " << f.message();
   const MjDataPtr d(mj_makeData(m.get()));
   const int nv = m->nv;
+  // segments beside a wrap geom in MuJoCo's path: bent around it, or left straight
+  int bent = 0, straight = 0;
   for (std::size_t s = 0; s < states.size(); ++s) {
     set_state(m.get(), d.get(), states[s]);
     mj_forward(m.get(), d.get());
+    for (int t = 0; t < m->ntendon; ++t) {
+      int geoms = 0, wraps = 0;
+      for (int w = 0; w < m->tendon_num[t]; ++w)
+        geoms += m->wrap_type[m->tendon_adr[t] + w] >= mjWRAP_SPHERE;
+      for (int w = 0; w < d->ten_wrapnum[t]; ++w) wraps += d->wrap_obj[d->ten_wrapadr[t] + w] >= 0;
+      bent += wraps / 2;
+      straight += geoms - wraps / 2;
+    }
     const int i = static_cast<int>(s);
     cmp.check("ten_length", i, b.ten_length().get(s), view(d->ten_length, m->ntendon), kTol);
     cmp.check("ten_velocity", i, b.ten_velocity().get(s), view(d->ten_velocity, m->ntendon), kTol);
@@ -132,6 +149,10 @@ TEST_P(Smooth, MatchesMujoco) {
     cmp.check("actuator_force", i, b.actuator_force().get(s), view(d->actuator_force, m->nu), kTol);
     cmp.check("sensordata", i, b.sensordata().get(s), view(d->sensordata, m->nsensordata), kTol);
     cmp.check("qacc", i, b.qacc().get(s), view(d->qacc, nv), kTol);
+  }
+  if (c.name == "wrap") {
+    EXPECT_GT(bent, 0);
+    EXPECT_GT(straight, 0);
   }
 
   // one Euler step and one RK4 step
@@ -144,13 +165,12 @@ TEST_P(Smooth, MatchesMujoco) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Mjcf, Smooth,
-                         ::testing::Values(Case{"fixed", kFixedTendons},
-                                           Case{"spatial", kSpatialTendons},
-                                           Case{"limits", kTendonLimits},
-                                           Case{"equality", kTendonEquality},
-                                           Case{"ball_in_cup", kBallInCup}),
-                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Mjcf, Smooth,
+    ::testing::Values(Case{"fixed", kFixedTendons}, Case{"spatial", kSpatialTendons},
+                      Case{"wrap", kWrapTendons}, Case{"limits", kTendonLimits},
+                      Case{"equality", kTendonEquality}, Case{"ball_in_cup", kBallInCup}),
+    [](const auto& info) { return info.param.name; });
 
 class Constrained : public ::testing::TestWithParam<Case> {};
 
@@ -205,6 +225,72 @@ INSTANTIATE_TEST_SUITE_P(Mjcf, Constrained,
                                            Case{"equality", kTendonEquality},
                                            Case{"ball_in_cup", kBallInCup}),
                          [](const auto& info) { return info.param.name; });
+
+// MuJoCo's arm26 (six muscles on tendons wrapped around the shoulder and elbow cylinders, side
+// sites, joint limits), as MuJoCo 2.2.2 ships it.  zwang does not compute muscle length ranges
+// by simulation: they are copied from MuJoCo's compiled model into the file's text, model input
+// for both.  q̈ of mj_forward and ten_length at random states (some beyond the limits), then
+// 20 Euler steps with random controls.
+TEST(Arm26, MatchesMujoco) {
+  const std::filesystem::path file = "/usr/share/mujoco/model/tendon_arm/arm26.xml";
+  std::string error;
+  const MjModelPtr m = load_mujoco(file, &error);
+  ASSERT_TRUE(m) << error;
+  m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+  m->opt.iterations = 1000;
+  m->opt.tolerance = 1e-15;
+  std::ifstream in(file);
+  std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (int a = 0; a < m->nu; ++a) {
+    const std::string name = mj_id2name(m.get(), mjOBJ_ACTUATOR, a);
+    const std::string element = "<muscle name=\"" + name + "\"";
+    const std::size_t at = xml.find(element);
+    ASSERT_NE(at, std::string::npos) << name;
+    xml.insert(at + element.size(),
+               fmt::format(" lengthrange=\"{:.17g} {:.17g}\"", m->actuator_lengthrange[2 * a],
+                           m->actuator_lengthrange[2 * a + 1]));
+  }
+  Model model = load_mjcf_string(xml, "arm26.xml", {}, kMujoco2Rules).model;
+  model.iterations = 100;
+  model.tolerance = 1e-13;
+  ASSERT_NO_FATAL_FAILURE(expect_same_tree(model, m.get()));
+  Comparison cmp("arm26");
+  cmp.check("actuator_lengthrange", 0, model.actuator_lengthrange,
+            view(m->actuator_lengthrange, 2 * m->nu), 1e-15);
+  // the joints up to 0.3 rad beyond their range [0, 2.09]: further out, sites s0 and x0 put
+  // the BE muscle's shoulder wrap on an exact tie that rounding decides (its side site's
+  // direction perpendicular to the nearest point, s0 itself)
+  std::vector<State> states = random_states(model, kStates, 8);
+  std::mt19937_64 rng(8);
+  std::uniform_real_distribution<double> angle(-0.3, 2.4);
+  for (State& s : states) {
+    for (double& q : s.qpos) q = angle(rng);
+    for (double& u : s.ctrl) u = 0.5 + u / 3;  // in ctrlrange [0, 1]
+  }
+  const auto sim = simulator(model, states);
+  sim->forward();
+  for (const auto& f : sim->failures()) ADD_FAILURE() << f.message();
+  const MjDataPtr d(mj_makeData(m.get()));
+  auto& b = sim->batch();
+  for (std::size_t s = 0; s < states.size(); ++s) {
+    set_state(m.get(), d.get(), states[s]);
+    mj_forward(m.get(), d.get());
+    const int i = static_cast<int>(s);
+    cmp.check("ten_length", i, b.ten_length().get(s), view(d->ten_length, m->ntendon), kTol);
+    cmp.check("actuator_force", i, b.actuator_force().get(s), view(d->actuator_force, m->nu), kTol);
+    cmp.check("qacc", i, b.qacc().get(s), view(d->qacc, m->nv), kTol);
+  }
+  // 20 steps: activations follow the controls, the limits catch the arm
+  for (int step = 0; step < 20; ++step) sim->step();
+  for (const auto& f : sim->failures()) ADD_FAILURE() << f.message();
+  for (std::size_t s = 0; s < states.size(); ++s) {
+    set_state(m.get(), d.get(), states[s]);
+    for (int step = 0; step < 20; ++step) mj_step(m.get(), d.get());
+    const int i = static_cast<int>(s);
+    cmp.check("20 steps qpos", i, b.qpos().get(s), view(d->qpos, m->nq), 1e-9);
+    cmp.check("20 steps act", i, b.act().get(s), view(d->act, m->na), 1e-9);
+  }
+}
 
 // the host's tendon_lengths: the kernels' lengths at a configuration
 TEST(TendonLengths, AgreeWithMujoco) {
@@ -266,12 +352,41 @@ INSTANTIATE_TEST_SUITE_P(
         Refusal{"unknown_site",
                 chain(R"(<tendon><spatial><site site="s0"/><site site="x"/></spatial></tendon>)"),
                 "unknown site 'x'"},
-        Refusal{"geom_wrap",
+        Refusal{"unknown_wrap_geom",
                 chain(R"(<tendon><spatial><site site="s0"/><geom geom="g"/><site site="s1"/>)"
                       R"(</spatial></tendon>)"),
-                "wrapping around geoms is not supported"},
+                "unknown geom 'g'"},
+        Refusal{"box_wrap",
+                R"(<mujoco><worldbody><site name="s0"/><body name="a"><joint/>)"
+                R"(<geom name="g" type="box" size="0.1 0.1 0.1"/><site name="s1" pos="1 0 0"/>)"
+                R"(</body></worldbody><tendon><spatial><site site="s0"/><geom geom="g"/>)"
+                R"(<site site="s1"/></spatial></tendon></mujoco>)",
+                "geom 'g' is a box; tendons wrap around spheres and cylinders"},
+        Refusal{"wrap_at_end",
+                R"(<mujoco><worldbody><site name="s0"/><body name="a"><joint/>)"
+                R"(<geom name="g" size="0.1"/><site name="s1" pos="1 0 0"/>)"
+                R"(</body></worldbody><tendon><spatial><site site="s0"/><site site="s1"/>)"
+                R"(<geom geom="g"/></spatial></tendon></mujoco>)",
+                "ends at a site and starts at a site or a pulley"},
+        Refusal{"wrap_beside_pulley",
+                R"(<mujoco><worldbody><site name="s0"/><body name="a"><joint/>)"
+                R"(<geom name="g" size="0.1"/><site name="s1" pos="1 0 0"/>)"
+                R"(</body></worldbody><tendon><spatial><site site="s0"/><geom geom="g"/>)"
+                R"(<pulley divisor="2"/><site site="s1"/></spatial></tendon></mujoco>)",
+                "needs a site before and after it"},
+        Refusal{"lone_site",
+                chain(R"(<tendon><spatial><site site="s0"/><site site="s1"/><pulley divisor="2"/>)"
+                      R"(<site site="s0"/><pulley divisor="2"/><site site="s1"/><site site="s0"/>)"
+                      R"(</spatial></tendon>)"),
+                "site 's0' is alone between pulleys"},
+        Refusal{"unknown_side_site",
+                R"(<mujoco><worldbody><site name="s0"/><body name="a"><joint/>)"
+                R"(<geom name="g" size="0.1"/><site name="s1" pos="1 0 0"/>)"
+                R"(</body></worldbody><tendon><spatial><site site="s0"/>)"
+                R"(<geom geom="g" sidesite="nope"/><site site="s1"/></spatial></tendon></mujoco>)",
+                "unknown side site 'nope'"},
         Refusal{"one_site", chain(R"(<tendon><spatial><site site="s0"/></spatial></tendon>)"),
-                "starts and ends at a site"},
+                "ends at a site and starts at a site or a pulley"},
         Refusal{"unknown_tendon",
                 chain(R"(<tendon><fixed name="t"><joint joint="h" coef="1"/></fixed></tendon>)"
                       R"(<actuator><motor tendon="u"/></actuator>)"),
