@@ -10,8 +10,9 @@
 //              kernels/fluid.h
 //   actuator:  transmission l = gear q, l̇ = gear q̇ (joint) or l = gear L, l̇ = gear L̇ (tendon);
 //              u clamped to ctrlrange, f from the force law of kernels/actuator_dynamics.h (and
-//              act_dot) clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ, a hinge's or
-//              slide's sum clamped to its actfrcrange
+//              act_dot), the forces on a tendon with actfrcrange scaled together into it, each
+//              clamped to forcerange;  τ = gear f e_dof or gear f J_tᵀ, a hinge's or slide's sum
+//              clamped to its actfrcrange
 //   applied:   Σ_k J_kᵀ w_k for the user's wrenches w_k at the COMs
 //   smooth:    τ_passive + τ_actuator + τ_applied − qfrc_bias
 // A wrench (f at c_k, torque t) on body k gives each ancestor dof, of axis S = [v; ω] at the
@@ -36,6 +37,30 @@ namespace zwang {
 template <class T>
 ZW_HD ZW_INLINE T clamp_range(T x, T lo, T hi) {
   return vselect(x < lo, lo, vselect(x > hi, hi, x));
+}
+
+// MuJoCo 3's actuatorfrcrange on a tendon: the forces f_a of the actuators on it (before their
+// forcerange), where their total F = Σ f_a is outside [lo, hi], each times lo / F or hi / F
+template <class T>
+ZW_HD void tendon_force_ranges(const ModelView<T>& m, Row<T> force) {
+  for (int t = 0; t < m.s.ntendon; ++t) {
+    if (!m.tendon_actfrclimited[t]) continue;
+    const auto on_tendon = [&](int a) {
+      return m.actuator_trntype[a] == TransmissionType::kTendon && m.actuator_trnid[a] == t;
+    };
+    T total = T(0);
+    for (int a = 0; a < m.s.nu; ++a) {
+      if (on_tendon(a)) total += force[a];
+    }
+    const T lo = m.tendon_actfrcrange[2 * t], hi = m.tendon_actfrcrange[2 * t + 1];
+    const MaskOf<T> some = total != T(0);
+    const T safe = vselect(some, total, T(1));
+    const T scale =
+        vselect(some && total < lo, lo / safe, vselect(some && total > hi, hi / safe, T(1)));
+    for (int a = 0; a < m.s.nu; ++a) {
+      if (on_tendon(a)) force[a] = force[a] * scale;
+    }
+  }
 }
 
 template <class T>
@@ -129,7 +154,6 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
       continue;
     }
     // transmission: the actuator's length and velocity
-    const T g = gear[a];
     const T len = actuator_length(m, d, a), vel = actuator_velocity(m, d, a);
     T u = ctrl[a];
     if (clamp && m.actuator_ctrllimited[a])
@@ -142,7 +166,12 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
       if (m.actuator_actearly[a])
         state = next_activation(m, d, a, state, act_dot[adr], T(m.timestep));
     }
-    T f = actuator_force_law(m, d, a, len, vel, u, state);
+    force[a] = actuator_force_law(m, d, a, len, vel, u, state);
+  }
+  if (actuation) tendon_force_ranges(m, force);
+  for (int a = 0; actuation && a < m.s.nu; ++a) {
+    const T g = gear[a];
+    T f = force[a];
     if (m.actuator_forcelimited[a])
       f = clamp_range(f, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
     force[a] = f;

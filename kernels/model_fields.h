@@ -122,6 +122,9 @@
   X(view_real, double, tendon_solimp_lim, (ntendon, 5), "limit rows")                              \
   X(view_real, double, tendon_solref_fri, (ntendon, 2), "friction row")                            \
   X(view_real, double, tendon_solimp_fri, (ntendon, 5), "friction row")                            \
+  X(view_int, int, tendon_actfrclimited, (ntendon),                                                \
+    "1: its actuators scaled together to keep their total force in tendon_actfrcrange")            \
+  X(view_real, double, tendon_actfrcrange, (ntendon, 2), "range of its actuators' total force")    \
   X(host, std::string, eq_name, (neq), "name")                                                     \
   X(view_int, EqualityType, eq_type, (neq), "EqualityType: connect 0, weld 1, joint 2, tendon 3")  \
   X(view_int, int, eq_obj1id, (neq), "body or joint")                                              \

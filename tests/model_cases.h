@@ -228,6 +228,8 @@ inline std::vector<ModelCase> model_cases() {
   wrap2.validate();
   out.push_back({"wrap_tendons_mujoco2", std::move(wrap2)});
   out.push_back({"tendon_limits", load_mjcf_string(kTendonLimits, "tendon_limits.xml").model});
+  out.push_back(
+      {"tendon_force_range", load_mjcf_string(kTendonForceRange, "tendon_force_range.xml").model});
   out.push_back({"ball_in_cup", load_mjcf_string(kBallInCup, "ball_in_cup.xml").model});
   out.push_back(
       {"tendon_equality", load_mjcf_string(kTendonEquality, "tendon_equality.xml").model});

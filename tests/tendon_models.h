@@ -178,6 +178,42 @@ inline const char* kWrapTendons = R"(<mujoco>
 </mujoco>
 )";
 
+// MuJoCo 3's actuatorfrcrange on tendons: two actuators on a fixed tendon and two on a spatial
+// one scaled together into the range, one with a forcerange of its own (not in MuJoCo 2.2.2:
+// checked against MuJoCo 4.0 by python_shim/tests/test_tendon_actuator_range.py)
+inline const char* kTendonForceRange = R"(<mujoco>
+  <compiler autolimits="true"/>
+  <worldbody>
+    <site name="anchor" pos="0 0 1.5"/>
+    <body name="a" pos="0 0 1">
+      <joint name="j0" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.04"/>
+      <site name="tip" pos="0.4 0 0"/>
+      <body name="b" pos="0.4 0 0">
+        <joint name="j1" axis="0 1 0" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="f" actuatorfrcrange="-1 0.5">
+      <joint joint="j0" coef="1"/>
+      <joint joint="j1" coef="-0.5"/>
+    </fixed>
+    <spatial name="s" actuatorfrcrange="-2 0">
+      <site site="anchor"/>
+      <site site="tip"/>
+    </spatial>
+  </tendon>
+  <actuator>
+    <motor tendon="f" gear="2" forcerange="-0.4 0.4"/>
+    <position tendon="f" kp="3"/>
+    <motor tendon="s"/>
+    <velocity tendon="s" kv="2"/>
+  </actuator>
+</mujoco>
+)";
+
 // fixed tendon limits (margin, solref, solimp of their own), tendon friction loss, a limited
 // tendon on one slide, and a motor driving the chain into the first limit
 inline const char* kTendonLimits = R"(<mujoco>

@@ -245,6 +245,8 @@ void read_tendon(Attrs& a, TendonDef& d) {
                        d.springlength[0], d.springlength[1]));
   }
   read_limits(a, d);
+  if (const auto limited = read_limited(a, "actuatorfrclimited")) d.actfrclimited = *limited;
+  a.exact("actuatorfrcrange", d.actfrcrange);
   // rendering and user data
   a.ignore({"group", "width", "rgba", "material", "user"});
 }

@@ -111,6 +111,8 @@ struct TendonDef {
   double margin = 0;
   SolRef solreflimit = kDefaultSolRef, solreffriction = kDefaultSolRef;
   SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
+  Limited actfrclimited = Limited::kAuto;
+  std::array<double, 2> actfrcrange{0, 0};
 };
 
 // what <default><equality> sets for connect, weld and joint equalities

@@ -602,6 +602,9 @@ class Loader {
       spec.solimplimit = d.solimplimit;
       spec.solreffriction = d.solreffriction;
       spec.solimpfriction = d.solimpfriction;
+      spec.actfrclimited = resolve_limited(a, d.actfrclimited, d.actfrcrange, compiler_.autolimits,
+                                           "actuatorfrclimited", "actuatorfrcrange");
+      spec.actfrcrange = d.actfrcrange;
       for (const pugi::xml_node child : ctx_.children(node)) {
         const std::string_view kind = child.name();
         Attrs c(ctx_, child);

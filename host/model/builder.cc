@@ -701,7 +701,8 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
     }
   }
   if (!finite({spec.stiffness, spec.damping, spec.springlength[0], spec.springlength[1],
-               spec.frictionloss, spec.range[0], spec.range[1], spec.margin}))
+               spec.frictionloss, spec.range[0], spec.range[1], spec.margin, spec.actfrcrange[0],
+               spec.actfrcrange[1]}))
     throw ModelError(who + ": a value is not finite");
   if (spec.springlength[0] > spec.springlength[1])
     throw ModelError(fmt::format("{}: springlength [{}, {}] is empty", who, spec.springlength[0],
@@ -710,6 +711,12 @@ void ModelBuilder::add_tendon(const TendonSpec& in) {
     throw ModelError(who + ": stiffness, damping and frictionloss must be non-negative");
   if (spec.limited && !(spec.range[0] < spec.range[1]))
     throw ModelError(fmt::format("{}: range [{}, {}] is empty", who, spec.range[0], spec.range[1]));
+  const auto& afr = spec.actfrcrange;
+  if (spec.actfrclimited && !(afr[0] < afr[1] && afr[0] <= 0 && afr[1] >= 0))
+    throw ModelError(fmt::format(
+        "{}: actuatorfrcrange [{}, {}] must be an interval that holds 0 (a total force the "
+        "tendon's actuators can be scaled to)",
+        who, afr[0], afr[1]));
   check_solref(spec.solreflimit, who);
   check_solref(spec.solreffriction, who);
   check_solimp(spec.solimplimit, who);
@@ -973,6 +980,8 @@ void ModelBuilder::add_tendons(Model& m) const {
     append(m.tendon_solimp_lim, t.solimplimit);
     append(m.tendon_solref_fri, t.solreffriction);
     append(m.tendon_solimp_fri, t.solimpfriction);
+    m.tendon_actfrclimited.push_back(t.actfrclimited ? 1 : 0);
+    append(m.tendon_actfrcrange, t.actfrcrange);
   }
   m.ntendon = static_cast<int>(tendons_.size());
   m.tendon_length0.assign(m.ntendon, 0.0);

@@ -146,6 +146,7 @@ void Model::validate() const {
                                       {"tendon_solimp_lim", &tendon_solimp_lim},
                                       {"tendon_solref_fri", &tendon_solref_fri},
                                       {"tendon_solimp_fri", &tendon_solimp_fri},
+                                      {"tendon_actfrcrange", &tendon_actfrcrange},
                                       {"body_quat", &body_quat},
                                       {"body_mass", &body_mass},
                                       {"body_ipos", &body_ipos},
@@ -564,6 +565,13 @@ void Model::validate() const {
     if (tendon_adr[t] < 0 || tendon_num[t] < 0 ||
         tendon_adr[t] + static_cast<std::size_t>(tendon_num[t]) > wrap_type.size()) {
       throw ModelError(fmt::format("model: tendon {} runs past wrap_type", t));
+    }
+    const double* afr = &tendon_actfrcrange[2 * t];
+    if (tendon_actfrclimited[t] != 0 &&
+        (tendon_actfrclimited[t] != 1 || !(afr[0] < afr[1] && afr[0] <= 0 && afr[1] >= 0))) {
+      throw ModelError(fmt::format(
+          "model: tendon {} has tendon_actfrclimited {} and tendon_actfrcrange [{}, {}]", t,
+          tendon_actfrclimited[t], afr[0], afr[1]));
     }
     if (tendon_stiffness[t] < 0 || tendon_damping[t] < 0 || tendon_frictionloss[t] < 0)
       throw ModelError(

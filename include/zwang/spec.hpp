@@ -338,6 +338,10 @@ struct TendonSpec {
   double margin = 0;
   SolRef solreflimit = kDefaultSolRef, solreffriction = kDefaultSolRef;
   SolImp solimplimit = kDefaultSolImp, solimpfriction = kDefaultSolImp;
+  // MuJoCo 3's actuatorfrcrange: the actuators on the tendon scaled together so that their total
+  // force stays in [lo, hi] (lo < hi, 0 in it), before each actuator's own forcerange
+  bool actfrclimited = false;
+  std::array<double, 2> actfrcrange{0, 0};
 };
 
 std::string_view to_string(SensorType type);  // MJCF's element name: "accelerometer", ...
