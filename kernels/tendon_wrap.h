@@ -20,14 +20,17 @@
 //   inside   a side site inside the sphere or cylinder (|Rᵀ(s − c)| < r): the path touches the
 //            circle once from within, where the two segments make equal angles with the
 //            radius: φ solves asin(A sin φ) + asin(B sin φ) − 2φ + G = 0, A = r/|e₀|, B =
-//            r/|e₁|, G the angle e₀ 0 e₁, by Newton from φ = π/2 (at most 20 steps to |f| ≤
-//            10⁻⁶); where that fails, the point at radius r midway between the ends.  Zero arc.
+//            r/|e₁|, G the angle e₀ 0 e₁, by Newton from φ = π/2 (|f| ≤ 10⁻⁶ within 19 steps);
+//            where that fails, the point at radius r midway between the ends.  Zero arc.
 //   height   cylinder: a and b get heights in proportion to the path's length along it,
 //            z_a = z₀ + Δz L₀ / (L₀ + ℓ + L₁), z_b = z₀ + Δz (L₀ + ℓ) / (L₀ + ℓ + L₁), and the arc
 //            becomes the helix √(ℓ² + (z_b − z_a)²)
 // MuJoCo 2.2.2 differs with a side site: a clear segment on the side site's side is no wrap,
 // any other wraps, on the side whose tangents' midpoint is nearer σ; a side site is inside where
 // its projection on the plane is; its Newton runs in z from 1 − 10⁻⁷ (the same point to 10⁻⁸).
+// Both rule sets take 4.0's arc angle (atan2, no long way at a wrap's onset) and its tangent-line
+// crossing test (half-open): 2.2.2's acos and closed test differ only where rounding decides a
+// wrap's onset, where 2.2.2 may add a full turn.
 // Every lane computes both candidates and selects; the Newton steps stop when no lane of a pack
 // needs another.
 #pragma once
@@ -218,7 +221,8 @@ ZW_HD Arc<T> inside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, T r, bool z_newton)
   wraps = wraps && !(long_segment && at > T(0) && at < T(1) && vsqrt(dot2(near, near)) <= r);
 
   const Pt2<T> middle = unit2(Pt2<T>{T(0.5) * (e0.x + e1.x), T(0.5) * (e0.y + e1.y)});
-  const T a = r / vselect(wraps, len0, T(1)), b = r / vselect(wraps, len1, T(1));
+  // (0 where there is no wrap: r / 1 could exceed 1 and take asin out of its domain)
+  const T a = vselect(wraps, r / len0, T(0)), b = vselect(wraps, r / len1, T(0));
   const T cos_g = (len0 * len0 + len1 * len1 - dd) / vselect(wraps, T(2) * len0 * len1, T(1));
   wraps = wraps && !(cos_g < T(-1 + kMinVal));
   const T g = vacos(clamp(cos_g, T(-1), T(1)));

@@ -91,9 +91,12 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
         const Vec3<T> zero{T(0), T(0), T(0)};
         add_site_moment(m, d, jac, m.site_bodyid[next], p1, scale * vselect(wr.wraps, ub, u));
         add_site_moment(m, d, jac, m.site_bodyid[id], p0, (-scale) * vselect(wr.wraps, ua, u));
+        // (the points of a lane without a wrap replaced: nothing unselected reaches J)
         const int body = m.geom_bodyid[g];
-        add_site_moment(m, d, jac, body, wr.a, scale * vselect(wr.wraps, ua, zero));
-        add_site_moment(m, d, jac, body, wr.b, (-scale) * vselect(wr.wraps, ub, zero));
+        add_site_moment(m, d, jac, body, vselect(wr.wraps, wr.a, p0),
+                        scale * vselect(wr.wraps, ua, zero));
+        add_site_moment(m, d, jac, body, vselect(wr.wraps, wr.b, p1),
+                        (-scale) * vselect(wr.wraps, ub, zero));
       }
     }
     length[t] = len;
