@@ -328,11 +328,10 @@ ZW_HD void fluid_forces(const ModelView<T>& m, const Instance<T>& d, Row<T> qfrc
     if (!any_lane<T>(box.has)) continue;
     const FluidCoef<T> c = fluid_coef(box, density, viscosity);
     const Vec3<T> w = box.w, v = box.v;
-    const auto ab = [](T x) ZW_ITEM { return vselect(x < T(0), -x, x); };
-    const Vec3<T> lt{-(c.ct + c.qt.x * ab(w.x)) * w.x, -(c.ct + c.qt.y * ab(w.y)) * w.y,
-                     -(c.ct + c.qt.z * ab(w.z)) * w.z};
-    const Vec3<T> lf{-(c.cf + c.qf.x * ab(v.x)) * v.x, -(c.cf + c.qf.y * ab(v.y)) * v.y,
-                     -(c.cf + c.qf.z * ab(v.z)) * v.z};
+    const Vec3<T> lt{-(c.ct + c.qt.x * vabs(w.x)) * w.x, -(c.ct + c.qt.y * vabs(w.y)) * w.y,
+                     -(c.ct + c.qt.z * vabs(w.z)) * w.z};
+    const Vec3<T> lf{-(c.cf + c.qf.x * vabs(v.x)) * v.x, -(c.cf + c.qf.y * vabs(v.y)) * v.y,
+                     -(c.cf + c.qf.z * vabs(v.z)) * v.z};
     apply_wrench(m, d, b, load3(d.xipos(), 3 * b), vselect(box.has, mul(box.r, lf), zero),
                  vselect(box.has, mul(box.r, lt), zero), qfrc);
   }
@@ -380,7 +379,6 @@ ZW_HD void fluid_implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h
     const FluidBox<T> box = fluid_box(m, d, b);
     if (!any_lane<T>(box.has)) continue;
     const FluidCoef<T> c = fluid_coef(box, density, viscosity);
-    const auto ab = [](T x) ZW_ITEM { return vselect(x < T(0), -x, x); };
     // ∂(−(c + q|x|) x)/∂x = −(c + 2 q |x|)
     const T w[3] = {box.w.x, box.w.y, box.w.z}, v[3] = {box.v.x, box.v.y, box.v.z};
     const T qt[3] = {c.qt.x, c.qt.y, c.qt.z}, qf[3] = {c.qf.x, c.qf.y, c.qf.z};
@@ -388,8 +386,8 @@ ZW_HD void fluid_implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h
       for (int k = 0; k < 6; ++k) bm[i][k] = T(0);
     }
     for (int i = 0; i < 3; ++i) {
-      bm[i][i] = vselect(box.has, -(c.ct + T(2) * qt[i] * ab(w[i])), T(0));
-      bm[3 + i][3 + i] = vselect(box.has, -(c.cf + T(2) * qf[i] * ab(v[i])), T(0));
+      bm[i][i] = vselect(box.has, -(c.ct + T(2) * qt[i] * vabs(w[i])), T(0));
+      bm[3 + i][3 + i] = vselect(box.has, -(c.cf + T(2) * qf[i] * vabs(v[i])), T(0));
     }
     block(b, load3(d.xipos(), 3 * b), box.r, bm, -h);
   }

@@ -34,11 +34,6 @@
 
 namespace zwang {
 
-template <class T>
-ZW_HD ZW_INLINE T clamp_range(T x, T lo, T hi) {
-  return vselect(x < lo, lo, vselect(x > hi, hi, x));
-}
-
 // MuJoCo 3's actuatorfrcrange on a tendon: the forces f_a of the actuators on it (before their
 // forcerange), where their total F = Σ f_a is outside [lo, hi], each times lo / F or hi / F
 template <class T>
@@ -157,7 +152,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     const T len = actuator_length(m, d, a), vel = actuator_velocity(m, d, a);
     T u = ctrl[a];
     if (clamp && m.actuator_ctrllimited[a])
-      u = clamp_range(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
+      u = vclamp(u, m.actuator_ctrlrange[2 * a], m.actuator_ctrlrange[2 * a + 1]);
     // force law and activation dynamics
     const int adr = m.actuator_actadr[a];
     T state = adr >= 0 ? activation[adr] : u;
@@ -173,7 +168,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     const T g = gear[a];
     T f = force[a];
     if (m.actuator_forcelimited[a])
-      f = clamp_range(f, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
+      f = vclamp(f, m.actuator_forcerange[2 * a], m.actuator_forcerange[2 * a + 1]);
     force[a] = f;
 
     // the force through the moment: τ += gear f ∂(q or L)/∂q
@@ -189,7 +184,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   for (int j = 0; actuation && j < m.s.njnt; ++j) {
     if (!m.jnt_actfrclimited[j]) continue;
     const int i = m.jnt_dofadr[j];
-    act[i] = clamp_range(act[i], m.jnt_actfrcrange[2 * j], m.jnt_actfrcrange[2 * j + 1]);
+    act[i] = vclamp(act[i], m.jnt_actfrcrange[2 * j], m.jnt_actfrcrange[2 * j + 1]);
   }
 
   // user wrenches through the COM Jacobians

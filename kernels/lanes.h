@@ -94,6 +94,16 @@ template <class T>
 ZW_HD ZW_INLINE T vatan2(T y, T x) {
   return Lanes<T>::atan2(y, x);
 }
+// |x| as a select: packs, float and double alike
+template <class T>
+ZW_HD ZW_INLINE T vabs(T x) {
+  return vselect(x < T(0), -x, x);
+}
+// x clamped to [lo, hi] (x itself where it is NaN)
+template <class T>
+ZW_HD ZW_INLINE T vclamp(T x, T lo, T hi) {
+  return vselect(x < lo, lo, vselect(x > hi, hi, x));
+}
 template <class T>
 ZW_HD ZW_INLINE T vacos(T x) {
   return Lanes<T>::acos(x);

@@ -140,6 +140,16 @@ ZW_HD ZW_INLINE Quat<T> vselect(MaskOf<T> m, const Quat<T>& a, const Quat<T>& b)
   return {vselect(m, a.w, b.w), vselect(m, a.x, b.x), vselect(m, a.y, b.y), vselect(m, a.z, b.z)};
 }
 
+// v / |v|, or e_x where |v| < 1e-15 (MuJoCo's mju_normalize3); len ← |v|
+template <class T>
+ZW_HD ZW_INLINE Vec3<T> unit_or_x(const Vec3<T>& v, T& len) {
+  len = norm(v);
+  const MaskOf<T> tiny = len < T(1e-15);
+  const T inv = T(1) / vselect(tiny, T(1), len);
+  return {vselect(tiny, T(1), v.x * inv), vselect(tiny, T(0), v.y * inv),
+          vselect(tiny, T(0), v.z * inv)};
+}
+
 // q / |q|, the identity for q = 0
 template <class T>
 ZW_HD ZW_INLINE Quat<T> normalized(const Quat<T>& q) {

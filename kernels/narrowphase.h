@@ -110,10 +110,8 @@ ZW_HD ZW_INLINE T min_length() {
 // v ← v / |v|, or e_x when |v| < mjMINVAL (mju_normalize3); returns |v|
 template <class T>
 ZW_HD ZW_INLINE T normalize(Vec3<T>& v) {
-  const T len = norm(v);
-  const bool tiny = len < min_length<T>();
-  const T inv = T(1) / (tiny ? T(1) : len);
-  v = tiny ? Vec3<T>{T(1), T(0), T(0)} : inv * v;
+  T len;
+  v = unit_or_x(v, len);
   return len;
 }
 

@@ -60,13 +60,6 @@ ZW_HD ZW_INLINE void put(Vec3<T>& v, int k, T s) {
   v.z = k == 2 ? s : v.z;
 }
 
-// v / |v|, or e_x when |v| < mjMINVAL (mju_normalize3); len ← |v|
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> unit_or_x(Vec3<T> v, T& len) {
-  len = primitive::normalize(v);
-  return v;
-}
-
 // mju_makeFrame with no tangent given: rows n/|n|, t₁, n × t₁
 template <class T>
 ZW_HD ZW_INLINE Mat3<T> contact_frame(const Vec3<T>& normal) {

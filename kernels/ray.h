@@ -20,11 +20,6 @@ namespace zwang {
 constexpr double kRayMinVal = 1e-15;
 
 template <class T>
-ZW_HD ZW_INLINE T ray_abs(T x) {
-  return vselect(x < T(0), -x, x);
-}
-
-template <class T>
 ZW_HD ZW_INLINE T ray_component(const Vec3<T>& v, int i) {
   return i == 0 ? v.x : (i == 1 ? v.y : v.z);
 }
@@ -72,7 +67,7 @@ ZW_HD ZW_INLINE T ray_round_side(T r, T h, const Vec3<T>& p, const Vec3<T>& v) {
   const MaskOf<T> across = a > T(0);
   const T safe = vselect(across, a, T(1));
   const T x = ray_first_root(ray_roots(safe, v.x * p.x + v.y * p.y, p.x * p.x + p.y * p.y - r * r));
-  return vselect(across && x >= T(0) && ray_abs(p.z + x * v.z) <= h, x, T(-1));
+  return vselect(across && x >= T(0) && vabs(p.z + x * v.z) <= h, x, T(-1));
 }
 
 template <class T>
@@ -107,7 +102,7 @@ template <class T>
 ZW_HD T ray_cylinder(T r, T h, const Vec3<T>& p, const Vec3<T>& v) {
   T best = ray_round_side(r, h, p, v);
   // the flat sides z = ±h, within the radius
-  const MaskOf<T> crosses = ray_abs(v.z) > T(kRayMinVal);
+  const MaskOf<T> crosses = vabs(v.z) > T(kRayMinVal);
   const T vz = vselect(crosses, v.z, T(1));
   for (int side = -1; side <= 1; side += 2) {
     const T x = (T(side) * h - p.z) / vz;
@@ -124,14 +119,14 @@ ZW_HD T ray_box(const Vec3<T>& half, const Vec3<T>& p, const Vec3<T>& v, T* face
   for (int i = 0; i < 3; ++i) {
     const int j = (i + 1) % 3, k = (i + 2) % 3;
     const T vi = ray_component(v, i), pi = ray_component(p, i), hi = ray_component(half, i);
-    const MaskOf<T> crosses = ray_abs(vi) > T(kRayMinVal);
+    const MaskOf<T> crosses = vabs(vi) > T(kRayMinVal);
     const T safe = vselect(crosses, vi, T(1));
     for (int side = -1; side <= 1; side += 2) {
       const T x = (T(side) * hi - pi) / safe;
       const T pj = ray_component(p, j) + x * ray_component(v, j);
       const T pk = ray_component(p, k) + x * ray_component(v, k);
       const MaskOf<T> on_face =
-          ray_abs(pj) <= ray_component(half, j) && ray_abs(pk) <= ray_component(half, k);
+          vabs(pj) <= ray_component(half, j) && vabs(pk) <= ray_component(half, k);
       best = ray_nearer(best, x, crosses && x >= T(0) && on_face);
       if (faces != nullptr)
         faces[2 * i + (side + 1) / 2] = vselect(crosses && x >= T(0) && on_face, x, T(-1));
@@ -148,7 +143,7 @@ ZW_HD T ray_plane(const Vec3<T>& size, const Vec3<T>& p, const Vec3<T>& v) {
   const T x = -p.z / vselect(facing, v.z, T(-1));
   const T px = p.x + x * v.x, py = p.y + x * v.y;
   const MaskOf<T> within =
-      (size.x <= T(0) || ray_abs(px) <= size.x) && (size.y <= T(0) || ray_abs(py) <= size.y);
+      (size.x <= T(0) || vabs(px) <= size.x) && (size.y <= T(0) || vabs(py) <= size.y);
   return vselect(facing && x >= T(0) && within, x, T(-1));
 }
 
@@ -186,7 +181,7 @@ ZW_HD T ray_mesh(Ptr vert, int nface, const int* face, const Vec3<T>& p, const V
     const MaskOf<T> plane = len > T(kRayMinVal);
     const Vec3<T> n = (T(1) / vselect(plane, len, T(1))) * normal;
     const T height = dot(n, p - a), rate = dot(n, v);
-    const MaskOf<T> flat = ray_abs(rate) < T(kRayMinVal);
+    const MaskOf<T> flat = vabs(rate) < T(kRayMinVal);
     const T t = -height / vselect(flat, T(1), rate);
     enter = vselect(plane && !flat && rate < T(0) && t > enter, t, enter);
     leave = vselect(plane && !flat && rate > T(0) && t < leave, t, leave);
@@ -225,13 +220,13 @@ ZW_HD T ray_triangle(const Vec3<T>& a, const Vec3<T>& b, const Vec3<T>& c, const
   // (a − c, b − c) t = −c in the plane
   const T m00 = a0 - c0, m01 = b0 - c0, m10 = a1 - c1, m11 = b1 - c1;
   const T det = m00 * m11 - m01 * m10;
-  const MaskOf<T> singular = ray_abs(det) < T(kRayMinVal);
+  const MaskOf<T> singular = vabs(det) < T(kRayMinVal);
   const T safe = vselect(singular, T(1), det);
   const T t0 = (m11 * -c0 - m01 * -c1) / safe, t1 = (-m10 * -c0 + m00 * -c1) / safe;
   const MaskOf<T> inside = t0 >= T(0) && t1 >= T(0) && t0 + t1 <= T(1);
   const Vec3<T> n = cross(a - c, b - c);
   const T denom = dot(v, n);
-  const MaskOf<T> flat = ray_abs(denom) < T(kRayMinVal);
+  const MaskOf<T> flat = vabs(denom) < T(kRayMinVal);
   const T x = -dot(p - c, n) / vselect(flat, T(1), denom);
   return vselect(!apart && !singular && inside && !flat, x, T(-1));
 }
@@ -251,7 +246,7 @@ ZW_HD T ray_hfield(Ptr data, int nrow, int ncol, Ptr size, const Vec3<T>& p, con
   const MaskOf<T> in_top = top >= T(0);
   if (!any_lane<T>(in_top)) return x;
   // the plane across the ray: e0, e1 from (1, 1, 1) less the ray's largest component
-  const T ax = ray_abs(v.x), ay = ray_abs(v.y), az = ray_abs(v.z);
+  const T ax = vabs(v.x), ay = vabs(v.y), az = vabs(v.z);
   const MaskOf<T> along_x = ax >= ay && ax >= az;
   const MaskOf<T> along_y = (ax < ay || ax < az) && ay >= az;
   const Vec3<T> b{vselect(along_x, T(0), T(1)), vselect(along_y, T(0), T(1)),

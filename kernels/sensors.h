@@ -429,7 +429,7 @@ ZW_HD ZW_NOINLINE void sensors(const ModelView<T>& m, const Instance<T>& d) {
     const MaskOf<T> on = c > T(0);
     for (int k = 0; k < m.sensor_dim[i]; ++k) {
       const T x = out[k];
-      out[k] = datatype == SensorDataType::kReal ? vselect(on, clamp_range(x, -c, c), x)
+      out[k] = datatype == SensorDataType::kReal ? vselect(on, vclamp(x, -c, c), x)
                                                  : vselect(on && c < x, c, x);
     }
   }

@@ -63,16 +63,6 @@ ZW_HD ZW_INLINE Pt2<T> select2(MaskOf<T> m, const Pt2<T>& a, const Pt2<T>& b) {
   return {vselect(m, a.x, b.x), vselect(m, a.y, b.y)};
 }
 
-template <class T>
-ZW_HD ZW_INLINE T clamp(T x, T lo, T hi) {
-  return vselect(x < lo, lo, vselect(x > hi, hi, x));
-}
-
-template <class T>
-ZW_HD ZW_INLINE T absolute(T x) {
-  return vselect(x < T(0), -x, x);
-}
-
 // a / |a|, or (1, 0) where |a| < kMinVal
 template <class T>
 ZW_HD ZW_INLINE Pt2<T> unit2(const Pt2<T>& a) {
@@ -80,22 +70,6 @@ ZW_HD ZW_INLINE Pt2<T> unit2(const Pt2<T>& a) {
   const MaskOf<T> tiny = n < T(kMinVal);
   const T inv = T(1) / vselect(tiny, T(1), n);
   return {vselect(tiny, T(1), a.x * inv), vselect(tiny, T(0), a.y * inv)};
-}
-
-// a / |a|, or e_x where |a| < kMinVal; |a| in `length`
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> unit3(const Vec3<T>& a, T& length) {
-  length = norm(a);
-  const MaskOf<T> tiny = length < T(kMinVal);
-  const T inv = T(1) / vselect(tiny, T(1), length);
-  return {vselect(tiny, T(1), a.x * inv), vselect(tiny, T(0), a.y * inv),
-          vselect(tiny, T(0), a.z * inv)};
-}
-
-template <class T>
-ZW_HD ZW_INLINE Vec3<T> unit3(const Vec3<T>& a) {
-  T length;
-  return unit3(a, length);
 }
 
 // whether the segments a₀a₁ and b₀b₁ meet: a₀ + s (a₁ − a₀) = b₀ + t (b₁ − b₀) with s, t in
@@ -109,7 +83,7 @@ ZW_HD ZW_INLINE MaskOf<T> segments_meet(const Pt2<T>& a0, const Pt2<T>& a1, cons
   const T sg = vselect(det > T(0), T(1), T(-1));
   const T s0 = (v.x * w.y - v.y * w.x) * sg, s1 = (v.x * e.y - v.y * e.x) * sg;
   const T t0 = (u.x * w.y - u.y * w.x) * sg, t1 = (u.x * e.y - u.y * e.x) * sg;
-  return !(absolute(det) < T(kMinVal)) && s0 >= T(0) && s1 < T(0) && t0 >= T(0) && t1 < T(0);
+  return !(vabs(det) < T(kMinVal)) && s0 >= T(0) && s1 < T(0) && t0 >= T(0) && t1 < T(0);
 }
 
 // the signed angle from p to q about the origin, in (−π, π]
@@ -148,7 +122,7 @@ ZW_HD Arc<T> outside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, SideRule rule, con
   const T dd = dot2(dif, dif);
   MaskOf<T> wraps = !(s0 < rr) && !(s1 < rr) && !(r < T(kMinVal)) && !(dd < T(kMinVal));
   // the segment's point nearest the centre, outside the circle: clear
-  const T at = clamp(-dot2(dif, e0) / vselect(wraps, dd, T(1)), T(0), T(1));
+  const T at = vclamp(-dot2(dif, e0) / vselect(wraps, dd, T(1)), T(0), T(1));
   const Pt2<T> near{at * dif.x + e0.x, at * dif.y + e0.y};
   const MaskOf<T> clear = dot2(near, near) > rr;
   // with a side site the path winds about the centre as e₀ → side → e₁ does; a clear segment
@@ -157,7 +131,7 @@ ZW_HD Arc<T> outside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, SideRule rule, con
   T wind_side = T(0);
   if (rule == kWinding) {
     wind_side = winding(e0, side) + winding(side, e1);
-    wraps = wraps && !(clear && absolute(wind_side - winding(e0, e1)) < T(kPi));
+    wraps = wraps && !(clear && vabs(wind_side - winding(e0, e1)) < T(kPi));
   } else if (rule == kHalfPlane) {
     wraps = wraps && !(clear && dot2(side, near) >= T(0));
   } else {
@@ -190,12 +164,12 @@ ZW_HD Arc<T> outside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, SideRule rule, con
   arc.wraps = wraps && !((second && meet1) || (!second && meet0));
   if (rule == kWinding) {
     // the path's winding less its tangent segments' (exact up to a full turn)
-    arc.length = r * absolute(wind_side - winding(e0, arc.a) - winding(arc.b, e1));
+    arc.length = r * vabs(wind_side - winding(e0, arc.a) - winding(arc.b, e1));
   } else {
     // the angle between a and b, or its complement where the path goes the long way (not at
     // a wrap's onset, where a = b)
     const T turn = arc.a.y * arc.b.x - arc.a.x * arc.b.y;
-    const T angle = vatan2(absolute(turn), dot2(arc.a, arc.b));
+    const T angle = vatan2(vabs(turn), dot2(arc.a, arc.b));
     const MaskOf<T> long_way =
         angle > T(1e-6) && ((turn > T(0) && second) || (turn < T(0) && !second));
     arc.length = r * vselect(long_way, T(2 * kPi) - angle, angle);
@@ -225,7 +199,7 @@ ZW_HD Arc<T> inside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, T r, bool z_newton)
   const T a = vselect(wraps, r / len0, T(0)), b = vselect(wraps, r / len1, T(0));
   const T cos_g = (len0 * len0 + len1 * len1 - dd) / vselect(wraps, T(2) * len0 * len1, T(1));
   wraps = wraps && !(cos_g < T(-1 + kMinVal));
-  const T g = vacos(clamp(cos_g, T(-1), T(1)));
+  const T g = vacos(vclamp(cos_g, T(-1), T(1)));
   // Newton in φ = asin z from φ = π/2 (z = 1): f(φ) = asin(A z) + asin(B z) − 2φ + G, f' =
   // cos φ (A / √(1 − z² A²) + B / √(1 − z² B²)) − 2; `fallback` where it cannot go on (the
   // midpoint then)
@@ -237,7 +211,7 @@ ZW_HD Arc<T> inside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, T r, bool z_newton)
   T asin_a = vasin(a * z), asin_b = vasin(b * z);
   T f = asin_a + asin_b - T(2) * phi + g;
   MaskOf<T> fallback = cos_g > T(1 - kMinVal) || f > T(0);
-  MaskOf<T> converged = !fallback && !(absolute(f) > tolerance);
+  MaskOf<T> converged = !fallback && !(vabs(f) > tolerance);
   const T aa = a * a, bb = b * b;
   for (int k = 0; k < kMaxIterations; ++k) {
     const MaskOf<T> active = wraps && !fallback && !converged;
@@ -269,7 +243,7 @@ ZW_HD Arc<T> inside_wrap(const Pt2<T>& e0, const Pt2<T>& e1, T r, bool z_newton)
     fallback = fallback || stuck || (moves && f > tolerance);
     // convergence on the last allowed step counts as running out of steps, as MuJoCo's
     if (k + 1 < kMaxIterations)
-      converged = converged || (moves && !(f > tolerance) && !(absolute(f) > tolerance));
+      converged = converged || (moves && !(f > tolerance) && !(vabs(f) > tolerance));
   }
   // rotate the end on the counter-clockwise side by φ − asin(A z) (or B) towards the other
   const MaskOf<T> ccw = e0.x * e1.y - e0.y * e1.x > T(0);
@@ -304,18 +278,19 @@ ZW_HD Wrapped<T> wrap_geom(const Vec3<T>& x0, const Vec3<T>& x1, const Vec3<T>& 
   MaskOf<T> wraps = !(norm(p0) < T(kMinVal)) && !(norm(p1) < T(kMinVal));
   Vec3<T> u{T(1), T(0), T(0)}, v{T(0), T(1), T(0)};
   if (!cylinder) {
-    u = unit3(p0);
+    T len;
+    u = unit_or_x(p0, len);
     T n_length;
-    Vec3<T> normal = unit3(cross(p0, p1), n_length);
+    Vec3<T> normal = unit_or_x(cross(p0, p1), n_length);
     const MaskOf<T> parallel = n_length < T(kMinVal);
     if (any_lane<T>(parallel)) {
-      const T ax = absolute(u.x), ay = absolute(u.y), az = absolute(u.z);
+      const T ax = vabs(u.x), ay = vabs(u.y), az = vabs(u.z);
       const MaskOf<T> big_y = ay > ax && ay > az, big_z = az > ax && az > ay;
       const Vec3<T> w{vselect(big_y || big_z, T(1), T(0)), vselect(big_y, T(0), T(1)),
                       vselect(big_z, T(0), T(1))};
-      normal = vselect(parallel, unit3(cross(u, w)), normal);
+      normal = vselect(parallel, unit_or_x(cross(u, w), len), normal);
     }
-    v = unit3(cross(normal, u));
+    v = unit_or_x(cross(normal, u), len);
   }
   const Pt2<T> e0{dot(p0, u), dot(p0, v)}, e1{dot(p1, u), dot(p1, v)};
   Arc<T> arc;

@@ -64,7 +64,7 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
         const int next = m.wrap_objid[w + 1];
         const Vec3<T> p0 = site_xpos(m, d, id), p1 = site_xpos(m, d, next);
         T dist;
-        const Vec3<T> u = wrap::unit3(p1 - p0, dist);
+        const Vec3<T> u = unit_or_x(p1 - p0, dist);
         const T scale = T(1) / divisor;
         len += dist * scale;
         add_site_moment(m, d, jac, m.site_bodyid[next], p1, scale * u);
@@ -84,8 +84,8 @@ ZW_HD void tendons(const ModelView<T>& m, const Instance<T>& d) {
             p0, p1, centre, rot, T(m.geom_size[3 * g]), m.wrap_type[w + 1] == WrapType::kCylinder,
             side >= 0, side_pos, m.wrap_rules == WrapRules::kMujoco2);
         T dist, dist_a, dist_b;
-        const Vec3<T> u = wrap::unit3(p1 - p0, dist);
-        const Vec3<T> ua = wrap::unit3(wr.a - p0, dist_a), ub = wrap::unit3(p1 - wr.b, dist_b);
+        const Vec3<T> u = unit_or_x(p1 - p0, dist);
+        const Vec3<T> ua = unit_or_x(wr.a - p0, dist_a), ub = unit_or_x(p1 - wr.b, dist_b);
         const T scale = T(1) / divisor;
         len += vselect(wr.wraps, dist_a + wr.length + dist_b, dist) * scale;
         const Vec3<T> zero{T(0), T(0), T(0)};
