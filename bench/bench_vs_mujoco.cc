@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
       std::printf("%-28s %4d %4s %8g %14.4g %14.4g %14.4g %9.2f %9.2f\n", name.c_str(), model.nv,
                   model.integrator == zwang::Integrator::kRK4            ? "RK4"
                   : model.integrator == zwang::Integrator::kImplicitFast ? "ImpF"
+                  : model.integrator == zwang::Integrator::kImplicit     ? "Imp"
                                                                          : "Eul",
                   model.timestep, mj, z64, z32, z64 / mj, z32 / mj);
     } catch (const std::exception& e) {

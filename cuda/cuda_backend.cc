@@ -150,8 +150,9 @@ struct CudaBackend<T>::Impl {
         ld(b.padded_size()),
         lay(b.layout()),
         group(choose_group(o.cuda_group)),
-        path(choose_cholesky(o.cholesky, m.nv, o.cusolver_min_nv, group,
-                             m.integrator == Integrator::kImplicitFast)),
+        path(choose_cholesky(
+            o.cholesky, m.nv, o.cusolver_min_nv, group,
+            m.integrator == Integrator::kImplicitFast || m.integrator == Integrator::kImplicit)),
         arrays(m),
         model_ints(arrays.ints().size()),
         model_reals(arrays.reals().size()),

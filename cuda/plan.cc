@@ -94,8 +94,8 @@ CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv
                              bool implicit_fast) {
   if (implicit_fast && requested == CholeskyPath::kCusolver) {
     throw std::invalid_argument(
-        "CholeskyPath::kCusolver factors H + h diag(damping): the implicitfast integrator's "
-        "matrix is factored in the kernel (use kAuto or kInKernel)");
+        "CholeskyPath::kCusolver factors H + h diag(damping): the implicitfast and implicit "
+        "integrators' matrix is factored in the kernel (use kAuto or kInKernel)");
   }
   if (requested != CholeskyPath::kAuto) return requested;
   if (group > 1 || implicit_fast) return CholeskyPath::kInKernel;

@@ -18,9 +18,9 @@ namespace zwang::gpu {
 void check_cuda_options(const SimulatorOptions& options);
 
 // kInKernel or kCusolver: kAuto sends nv >= cusolver_min_nv to cuSOLVER, but for lane groups
-// (group > 1) and the implicitfast integrator (`implicit_fast`), which factor in the kernel;
-// std::invalid_argument for kCusolver with implicitfast, whose matrix H − h D (kernels/implicit.h)
-// the dense cuSOLVER path does not form
+// (group > 1) and the implicitfast and implicit integrators (`implicit_fast`), which factor in the
+// kernel; std::invalid_argument for kCusolver with them, whose matrix H − h D
+// (kernels/implicit.h) the dense cuSOLVER path does not form
 CholeskyPath choose_cholesky(CholeskyPath requested, int nv, int cusolver_min_nv, int group = 1,
                              bool implicit_fast = false);
 

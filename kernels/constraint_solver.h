@@ -776,8 +776,24 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
 
   // 4. the implicit step: Euler's damping, implicitfast's H − h D and free bodies
   //    (kernels/implicit.h); the hard rows then hold again by their projection in the metric of
-  //    its factor, whose multipliers add to their forces
-  if (damping_dt > T(0)) {
+  //    its factor, whose multipliers add to their forces.  implicit's unsymmetric H − h D is
+  //    factored by an LU in efc_HnL and efc_HL (H's factor is no longer read); a model with hard
+  //    rows cannot choose it (no metric to project in)
+  if (damping_dt > T(0) && m.integrator == Integrator::kImplicit) {
+    const int solved = g.uniform([&]() ZW_ITEM {
+      const Row<T> lo = d.efc_HnL();
+      implicit_matrix(m, d, lo, hl, damping_dt);
+      MaskOf<T> failed(false);
+      if (lu_factor<T>(lo, hl, m.dof_parentid, nv, &failed) < nv || any_lane<T>(failed)) {
+        *d.status |= kStatusFactorization;
+        return 0;
+      }
+      for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
+      lu_solve<T>(lo, hl, m.dof_parentid, x, nv);
+      return 1;
+    });
+    if (!solved) return false;
+  } else if (damping_dt > T(0)) {
     const Row<T> l = d.efc_HnL();
     if (!factor_mass(m, d, l, damping_dt, g)) return false;
     const int holds = g.uniform([&]() ZW_ITEM {

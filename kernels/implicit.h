@@ -1,5 +1,6 @@
 // (qM, qvel, ctrl, act, act_dot, actuator_force, ten_J, ten_length, ten_velocity, xmat, xpos,
-//  xipos, crb_inertia, parameters) => the matrix of an implicit step; the free bodies' q̈ in it
+//  xipos, cdof, cvel, body_Iw, crb_inertia, parameters) => the matrix of an implicit step; the
+//  free bodies' q̈ in it
 //
 // MuJoCo's implicitfast step: with f(q̇) = τ_passive + τ_actuator linearised in q̇, the step's
 // q̈ solves
@@ -31,9 +32,16 @@
 //   c_lin = m ω × (ω × s),          c_rot = Rᵀ (m s × (ω × (ω × s)) + ω × I ω),
 //   ∂c_lin/∂ω_local = m K R,        ∂c_rot/∂ω_local = Rᵀ (m [s]ₓ K + [ω]ₓ I − [I ω]ₓ) R,
 //   K = ∂(ω × (ω × s))/∂ω = (ω·s) 1 + ω sᵀ − 2 s ωᵀ,   ∂c/∂v_lin = 0.
+//
+// MuJoCo's implicit step solves the same system with the whole velocity derivative,
+//   (H − h D + h ∂c/∂q̇) q̈ = τ_smooth + Σ J_rᵀ f_r,
+// D unsymmetric (the fluid forces' B as computed) and ∂c/∂q̇ the derivative of recursive
+// Newton–Euler along each q̇_i (coriolis_velocity_terms), all in H's tree pattern; an LU without
+// pivoting factors it with no fill-in (kernels/math_chol.h), free bodies included.
 #pragma once
 
 #include "kernels/actuator_dynamics.h"
+#include "kernels/body_jacobians.h"
 #include "kernels/fluid.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
@@ -270,6 +278,136 @@ ZW_HD void free_body_solve(const ModelView<T>& m, const Instance<T>& d, Row<T> x
     }
     for (int i = 0; i < 6; ++i) x[adr + i] = vselect(ok, y[i], x[adr + i]);
   }
+}
+
+// ∂A_b/∂q̇_col of body b's bias acceleration (kernels/body_jacobians.h), col a dof of its chain:
+// along the chain from col's joint down to b, each joint adds
+//   ∂(V_before ×ₘ W)/∂q̇_col = δV ×ₘ W + V_before ×ₘ δW,
+// δV = S_col below col (0 above), δW = S_col on col's joint (0 elsewhere)
+template <class T>
+ZW_HD Motion<T> bias_acc_derivative(const ModelView<T>& m, const Instance<T>& d, int b, int col,
+                                    const Motion<T>& s) {
+  const Row<T> cdof = d.cdof(), qvel = d.qvel(), cvel = d.cvel();
+  const Motion<T> zero{{T(0), T(0), T(0)}, {T(0), T(0), T(0)}};
+  Motion<T> da = zero;
+  for (int a = b; a > 0; a = m.body_parentid[a]) {
+    Motion<T> v = load_motion<T>(cvel, 6 * m.body_parentid[a]);
+    const int jfirst = m.body_jntadr[a], jend = jfirst + m.body_jntnum[a];
+    const auto add = [&](int dof, int n) ZW_ITEM {
+      const Motion<T> w = dof_velocity(cdof, qvel, dof, n);
+      if (col < dof) {
+        const Motion<T> t = cross_motion(s, w);
+        da = {da.lin + t.lin, da.ang + t.ang};
+      } else if (col < dof + n) {
+        const Motion<T> t = cross_motion(v, s);
+        da = {da.lin + t.lin, da.ang + t.ang};
+      }
+      v = {v.lin + w.lin, v.ang + w.ang};
+    };
+    for (int j = jfirst; j < jend; ++j) {
+      const int dof = m.jnt_dofadr[j];
+      if (m.jnt_type[j] == JointType::kFree) {
+        // translation first, then rotation about the moving origin (body_jacobians)
+        add(dof, 3);
+        add(dof + 3, 3);
+      } else {
+        add(dof, joint_nv(m.jnt_type[j]));
+      }
+    }
+    // col is a dof of this body (it is in b's chain): no joint further up depends on it
+    if (jend > jfirst && col >= m.jnt_dofadr[jfirst]) break;
+  }
+  return da;
+}
+
+// h ∂c/∂q̇ of the Coriolis and centrifugal forces c = Σ_k J_kᵀ (M_k J̇_k q̇ + n_k): add(i, j, x)
+// receives its entries, both dofs of one chain.  Along q̇_col, with δω = S_col.ang and
+// δv_c = S_col.lin + δω × c_k at body k's COM c_k (col in k's chain),
+//   δ(J̇_k q̇) = [δA.lin + δα × c_k + δω × v_c + ω × δv_c;  δα],  δα = δA.ang,
+//   δF_k = [m_k δa_c;  I_k δα + δω × I_k ω + ω × I_k δω],
+// and δc_i = S_iᵀ [δF.f; δF.t + c_k × δF.f] for the dofs i of the chain (the wrench moved to the
+// origin of the Plücker frame).
+template <class T, class Add>
+ZW_HD void coriolis_velocity_terms(const ModelView<T>& m, const Instance<T>& d, T h,
+                                   const Add& add) {
+  const Row<T> cdof = d.cdof(), cvel = d.cvel(), xipos = d.xipos();
+  const Row<T> iw = d.body_Iw(), mass = d.body_mass();
+  for (int b = 1; b < m.s.nbody; ++b) {
+    const int adr = m.body_treeadr[b], n = m.body_treenum[b];
+    const Motion<T> v = load_motion<T>(cvel, 6 * b);
+    const Vec3<T> c = load3(xipos, 3 * b);
+    const Vec3<T> vc = v.lin + cross(v.ang, c);
+    const Sym3<T> ib = load_sym(iw, 6 * b);
+    const Vec3<T> iww = mul(ib, v.ang);
+    const T mb = mass[b];
+    for (int t = 0; t < n; ++t) {
+      const int col = m.tree_dof[adr + t];
+      const Motion<T> s = load_motion<T>(cdof, 6 * col);
+      const Motion<T> da = bias_acc_derivative(m, d, b, col, s);
+      const Vec3<T> dvc = s.lin + cross(s.ang, c);
+      const Vec3<T> f = mb * (da.lin + cross(da.ang, c) + cross(s.ang, vc) + cross(v.ang, dvc));
+      const Vec3<T> tq =
+          mul(ib, da.ang) + cross(s.ang, iww) + cross(v.ang, mul(ib, s.ang)) + cross(c, f);
+      for (int r = 0; r < n; ++r) {
+        const int row = m.tree_dof[adr + r];
+        const Motion<T> sr = load_motion<T>(cdof, 6 * row);
+        add(row, col, h * (dot(sr.lin, f) + dot(sr.ang, tq)));
+      }
+    }
+  }
+}
+
+// the implicit integrator's matrix H − h D, D = ∂(τ_passive + τ_actuator − c)/∂q̇, in the tree's
+// pattern (its other entries are dropped, as MuJoCo's qDeriv has M's sparsity): the lower
+// triangle in lo and the strict upper triangle transposed in up, as lu_factor takes them
+template <class T>
+ZW_HD void implicit_matrix(const ModelView<T>& m, const Instance<T>& d, Row<T> lo, Row<T> up, T h) {
+  const int nv = m.s.nv;
+  const Row<T> qM = d.qM();
+  for (int e = 0; e < m.s.nM; ++e) lo[e] = up[e] = qM[e];
+  const auto add = [&](int i, int j, T x) ZW_ITEM {
+    if (j <= i) {
+      lo[packed_index(i, j)] += x;
+    } else {
+      up[packed_index(j, i)] += x;
+    }
+  };
+  implicit_terms(
+      m, d, h, [&](int i, T c) ZW_ITEM { lo[packed_index(i, i)] += c; },
+      [&](const Row<T> jac, T c) ZW_ITEM {
+        for (int i = 0; i < nv; ++i) {
+          const T ci = c * jac[i];
+          for (int j = 0; j < i; ++j) {
+            const T x = ci * jac[j];
+            lo[packed_index(i, j)] += x;
+            up[packed_index(i, j)] += x;
+          }
+          lo[packed_index(i, i)] += ci * jac[i];
+        }
+      },
+      1, m.s.nbody, false,
+      [&](int b, const Vec3<T>& p, const Mat3<T>& r, const T(&bm)[6][6], T c) ZW_ITEM {
+        // (i, j) += c x_iᵀ B x_j for the dofs i, j of body b's chain
+        const int adr = m.body_treeadr[b];
+        for (int k = 0; k < m.body_treenum[b]; ++k) {
+          const int i = m.tree_dof[adr + k];
+          T x[6], u[6];
+          fluid_local_axis(d, i, p, r, x);
+          for (int q = 0; q < 6; ++q) {
+            T sum = T(0);
+            for (int o = 0; o < 6; ++o) sum += x[o] * bm[o][q];
+            u[q] = c * sum;
+          }
+          for (int l = 0; l < m.body_treenum[b]; ++l) {
+            const int j = m.tree_dof[adr + l];
+            fluid_local_axis(d, j, p, r, x);
+            T sum = T(0);
+            for (int q = 0; q < 6; ++q) sum += u[q] * x[q];
+            add(i, j, sum);
+          }
+        }
+      });
+  coriolis_velocity_terms(m, d, h, add);
 }
 
 }  // namespace zwang

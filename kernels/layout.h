@@ -113,7 +113,7 @@ struct Sizes {
   X(body_n, 3 * s.nbody)       /* ω_k × (R_k I_k R_kᵀ) ω_k (nbody x 3) */                   \
   X(crb_inertia, 10 * s.nbody) /* subtree Σ M_k about the COM c: m, Σ m_k (c_k − c), I */    \
   X(crb_wrench, 6 * s.nbody)   /* subtree Σ M_k (J̇_k q̇ − [g; 0]) + n_k about the COM */   \
-  X(qLD, s.nM)                 /* Cholesky factor of H (+ h·damping), packed lower */           \
+  X(qLD, s.nM)                 /* factor of H (+ h·damping or − h D), packed lower, or LU */  \
   X(qfrc_smooth, s.nv)         /* τ + Σ J_kᵀ w_k − h: the right-hand side of H q̈ (nv) */ \
   X(step_qpos, s.nq)           /* qpos at the start of the step */                               \
   X(step_qvel, s.nv)           /* qvel at the start of the step */                               \
@@ -130,8 +130,8 @@ struct Sizes {
   X(efc_jar, s.nefc)           /* J q̈ − aref */                                              \
   X(efc_jv, s.nefc)            /* J d along the search direction d */                            \
   X(efc_weight, s.nefc)        /* s″ of each soft row at jar: its weight in H + Jᵀ D J */    \
-  X(efc_HL, s.nM)              /* Cholesky factor of H */                                        \
-  X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J */                   \
+  X(efc_HL, s.nM)              /* Cholesky factor of H; implicit: the LU's upper part */         \
+  X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J, then the step's */  \
   X(efc_grad, s.nv)            /* gradient of the cost */                                        \
   X(efc_dir, s.nv)             /* search direction */                                            \
   X(efc_Hd, s.nv)              /* H d */                                                         \

@@ -68,4 +68,57 @@ ZW_HD void cholesky_solve(A l, const int* parent, X x, int n) {
   }
 }
 
+// A = the product of Gaussian elimination without pivoting from the leaves to the root, for A
+// unsymmetric with the same tree pattern (no fill-in): lo holds A's lower triangle, diagonal
+// included, and up its strict upper triangle transposed (A_ij, i < j, at up[packed_index(j, i)]).
+// Eliminating dof k subtracts l_ik = A_ik / A_kk times row k from each ancestor row i; l_ik
+// overwrites A_ik, and the reduced rows stay in lo.  Returns as cholesky_factor, a pivot failing
+// when it is zero or not finite.
+template <class T, class A>
+ZW_HD int lu_factor(A lo, A up, const int* parent, int n, MaskOf<T>* failed = nullptr) {
+  for (int k = n - 1; k >= 0; --k) {
+    const int row_k = packed_index(k, 0);
+    T pivot = lo[row_k + k];
+    const MaskOf<T> bad = pivot == T(0) || !visfinite(pivot);
+    if constexpr (kOneLane<T>) {
+      if (bad) return n - 1 - k;
+    } else {
+      *failed = *failed || bad;
+      pivot = vselect(bad, T(1), pivot);
+      lo[row_k + k] = pivot;
+    }
+    for (int i = parent[k]; i >= 0; i = parent[i]) up[row_k + i] /= pivot;
+    // A_ij −= l_ik A_kj for the ancestors i and j of k
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      const T lik = up[row_k + i];
+      const int row_i = packed_index(i, 0);
+      for (int j = parent[k]; j >= 0; j = parent[j]) {
+        if (j <= i) {
+          lo[row_i + j] -= lik * lo[row_k + j];
+        } else {
+          up[packed_index(j, i)] -= lik * lo[row_k + j];
+        }
+      }
+    }
+  }
+  return n;
+}
+
+// x = A⁻¹ x, in place, A factored by lu_factor
+template <class T, class A, class X>
+ZW_HD void lu_solve(A lo, A up, const int* parent, X x, int n) {
+  // the elimination's row operations on x, leaves first
+  for (int k = n - 1; k >= 0; --k) {
+    const int row_k = packed_index(k, 0);
+    for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= up[row_k + i] * x[k];
+  }
+  // the reduced rows from the root: x_k = (y_k − Σ_{ancestors i} A_ki x_i) / A_kk
+  for (int k = 0; k < n; ++k) {
+    const int row_k = packed_index(k, 0);
+    T s = x[k];
+    for (int i = parent[k]; i >= 0; i = parent[i]) s -= lo[row_k + i] * x[i];
+    x[k] = s / lo[row_k + k];
+  }
+}
+
 }  // namespace zwang

@@ -69,12 +69,13 @@ ZW_HD ZW_INLINE int solves_per_step(const ModelView<T>& m) {
 }
 
 // the time step of the step's implicit term (kernels/implicit.h): h for Euler (implicit damping,
-// Lᵀ L = H + h diag(damping), MuJoCo's Euler) and implicitfast (H − h ∂f/∂q̇); 0 for RK4 and
-// forward(), and for Euler where MuJoCo 3's damper or eulerdamp flag is off (the damping force,
-// if any, then acts explicitly)
+// Lᵀ L = H + h diag(damping), MuJoCo's Euler), implicitfast and implicit (H − h ∂f/∂q̇); 0 for
+// RK4 and forward(), and for Euler where MuJoCo 3's damper or eulerdamp flag is off (the damping
+// force, if any, then acts explicitly)
 template <class T>
 ZW_HD ZW_INLINE T step_damping_dt(const ModelView<T>& m) {
-  if (m.integrator == Integrator::kImplicitFast) return T(m.timestep);
+  if (m.integrator == Integrator::kImplicitFast || m.integrator == Integrator::kImplicit)
+    return T(m.timestep);
   const bool explicit_damping = m.disableflags & (kDisableDamper | kDisableEulerdamp);
   return m.integrator == Integrator::kRK4 || explicit_damping ? T(0) : T(m.timestep);
 }

@@ -17,9 +17,10 @@ using joint_types::JointType;
 
 // numbered as MuJoCo's mjtIntegrator.  kEuler is semi-implicit (velocity first) with joint
 // damping implicit, as MuJoCo's Euler; kImplicitFast is that step with every velocity derivative
-// of the passive and actuator forces implicit (kernels/implicit.h), as MuJoCo's implicitfast
+// of the passive and actuator forces implicit (kernels/implicit.h), as MuJoCo's implicitfast;
+// kImplicit adds the Coriolis and centrifugal forces' derivative, as MuJoCo's implicit
 namespace integrators {
-enum Integrator : int { kEuler = 0, kRK4 = 1, kImplicitFast = 3 };
+enum Integrator : int { kEuler = 0, kRK4 = 1, kImplicit = 2, kImplicitFast = 3 };
 }  // namespace integrators
 using integrators::Integrator;
 

@@ -1,8 +1,8 @@
 // The models on which two backends must agree instance by instance: the built-in examples, a
 // spatial rod chain, MuJoCo's humanoid.xml with and without its contacts and limits, a four-bar
 // closed by soft and by hard rows, every sensor type, tendons, actuator dynamics, fluid forces,
-// mesh objects on a floor; each again under RK4, and eleven of them under implicitfast.  Shared
-// by test_simd.cc (SIMD against scalar) and test_cuda.cc (CUDA against CPU).
+// mesh objects on a floor; each again under RK4, eleven of them under implicitfast and six under
+// implicit.  Shared by test_simd.cc (SIMD against scalar) and test_cuda.cc (CUDA against CPU).
 #pragma once
 
 #include <algorithm>
@@ -278,6 +278,24 @@ inline std::vector<ModelCase> model_cases() {
     m.integrator = Integrator::kImplicitFast;
     m.validate();
     out.push_back({ellipsoid ? "fluid_implicitfast" : "fluid_boxes_implicitfast", std::move(m)});
+  }
+  // implicit: the Coriolis derivative and the LU on free and ball joints, contacts, tendon
+  // dampers, muscles and the ellipsoid model's unsymmetric B
+  for (const std::string name : {"floating_base", "chain8_damped_actuated", "humanoid_contacts",
+                                 "spatial_tendons", "muscles"}) {
+    const auto it = std::find_if(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(euler),
+                                 [&](const ModelCase& c) { return c.name == name; });
+    if (it == out.begin() + static_cast<std::ptrdiff_t>(euler)) continue;
+    Model m = it->model;
+    m.integrator = Integrator::kImplicit;
+    m.validate();
+    out.push_back({name + "_implicit", std::move(m)});
+  }
+  {
+    Model m = fluid_model(true);
+    m.integrator = Integrator::kImplicit;
+    m.validate();
+    out.push_back({"fluid_implicit", std::move(m)});
   }
   return out;
 }

@@ -100,6 +100,7 @@ ZwangPeer* open_peer(const ZwangPeerRequest* r, ZwangPeerText* note, ZwangPeerTe
   m->opt.timestep = r->timestep;
 #if mjVERSION_HEADER >= 300
   m->opt.integrator = r->integrator == 1   ? mjINT_RK4
+                      : r->integrator == 2 ? mjINT_IMPLICIT
                       : r->integrator == 3 ? mjINT_IMPLICITFAST
                                            : mjINT_EULER;
 #else
@@ -109,7 +110,9 @@ ZwangPeer* open_peer(const ZwangPeerRequest* r, ZwangPeerText* note, ZwangPeerTe
     close_peer(p);
     return nullptr;
   }
-  m->opt.integrator = r->integrator == 1 ? mjINT_RK4 : mjINT_EULER;
+  m->opt.integrator = r->integrator == 1   ? mjINT_RK4
+                      : r->integrator == 2 ? mjINT_IMPLICIT
+                                           : mjINT_EULER;
 #endif
   m->opt.disableflags =
       (m->opt.disableflags & ~kConstraintFlags) | (r->disableflags & kConstraintFlags);

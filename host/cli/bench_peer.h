@@ -47,7 +47,7 @@ struct ZwangPeerRequest {
   const double* qvel;
   /* the options zwang runs with, which the peer adopts */
   double timestep;   /* (s) */
-  int integrator;    /* 0 semi-implicit Euler, 1 RK4, 3 implicitfast (MuJoCo's numbers) */
+  int integrator;    /* 0 Euler, 1 RK4, 2 implicit, 3 implicitfast (MuJoCo's numbers) */
   int disableflags;  /* bits 0-4: constraint, equality, frictionloss, limit, contact */
   int iterations;    /* constraint solver iterations at most */
   double tolerance;  /* constraint solver tolerance */

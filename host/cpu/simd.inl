@@ -173,12 +173,12 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // time.  Its data rows are in the tile (run() below), so a lane's data is one value in each of
 // a few thousand consecutive cache lines (its parameters, in a full pack, one value in each
 // padded row of the batch); the work rows that smooth() leaves for constrain() (xmat, cdof,
-// cacc, ten_J and qfrc_smooth, and implicitfast's crb_inertia: kernels/constraint_rows.h,
-// contacts.h, constraint_solver.h and implicit.h read no others) are copied into `lane_work`, one
-// instance's work rows in the scalar layout, where the rows and the solver's scratch (nefc·nv
-// values and more, visited in every iteration) are contiguous.  The sensors of such a model run
-// there too, after constrain(), since some read the rows (kernels/sensors.h: body_Iw and body_n
-// are the other work rows they read).
+// cacc, ten_J and qfrc_smooth, body_Iw for implicit's Coriolis derivative, and implicitfast's
+// crb_inertia: kernels/constraint_rows.h, contacts.h, constraint_solver.h and implicit.h read no
+// others) are copied into `lane_work`, one instance's work rows in the scalar layout, where the
+// rows and the solver's scratch (nefc·nv values and more, visited in every iteration) are
+// contiguous.  The sensors of such a model run there too, after constrain(), since some read the
+// rows (kernels/sensors.h: body_Iw and body_n are the other work rows they read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
               S* lane_work) {

@@ -136,6 +136,17 @@ class Loader {
     builder_.set_wrap_rules(ctx_.wrap_rules);
     Model model = build();
     model.disableflags = disableflags_;
+    if (model.integrator == Integrator::kImplicit) {
+      // validate()'s rule, located at the <option> that chose the integrator
+      const int nhard = model.sizes().nhard;
+      if (nhard > 0) {
+        ctx_.fail(integrator_node_,
+                  fmt::format("the implicit integrator cannot hold the {} hard rows (drives, "
+                              "non-holonomic constraints, hard equalities); use implicitfast or "
+                              "Euler",
+                              nhard));
+      }
+    }
     note_unsupported_pairs(ctx_, model, model_geoms_);
     return {std::move(model), ctx_.warnings.lines()};
   }
@@ -200,16 +211,10 @@ class Loader {
                 "loss and soft equalities carry no force (MuJoCo's meaning); hard rows still hold");
     }
     if (const auto i = a.keyword("integrator", {"Euler", "RK4", "implicit", "implicitfast"})) {
-      // implicit differs from implicitfast by the velocity derivative of the Coriolis and
-      // centrifugal forces in the step's matrix (an unsymmetric LU), which zwang lacks
-      if (*i == 2) {
-        ctx_.warn(node,
-                  "integrator 'implicit' is not supported (the Coriolis forces' velocity "
-                  "derivative); implicitfast is used");
-      }
-      constexpr Integrator kByName[] = {Integrator::kEuler, Integrator::kRK4,
-                                        Integrator::kImplicitFast, Integrator::kImplicitFast};
+      constexpr Integrator kByName[] = {Integrator::kEuler, Integrator::kRK4, Integrator::kImplicit,
+                                        Integrator::kImplicitFast};
       builder_.set_integrator(kByName[*i]);
+      integrator_node_ = node;
     }
     std::array<double, 3> wind{0, 0, 0};
     if (const auto d = a.number("density")) density_ = *d;
@@ -859,6 +864,7 @@ class Loader {
   int nkey_ = 0;                                               // <size nkey>
   pugi::xml_node size_node_;                                   // the <size> that sets it
   pugi::xml_node nconmax_node_;                                // the <size> that sets nconmax
+  pugi::xml_node integrator_node_;                             // the <option> that sets it
   // each equality, drive and non-holonomic constraint by the words a message names it with
   std::map<std::string, pugi::xml_node, std::less<>> constraint_nodes_;
   int nequality_ = 0;                      // equalities added

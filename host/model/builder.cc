@@ -309,6 +309,8 @@ std::string_view to_string(Integrator integrator) {
       return "RK4";
     case Integrator::kImplicitFast:
       return "implicitfast";
+    case Integrator::kImplicit:
+      return "implicit";
     default:
       return "Euler";
   }

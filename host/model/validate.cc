@@ -122,7 +122,7 @@ void Model::validate() const {
     throw ModelError(fmt::format("model: timestep must be positive (got {})", timestep));
   }
   if (integrator != Integrator::kEuler && integrator != Integrator::kRK4 &&
-      integrator != Integrator::kImplicitFast)
+      integrator != Integrator::kImplicit && integrator != Integrator::kImplicitFast)
     throw ModelError("model: unknown integrator");
   for (double g : gravity) {
     if (!std::isfinite(g)) throw ModelError("model: gravity is not finite");
@@ -555,6 +555,14 @@ void Model::validate() const {
   }
   {
     const RowPlan plan = plan_rows(*this);
+    if (integrator == Integrator::kImplicit && plan.nhard > 0) {
+      // the hard rows are projected in the metric of the step's matrix, which this integrator's
+      // unsymmetric H − h D is not
+      throw ModelError(fmt::format(
+          "model: the implicit integrator cannot hold the {} hard rows (drives, non-holonomic "
+          "constraints, hard equalities); use implicitfast or Euler",
+          plan.nhard));
+    }
     validate_sensors(*this);
     check_instance_rows(nq, nv, nu, nbody, njnt, static_cast<std::int64_t>(tree_dof.size()),
                         plan.nefc, plan.nhard, ndrive, ngeom, plan.nconmax, plan.ncon_rows, nsensor,

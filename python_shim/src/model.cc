@@ -130,7 +130,8 @@ void bind_model(nb::module_& m) {
           "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
       .def_prop_ro(
           "integrator", [](const PyModel& p) { return std::string(to_string(p.model.integrator)); },
-          "'Euler' (semi-implicit, damping implicit, as MuJoCo's) or 'RK4'")
+          "'Euler' (semi-implicit, damping implicit, as MuJoCo's), 'RK4', 'implicitfast' or "
+          "'implicit' (MuJoCo's)")
       .def_prop_ro(
           "contact_margin",
           [](const PyModel& p) {

@@ -247,11 +247,3 @@ def test_box_rests_on_a_plane(tmp_path):
     assert rel_error(zq, mq) < 1e-7, rel_error(zq, mq)
     assert np.abs(zv).max() < 1e-3
     assert np.abs(zq[:, 2] - mq[:, 2]).max() < 1e-6
-
-
-def test_implicit_is_loaded_as_implicitfast_with_a_warning(tmp_path):
-    path = tmp_path / "implicit.xml"
-    path.write_text(BOX.format(integrator="implicit"))
-    z = zwang.load(str(path))
-    assert z.integrator == "implicitfast"
-    assert any("implicitfast is used" in w for w in z.warnings)

@@ -375,8 +375,9 @@ std::vector<GpuCase> model_gpu_cases() {
     for (const ModelCase& c : model_cases()) {
       out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kFused});
       out.push_back({c.name, true, CholeskyPath::kInKernel, CudaKernels::kStaged});
-      // implicitfast factors in the kernel only (gpu::choose_cholesky)
-      if (c.model.integrator != Integrator::kImplicitFast) {
+      // implicitfast and implicit factor in the kernel only (gpu::choose_cholesky)
+      if (c.model.integrator != Integrator::kImplicitFast &&
+          c.model.integrator != Integrator::kImplicit) {
         out.push_back({c.name, true, CholeskyPath::kCusolver, CudaKernels::kFused});
       }
       out.push_back({c.name, false, CholeskyPath::kInKernel, CudaKernels::kFused});

@@ -85,7 +85,7 @@ TEST(CudaHost, CholeskyPathFollowsTheThreshold) {
   EXPECT_EQ(gpu::choose_cholesky(kAuto, 32, 32), kCusolver);
   EXPECT_EQ(gpu::choose_cholesky(kInKernel, 100, 32), kInKernel);
   EXPECT_EQ(gpu::choose_cholesky(kCusolver, 1, 32), kCusolver);
-  // implicitfast's H − h D is factored in the kernel
+  // implicitfast's and implicit's H − h D are factored in the kernel
   EXPECT_EQ(gpu::choose_cholesky(kAuto, 100, 32, 1, true), kInKernel);
   EXPECT_THROW(gpu::choose_cholesky(kCusolver, 100, 32, 1, true), std::invalid_argument);
   EXPECT_EQ(SimulatorOptions{}.cusolver_min_nv, 32);

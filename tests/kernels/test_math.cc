@@ -160,5 +160,59 @@ TEST(Math, TreeCholeskyReportsTheFirstBadPivot) {
   EXPECT_EQ(cholesky_factor<double>(nan.data(), chain.data(), 2), 0);
 }
 
+// an unsymmetric matrix in the tree's pattern: the SPD one plus independent entries in both
+// triangles, factored by lu_factor and solved like Eigen's pivoting LU; the entries outside the
+// pattern hold NaN, which neither the factor nor the solve may read or change (no fill-in)
+TEST(Math, TreeLuSolvesLikeEigen) {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> n(0, 1);
+  for (const std::vector<int>& parent : trees(rng)) {
+    const int size = static_cast<int>(parent.size());
+    Eigen::MatrixXd a = tree_spd(parent, rng);
+    for (int k = 0; k < size; ++k) {
+      for (int j = parent[k]; j >= 0; j = parent[j]) {
+        a(k, j) += 0.5 * n(rng);
+        a(j, k) += 0.5 * n(rng);
+      }
+    }
+    const Eigen::VectorXd b = Eigen::VectorXd::NullaryExpr(size, [&] { return n(rng); });
+    std::vector<double> lo = pack(a), up = pack(a.transpose()), x(b.data(), b.data() + size);
+    const auto related = [&](int i, int j) {
+      bool r = false;
+      for (int k = i; k >= 0; k = parent[k]) r = r || k == j;
+      return r;
+    };
+    for (int i = 0; i < size; ++i) {
+      for (int j = 0; j <= i; ++j) {
+        if (!related(i, j)) lo[packed_index(i, j)] = up[packed_index(i, j)] = std::nan("");
+      }
+    }
+    ASSERT_EQ(lu_factor<double>(lo.data(), up.data(), parent.data(), size), size);
+    for (int i = 0; i < size; ++i) {
+      for (int j = 0; j <= i; ++j) {
+        if (!related(i, j)) {
+          EXPECT_TRUE(std::isnan(lo[packed_index(i, j)]) && std::isnan(up[packed_index(i, j)]));
+        }
+      }
+    }
+    lu_solve<double>(lo.data(), up.data(), parent.data(), x.data(), size);
+    const Eigen::VectorXd want = a.partialPivLu().solve(b);
+    for (int i = 0; i < size; ++i)
+      EXPECT_NEAR(x[i], want[i], 1e-10 * std::max(1.0, want.cwiseAbs().maxCoeff()));
+  }
+}
+
+TEST(Math, TreeLuReportsAZeroPivot) {
+  // a chain of three: the last pivot, −1, is fine for an LU; eliminating it leaves
+  // A_11 − (A_12 / A_22) A_21 = 2 − 2·1 = 0 at the next
+  const std::vector<int> chain{-1, 0, 1};
+  Eigen::Matrix3d a;
+  a << 4, 1, 1, 1, 2, -2, 2, 1, -1;
+  std::vector<double> lo = pack(a), up = pack(a.transpose());
+  EXPECT_EQ(lu_factor<double>(lo.data(), up.data(), chain.data(), 3), 1);
+  std::vector<double> nan{1, 0, std::nan("")}, nan_up{1, 0, 0};
+  EXPECT_EQ(lu_factor<double>(nan.data(), nan_up.data(), chain.data(), 2), 0);
+}
+
 }  // namespace
 }  // namespace zwang

@@ -628,13 +628,14 @@ TEST(MjcfOptionErrors, MessagesNameFileAndLine) {
 // a failed load shows what the loader had left out before it failed
 TEST(MjcfOptionErrors, WarningsComeWithTheError) {
   const std::string error = load_error(
-      "<mujoco>\n<option integrator=\"implicit\"/>\n<worldbody>\n<body>\n<joint/>\n<camera/>\n"
+      "<mujoco>\n<option iterations=\"0\"/>\n<worldbody>\n<body>\n<joint/>\n<camera/>\n"
       "<foo/>\n</body>\n</worldbody>\n</mujoco>\n");
   EXPECT_EQ(error,
             "bad.xml:4: unnamed body: mass must be positive (got 0): the body has joints and "
             "nothing below it carries mass\nwarnings before the error:\n"
-            "  bad.xml:2: integrator 'implicit' is not supported (the Coriolis forces' velocity "
-            "derivative); implicitfast is used\n"
+            "  bad.xml:2: iterations 0: the constraint solver does not run, so limits, contacts, "
+            "friction loss and soft equalities carry no force (MuJoCo's meaning); hard rows still "
+            "hold\n"
             "  bad.xml:7: element <foo> is not supported; ignored");
 }
 
