@@ -164,9 +164,10 @@ struct RowSetup {
     return v;
   }
 
-  // a soft row: imp from imp_pos (the norm of a connect or weld violation), R from Â
+  // a soft row: imp from imp_pos (the norm of a connect or weld violation), R from Â;
+  // aref = −B J q̇ − K imp (pos − margin) − jdot_qdot
   ZW_HD void soft(int r, T pos, T margin, T imp_pos, T diag, const T* solref, const T* solimp,
-                  bool active, bool friction) const {
+                  bool active, bool friction, T jdot_qdot = T(0)) const {
     const T imp = impedance(solimp, imp_pos, margin);
     const T dmax = clamp_imp(solimp[1]);
     T k, b;
@@ -177,7 +178,7 @@ struct RowSetup {
     d.efc_pos()[r] = pos;
     d.efc_R()[r] = rr;
     d.efc_D()[r] = active ? T(1) / rr : T(0);
-    d.efc_aref()[r] = -b * velocity(r) - k * imp * (pos - margin);
+    d.efc_aref()[r] = -b * velocity(r) - k * imp * (pos - margin) - jdot_qdot;
   }
 
   // rows r .. r + n − 1 all zero (bodies that cannot move): inactive, as MuJoCo skips them
@@ -236,6 +237,9 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
         const T imp_pos = std::sqrt(norm2);
         const PointMotion<T> a1 = point_motion(d, b1, p1), a2 = point_motion(d, b2, p2);
         const Vec3<T> jdot = a1.bias - a2.bias;
+        // MuJoCo 4.0 takes J̇ q̇ out of a soft connect or weld row's reference too; 2.2.2 does not
+        const bool mujoco2 = m.rules == Rules::kMujoco2;
+        const Vec3<T> soft_jdot = mujoco2 ? Vec3<T>{T(0), T(0), T(0)} : jdot;
         for (int k = 0; k < 3; ++k) {
           rs.clear(r + k);
           add_point_jacobian(m, d, rs.jac(r + k), b1, p1, unit<T>(k));
@@ -244,7 +248,8 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
           if (hard) {
             rs.hard(r + k, component(cpos, k), T(0), T(0), component(jdot, k), solref);
           } else {
-            rs.soft(r + k, component(cpos, k), T(0), imp_pos, diag, solref, solimp, true, false);
+            rs.soft(r + k, component(cpos, k), T(0), imp_pos, diag, solref, solimp, true, false,
+                    component(soft_jdot, k));
           }
         }
         if (!weld) {
@@ -267,11 +272,34 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
             rs.jac(r + 5)[dof] += T(0.5) * torquescale * q.z;
           }
         }
-        // MuJoCo 2.2 scales every weld row, rotation too, by the translational invweight0
-        const T diag = m.body_invweight0[2 * b1] + m.body_invweight0[2 * b2];
+        // MuJoCo 4.0: residual τ vec(err), Â the bodies' rotational invweight0, and J̇ q̇ of the
+        // rows, ½ τ vec(q̇2⁻¹ Ω q1rel + q2⁻¹ (0, α1 − α2) q1rel + q2⁻¹ Ω q̇1rel) with Ω = (0, ω1 −
+        // ω2), q̇ = ½ (0, ω) q, α the bodies' angular bias accelerations.  MuJoCo 2.2.2 (its
+        // diagApprox resets its weld row counter on every row): residual vec(err), every weld
+        // row scaled by the translational invweight0, no J̇ q̇
+        const int rot = mujoco2 ? 0 : 1;
+        const T diag = m.body_invweight0[2 * b1 + rot] + m.body_invweight0[2 * b2 + rot];
+        const T scale = mujoco2 ? T(1) : torquescale;
         const Vec3<T> ev{err.x, err.y, err.z};
+        Vec3<T> rot_jdot{T(0), T(0), T(0)};
+        if (!mujoco2) {
+          const Quat<T> q1 = load_quat(xquat, 4 * b1), q2 = load_quat(xquat, 4 * b2);
+          const Vec3<T> dw = a1.omega - a2.omega, dal = a1.alpha_bias - a2.alpha_bias;
+          const auto rate = [](const Vec3<T>& w, const Quat<T>& q) ZW_ITEM {
+            const Quat<T> p = mul(Quat<T>{T(0), w.x, w.y, w.z}, q);
+            return Quat<T>{T(0.5) * p.w, T(0.5) * p.x, T(0.5) * p.y, T(0.5) * p.z};
+          };
+          const Quat<T> om{T(0), dw.x, dw.y, dw.z}, al{T(0), dal.x, dal.y, dal.z};
+          const Quat<T> t1 = mul(mul(conj(rate(a2.omega, q2)), om), q1rel);
+          const Quat<T> t2 = mul(mul(q2inv, al), q1rel);
+          const Quat<T> t3 = mul(mul(q2inv, om), mul(rate(a1.omega, q1), rel));
+          const T half = T(0.5) * torquescale;
+          rot_jdot = {half * (t1.x + t2.x + t3.x), half * (t1.y + t2.y + t3.y),
+                      half * (t1.z + t2.z + t3.z)};
+        }
         for (int k = 0; k < 3; ++k) {
-          rs.soft(r + 3 + k, component(ev, k), T(0), imp_pos, diag, solref, solimp, true, false);
+          rs.soft(r + 3 + k, scale * component(ev, k), T(0), imp_pos, diag, solref, solimp, true,
+                  false, component(rot_jdot, k));
         }
         rs.deactivate_if_empty(r, 6);
         break;

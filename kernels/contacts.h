@@ -127,7 +127,8 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Gr
         t1 == GeomType::kPlane && r2 > T(0) && dot(p2.pos - p1.pos, n1) > margin + r2;
     if (spheres_apart || above_plane) return 0;
     int n = first;
-    collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, write ? nconmax : 0, c, g1, g2, &n});
+    collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, write ? nconmax : 0, c, g1, g2, &n},
+            m.rules);
     return n - first;
   });
   const bool overflow = found > nconmax;

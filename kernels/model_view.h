@@ -85,6 +85,7 @@ struct ModelView {
   int contact_efcadr;  // first contact row slot: slot c has rows contact_efcadr + c ncon_rows + k
   int disableflags;    // DisableBit bits (Model::disableflags)
   int wrap_rules;      // WrapRules
+  int rules;           // Rules
   int nlevel;          // levels of the body tree (ZW_SCHEDULE_INTS)
   int nentry;          // entries of H that the tree can fill
   int nhess;           // entries of the Newton Hessian's pattern efc_tree

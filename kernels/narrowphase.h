@@ -386,10 +386,10 @@ ZW_HD inline int max_contacts(int t1, int t2) {
 
 // narrow phase of two geoms of types t1 ≤ t2 (MuJoCo's order: geom1 has the smaller type): calls
 // emit(const ContactGeo<T>&) once per contact with dist ≤ margin, in MuJoCo's order; returns
-// how many it emitted
+// how many it emitted.  `rules` (Rules): MuJoCo 4.0's pairs, or 2.2.2's where they differ
 template <class T, class Emit>
 ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin,
-                  Emit&& emit) {
+                  Emit&& emit, int rules = Rules::kMujoco4) {
   switch (geom_pair(t1, t2)) {
     case geom_pair(GeomType::kPlane, GeomType::kSphere):
       return primitive::plane_sphere(g1, g2, margin, emit);
@@ -411,13 +411,19 @@ ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, 
     case geom_pair(GeomType::kSphere, GeomType::kBox):
     case geom_pair(GeomType::kCapsule, GeomType::kBox):
     case geom_pair(GeomType::kBox, GeomType::kBox):
-      return collide_box(t1, t2, g1, g2, margin, emit);
+      return collide_box(t1, t2, g1, g2, margin, emit, rules);
 #endif
     default:
       if (t1 == GeomType::kHfield && t2 >= GeomType::kSphere) {
         return hfield::collide(t2, g1, g2, margin, emit);
       }
       if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
+        return ccd::collide(t1, t2, g1, g2, margin, emit);
+      }
+      // an ellipsoid against a sphere, capsule, ellipsoid, cylinder or box: MuJoCo 4.0's native
+      // convex collision (one contact: its multi-contact search skips ellipsoids), 2.2.2's MPR
+      if (rules != Rules::kMujoco2 && t1 >= GeomType::kSphere &&
+          (t1 == GeomType::kEllipsoid || t2 == GeomType::kEllipsoid)) {
         return ccd::collide(t1, t2, g1, g2, margin, emit);
       }
       return collide_convex(t1, t2, g1, g2, margin, emit);

@@ -78,10 +78,12 @@ struct Hit {
 // of the box,
 //   outside:  n = R (q − c)/|q − c|, dist = |q − c| − rad, pos = R (q + c + rad (q − c)/|q − c|)/2
 //   inside (|q − c| ≤ mjMINVAL): n = R (−sᵢ eᵢ) towards the nearest face (sᵢ its side),
-//             dist = −rad, pos = R (c − sᵢ eᵢ (rad − d)/2) with d the depth under that face
-// in the world with R, x the box's pose; nothing when dist > margin.
+//             dist = −d − rad, pos = R (c − sᵢ eᵢ (rad − d)/2) with d the depth under that face
+// in the world with R, x the box's pose; nothing when dist > margin.  MuJoCo 2.2.2 (`mujoco2`)
+// leaves the inside case's dist at |q − c| − rad, a depth it fixed later.
 template <class T>
-ZW_HD Hit<T> sphere_box(const Vec3<T>& c_world, T rad, const GeomPose<T>& box, T margin) {
+ZW_HD Hit<T> sphere_box(const Vec3<T>& c_world, T rad, const GeomPose<T>& box, T margin,
+                        bool mujoco2) {
   const Vec3<T> s = box.size;
   const Vec3<T> c = mul_transposed(box.mat, c_world - box.pos);
   // the box's nearest point; like MuJoCo's clamp, a size ≤ 0 leaves its axis free
@@ -107,6 +109,7 @@ ZW_HD Hit<T> sphere_box(const Vec3<T>& c_world, T rad, const GeomPose<T>& box, T
     put(toward, face / 2, sign_of<T>(face % 2 == 0));
     hit.pos = mul(box.mat, c + ((rad - closest) / T(2)) * toward) + box.pos;
     hit.normal = mul(box.mat, toward);
+    if (!mujoco2) hit.dist = -closest - rad;
     return hit;
   }
   const Vec3<T> deepest = c + rad * dir;
@@ -134,7 +137,8 @@ ZW_HD ZW_INLINE int emit_hit(const Hit<T>& hit, Emit& emit) {
 // far side of the faces beside the edge (nearest point inside an edge), or to where it leaves
 // the face's slab (nearest point an end over a face).  x (and y) measure along A (and sⱼ eⱼ).
 template <class T, class Emit>
-ZW_HD int capsule_box(const GeomPose<T>& cap, const GeomPose<T>& box, T margin, Emit& emit) {
+ZW_HD int capsule_box(const GeomPose<T>& cap, const GeomPose<T>& box, T margin, Emit& emit,
+                      bool mujoco2) {
   const Vec3<T> s = box.size;
   const T rad = cap.size.x, half = cap.size.y;
   const Vec3<T> c = mul_transposed(box.mat, cap.pos - box.pos);
@@ -279,10 +283,10 @@ ZW_HD int capsule_box(const GeomPose<T>& cap, const GeomPose<T>& box, T margin, 
   }
 
   const Vec3<T> first = mul(box.mat, c + best_x * ha) + box.pos;
-  int count = emit_hit(sphere_box(first, rad, box, margin), emit);
+  int count = emit_hit(sphere_box(first, rad, box, margin, mujoco2), emit);
   if (second > T(-3)) {
     const Vec3<T> next = mul(box.mat, c + (second + best_x) * ha) + box.pos;
-    count += emit_hit(sphere_box(next, rad, box, margin), emit);
+    count += emit_hit(sphere_box(next, rad, box, margin, mujoco2), emit);
   }
   return count;
 }
@@ -304,18 +308,21 @@ ZW_HD constexpr int max_contacts_box(int t1, int t2) {
 }
 
 // narrow phase of sphere–box, capsule–box, box–box (types t1 ≤ t2, as MuJoCo orders them):
-// emit(const ContactGeo<T>&) per contact, in MuJoCo's order; returns how many
+// emit(const ContactGeo<T>&) per contact, in MuJoCo's order; returns how many.  As MuJoCo 4.0, or
+// as 2.2.2 under its rules (Rules): box–box, and a sphere's depth with its centre in the box
 template <class T, class Emit>
 ZW_HD int collide_box(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin,
-                      Emit&& emit) {
+                      Emit&& emit, int rules) {
   if (t2 != GeomType::kBox) return 0;
   switch (t1) {
     case GeomType::kSphere:
-      return box_pairs::emit_hit(box_pairs::sphere_box(g1.pos, g1.size.x, g2, margin), emit);
+      return box_pairs::emit_hit(
+          box_pairs::sphere_box(g1.pos, g1.size.x, g2, margin, rules == Rules::kMujoco2), emit);
     case GeomType::kCapsule:
-      return box_pairs::capsule_box(g1, g2, margin, emit);
+      return box_pairs::capsule_box(g1, g2, margin, emit, rules == Rules::kMujoco2);
     case GeomType::kBox:
-      return box_pairs::box_box(g1, g2, margin, emit);
+      return rules == Rules::kMujoco2 ? box_pairs::box_box(g1, g2, margin, emit)
+                                      : box_pairs::box_box_sat(g1, g2, margin, emit);
     default:
       return 0;
   }

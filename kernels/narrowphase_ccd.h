@@ -1,7 +1,8 @@
 // (two convex geoms, margin) => contacts (dist, pos, frame)
 //
-// MuJoCo 4.0's convex collision (its native GJK and EPA, mjc_Convex) for the pairs with a mesh:
-// sphere, capsule, ellipsoid, cylinder, box or mesh against a mesh geom's convex hull.  Each geom
+// MuJoCo 4.0's convex collision (its native GJK and EPA, mjc_Convex) for the pairs with a mesh,
+// sphere, capsule, ellipsoid, cylinder, box or mesh against a mesh geom's convex hull, and under
+// 4.0's rules for an ellipsoid against a sphere, capsule, ellipsoid, cylinder or box.  Each geom
 // is inflated by margin/2 (its support point moves that far along the direction), and
 //   GJK      the point x of the Minkowski difference A − B nearest the origin, by support points
 //            along −x (A) and x (B) and the simplex's nearest point (ccd_iterations = 35 steps;

@@ -126,6 +126,19 @@ enum WrapRules : int {
 }  // namespace wrap_rules
 using wrap_rules::WrapRules;
 
+// Which MuJoCo a model is computed as where MuJoCo 2.2.2 and 4.0 give it different meanings
+// (docs/mjcf.md, "MuJoCo 2.2.2's rules"); in the kernels, a connect's and a weld's rows
+// (kernels/constraint_rows.h), box–box contacts and a sphere's depth inside a box
+// (kernels/narrowphase_box.h).  Contact margins and tendon wrapping have their own fields
+// (ContactMargin, WrapRules), which a loader sets from the same choice.
+namespace rule_sets {
+enum Rules : int {
+  kMujoco4 = 0,  // MuJoCo 4.0, the version today's files are written for
+  kMujoco2 = 1,  // MuJoCo 2.2.2, the reference of the C++ cross-checks
+};
+}  // namespace rule_sets
+using rule_sets::Rules;
+
 namespace equality_types {
 enum EqualityType : int { kConnect = 0, kWeld = 1, kJoint = 2, kTendon = 3 };
 }  // namespace equality_types

@@ -163,8 +163,9 @@ std::vector<ContactGeo<T>> zwang_contacts(const Oracle& o, const Harness& h) {
   std::vector<ContactGeo<T>> out;
   auto emit = [&](const ContactGeo<T>& g) { out.push_back(g); };
   const GeomPose<T> g1 = cast<T>(o.g1), g2 = cast<T>(o.g2);
-  const int n = h.box ? collide_box(o.t1, o.t2, g1, g2, T(o.margin), emit)
-                      : collide(o.t1, o.t2, g1, g2, T(o.margin), emit);
+  // MuJoCo 2.2.2's pairs: its rules
+  const int n = h.box ? collide_box(o.t1, o.t2, g1, g2, T(o.margin), emit, Rules::kMujoco2)
+                      : collide(o.t1, o.t2, g1, g2, T(o.margin), emit, Rules::kMujoco2);
   EXPECT_EQ(n, std::ssize(out));
   EXPECT_LE(n, h.box ? max_contacts_box(o.t1, o.t2) : max_contacts(o.t1, o.t2));
   return out;

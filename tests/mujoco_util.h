@@ -27,6 +27,7 @@
 
 #include "test_util.h"
 #include "zwang/derived.hpp"
+#include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 
@@ -40,6 +41,10 @@ struct MjDataDeleter {
 };
 using MjModelPtr = std::unique_ptr<mjModel, MjModelDeleter>;
 using MjDataPtr = std::unique_ptr<mjData, MjDataDeleter>;
+
+// zwang reads a file as MuJoCo 2.2.2 does (docs/mjcf.md, "MuJoCo 2.2.2's rules") where it is
+// compared with MuJoCo 2.2.2
+inline const LoadOptions kMujoco2{.rules = Rules::kMujoco2};
 
 // MuJoCo's model of an MJCF or URDF file, with the constraint solver (contacts, joint limits,
 // friction loss) off, as zwang has none yet.  Null with MuJoCo's message in `error` when

@@ -521,10 +521,10 @@ int run_bench(const BenchOptions& o, const LoadOptions& load) {
   const bool mujoco2 = std::any_of(peers.begin(), peers.end(), [](const LoadedPeer& p) {
     return std::string_view(p.info->name) == "mujoco2";
   });
-  if (mujoco2 && load.contact_margin == ContactMargin::kSum) {
+  if (mujoco2 && contact_margin_of(load) == ContactMargin::kSum) {
     notes.push_back(
-        "zwang sums two geoms' contact margins and gaps as MuJoCo 4.0 does; MuJoCo 2.2.2 takes "
-        "the larger (--contact-margin max)");
+        "zwang reads the files as MuJoCo 4.0 does (summed contact margins, its box-box, "
+        "ellipsoid, connect and weld rules); MuJoCo 2.2.2 reads them as --rules 2.2.2 does");
   }
   const std::vector<Config> configs = zwang_configs(o, &notes);
   if (configs.empty()) throw std::invalid_argument("no zwang configuration to run (--backends)");

@@ -33,8 +33,9 @@ OpenedModel open_model(const std::string& spec, const LoadOptions& load) {
                                                                                 : "fuse-static"));
     }
     Model m = examples::by_name(spec);
-    m.contact_margin = load.contact_margin;
-    m.wrap_rules = load.wrap_rules;
+    m.contact_margin = contact_margin_of(load);
+    m.wrap_rules = wrap_rules_of(load);
+    m.rules = load.rules;
     return {std::move(m), "built-in example " + spec, {}};
   }
   if (!std::filesystem::exists(spec)) {

@@ -68,9 +68,11 @@ int run_info(const std::string& spec, const LoadOptions& load) {
       "contacts    %d geoms, %s\n", m.ngeom,
       nconmax == 0
           ? "none possible (no geom pair passes the filters, or disabled)"
-          : fmt::format("at most {} per instance, {} cone, impratio {:g}, margins {}", nconmax,
-                        m.cone == Cone::kElliptic ? "elliptic" : "pyramidal", m.impratio,
-                        m.contact_margin == ContactMargin::kSum ? "summed" : "the larger")
+          : fmt::format("at most {} per instance, {} cone, impratio {:g}, margins {}, MuJoCo "
+                        "{}'s pairs",
+                        nconmax, m.cone == Cone::kElliptic ? "elliptic" : "pyramidal", m.impratio,
+                        m.contact_margin == ContactMargin::kSum ? "summed" : "the larger",
+                        m.rules == Rules::kMujoco2 ? "2.2.2" : "4.0")
                 .c_str());
   std::printf("\nbodies\n  %-4s %-24s %-24s %10s  %s\n", "id", "name", "parent", "mass", "joints");
   for (int b = 1; b < m.nbody; ++b) {

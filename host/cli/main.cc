@@ -77,8 +77,17 @@ int main(int argc, char** argv) {
 
   std::string spec = kDefaultModel;
   zwang::LoadOptions load;
-  std::string contact_margin = "max";
-  std::string wrap_rules = "4.0";
+  std::string rules = "4.0";
+  std::string contact_margin;
+  std::string wrap_rules;
+  const auto add_rules = [&](CLI::App* cmd) {
+    cmd->add_option("--rules", rules,
+                    "which MuJoCo a model file is read as where MuJoCo 2.2.2 and 4.0 differ "
+                    "(contact margins and pairs, connect and weld rows, tendon wrapping): 4.0 or "
+                    "2.2.2")
+        ->check(CLI::IsMember({"4.0", "2.2.2"}))
+        ->capture_default_str();
+  };
   auto add_model = [&](CLI::App* cmd) {
     cmd->add_option("model", spec, models)->capture_default_str();
     cmd->add_flag("--floating-base", load.floating_base,
@@ -89,16 +98,15 @@ int main(int argc, char** argv) {
     cmd->add_flag("--fuse-static", load.fuse_static,
                   "URDF: each link on a fixed joint merged into the link above it, as MuJoCo's "
                   "importer does (in MJCF: <compiler fusestatic=\"true\">)");
+    add_rules(cmd);
     cmd->add_option("--contact-margin", contact_margin,
                     "max: a geom pair's contact takes the larger margin and gap (MuJoCo 2.2.2 to "
-                    "3.4); sum: their sum (MuJoCo 3.5 and later)")
-        ->check(CLI::IsMember({"max", "sum"}))
-        ->capture_default_str();
+                    "3.4); sum: their sum (MuJoCo 3.5 and later); default: by --rules")
+        ->check(CLI::IsMember({"max", "sum"}));
     cmd->add_option("--wrap-rules", wrap_rules,
                     "how a spatial tendon passes a sphere or cylinder with a side site: as MuJoCo "
-                    "4.0 or as MuJoCo 2.2.2")
-        ->check(CLI::IsMember({"4.0", "2.2.2"}))
-        ->capture_default_str();
+                    "4.0 or as MuJoCo 2.2.2; default: by --rules")
+        ->check(CLI::IsMember({"4.0", "2.2.2"}));
   };
   // --disable and --drive, on `dynamics` and `run`
   ModelEdits edits;
@@ -211,7 +219,6 @@ int main(int argc, char** argv) {
       "and Pinocchio: same models, states, options and threads, the engines alternating round "
       "by round; a table, a CSV and a plot");
   BenchOptions bo;
-  std::string bench_margin = "sum";
   bench->add_option("models", bo.models,
                     "MJCF files (stepped, beside MuJoCo) and URDF files (forward dynamics, beside "
                     "Pinocchio's aba, constraints off); default: MuJoCo's humanoid.xml, "
@@ -219,12 +226,12 @@ int main(int argc, char** argv) {
                     "found");
   bench->add_flag("--floating-base", load.floating_base,
                   "URDF: a free joint between the world and the root link");
+  add_rules(bench);
   bench
-      ->add_option("--contact-margin", bench_margin,
+      ->add_option("--contact-margin", contact_margin,
                    "max or sum: how two geoms' margins combine in zwang (sum is MuJoCo 4.0's "
-                   "rule; 2.2.2 always takes the larger)")
-      ->check(CLI::IsMember({"max", "sum"}))
-      ->capture_default_str();
+                   "rule; 2.2.2 always takes the larger); default: by --rules")
+      ->check(CLI::IsMember({"max", "sum"}));
   bench->add_option("-n,--instances", bo.instances, "instance counts, a comma list")
       ->delimiter(',')
       ->check(integer_from<std::int64_t>(1))
@@ -302,15 +309,18 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   try {
-    load.contact_margin =
-        contact_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
-    load.wrap_rules =
-        wrap_rules == "2.2.2" ? zwang::WrapRules::kMujoco2 : zwang::WrapRules::kMujoco4;
+    load.rules = rules == "2.2.2" ? zwang::Rules::kMujoco2 : zwang::Rules::kMujoco4;
+    if (!contact_margin.empty()) {
+      load.contact_margin =
+          contact_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
+    }
+    if (!wrap_rules.empty()) {
+      load.wrap_rules =
+          wrap_rules == "2.2.2" ? zwang::WrapRules::kMujoco2 : zwang::WrapRules::kMujoco4;
+    }
     if (*info) return run_info(spec, load);
     if (*dyn) return run_dynamics(spec, load, input, output, precision, edits);
     if (*bench) {
-      load.contact_margin =
-          bench_margin == "sum" ? zwang::ContactMargin::kSum : zwang::ContactMargin::kMax;
       std::erase(bo.peers, "none");
       return run_bench(bo, load);
     }

@@ -56,6 +56,7 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
   p.contact_efcadr = v.contact_efcadr;
   p.disableflags = v.disableflags;
   p.wrap_rules = v.wrap_rules;
+  p.rules = v.rules;
   p.nlevel = v.nlevel;
   p.nentry = v.nentry;
   p.nhess = v.nhess;

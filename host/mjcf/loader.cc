@@ -886,11 +886,12 @@ LoadResult load(Context& ctx, pugi::xml_node root) {
 LoadResult load_mjcf(const std::filesystem::path& file, const LoadOptions& options) {
   check_mjcf_options(options, file.string());
   mjcf::Context ctx;
-  ctx.wrap_rules = options.wrap_rules;
+  ctx.wrap_rules = wrap_rules_of(options);
   const pugi::xml_node root = ctx.parse(read_model_file(file, file.string()), file.string(), file,
                                         file.parent_path(), nullptr);
   LoadResult r = mjcf::load(ctx, root);
-  r.model.contact_margin = options.contact_margin;
+  r.model.contact_margin = contact_margin_of(options);
+  r.model.rules = options.rules;
   return r;
 }
 
@@ -898,10 +899,11 @@ LoadResult load_mjcf_string(std::string_view xml, std::string_view name,
                             const std::filesystem::path& dir, const LoadOptions& options) {
   check_mjcf_options(options, name);
   mjcf::Context ctx;
-  ctx.wrap_rules = options.wrap_rules;
+  ctx.wrap_rules = wrap_rules_of(options);
   const pugi::xml_node root = ctx.parse(std::string(xml), std::string(name), {}, dir, nullptr);
   LoadResult r = mjcf::load(ctx, root);
-  r.model.contact_margin = options.contact_margin;
+  r.model.contact_margin = contact_margin_of(options);
+  r.model.rules = options.rules;
   return r;
 }
 

@@ -32,7 +32,8 @@ ModelArrays<T>::ModelArrays(const Model& model)
       cone_(model.cone),
       impratio_(model.impratio),
       disableflags_(model.disableflags),
-      wrap_rules_(model.wrap_rules) {
+      wrap_rules_(model.wrap_rules),
+      rules_(model.rules) {
   const RowPlan plan = plan_rows(model);
   ncollision_ = plan.ncollision;
   contact_efcadr_ = plan.contact_efcadr;

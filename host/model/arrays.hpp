@@ -47,6 +47,7 @@ class ModelArrays {
   int ncollision_, contact_efcadr_;
   int disableflags_;
   int wrap_rules_;
+  int rules_;
   int nlevel_, nentry_, nhess_;
   Offsets offsets_;
   std::vector<int> ints_;
@@ -71,6 +72,7 @@ ModelView<R> ModelArrays<T>::view_as(const int* ints, const R* reals) const {
   v.contact_efcadr = contact_efcadr_;
   v.disableflags = disableflags_;
   v.wrap_rules = wrap_rules_;
+  v.rules = rules_;
   v.nlevel = nlevel_;
   v.nentry = nentry_;
   v.nhess = nhess_;

@@ -1197,6 +1197,13 @@ ModelBuilder& ModelBuilder::set_wrap_rules(WrapRules rules) {
   return *this;
 }
 
+ModelBuilder& ModelBuilder::set_rules(Rules rules) {
+  if (rules != Rules::kMujoco4 && rules != Rules::kMujoco2)
+    throw ModelError("set_rules: the rules are neither MuJoCo 4.0's nor 2.2.2's");
+  rules_ = rules;
+  return *this;
+}
+
 ModelBuilder& ModelBuilder::set_disableflags(int flags) {
   disableflags_ = flags;
   return *this;
@@ -1494,6 +1501,7 @@ Model ModelBuilder::build() const {
   add_keyframes(m);
   m.disableflags = disableflags_;
   m.wrap_rules = wrap_rules_;
+  m.rules = rules_;
   {
     const RowPlan plan = plan_rows(m);
     check_instance_rows(m.nq, m.nv, m.nu, m.nbody, m.njnt, static_cast<int>(m.tree_dof.size()),

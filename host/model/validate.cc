@@ -542,6 +542,10 @@ void Model::validate() const {
                     "the sum (1)",
                     static_cast<int>(contact_margin)));
   }
+  if (rules != Rules::kMujoco4 && rules != Rules::kMujoco2) {
+    throw ModelError(fmt::format("model: rules {} are neither MuJoCo 4.0's (0) nor 2.2.2's (1)",
+                                 static_cast<int>(rules)));
+  }
   if (wrap_rules != WrapRules::kMujoco4 && wrap_rules != WrapRules::kMujoco2) {
     throw ModelError(fmt::format("model: wrap_rules {} is neither MuJoCo 4.0's (0) nor 2.2.2's (1)",
                                  static_cast<int>(wrap_rules)));

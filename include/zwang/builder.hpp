@@ -59,11 +59,16 @@ class ModelBuilder {
   ModelBuilder& set_cone(Cone cone, double impratio = 1);
   // Contacts per instance at most; 0 takes the bound the model implies.
   ModelBuilder& set_max_contacts(int nconmax);
-  // How two geoms' margins and gaps combine (the larger by default, as MuJoCo 2.2.2).
+  // How two geoms' margins and gaps combine (the sum by default, as MuJoCo 4.0; the larger as
+  // MuJoCo 2.2.2).
   ModelBuilder& set_contact_margin(ContactMargin rule);
   // How spatial tendons pass a sphere or cylinder with a side site (MuJoCo 4.0's by default).
   // The tendons' constants at qpos0 (length0, the default spring length, invweight0) follow it.
   ModelBuilder& set_wrap_rules(WrapRules rules);
+  // Which MuJoCo the model is computed as where MuJoCo 2.2.2 and 4.0 differ (Rules; 4.0's by
+  // default): connect and weld rows, box–box, sphere-in-box and ellipsoid contacts (Rules).
+  // Contact margins and wrapping are set apart above.
+  ModelBuilder& set_rules(Rules rules);
   // Disables constraint types (DisableBit).
   ModelBuilder& set_disableflags(int flags);
   // Solver iterations and tolerance of the constraint solver.
@@ -116,8 +121,9 @@ class ModelBuilder {
   std::vector<std::array<std::string, 2>> excludes_;
   Cone cone_ = Cone::kPyramidal;
   double impratio_ = 1;
-  ContactMargin contact_margin_ = ContactMargin::kMax;
+  ContactMargin contact_margin_ = ContactMargin::kSum;
   WrapRules wrap_rules_ = WrapRules::kMujoco4;
+  Rules rules_ = Rules::kMujoco4;
   int nconmax_ = 0;
   int disableflags_ = 0;
   int iterations_ = 100;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,13 +25,20 @@ struct LoadOptions {
   // no body's but a merged body's (Model::fused_*, posed by zwang::derive: Derived::kFusedXpos
   // ...).  Off: every link is a body
   bool fuse_static = false;
-  // how two geoms' margins and gaps combine: MuJoCo 2.2.2's larger one, or the sum of MuJoCo
-  // 3.5 and later (what Gymnasium's environments get on MuJoCo 4.0)
-  ContactMargin contact_margin = ContactMargin::kMax;
+  // MuJoCo 4.0's meaning of the file, or 2.2.2's (Rules): Model::rules, and each rule below
+  // that is not set apart
+  Rules rules = Rules::kMujoco4;
+  // how two geoms' margins and gaps combine: the sum (MuJoCo 3.5 and later, so 4.0's rules), or
+  // the larger (MuJoCo 2.2.2 to 3.4)
+  std::optional<ContactMargin> contact_margin = std::nullopt;
   // how a spatial tendon passes a sphere or cylinder with a side site: MuJoCo 4.0's rule, or
   // MuJoCo 2.2.2's (Model::wrap_rules, kernels/tendon_wrap.h)
-  WrapRules wrap_rules = WrapRules::kMujoco4;
+  std::optional<WrapRules> wrap_rules = std::nullopt;
 };
+
+// each rule as the options choose it: set apart, or by `rules`
+ContactMargin contact_margin_of(const LoadOptions& options);
+WrapRules wrap_rules_of(const LoadOptions& options);
 
 struct LoadResult {
   Model model;
@@ -39,8 +47,8 @@ struct LoadResult {
   std::vector<std::string> warnings;
 };
 
-// An MJCF file; <include> files are found relative to it.  Of the options, contact_margin and
-// wrap_rules apply; the URDF-only ones are an error.
+// An MJCF file; <include> files are found relative to it.  Of the options, rules,
+// contact_margin and wrap_rules apply; the URDF-only ones are an error.
 LoadResult load_mjcf(const std::filesystem::path& file, const LoadOptions& options = {});
 // MJCF text; `name` stands for the file in messages, `dir` resolves <include>.
 LoadResult load_mjcf_string(std::string_view xml, std::string_view name = "<string>",
@@ -51,8 +59,8 @@ void check_mjcf_options(const LoadOptions& options, std::string_view file);
 LoadResult load_urdf(const std::filesystem::path& file, const LoadOptions& options = {});
 LoadResult load_urdf_string(std::string_view xml, const LoadOptions& options = {},
                             std::string_view name = "<string>");
-// By extension: .urdf is URDF, anything else MJCF; options.contact_margin and wrap_rules apply to
-// both.
+// By extension: .urdf is URDF, anything else MJCF; options.rules, contact_margin and wrap_rules
+// apply to both (load_urdf alone leaves the Model's defaults, MuJoCo 4.0's).
 LoadResult load_model(const std::filesystem::path& file, const LoadOptions& options = {});
 
 }  // namespace zwang

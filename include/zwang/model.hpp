@@ -95,8 +95,9 @@ struct Model {
   // contacts
   Cone cone = Cone::kPyramidal;
   double impratio = 1;  // frictional-to-normal impedance ratio (MuJoCo's impratio)
-  ContactMargin contact_margin = ContactMargin::kMax;  // margin and gap of a geom pair's contact
+  ContactMargin contact_margin = ContactMargin::kSum;  // margin and gap of a geom pair's contact
   WrapRules wrap_rules = WrapRules::kMujoco4;          // tendons past a geom with a side site
+  Rules rules = Rules::kMujoco4;                       // connects, welds, contact pairs (Rules)
   int nconmax = 0;  // contacts per instance at most; 0: the bound the model implies
 
   // the arrays of kernels/model_fields.h, with their meanings and shapes there

@@ -145,6 +145,14 @@ void bind_model(nb::module_& m) {
           },
           "how spatial tendons pass a wrap geom with a side site: '4.0' or '2.2.2' (MuJoCo's)")
       .def_prop_ro(
+          "rules",
+          [](const PyModel& p) {
+            return std::string(p.model.rules == Rules::kMujoco2 ? "2.2.2" : "4.0");
+          },
+          "which MuJoCo the model is computed as where MuJoCo 2.2.2 and 4.0 differ (connect and "
+          "weld rows, box-box, sphere-in-box and ellipsoid contacts; contact_margin and "
+          "wrap_rules are set with it by zwang.load)")
+      .def_prop_ro(
           "gravity",
           [](const PyModel& p) {
             return copy_array<double>(

@@ -1,6 +1,7 @@
 // The zwang Python module: its exceptions, load(), cuda_status() and constants; the classes are
 // bound in model.cc and simulator.cc.
 #include <nanobind/stl/filesystem.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -16,15 +17,19 @@ namespace zwang::python {
 namespace {
 
 PyModel load(const std::filesystem::path& path, bool floating_base,
-             const std::string& contact_margin, bool balance_inertia, bool fuse_static,
-             const std::string& wrap_rules) {
-  if (contact_margin != "max" && contact_margin != "sum") {
-    throw nb::value_error(
-        ("contact_margin must be 'max' or 'sum', not '" + contact_margin + "'").c_str());
+             const std::optional<std::string>& contact_margin, bool balance_inertia,
+             bool fuse_static, const std::optional<std::string>& wrap_rules,
+             const std::string& rules) {
+  if (rules != "4.0" && rules != "2.2.2") {
+    throw nb::value_error(("rules must be '4.0' or '2.2.2', not '" + rules + "'").c_str());
   }
-  if (wrap_rules != "4.0" && wrap_rules != "2.2.2") {
+  if (contact_margin && *contact_margin != "max" && *contact_margin != "sum") {
     throw nb::value_error(
-        ("wrap_rules must be '4.0' or '2.2.2', not '" + wrap_rules + "'").c_str());
+        ("contact_margin must be 'max' or 'sum', not '" + *contact_margin + "'").c_str());
+  }
+  if (wrap_rules && *wrap_rules != "4.0" && *wrap_rules != "2.2.2") {
+    throw nb::value_error(
+        ("wrap_rules must be '4.0' or '2.2.2', not '" + *wrap_rules + "'").c_str());
   }
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
@@ -34,12 +39,17 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
                     nb::make_tuple(2, "No such file or directory", path.string()).ptr());
     throw nb::python_error();
   }
-  LoadResult r = load_model(
-      path, {.floating_base = floating_base,
-             .balance_inertia = balance_inertia,
-             .fuse_static = fuse_static,
-             .contact_margin = contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax,
-             .wrap_rules = wrap_rules == "2.2.2" ? WrapRules::kMujoco2 : WrapRules::kMujoco4});
+  LoadOptions options{.floating_base = floating_base,
+                      .balance_inertia = balance_inertia,
+                      .fuse_static = fuse_static,
+                      .rules = rules == "2.2.2" ? Rules::kMujoco2 : Rules::kMujoco4};
+  if (contact_margin) {
+    options.contact_margin = *contact_margin == "sum" ? ContactMargin::kSum : ContactMargin::kMax;
+  }
+  if (wrap_rules) {
+    options.wrap_rules = *wrap_rules == "2.2.2" ? WrapRules::kMujoco2 : WrapRules::kMujoco4;
+  }
+  LoadResult r = load_model(path, options);
   return PyModel{std::move(r.model), std::move(r.warnings)};
 }
 
@@ -133,13 +143,17 @@ void bind_module(nb::module_& m) {
         "``(name, [(field, index), ...], distribution)``, one per term: the grammar of ``zwang "
         "run --randomize`` (docs/sweeps.md).");
   m.def("load", &load, nb::arg("path"), nb::arg("floating_base") = false,
-        nb::arg("contact_margin") = "max", nb::arg("balance_inertia") = false,
-        nb::arg("fuse_static") = false, nb::arg("wrap_rules") = "4.0",
+        nb::arg("contact_margin") = nb::none(), nb::arg("balance_inertia") = false,
+        nb::arg("fuse_static") = false, nb::arg("wrap_rules") = nb::none(),
+        nb::arg("rules") = "4.0",
         "Loads a model: MJCF (MuJoCo's XML) or, for a ``.urdf`` file, URDF.\n\n"
+        "``rules``: which MuJoCo the file is read as where MuJoCo 2.2.2 and 4.0 give it\n"
+        "different meanings: ``'4.0'`` (the version today's files are written for) or\n"
+        "``'2.2.2'``; ``contact_margin`` and ``wrap_rules`` set one rule apart from it.\n"
         "``floating_base`` (URDF only) puts a free joint between the world and the root link.\n"
         "``contact_margin``: how the margins and gaps of two geoms combine into their contact's:\n"
         "``'max'`` the larger (MuJoCo 2.2.2 to 3.4), ``'sum'`` their sum (MuJoCo 3.5 and later,\n"
-        "so MuJoCo 4.0 and Gymnasium's environments on it).\n"
+        "so MuJoCo 4.0 and Gymnasium's environments on it); ``None``: by ``rules``.\n"
         "``balance_inertia`` (URDF only): a link inertia that is no rigid body's becomes the\n"
         "balanced one of MuJoCo's ``balanceinertia`` (a warning names each link), instead of\n"
         "being used as given with a warning.\n"
@@ -147,7 +161,7 @@ void bind_module(nb::module_& m) {
         "as MuJoCo's URDF importer does (in MJCF: ``<compiler fusestatic=\"true\">``).\n"
         "``wrap_rules``: how a spatial tendon passes a sphere or cylinder that has a side site:\n"
         "``'4.0'`` as MuJoCo 4.0 (it winds about the geom as the side site does), ``'2.2.2'`` as\n"
-        "MuJoCo 2.2.2.\n"
+        "MuJoCo 2.2.2; ``None``: by ``rules``.\n"
         "Raises FileNotFoundError for a missing file and zwang.ModelError (a RuntimeError) with\n"
         "the file, line and reason for a file zwang cannot read; ``Model.warnings`` lists what\n"
         "the loader ignored.");

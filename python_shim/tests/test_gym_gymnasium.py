@@ -3,8 +3,8 @@
 Both are put at the same states (Gymnasium's, from short random rollouts), given the same
 actions, and must return the same observation, reward, termination and info to 1e-6.
 
-The tasks load their models with ``contact_margin="sum"``, the rule of the installed MuJoCo
-(4.x: a contact's margin and gap are the sums of its geoms'), so Hopper, Walker2d and Ant are
+The tasks load their models with MuJoCo 4.0's rules (as ``zwang.load``: a contact's margin and
+gap are the sums of its geoms'), so Hopper, Walker2d and Ant are
 compared on Gymnasium's own files, on the floor; with ``contact_margin="max"`` (MuJoCo 2.2.2's
 larger margin) Hopper and Ant, whose geoms all have margins, differ, which
 ``test_margin_rule_is_what_tells_the_contacts_apart`` checks.  One difference of the references

@@ -932,3 +932,49 @@ def test_actuator_gravcomp_needs_actuators_as_in_mujoco4(tmp_path):
         mujoco_forward(m, d, qpos[i], qvel[i], [])
         close(sim.qfrc_actuator[i], d.qfrc_actuator, f"qfrc_actuator instance {i}")
         close(sim.qacc[i], d.qacc, f"qacc instance {i}")
+
+
+RULES = """<mujoco>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1" margin="0.03"/>
+    <body name="ball" pos="0 0 0.14">
+      <freejoint/>
+      <geom type="sphere" size="0.1" margin="0.03"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize(
+    "options,margin,wrap",
+    [
+        ({}, "sum", "4.0"),
+        ({"rules": "4.0"}, "sum", "4.0"),
+        ({"rules": "2.2.2"}, "max", "2.2.2"),
+        ({"rules": "2.2.2", "contact_margin": "sum"}, "sum", "2.2.2"),
+        ({"wrap_rules": "2.2.2"}, "sum", "2.2.2"),
+        ({"contact_margin": "max"}, "max", "4.0"),
+    ],
+)
+def test_rules_choose_mujoco4s_or_2_2_2s_meaning(tmp_path, options, margin, wrap):
+    # a ball 0.04 above the floor: within the summed margins (0.06, MuJoCo 4.0 finds a contact)
+    # but outside the larger (0.03)
+    path = tmp_path / "rules.xml"
+    path.write_text(RULES)
+    z = zwang.load(str(path), **options)
+    assert (z.contact_margin, z.wrap_rules) == (margin, wrap)
+    sim = zwang.Simulator(z, instances=1)
+    sim.forward()
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert d.ncon == 1
+    assert sim.ncon[0] == (1 if margin == "sum" else 0)
+
+
+def test_rules_must_be_a_mujoco_version(tmp_path):
+    path = tmp_path / "rules.xml"
+    path.write_text(RULES)
+    with pytest.raises(ValueError, match="rules must be '4.0' or '2.2.2', not '3.0'"):
+        zwang.load(str(path), rules="3.0")

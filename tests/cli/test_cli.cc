@@ -260,8 +260,9 @@ TEST(Cli, DynamicsContactsMatchMujoco) {
     in["qvel"].push_back(v);
   }
   std::ofstream(dir / "states.json") << in.dump();
-  const ProgramResult r = run_zwang("dynamics " + dir / "pile.xml" + " -i " + dir / "states.json" +
-                                    " -o " + dir / "out.json");
+  // compared with MuJoCo 2.2.2: read as it reads the file
+  const ProgramResult r = run_zwang("dynamics " + dir / "pile.xml" + " --rules 2.2.2 -i " +
+                                    dir / "states.json" + " -o " + dir / "out.json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::ifstream f(dir / "out.json");
   const nlohmann::json out = nlohmann::json::parse(f);
@@ -329,7 +330,7 @@ TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
                               output = dir / "zwang_test_sensor_dynamics.json",
                               h5 = dir / "zwang_test_sensors.h5";
   std::ofstream(xml) << kSensorModel;
-  const Model z = load_mjcf(xml).model;
+  const Model z = load_mjcf(xml, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco(xml, &error);
   ASSERT_TRUE(m) << error;
@@ -364,8 +365,8 @@ TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
     in["ctrl"].push_back(s.ctrl);
   }
   std::ofstream(input) << in.dump();
-  const ProgramResult dyn =
-      run_zwang("dynamics " + xml.string() + " -i " + input.string() + " -o " + output.string());
+  const ProgramResult dyn = run_zwang("dynamics " + xml.string() + " --rules 2.2.2 -i " +
+                                      input.string() + " -o " + output.string());
   ASSERT_EQ(dyn.exit_code, 0) << dyn.output;
   const nlohmann::json out = nlohmann::json::parse(std::ifstream(output));
   for (int s = 0; s < 4; ++s) {
@@ -373,9 +374,9 @@ TEST(Cli, SensorsOfDynamicsAndRunMatchMujoco) {
                    "dynamics state " + std::to_string(s));
   }
 
-  const ProgramResult run =
-      run_zwang("run " + xml.string() +
-                " -n 3 -t 20 --record-every 10 --ctrl random --no-progress -o " + h5.string());
+  const ProgramResult run = run_zwang(
+      "run " + xml.string() +
+      " --rules 2.2.2 -n 3 -t 20 --record-every 10 --ctrl random --no-progress -o " + h5.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);
@@ -414,7 +415,7 @@ TEST(Cli, ActivationsOfDynamicsAndRun) {
                               output = dir / "zwang_test_act_dynamics.json",
                               h5 = dir / "zwang_test_act.h5";
   std::ofstream(xml) << kActuatorDynamicsModel;
-  const Model z = load_mjcf(xml).model;
+  const Model z = load_mjcf(xml, kMujoco2).model;
   ASSERT_EQ(z.na, 4);
   std::string error;
   const MjModelPtr m = load_mujoco(xml, &error);
@@ -432,8 +433,8 @@ TEST(Cli, ActivationsOfDynamicsAndRun) {
     in["act"].push_back(std::vector<double>{0.3 * s, -0.2, 0.7, 1.0 - s});
   }
   std::ofstream(input) << in.dump();
-  const ProgramResult dyn =
-      run_zwang("dynamics " + xml.string() + " -i " + input.string() + " -o " + output.string());
+  const ProgramResult dyn = run_zwang("dynamics " + xml.string() + " --rules 2.2.2 -i " +
+                                      input.string() + " -o " + output.string());
   ASSERT_EQ(dyn.exit_code, 0) << dyn.output;
   const nlohmann::json out = nlohmann::json::parse(std::ifstream(output));
   for (std::size_t s = 0; s < states.size(); ++s) {
@@ -452,14 +453,14 @@ TEST(Cli, ActivationsOfDynamicsAndRun) {
   }
   in["act"][0] = std::vector<double>{1, 2};
   std::ofstream(input) << in.dump();
-  const ProgramResult bad =
-      run_zwang("dynamics " + xml.string() + " -i " + input.string() + " -o " + output.string());
+  const ProgramResult bad = run_zwang("dynamics " + xml.string() + " --rules 2.2.2 -i " +
+                                      input.string() + " -o " + output.string());
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("act[0] must be a list of 4 numbers"), std::string::npos) << bad.output;
 
-  const ProgramResult run =
-      run_zwang("run " + xml.string() +
-                " -n 3 -t 20 --record-every 10 --ctrl random --no-progress -o " + h5.string());
+  const ProgramResult run = run_zwang(
+      "run " + xml.string() +
+      " --rules 2.2.2 -n 3 -t 20 --record-every 10 --ctrl random --no-progress -o " + h5.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   ASSERT_GE(file, 0);

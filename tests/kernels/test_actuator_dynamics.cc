@@ -31,7 +31,7 @@ struct Pair {
 };
 
 Pair load_both(const std::string& xml) {
-  Pair p{zwang::load_mjcf_string(xml, "act.xml").model, nullptr};
+  Pair p{zwang::load_mjcf_string(xml, "act.xml", {}, kMujoco2).model, nullptr};
   std::string error;
   p.m = load_mujoco_string(xml, "act.xml", &error);
   EXPECT_TRUE(p.m) << error;
@@ -162,7 +162,7 @@ TEST(ActuatorDynamics, ForwardMatchesMujoco) {
 // the integrator's activation leaves its actrange within the first steps (controls up to 1.5,
 // activations N(0, 1)), so the clamp acts
 TEST(ActuatorDynamics, StepsMatchMujoco) {
-  const Model z = zwang::load_mjcf_string(kActuatorDynamicsModel, "act.xml").model;
+  const Model z = zwang::load_mjcf_string(kActuatorDynamicsModel, "act.xml", {}, kMujoco2).model;
   const int clamped = z.actuator_actadr[z.id(ObjType::kActuator, "integrator")];
   expect_steps_match(kActuatorDynamicsModel, "actuator dynamics",
                      [&](Simulator<double>& sim, int steps) {
@@ -232,7 +232,7 @@ TEST(ActuatorDynamics, FilterApproachesItsInput) {
   <worldbody><body><joint name="j" type="slide" axis="1 0 0"/><geom size="0.1"/></body></worldbody>
   <actuator><general joint="j" dyntype="filter" dynprm="0.1"/></actuator>
 </mujoco>)";
-  Model z = zwang::load_mjcf_string(xml, "f.xml").model;
+  Model z = zwang::load_mjcf_string(xml, "f.xml", {}, kMujoco2).model;
   ASSERT_EQ(z.na, 1);
   z.integrator = Integrator::kRK4;
   Simulator<double> sim(z, 1);
@@ -248,7 +248,7 @@ TEST(ActuatorDynamics, FilterExactIsExact) {
   <worldbody><body><joint name="j" type="slide" axis="1 0 0"/><geom size="0.1"/></body></worldbody>
   <actuator><general joint="j" dyntype="filterexact" dynprm="0.01"/></actuator>
 </mujoco>)";
-  const Model z = zwang::load_mjcf_string(xml, "f.xml").model;
+  const Model z = zwang::load_mjcf_string(xml, "f.xml", {}, kMujoco2).model;
   ASSERT_EQ(z.na, 1);
   EXPECT_EQ(z.actuator_dyntype[0], ActuatorDyn::kFilterExact);
   Simulator<double> sim(z, 1);
@@ -264,7 +264,7 @@ TEST(ActuatorDynamics, ActEarlyUsesTheNextActivation) {
   <actuator><general joint="j" dyntype="integrator" gainprm="2" actearly="true" actlimited="true"
     actrange="-1 1"/></actuator>
 </mujoco>)";
-  const Model z = zwang::load_mjcf_string(xml, "e.xml").model;
+  const Model z = zwang::load_mjcf_string(xml, "e.xml", {}, kMujoco2).model;
   ASSERT_EQ(z.actuator_actearly, std::vector<int>{1});
   Simulator<double> sim(z, 2);
   sim.batch().ctrl().fill(std::vector<double>{3});
@@ -303,7 +303,7 @@ TEST(ActuatorDynamics, KeyframeAndResetSetAct) {
 
 // a non-finite activation stops the instance as a non-finite qpos does
 TEST(ActuatorDynamics, NonFiniteActStopsTheInstance) {
-  const Model z = zwang::load_mjcf_string(kActuatorDynamicsModel, "act.xml").model;
+  const Model z = zwang::load_mjcf_string(kActuatorDynamicsModel, "act.xml", {}, kMujoco2).model;
   Simulator<double> sim(z, 2);
   sim.batch().act()(1, 2) = std::numeric_limits<double>::quiet_NaN();
   sim.step(3);
@@ -317,7 +317,7 @@ std::string load_error(const std::string& actuator) {
       "<mujoco>\n<worldbody>\n<body>\n<joint name=\"j\"/>\n<geom size=\"0.1\"/>\n</body>\n"
       "</worldbody>\n<actuator>\n{}\n</actuator>\n</mujoco>\n",
       actuator);
-  return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml"); });
+  return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml", {}, kMujoco2); });
 }
 
 TEST(ActuatorDynamics, BadInputNamesTheLine) {
@@ -358,7 +358,7 @@ TEST(ActuatorDynamics, BadInputNamesTheLine) {
 
 // validate() keeps hand-edited activation layouts from addressing other rows
 TEST(ActuatorDynamics, ValidateChecksTheActivations) {
-  const Model z = load_mjcf_string(kActuatorDynamicsModel, "act.xml").model;
+  const Model z = load_mjcf_string(kActuatorDynamicsModel, "act.xml", {}, kMujoco2).model;
   ASSERT_GT(z.na, 1);
   z.validate();
   Model bad = z;

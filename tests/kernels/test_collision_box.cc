@@ -241,8 +241,9 @@ TEST(CollisionBox, MaxContacts) {
   EXPECT_EQ(max_contacts_box(GeomType::kBox, GeomType::kMesh), 0);
   const GeomPose<double> g{{0, 0, 0}, {{1, 0, 0, 0, 1, 0, 0, 0, 1}}, {0.5, 0.5, 0.5}};
   int calls = 0;
-  EXPECT_EQ(collide_box(GeomType::kPlane, GeomType::kBox, g, g, 1.0,
-                        [&](const ContactGeo<double>&) { ++calls; }),
+  EXPECT_EQ(collide_box(
+                GeomType::kPlane, GeomType::kBox, g, g, 1.0,
+                [&](const ContactGeo<double>&) { ++calls; }, Rules::kMujoco4),
             0);
   EXPECT_EQ(calls, 0);
 }

@@ -150,7 +150,7 @@ TEST_P(GymLimits, MatchMujoco) {
   const fs::path assets = gym_assets();
   ASSERT_FALSE(assets.empty()) << "gymnasium is not installed for python3: pip install gymnasium";
   const fs::path file = assets / (GetParam() + ".xml");
-  Model model = load_mjcf(file).model;
+  Model model = load_mjcf(file, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
@@ -250,7 +250,7 @@ TEST_P(ConstraintModels, MatchMujoco) {
   std::string error;
   const MjModelPtr m = load_mujoco_string(c.xml, c.name + ".xml", &error);
   ASSERT_TRUE(m) << error;
-  Model model = load_mjcf_string(c.xml, c.name + ".xml").model;
+  Model model = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2).model;
   compare(c.name, model, m.get(), random_states(model, kStates, 9));
 }
 

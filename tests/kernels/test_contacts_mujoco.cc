@@ -153,7 +153,7 @@ void compare_file(const std::string& label, const fs::path& file, int skip) {
   MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
   compare(
-      label, std::move(m), [&] { return load_model(file).model; }, skip);
+      label, std::move(m), [&] { return load_model(file, kMujoco2).model; }, skip);
 }
 
 class GymnasiumContacts : public ::testing::TestWithParam<const char*> {};
@@ -207,7 +207,8 @@ TEST(ContactFeatures, MatchMuJoCo) {
   MjModelPtr m = load_mujoco_string(xml, "features.xml", &error);
   ASSERT_TRUE(m) << error;
   compare(
-      "features", std::move(m), [&] { return load_mjcf_string(xml, "features.xml").model; }, 150);
+      "features", std::move(m),
+      [&] { return load_mjcf_string(xml, "features.xml", {}, kMujoco2).model; }, 150);
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ void compare(const std::string& label, const fs::path& file, int height, bool no
   MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
   m->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-  Model model = load_model(file).model;
+  Model model = load_model(file, kMujoco2).model;
   ASSERT_NO_FATAL_FAILURE(expect_same_tree(model, m.get()));
   const int nq = m->nq, nu = m->nu;
   const Inputs in = make_inputs(m.get(), normal_qvel);

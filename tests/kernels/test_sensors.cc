@@ -115,7 +115,7 @@ void compare_sensors(Comparison& cmp, const std::string& stage, const Model& z, 
 }
 
 TEST(Sensors, EveryTypeAgainstMuJoCo) {
-  const LoadResult loaded = load_mjcf_string(kSensorModel, "sensors.xml");
+  const LoadResult loaded = load_mjcf_string(kSensorModel, "sensors.xml", {}, kMujoco2);
   const Model& z = loaded.model;
   std::string error;
   const MjModelPtr m = load_mujoco_string(kSensorModel, "sensors.xml", &error);
@@ -153,7 +153,7 @@ TEST(Sensors, GravityAndSensorFlagsAsMuJoCo) {
   const std::string flag = "<flag contact=\"disable\"/>";
   ASSERT_NE(xml.find(flag), std::string::npos);
   xml.replace(xml.find(flag), flag.size(), "<flag contact=\"disable\" gravity=\"disable\"/>");
-  const Model z = load_mjcf_string(xml, "sensors_nogravity.xml").model;
+  const Model z = load_mjcf_string(xml, "sensors_nogravity.xml", {}, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco_string(xml, "sensors_nogravity.xml", &error);
   ASSERT_TRUE(m) << error;
@@ -173,7 +173,7 @@ TEST(Sensors, GravityAndSensorFlagsAsMuJoCo) {
 
   const std::string gravity_off = "gravity=\"disable\"";
   xml.replace(xml.find(gravity_off), gravity_off.size(), "sensor=\"disable\"");
-  const Model off = load_mjcf_string(xml, "sensors_off.xml").model;
+  const Model off = load_mjcf_string(xml, "sensors_off.xml", {}, kMujoco2).model;
   const auto quiet = make_simulator<double>(off, in);
   for (int i = 0; i < kStates; ++i) {
     quiet->batch().sensordata().set(i, std::vector<double>(off.nsensordata, 7.0));
@@ -190,7 +190,7 @@ TEST(Sensors, GravityAndSensorFlagsAsMuJoCo) {
 // (Euler: mj_forward's sensors before the update; RK4: its first stage's)
 TEST(Sensors, AfterAStepAsMuJoCosStep) {
   for (const bool rk4 : {false, true}) {
-    LoadResult loaded = load_mjcf_string(kSensorModel, "sensors.xml");
+    LoadResult loaded = load_mjcf_string(kSensorModel, "sensors.xml", {}, kMujoco2);
     Model& z = loaded.model;
     std::string error;
     const MjModelPtr m = load_mujoco_string(kSensorModel, "sensors.xml", &error);
@@ -216,7 +216,7 @@ TEST(Sensors, AfterAStepAsMuJoCosStep) {
 }
 
 TEST(Sensors, Float32) {
-  const Model z = load_mjcf_string(kSensorModel, "sensors.xml").model;
+  const Model z = load_mjcf_string(kSensorModel, "sensors.xml", {}, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco_string(kSensorModel, "sensors.xml", &error);
   ASSERT_TRUE(m) << error;
@@ -236,7 +236,7 @@ TEST(Sensors, Float32) {
 // jointlimitpos, jointlimitvel, jointlimitfrc and a clamped actuator force with MuJoCo's
 // constraint solver, at states beyond the limits and inside them
 TEST(Sensors, JointLimitsAgainstMuJoCo) {
-  Model z = load_mjcf_string(kLimitSensorModel, "limits.xml").model;
+  Model z = load_mjcf_string(kLimitSensorModel, "limits.xml", {}, kMujoco2).model;
   z.tolerance = 1e-13;
   std::string error;
   const MjModelPtr m = load_mujoco_string(kLimitSensorModel, "limits.xml", &error);
@@ -268,7 +268,7 @@ TEST(Sensors, JointLimitsAgainstMuJoCo) {
 // tests/sensor_models.h's touch sensors at states of a MuJoCo rollout of the bodies falling and
 // settling, both constraint solvers tight
 TEST(Sensors, TouchAgainstMuJoCo) {
-  Model z = load_mjcf_string(kTouchModel, "touch.xml").model;
+  Model z = load_mjcf_string(kTouchModel, "touch.xml", {}, kMujoco2).model;
   z.tolerance = 1e-13;
   z.iterations = 200;
   std::string error;
@@ -326,7 +326,7 @@ TEST(Sensors, TouchAgainstMuJoCo) {
 
 // tests/sensor_models.h's rangefinders at random poses of their body and of the hinge
 TEST(Sensors, RangefinderAgainstMuJoCo) {
-  const Model z = load_mjcf_string(kRangefinderModel, "rangefinder.xml").model;
+  const Model z = load_mjcf_string(kRangefinderModel, "rangefinder.xml", {}, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco_string(kRangefinderModel, "rangefinder.xml", &error);
   ASSERT_TRUE(m) << error;
@@ -384,7 +384,7 @@ TEST(Sensors, CutoffOfUserValues) {
       <user objtype="body" objname="world" dim="2" needstage="pos" datatype="positive" cutoff="1"/>
       <user objtype="body" objname="world" dim="1" needstage="pos" datatype="real" cutoff="1"/>
     </sensor></mujoco>)";
-  const Model z = load_mjcf_string(xml, "user.xml").model;
+  const Model z = load_mjcf_string(xml, "user.xml", {}, kMujoco2).model;
   ASSERT_EQ(z.nsensordata, 3);
   Simulator<double> sim(z, 2);
   sim.batch().sensordata().set(0, std::vector<double>{3, -3, -3});
@@ -402,7 +402,7 @@ std::string load_error(const std::string& sensors, const std::string& extra = ""
       </worldbody>{}<sensor>{}</sensor></mujoco>)",
       extra, sensors);
   try {
-    load_mjcf_string(xml, "bad.xml");
+    load_mjcf_string(xml, "bad.xml", {}, kMujoco2);
   } catch (const ModelError& e) {
     return e.what();
   }
@@ -416,7 +416,7 @@ std::vector<std::string> load_warnings(const std::string& sensors, Model* out = 
       <tendon><fixed name="t" limited="true" range="-1 1"><joint joint="h" coef="1"/></fixed>
       </tendon><sensor>{}</sensor></mujoco>)",
       sensors);
-  LoadResult r = load_mjcf_string(xml, "warn.xml");
+  LoadResult r = load_mjcf_string(xml, "warn.xml", {}, kMujoco2);
   if (out) *out = r.model;
   return r.warnings;
 }
@@ -504,7 +504,7 @@ TEST(Sensors, RangefinderMaterialsAndMeshes) {
   EXPECT_THROW(
       {
         try {
-          load_mjcf_string(unknown, "material.xml");
+          load_mjcf_string(unknown, "material.xml", {}, kMujoco2);
         } catch (const ModelError& e) {
           EXPECT_TRUE(has(e.what(), "material.xml:2")) << e.what();
           EXPECT_TRUE(has(e.what(), "material 'nope' is not defined")) << e.what();
@@ -516,7 +516,7 @@ TEST(Sensors, RangefinderMaterialsAndMeshes) {
     </asset><worldbody><geom type="mesh" mesh="t"/><body><freejoint/><geom size="0.1"/>
     <site name="s"/></body></worldbody>
     <sensor><rangefinder site="s"/></sensor></mujoco>)";
-  const LoadResult r = load_mjcf_string(meshes, "meshes.xml");
+  const LoadResult r = load_mjcf_string(meshes, "meshes.xml", {}, kMujoco2);
   std::string all;
   for (const std::string& w : r.warnings) all += w + "\n";
   EXPECT_TRUE(

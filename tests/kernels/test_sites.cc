@@ -114,7 +114,7 @@ void expect_same_site_frames(const Model& z, const mjModel* m) {
 }
 
 TEST(Sites, EveryFormAgainstMuJoCo) {
-  const Model z = load_mjcf_string(kSites, "sites.xml").model;
+  const Model z = load_mjcf_string(kSites, "sites.xml", {}, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco_string(kSites, "sites.xml", &error);
   ASSERT_TRUE(m) << error;
@@ -127,7 +127,7 @@ TEST(Sites, GymnasiumDoublePendulum) {
   const std::string dir = gymnasium_dir();
   if (dir.empty()) GTEST_SKIP() << "gymnasium is not installed";
   const std::filesystem::path file = dir + "/envs/mujoco/assets/inverted_double_pendulum.xml";
-  const Model z = load_mjcf(file).model;
+  const Model z = load_mjcf(file, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
@@ -140,7 +140,7 @@ TEST(Sites, GymnasiumDoublePendulum) {
 TEST(Sites, Errors) {
   const auto message = [](const std::string& xml) {
     try {
-      load_mjcf_string(xml, "bad.xml");
+      load_mjcf_string(xml, "bad.xml", {}, kMujoco2);
     } catch (const ModelError& e) {
       return std::string(e.what());
     }

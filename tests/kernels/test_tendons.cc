@@ -32,8 +32,6 @@ namespace zwang::test {
 namespace {
 
 constexpr double kTol = 1e-10;
-// MuJoCo 2.2.2's rules for tendons past a wrap geom with a side site
-const LoadOptions kMujoco2Rules{.wrap_rules = WrapRules::kMujoco2};
 constexpr int kStates = 16;
 
 struct Case {
@@ -110,7 +108,7 @@ TEST_P(Smooth, MatchesMujoco) {
   std::string error;
   const MjModelPtr m = load_mujoco_string(c.xml, c.name + ".xml", &error);
   ASSERT_TRUE(m) << error;
-  Model model = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2Rules).model;
+  Model model = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2).model;
   model.disableflags |= kDisableConstraint;
   ASSERT_NO_FATAL_FAILURE(expect_same_tree(model, m.get()));
   Comparison cmp(c.name);
@@ -185,7 +183,7 @@ TEST_P(Constrained, MatchesMujoco) {
   m->opt.solver = mjSOL_NEWTON;
   m->opt.iterations = 1000;
   m->opt.tolerance = 1e-15;
-  Model model = load_mjcf_string(c.xml, c.name + ".xml").model;
+  Model model = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2).model;
   model.disableflags |= kDisableContact;
   model.iterations = 100;
   model.tolerance = 1e-13;
@@ -250,7 +248,7 @@ TEST(Arm26, MatchesMujoco) {
                fmt::format(" lengthrange=\"{:.17g} {:.17g}\"", m->actuator_lengthrange[2 * a],
                            m->actuator_lengthrange[2 * a + 1]));
   }
-  Model model = load_mjcf_string(xml, "arm26.xml", {}, kMujoco2Rules).model;
+  Model model = load_mjcf_string(xml, "arm26.xml", {}, kMujoco2).model;
   model.iterations = 100;
   model.tolerance = 1e-13;
   ASSERT_NO_FATAL_FAILURE(expect_same_tree(model, m.get()));
@@ -297,7 +295,7 @@ TEST(TendonLengths, AgreeWithMujoco) {
   std::string error;
   const MjModelPtr m = load_mujoco_string(kSpatialTendons, "spatial.xml", &error);
   ASSERT_TRUE(m) << error;
-  const Model model = load_mjcf_string(kSpatialTendons, "spatial.xml").model;
+  const Model model = load_mjcf_string(kSpatialTendons, "spatial.xml", {}, kMujoco2).model;
   const MjDataPtr d(mj_makeData(m.get()));
   Comparison cmp("tendon_lengths");
   const std::vector<State> states = random_states(model, 4, 3);

@@ -273,7 +273,7 @@ std::string one_mesh_model(const std::string& mesh_attributes, const std::string
 }
 
 Model load(const std::string& xml) {
-  return load_mjcf_string(xml, "mesh_test.xml", dir()).model;
+  return load_mjcf_string(xml, "mesh_test.xml", dir(), kMujoco2).model;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,7 +558,7 @@ class MeshVsMujoco {
   MeshVsMujoco(const std::string& xml, const std::string& name) : name_(name) {
     const fs::path file = dir() / (name + ".xml");
     write_text(file, xml);
-    zwang::LoadResult loaded = zwang::load_mjcf(file);
+    zwang::LoadResult loaded = zwang::load_mjcf(file, kMujoco2);
     z_ = std::move(loaded.model);
     z_.disableflags |= kDisableConstraint;
     std::string error;
@@ -763,7 +763,7 @@ TEST(MeshVsMujoco, MeshdirAndInertial) {
 
 // the sample mug: its mesh geom is drawn only (contype 0), so no warning
 TEST(MeshVsMujoco, MugLoadsWithoutWarnings) {
-  const LoadResult r = load_mjcf("/usr/share/mujoco/model/mug/mug.xml");
+  const LoadResult r = load_mjcf("/usr/share/mujoco/model/mug/mug.xml", kMujoco2);
   EXPECT_EQ(r.warnings, std::vector<std::string>{});
   ASSERT_EQ(r.model.nmesh, 1);
   EXPECT_GT(r.model.mesh_vertnum[0], 100);
@@ -786,7 +786,7 @@ TEST(MeshPaths, AssetdirStrippathAndAbsolute) {
 
 std::string load_error(const std::string& xml) {
   try {
-    load_mjcf_string(xml, "w.xml", dir());
+    load_mjcf_string(xml, "w.xml", dir(), kMujoco2);
   } catch (const ModelError& e) {
     return e.what();
   }
@@ -899,7 +899,7 @@ TEST(MeshWarnings, CollidingMeshGeomsNeedNoWarning) {
       "<geom name=\"floor\" type=\"plane\" size=\"1 1 1\"/>\n"
       "<geom name=\"table\" type=\"box\" size=\"1 1 0.1\"/>\n<body>\n<freejoint/>\n"
       "<geom name=\"hull\" type=\"mesh\" mesh=\"t\"/>\n</body>\n</worldbody>\n</mujoco>\n",
-      "w.xml", dir());
+      "w.xml", dir(), kMujoco2);
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
 }
 

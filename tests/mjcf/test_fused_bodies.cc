@@ -46,7 +46,7 @@ std::string unfused(std::string_view text) {
 
 TEST(FusedBodies, FramesAndVelocitiesAreThoseOfMujocosUnmergedBodies) {
   const std::string text = read_text(fused_static_xml());
-  const Model z = load_mjcf_string(text, "fused_static.xml").model;
+  const Model z = load_mjcf_string(text, "fused_static.xml", {}, kMujoco2).model;
   // document order: the pillar on the world, the plate, the mount and bracket (a chain), the hand
   const std::vector<std::string> merged = {"pillar", "plate", "mount", "bracket", "hand"};
   ASSERT_EQ(z.fused_name, merged);
@@ -136,7 +136,7 @@ TEST(FusedBodies, MadeUpBodyNamesAvoidMergedOnes) {
 }
 
 TEST(FusedBodies, FloatPrecisionAndOutputsNotKept) {
-  const Model z = load_mjcf(fused_static_xml()).model;
+  const Model z = load_mjcf(fused_static_xml(), kMujoco2).model;
   const std::vector<State> states = random_states(z, 5, 3);
   Simulator<double> f64(z, 5);
   Simulator<float> f32(z, 5);

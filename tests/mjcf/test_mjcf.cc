@@ -184,7 +184,7 @@ class MjcfVsMujoco : public ::testing::TestWithParam<Case> {
     const Case& c = GetParam();
     file_ = resolve(c);
     ASSERT_FALSE(file_.empty());
-    zwang::LoadResult loaded = zwang::load_mjcf(file_);
+    zwang::LoadResult loaded = zwang::load_mjcf(file_, kMujoco2);
     model_ = std::move(loaded.model);
     // the smooth dynamics, as in MuJoCo (load_mujoco); constraints: test_constraints.cc
     model_.disableflags |= zwang::kDisableConstraint;
@@ -481,7 +481,7 @@ INSTANTIATE_TEST_SUITE_P(Models, MjcfVsMujoco, ::testing::ValuesIn(all_cases()),
 // with −k (ref − springref); the slide has ref 0.05, springref −0.02
 TEST(MjcfSprings, SpringrefIsIndependentOfRef) {
   const fs::path file = test_dir() / "models" / "chain.xml";
-  const Model model = zwang::load_mjcf(file).model;
+  const Model model = zwang::load_mjcf(file, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
@@ -516,7 +516,7 @@ TEST(MjcfMass, SettotalmassRescalesEveryBody) {
       ADD_FAILURE() << file << " is missing; for Gymnasium: pip install gymnasium";
       continue;
     }
-    const Model model = zwang::load_mjcf(file).model;
+    const Model model = zwang::load_mjcf(file, kMujoco2).model;
     std::string error;
     const MjModelPtr m = load_mujoco(file, &error);
     ASSERT_TRUE(m) << error;
@@ -580,8 +580,9 @@ std::string deep_chain(std::string_view compiler, std::string_view attributes,
 }
 
 TEST(MjcfNesting, DeepBodyChainLoads) {
-  const Model model =
-      zwang::load_mjcf_string(deep_chain("", "", "<body name=\"after\"/>"), "deep.xml").model;
+  const Model model = zwang::load_mjcf_string(deep_chain("", "", "<body name=\"after\"/>"),
+                                              "deep.xml", {}, kMujoco2)
+                          .model;
   ASSERT_EQ(model.nbody, kDeep + 2);
   for (int b = 1; b <= kDeep; ++b) ASSERT_EQ(model.body_parentid[b], b - 1) << "body " << b;
   // the walk comes back up to the world for the sibling after the chain
@@ -594,7 +595,7 @@ TEST(MjcfNesting, DeepBodyChainLoads) {
 // one after another, taking the jointed body up to it in their frames (each 1 m along x)
 TEST(MjcfNesting, DeepWeldedChainFuses) {
   const std::string xml = deep_chain("<compiler fusestatic=\"true\"/>", " pos=\"1 0 0\"", "");
-  const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
+  const Model model = zwang::load_mjcf_string(xml, "deep.xml", {}, kMujoco2).model;
   ASSERT_EQ(model.nbody, 2);
   EXPECT_EQ(model.body_parentid[1], 0);
   EXPECT_EQ(model.body_pos[3], kDeep);
@@ -617,7 +618,7 @@ TEST(MjcfNesting, DeepDefaultClassesInherit) {
       "<body><joint name=\"after\" class=\"after\"/><geom size=\"0.1\"/></body>\n"
       "</worldbody>\n</mujoco>\n",
       kDeep - 1, kDeep / 2 - 1);
-  const Model model = zwang::load_mjcf_string(xml, "deep.xml").model;
+  const Model model = zwang::load_mjcf_string(xml, "deep.xml", {}, kMujoco2).model;
   const int deep = model.id(ObjType::kJoint, "deep"), middle = model.id(ObjType::kJoint, "middle"),
             after = model.id(ObjType::kJoint, "after");
   ASSERT_GE(deep, 0);
@@ -635,7 +636,7 @@ TEST(MjcfNesting, DeepDefaultClassesInherit) {
 // errors: each names the file, the line and what is wrong
 
 std::string load_error(std::string_view xml, const fs::path& dir = {}) {
-  return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml", dir); });
+  return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml", dir, kMujoco2); });
 }
 
 // a body that fusestatic merges is checked as one that stays would be
@@ -664,7 +665,7 @@ std::string body_with(std::string_view inside, std::string_view after = "") {
 
 TEST(MjcfErrors, MissingFile) {
   try {
-    zwang::load_mjcf("/no/such/dir/model.xml");
+    zwang::load_mjcf("/no/such/dir/model.xml", kMujoco2);
     ADD_FAILURE() << "no error";
   } catch (const ModelError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -746,7 +747,7 @@ TEST(MjcfErrors, MessagesNameFileLineAndWhat) {
 // warnings: one per element or attribute outside the subset, none for what is accepted
 
 std::vector<std::string> load_warnings(std::string_view xml) {
-  return zwang::load_mjcf_string(xml, "w.xml").warnings;
+  return zwang::load_mjcf_string(xml, "w.xml", {}, kMujoco2).warnings;
 }
 
 // geoms collide and joint limits are enforced: nothing is said about either
@@ -791,7 +792,7 @@ TEST(MjcfWarnings, DynamicsNotSimulated) {
       "<body><joint name=\"j\"/><geom size=\"0.1\"/></body>\n</worldbody>\n"
       "<tendon><fixed stiffness=\"2\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>\n"
       "</mujoco>\n",
-      "w.xml");
+      "w.xml", {}, kMujoco2);
   const std::vector<std::string> expected = {"w.xml:4: element <plugin> is not supported; ignored"};
   EXPECT_EQ(r.warnings, expected);
   EXPECT_EQ(r.model.integrator, Integrator::kImplicit);
@@ -824,7 +825,7 @@ TEST(MjcfWarnings, IncludedFileLocations) {
     std::fclose(f);
   }
   const zwang::LoadResult r = zwang::load_mjcf_string(
-      "<mujoco>\n<include file=\"part.xml\"/>\n</mujoco>\n", "main.xml", dir);
+      "<mujoco>\n<include file=\"part.xml\"/>\n</mujoco>\n", "main.xml", dir, kMujoco2);
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], fmt::format("{}:2: element <extension> is not supported; ignored",
                                        (dir / "part.xml").string()));

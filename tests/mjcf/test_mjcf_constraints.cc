@@ -152,7 +152,7 @@ class MjcfConstraints : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MjcfConstraints, CompiledArraysMatchMujoco) {
   const Case& c = GetParam();
-  const LoadResult loaded = load_mjcf_string(c.xml, c.name + ".xml");
+  const LoadResult loaded = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2);
   const Model& z = loaded.model;
   for (const std::string& w : loaded.warnings) {
     EXPECT_NE(w.find("no narrow phase"), std::string::npos) << c.name << ": " << w;
@@ -240,7 +240,7 @@ TEST(MjcfConstraintOptions, FlagsMatchMujoco) {
         "<mujoco>\n<option iterations=\"5\">{}</option>\n<worldbody>\n<body>\n<joint/>\n"
         "<geom size=\"0.1\"/>\n</body>\n</worldbody>\n</mujoco>\n",
         flag);
-    const Model z = load_mjcf_string(xml, "f.xml").model;
+    const Model z = load_mjcf_string(xml, "f.xml", {}, kMujoco2).model;
     EXPECT_EQ(z.disableflags, mujoco_disableflags(xml) & 0x1f) << flag;
     EXPECT_EQ(z.iterations, 5);
     EXPECT_EQ(z.tolerance, 1e-8);
@@ -252,7 +252,7 @@ TEST(MjcfConstraintOptions, FlagsMatchMujoco) {
 
 std::string load_error(const std::string& xml) {
   try {
-    load_mjcf_string(xml, "bad.xml");
+    load_mjcf_string(xml, "bad.xml", {}, kMujoco2);
   } catch (const ModelError& e) {
     return e.what();
   }
@@ -360,7 +360,7 @@ TEST(MjcfConstraintNumerics, DriveHardKnifeEdgeRollingSphere) {
   </equality>
 </mujoco>
 )";
-  const LoadResult r = load_mjcf_string(xml, "n.xml");
+  const LoadResult r = load_mjcf_string(xml, "n.xml", {}, kMujoco2);
   for (const std::string& w : r.warnings) {
     EXPECT_NE(w.find("no narrow phase"), std::string::npos) << w;
   }
@@ -397,7 +397,7 @@ TEST(MjcfConstraintWarnings, TendonLimitsAreEnforced) {
     <fixed name="t" limited="true" range="-1 1"><joint joint="j1" coef="1"/><joint joint="j2" coef="-1"/></fixed>
   </tendon>
 </mujoco>)";
-  const LoadResult r = load_mjcf_string(xml, "t.xml");
+  const LoadResult r = load_mjcf_string(xml, "t.xml", {}, kMujoco2);
   EXPECT_TRUE(r.warnings.empty());
   ASSERT_EQ(r.model.ntendon, 1);
   EXPECT_EQ(r.model.tendon_limited[0], 1);

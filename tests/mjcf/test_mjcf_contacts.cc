@@ -135,7 +135,7 @@ TEST_P(MjcfContactModels, MatchMujoco) {
     ASSERT_FALSE(gym.empty()) << "gymnasium is not installed for python3: pip install gymnasium";
     file = fs::path(gym) / "envs" / "mujoco" / "assets" / (GetParam() + ".xml");
   }
-  const LoadResult r = load_mjcf(file);
+  const LoadResult r = load_mjcf(file, kMujoco2);
   std::string error;
   const MjModelPtr m = load_mujoco(file, &error);
   ASSERT_TRUE(m) << error;
@@ -263,7 +263,7 @@ class MjcfContactCases : public ::testing::TestWithParam<Case> {};
 
 TEST_P(MjcfContactCases, MatchMujoco) {
   const Case& c = GetParam();
-  const LoadResult r = load_mjcf_string(c.xml, c.name + ".xml");
+  const LoadResult r = load_mjcf_string(c.xml, c.name + ".xml", {}, kMujoco2);
   std::string error;
   const MjModelPtr m = load_mujoco_string(c.xml, c.name + ".xml", &error);
   ASSERT_TRUE(m) << error;
@@ -278,7 +278,7 @@ INSTANTIATE_TEST_SUITE_P(Models, MjcfContactCases, ::testing::ValuesIn(cases()),
 // parameters, an unset one is the pair class's; the lower-numbered body's geom comes first, and
 // pairs and exclusions are sorted by their bodies
 TEST(MjcfContacts, PairsTakeTheirClassNotTheirGeoms) {
-  const Model z = load_mjcf_string(kPairs, "pairs.xml").model;
+  const Model z = load_mjcf_string(kPairs, "pairs.xml", {}, kMujoco2).model;
   ASSERT_EQ(z.npair, 3);
   const int floor = z.id(ObjType::kGeom, "floor"), a1 = z.id(ObjType::kGeom, "a1"),
             b1 = z.id(ObjType::kGeom, "b1");
@@ -303,14 +303,15 @@ TEST(MjcfContacts, PairsTakeTheirClassNotTheirGeoms) {
 }
 
 TEST(MjcfContacts, OptionsAndSizes) {
-  const Model z = load_mjcf_string(kClasses, "classes.xml").model;
+  const Model z = load_mjcf_string(kClasses, "classes.xml", {}, kMujoco2).model;
   EXPECT_EQ(z.cone, Cone::kElliptic);
   EXPECT_EQ(z.impratio, 2.5);
   EXPECT_EQ(z.nconmax, 40);
   EXPECT_EQ(z.disableflags, 0);
   // MuJoCo's default nconmax, -1: the bound the model implies
   const Model automatic =
-      load_mjcf_string("<mujoco>\n<size nconmax=\"-1\"/>\n</mujoco>\n", "s.xml").model;
+      load_mjcf_string("<mujoco>\n<size nconmax=\"-1\"/>\n</mujoco>\n", "s.xml", {}, kMujoco2)
+          .model;
   EXPECT_EQ(automatic.nconmax, 0);
   EXPECT_EQ(automatic.cone, Cone::kPyramidal);
   EXPECT_EQ(automatic.impratio, 1);
@@ -327,7 +328,7 @@ std::string body_with(std::string_view inside, std::string_view after = "") {
 
 std::string load_error(const std::string& xml) {
   try {
-    load_mjcf_string(xml, "bad.xml");
+    load_mjcf_string(xml, "bad.xml", {}, kMujoco2);
   } catch (const ModelError& e) {
     return e.what();
   }
@@ -399,17 +400,17 @@ TEST(MjcfContactWarnings, PairsWithoutNarrowPhase) {
         "</worldbody>\n</mujoco>\n",
         option, e3);
   };
-  const LoadResult r = load_mjcf_string(model("", ""), "w.xml");
+  const LoadResult r = load_mjcf_string(model("", ""), "w.xml", {}, kMujoco2);
   EXPECT_EQ(r.warnings, std::vector<std::string>{});
   // contacts disabled: no geom pair can touch
-  const LoadResult off =
-      load_mjcf_string(model("<option><flag contact=\"disable\"/></option>\n", ""), "w.xml");
+  const LoadResult off = load_mjcf_string(
+      model("<option><flag contact=\"disable\"/></option>\n", ""), "w.xml", {}, kMujoco2);
   EXPECT_EQ(off.warnings, std::vector<std::string>{});
   EXPECT_EQ(off.model.disableflags, kDisableContact);
   EXPECT_EQ(off.model.ngeom, 4);
   // contype 0, conaffinity 0 on e3
   const LoadResult filtered =
-      load_mjcf_string(model("", "contype=\"0\" conaffinity=\"0\""), "w.xml");
+      load_mjcf_string(model("", "contype=\"0\" conaffinity=\"0\""), "w.xml", {}, kMujoco2);
   EXPECT_EQ(filtered.warnings, std::vector<std::string>{});
 }
 
@@ -422,7 +423,7 @@ TEST(MjcfContactWarnings, ExplicitPairWithoutNarrowPhase) {
       "<body name=\"b\"><freejoint/><geom name=\"s\" size=\"0.1\" contype=\"0\" "
       "conaffinity=\"0\"/></body>\n"
       "</worldbody>\n<contact><pair geom1=\"e\" geom2=\"s\"/></contact>\n</mujoco>\n",
-      "w.xml");
+      "w.xml", {}, kMujoco2);
   EXPECT_EQ(r.warnings, std::vector<std::string>{});
   EXPECT_EQ(r.model.npair, 1);
 }
@@ -438,7 +439,7 @@ TEST(MjcfContactWarnings, MeshGeomsCollideWithEveryType) {
       "<geom name=\"floor\" type=\"plane\" size=\"1 1 1\"/>\n"
       "<body name=\"b\">\n<freejoint/>\n<geom name=\"ball\" size=\"0.1\"/>\n</body>\n"
       "</worldbody>\n<contact>\n<pair geom1=\"m\" geom2=\"floor\"/>\n</contact>\n</mujoco>\n",
-      "w.xml");
+      "w.xml", {}, kMujoco2);
   EXPECT_EQ(r.warnings, std::vector<std::string>{})
       << fmt::format("{}", fmt::join(r.warnings, "\n"));
   EXPECT_TRUE(plan_rows(r.model).unsupported.empty());

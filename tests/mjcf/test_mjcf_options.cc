@@ -77,7 +77,7 @@ struct Pair {
 
 // the model by both, the smooth dynamics only (load_mujoco_string disables MuJoCo's constraints)
 Pair load_both(const std::string& xml) {
-  Pair p{zwang::load_mjcf_string(xml, "flags.xml").model, nullptr};
+  Pair p{zwang::load_mjcf_string(xml, "flags.xml", {}, kMujoco2).model, nullptr};
   p.z.disableflags |= kDisableConstraint;
   std::string error;
   p.m = load_mujoco_string(xml, "flags.xml", &error);
@@ -149,7 +149,8 @@ TEST(MjcfFlags, FingerMatchesMujocoWithEachFlag) {
 
 // gravity off: the bias is MuJoCo's without gravity, whatever the instance's gravity parameter
 TEST(MjcfFlags, GravityDisabledIgnoresTheGravityParameter) {
-  const Model model = zwang::load_mjcf_string(finger("gravity=\"disable\""), "g.xml").model;
+  const Model model =
+      zwang::load_mjcf_string(finger("gravity=\"disable\""), "g.xml", {}, kMujoco2).model;
   EXPECT_EQ(model.gravity, (Vec3d{0, 0, -9.81}));
   Simulator<double> sim(model, 2);
   sim.batch().gravity().set(1, std::vector<double>{3, -2, 40});
@@ -172,7 +173,7 @@ TEST(MjcfFlags, SpringDamperAndEulerdampOfMujoco3) {
   for (const Variant v :
        {Variant{"spring=\"disable\"", false, true}, Variant{"damper=\"disable\"", true, false},
         Variant{"spring=\"disable\" damper=\"disable\"", false, false}}) {
-    Model z = zwang::load_mjcf_string(finger(v.flags), "f.xml").model;
+    Model z = zwang::load_mjcf_string(finger(v.flags), "f.xml", {}, kMujoco2).model;
     z.disableflags |= kDisableConstraint;
     std::string error;
     MjModelPtr m = load_mujoco_string(finger(""), "f.xml", &error);
@@ -183,7 +184,7 @@ TEST(MjcfFlags, SpringDamperAndEulerdampOfMujoco3) {
   }
 
   // eulerdamp: q̇⁺ = q̇ + h q̈ with q̈ of mj_forward (damping explicit), q⁺ = q + h q̇⁺ (hinges)
-  Model z = zwang::load_mjcf_string(finger("eulerdamp=\"disable\""), "f.xml").model;
+  Model z = zwang::load_mjcf_string(finger("eulerdamp=\"disable\""), "f.xml", {}, kMujoco2).model;
   z.disableflags |= kDisableConstraint;
   EXPECT_EQ(z.disableflags, kDisableEulerdamp | kDisableConstraint);
   const std::vector<State> states = random_states(z, kStates, 22);
@@ -318,7 +319,7 @@ TEST(MjcfGravcomp, PassiveForceCancelsTheCompensatedWeight) {
     return zwang::load_mjcf_string(
                fmt::format("<mujoco><option><flag {}/></option><worldbody>{}</worldbody></mujoco>",
                            flags, fmt::format(fmt::runtime(body), a, b, f)),
-               "gravcomp.xml")
+               "gravcomp.xml", {}, kMujoco2)
         .model;
   };
   const Model plain = model(0, 0, 0), comp = model(1, 0.5, 0.25);
@@ -476,7 +477,8 @@ TEST(MjcfMocap, PosedPerInstanceAsMujoco) {
 
 TEST(MjcfMocap, DefaultsResetAndMassOutsideH) {
   const Model z =
-      zwang::load_mjcf_string(fmt::format(fmt::runtime(kMocap), "enable"), "m.xml").model;
+      zwang::load_mjcf_string(fmt::format(fmt::runtime(kMocap), "enable"), "m.xml", {}, kMujoco2)
+          .model;
   Simulator<double> sim(z, 3);
   const std::vector<double> pos0 = mocap_pos0(z), quat0 = mocap_quat0(z);
   EXPECT_EQ(pos0, (std::vector<double>{0, 0, 1, 1, 0, 1, 0.18, 0, 0.8}));
@@ -523,7 +525,7 @@ const char* kKeyed = R"(<mujoco>
 )";
 
 TEST(MjcfKeyframes, ResetMatchesMujocoResetDataKeyframe) {
-  const Model z = zwang::load_mjcf_string(kKeyed, "keys.xml").model;
+  const Model z = zwang::load_mjcf_string(kKeyed, "keys.xml", {}, kMujoco2).model;
   std::string error;
   const MjModelPtr m = load_mujoco_string(kKeyed, "keys.xml", &error);
   ASSERT_TRUE(m) << error;
@@ -563,7 +565,7 @@ TEST(MjcfKeyframes, ResetMatchesMujocoResetDataKeyframe) {
 // errors and warnings
 
 std::string load_error(std::string_view xml) {
-  return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml"); });
+  return error_of([&] { zwang::load_mjcf_string(xml, "bad.xml", {}, kMujoco2); });
 }
 
 std::string body(std::string_view inside, std::string_view after = "") {
@@ -645,7 +647,7 @@ TEST(MjcfOptionWarnings, OneLinePerKind) {
   for (int i = 0; i < 5; ++i)
     xml += "<body><joint springdamper=\"1 1\"/><geom size=\"0.1\"/></body>\n";
   xml += "</worldbody>\n<option><flag energy=\"enable\" sleep=\"enable\"/></option>\n</mujoco>\n";
-  const std::vector<std::string> w = zwang::load_mjcf_string(xml, "w.xml").warnings;
+  const std::vector<std::string> w = zwang::load_mjcf_string(xml, "w.xml", {}, kMujoco2).warnings;
   const std::vector<std::string> expected = {
       "w.xml:9: flag energy: zwang records no energy in its outputs (mjData.energy has no "
       "counterpart)",
@@ -659,7 +661,7 @@ TEST(MjcfOptionWarnings, OneLinePerKind) {
                                          "midphase=\"disable\" island=\"disable\" "
                                          "autoreset=\"disable\" invdiscrete=\"enable\" "
                                          "sensor=\"disable\"/></option>"),
-                                    "w.xml")
+                                    "w.xml", {}, kMujoco2)
                 .warnings,
             std::vector<std::string>{});
 }

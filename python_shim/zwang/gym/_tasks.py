@@ -51,9 +51,9 @@ def _sum_squares(x: np.ndarray) -> np.ndarray:
 class MujocoTaskEnv(VectorEnv):
     """Base of the v5 tasks: model file, frame skip and time limit defaults of the task.
 
-    ``contact_margin`` is ``"sum"`` by default: MuJoCo 3.5 and later (so 4.0, on which
-    Gymnasium's own environments run today) add the margins and gaps of two geoms; ``"max"``
-    takes the larger, as MuJoCo up to 3.4 does.
+    ``contact_margin`` is MuJoCo 4.0's rule by default (None, as ``zwang.load``): MuJoCo 3.5 and
+    later (so 4.0, on which Gymnasium's own environments run today) add the margins and gaps of
+    two geoms; ``"max"`` takes the larger, as MuJoCo up to 3.4 does.
 
     ``outputs``: None (the default) keeps every simulator output current; ``"task"`` only those
     the task reads (``sim.xpos`` for Ant, ``sim.cinert`` for Humanoid...), so that each step
@@ -81,7 +81,7 @@ class MujocoTaskEnv(VectorEnv):
         backend: str = "cpu",
         precision: str = "f64",
         threads: int = 0,
-        contact_margin: str = "sum",
+        contact_margin: str | None = None,
         render_mode: str | None = None,
         outputs: str | Sequence[str] | None = None,
         **unused_render: Any,
@@ -102,7 +102,7 @@ class MujocoTaskEnv(VectorEnv):
                 f"{type(self).__name__} got unexpected keyword arguments {sorted(unknown)}"
             )
         self.xml_path = expand_model_path(xml_file or self.default_xml)
-        # "sum": a contact's margin and gap as MuJoCo 3.5 and later combine them, so that the
+        # by default a contact's margin and gap as MuJoCo 3.5 and later combine them, so that the
         # tasks behave as Gymnasium's on the MuJoCo users install today
         model = load_model(self.xml_path, contact_margin)
         self._bind(model)

@@ -33,9 +33,9 @@ InfoFn = Callable[["zwang.Simulator"], dict]
 ResetFn = Callable[[np.random.Generator, int], tuple]
 
 
-def load_model(model_or_path: Any, contact_margin: str = "max") -> zwang.Model:
+def load_model(model_or_path: Any, contact_margin: str | None = None) -> zwang.Model:
     """Returns ``model_or_path`` itself when it is a model, else the model loaded from the file
-    with ``contact_margin`` (see ``zwang.load``)."""
+    with ``contact_margin`` (see ``zwang.load``; None: MuJoCo 4.0's rule, the sum)."""
     if isinstance(model_or_path, (str, os.PathLike)):
         return zwang.load(os.fspath(model_or_path), contact_margin=contact_margin)
     return model_or_path
