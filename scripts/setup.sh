@@ -53,6 +53,12 @@ if ! python3 -c "import importlib.metadata as m; assert m.version('dm-control') 
   echo "installing: dm-control 1.0.50 (PyPI, its files only)"
   pip_install --no-deps dm-control==1.0.50
 fi
+# Gymnasium-Robotics' Fetch and Shadow hand scenes for the robot-scene tests; its files only, as
+# dm_control's
+if ! python3 -c "import importlib.metadata as m; assert m.version('gymnasium-robotics') == '1.4.2'" 2>/dev/null; then
+  echo "installing: gymnasium-robotics 1.4.2 (PyPI, its files only)"
+  pip_install --no-deps gymnasium-robotics==1.4.2
+fi
 if ! python3 -c "import mujoco; assert mujoco.__version__ == '4.0.0'" 2>/dev/null; then
   echo "installing: mujoco 4.0.0 (PyPI)"
   pip_install mujoco==4.0.0
