@@ -283,6 +283,44 @@ ZW_HD int sphere_capsule(const GeomPose<T>& s, const GeomPose<T>& cap, T margin,
                        emit);
 }
 
+// a sphere (centre s, radius ρ) and a cylinder (centre c, axis a, radius r, half-length h), as
+// MuJoCo 4.0: with x = a·(s − c) and p = (s − c) − x a the sphere's offset from the axis,
+//   side    |x| < h, |p| ≥ r (or the centre inside, nearer the side than a cap): the sphere
+//           against the axis point c + x a as a sphere of radius r
+//   cap     |p| < r, |x| ≥ h (or inside, nearer a cap): the sphere on the cap's plane
+//           (c ± h a, normal ±a), normal from the sphere into the cylinder
+//   rim     otherwise: the sphere against the rim point c ± h a + r p/|p| as a point
+template <class T, class Emit>
+ZW_HD int sphere_cylinder(const GeomPose<T>& s, const GeomPose<T>& cyl, T margin, Emit& emit) {
+  const T r = cyl.size.x, h = cyl.size.y;
+  const Vec3<T> a = column(cyl.mat, 2), zs = column(s.mat, 2);
+  const Vec3<T> rel = s.pos - cyl.pos;
+  const T x = dot(a, rel);
+  const Vec3<T> along = x * a;
+  Vec3<T> p = rel - along;
+  const T pp = dot(p, p);
+  bool side = T(std::fabs(x)) < h;
+  bool cap = pp < r * r;
+  if (side && cap) {
+    const bool nearer_cap = h - T(std::fabs(x)) < r - std::sqrt(pp);
+    side = !nearer_cap;
+    cap = nearer_cap;
+  }
+  if (side) return sphere_sphere(s.pos, s.size.x, zs, along + cyl.pos, r, a, margin, emit);
+  if (cap) {
+    const Vec3<T> n = x > T(0) ? a : T(-1) * a;
+    const T height = dot(s.pos - (cyl.pos + h * n), n);
+    if (height > margin + s.size.x) return 0;
+    const T dist = height - s.size.x;
+    const Vec3<T> zero{T(0), T(0), T(0)};
+    emit(ContactGeo<T>{dist, s.pos + (-dist / T(2) - s.size.x) * n, make_frame(T(-1) * n, zero)});
+    return 1;
+  }
+  p = (r / std::sqrt(pp)) * p;
+  const Vec3<T> rim = (x > T(0) ? h : -h) * a + p + cyl.pos;
+  return sphere_sphere(s.pos, s.size.x, zs, rim, T(0), a, margin, emit);
+}
+
 // two capsules: the nearest points of the segments c₁ + x₁ A₁, c₂ + x₂ A₂ (A = h a,
 // x ∈ [−1, 1]) as two spheres.  Unclamped,
 //   [ A₁·A₁  −A₁·A₂ ] [x₁]   [ −A₁·(c₁ − c₂) ]
@@ -376,9 +414,15 @@ ZW_HD inline int max_contacts(int t1, int t2) {
       if (t1 == GeomType::kHfield && t2 >= GeomType::kSphere) return hfield::kMaxContacts;
       // a mesh against sphere, capsule, ellipsoid, cylinder, box or mesh
       if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
-        return t1 == GeomType::kBox
+        return t1 == GeomType::kBox || t1 == GeomType::kCylinder
                    ? 4
-                   : (t1 == GeomType::kCapsule || t1 == GeomType::kCylinder ? 2 : 1);
+                   : (t1 == GeomType::kCapsule ? 2 : 1);
+      }
+      // a cylinder against a capsule (along a cap), a cylinder or a box (faces and edges)
+      if (t2 == GeomType::kCylinder && t1 == GeomType::kCapsule) return 2;
+      if ((t1 == GeomType::kCylinder && t2 == GeomType::kCylinder) ||
+          (t1 == GeomType::kCylinder && t2 == GeomType::kBox)) {
+        return 4;
       }
       return max_contacts_convex(t1, t2);
   }
@@ -420,12 +464,19 @@ ZW_HD int collide(int t1, int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, 
       if (t2 == GeomType::kMesh && t1 >= GeomType::kSphere) {
         return ccd::collide(t1, t2, g1, g2, margin, emit);
       }
-      // an ellipsoid against a sphere, capsule, ellipsoid, cylinder or box: MuJoCo 4.0's native
-      // convex collision (one contact: its multi-contact search skips ellipsoids), 2.2.2's MPR
-      if (rules != Rules::kMujoco2 && t1 >= GeomType::kSphere &&
-          (t1 == GeomType::kEllipsoid || t2 == GeomType::kEllipsoid)) {
-        return ccd::collide(t1, t2, g1, g2, margin, emit);
+      if (rules != Rules::kMujoco2 && t1 >= GeomType::kSphere) {
+        // MuJoCo 4.0: its sphere–cylinder; an ellipsoid against a sphere, capsule, ellipsoid,
+        // cylinder or box, and a cylinder against a capsule, cylinder or box, by its native convex
+        // collision (one contact with an ellipsoid: its multi-contact search skips them)
+        if (t1 == GeomType::kSphere && t2 == GeomType::kCylinder) {
+          return primitive::sphere_cylinder(g1, g2, margin, emit);
+        }
+        if (t1 == GeomType::kEllipsoid || t2 == GeomType::kEllipsoid || t1 == GeomType::kCylinder ||
+            t2 == GeomType::kCylinder) {
+          return ccd::collide(t1, t2, g1, g2, margin, emit);
+        }
       }
+      // MuJoCo 2.2.2's MPR
       return collide_convex(t1, t2, g1, g2, margin, emit);
   }
 }

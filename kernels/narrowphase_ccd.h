@@ -2,7 +2,8 @@
 //
 // MuJoCo 4.0's convex collision (its native GJK and EPA, mjc_Convex) for the pairs with a mesh,
 // sphere, capsule, ellipsoid, cylinder, box or mesh against a mesh geom's convex hull, and under
-// 4.0's rules for an ellipsoid against a sphere, capsule, ellipsoid, cylinder or box.  Each geom
+// 4.0's rules for an ellipsoid against a sphere, capsule, ellipsoid, cylinder or box and a
+// cylinder against a capsule, cylinder or box.  Each geom
 // is inflated by margin/2 (its support point moves that far along the direction), and
 //   GJK      the point x of the Minkowski difference A − B nearest the origin, by support points
 //            along −x (A) and x (B) and the simplex's nearest point (ccd_iterations = 35 steps;
@@ -23,9 +24,11 @@
 // contact is that distance less the radius (witness points moved along the normal), else both run
 // whole as above.
 //
-// Two polytopes (a box or a mesh against a mesh) then take the multi-contact step below, so that
-// a box-shaped object rests on four contacts, and a capsule or a cylinder lying along a mesh face
-// gets a contact at each end (along_face).  GJK and EPA find two polytopes' distance and
+// Two polytopes (a box or a mesh against a mesh), and a cylinder against a cylinder, box or mesh
+// (its caps as 16-gons, its sides as lines along the axis), then take the multi-contact step
+// below, so that a box-shaped object or a standing cylinder rests on four contacts and a lying
+// cylinder on two; a capsule lying along a mesh face or a cylinder's cap, or a cylinder along a
+// mesh face, gets a contact at each end (along_face).  GJK and EPA find two polytopes' distance and
 // penetration exactly; a smooth or inflated geom's to tol where the iterations suffice (EPA may
 // stop at 35 a few 1e-4 short), its contact point and normal EPA's approximation (MuJoCo's to
 // within a few degrees).  Unlike MuJoCo, GJK does not stop where the geom centres coincide: it
@@ -92,7 +95,7 @@ struct Vertex {
 };
 
 // the point of the geom farthest along the unit world direction d, and its vertex (box corner
-// bits, mesh vertex; −1 for smooth geoms)
+// bits, mesh vertex, a cylinder's cap: 0 the top, 1 the bottom; −1 for the other smooth geoms)
 template <class T>
 ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d, int& index) {
   const GeomPose<T>& g = *s.g;
@@ -138,6 +141,7 @@ ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d, int& index) {
       const T n2 = l.x * l.x + l.y * l.y;
       const T k = n2 >= min_value<T>() * min_value<T>() ? g.size.x / std::sqrt(n2) : T(0);
       p = {k * l.x, k * l.y, l.z >= T(0) ? g.size.y : -g.size.y};
+      index = l.z >= T(0) ? 0 : 1;
       break;
     }
     case GeomType::kBox:
@@ -683,18 +687,21 @@ ZW_HD void emit_contact(const Vec3<T>& a, const Vec3<T>& b, T dist, Emit& emit) 
 // geom 1 of type t1 against geom 2 of type t2 (t1 ≤ t2, one of them a mesh): the contact where
 // the inflated geoms overlap (dist < margin)
 // ------------------------------------------------------------------------------------------
-// Several contacts of two polytopes (boxes, meshes) touching along a face, as MuJoCo 4.0's
-// multi-contact step after EPA: the final face's vertices give each geom's touching feature (a
-// vertex, an edge, a face: its distinct polytope vertices), and each feature the faces it lies on
-// (a box's by its corner bits, a mesh's polygons).  Where a face of geom 1 and a face of geom 2
-// are opposed within kFaceTol (n₁·n₂ < −kFaceTol), the smaller face is clipped by the larger
-// (Sutherland–Hodgman against the planes through its edges, square to it), and each clipped point
-// p below the clipping face or within the margin above it (d = n·(p − face₀) ≤ margin) is a
-// contact of distance d midway between p and its projection on that face's plane, normal −n₂;
-// more than four points are pruned to a quadrilateral of large area.  Failing that, an edge of
-// one geom (the lower-dimensional feature) lying along a face of the other within kEdgeTol
-// (|e·n| < kEdgeTol) is clipped by that face: its two farthest points.  Otherwise, or when no
-// point is close enough, the EPA contact alone.
+// Several contacts of two polytopes (boxes, meshes; a cylinder, its caps as 16-gons) touching
+// along a face, as MuJoCo 4.0's multi-contact step after EPA: the final face's vertices give each
+// geom's touching feature (a vertex, an edge, a face: its distinct polytope vertices; a
+// cylinder's caps), and each feature the faces it lies on (a box's by its corner bits, a mesh's
+// polygons, a cylinder's cap where the feature lies on one).  Where a face of geom 1 and a face
+// of geom 2 are opposed within kFaceTol (n₁·n₂ < −kFaceTol), the smaller face is clipped by the
+// larger (Sutherland–Hodgman against the planes through its edges, square to it), and each
+// clipped point p below the clipping face or within the margin above it (d = n·(p − face₀) ≤
+// margin) is a contact of distance d midway between p and its projection on that face's plane,
+// normal −n₂; more than four points are pruned to four spanning a large area (MuJoCo's search).
+// Failing that, an edge of one geom (the lower-dimensional feature) lying along a face of the
+// other within kEdgeTol (|e·n| < kEdgeTol) is clipped by that face: its two farthest points (a
+// cylinder's edge: the side's line from the feature's support point to the other cap; where that
+// lies along no face of geom 2, geom 2's edge is tried on the cylinder's cap, as MuJoCo 4.0.0
+// does).  Otherwise, or when no point is close enough, the EPA contact alone.
 
 // MuJoCo's mjFACE_TOL and mjEDGE_TOL (about 5°)
 template <class T>
@@ -709,6 +716,18 @@ ZW_HD ZW_INLINE T edge_tol() {
 constexpr int kMaxFaceCorners = 32;
 constexpr int kMaxClipped = 2 * kMaxFaceCorners;
 constexpr int kMaxCandidates = 32;
+// a cylinder's cap as a polygon
+constexpr int kCapCorners = 16;
+
+// p₀, p_{n−1}, …, p₁: the polygon's corners the other way round from the same first corner
+template <class T>
+ZW_HD void reverse_from_first(Vec3<T>* p, int count) {
+  for (int i = 1, j = count - 1; i < j; ++i, --j) {
+    const Vec3<T> t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+}
 
 // a geom's candidate faces at a feature: their world normals and ids (box 0..5 for +x −x +y −y
 // +z −z; mesh polygon)
@@ -732,13 +751,15 @@ ZW_HD Vec3<T> polytope_vertex(const Shape<T>& s, int index) {
   return mul(g.mat, g.mesh.vertex(index)) + g.pos;
 }
 
-// the distinct polytope vertices of a geom's feature: 1, 2 or 3 of the face's corners
+// the distinct polytope vertices of a geom's feature: 1, 2 or 3 of the face's corners (a
+// cylinder's: its caps, 1 or 2, at the support points)
 template <class T>
 ZW_HD int feature(const Shape<T>& s, const Vertex<T> corner[3], bool first, int index[3],
                   Vec3<T> point[3]) {
   for (int i = 0; i < 3; ++i) {
     index[i] = first ? corner[i].ia : corner[i].ib;
-    point[i] = polytope_vertex(s, index[i]);
+    point[i] = s.type == GeomType::kCylinder ? (first ? corner[i].a : corner[i].b)
+                                             : polytope_vertex(s, index[i]);
   }
   if (index[0] == index[1]) {
     if (index[0] == index[2]) return 1;
@@ -779,6 +800,15 @@ ZW_HD void faces_at(const Shape<T>& s, int dim, const int index[3], const Vec3<T
                     Candidates<T>& c) {
   const GeomPose<T>& g = *s.g;
   c.count = 0;
+  if (s.type == GeomType::kCylinder) {
+    // a feature on one cap: that cap
+    if (dim == 1) {
+      c.n[0] = (index[0] == 0 ? T(1) : T(-1)) * column(g.mat, 2);
+      c.id[0] = index[0];
+      c.count = 1;
+    }
+    return;
+  }
   if (s.type == GeomType::kBox) {
     // the axes on which every vertex of the feature has the same corner bit
     int shared[3], nshared = 0;
@@ -823,7 +853,8 @@ ZW_HD void faces_at(const Shape<T>& s, int dim, const int index[3], const Vec3<T
   }
 }
 
-// the corners of face `id` of a geom, counter-clockwise seen from outside; returns how many
+// the corners of face `id` of a geom, counter-clockwise seen from outside (a cylinder's cap
+// clockwise); returns how many
 template <class T>
 ZW_HD int face_corners(const Shape<T>& s, int id, Vec3<T>* out) {
   const GeomPose<T>& g = *s.g;
@@ -843,6 +874,19 @@ ZW_HD int face_corners(const Shape<T>& s, int id, Vec3<T>* out) {
     }
     return 4;
   }
+  if (s.type == GeomType::kCylinder) {
+    // a cap as MuJoCo's regular 16-gon, corner k at angle ∓2πk/16 from the x axis: clockwise
+    // seen from outside, the order its clipped points and the four kept of them follow; turned
+    // counter-clockwise from the same first corner (below) where it clips
+    const T side = id == 0 ? T(1) : T(-1);
+    for (int k = 0; k < kCapCorners; ++k) {
+      T sn, cs;
+      vsincos(T(2 * k) * T(3.14159265358979323846) / T(kCapCorners), sn, cs);
+      const Vec3<T> local{g.size.x * cs, -side * g.size.x * sn, side * g.size.y};
+      out[k] = mul(g.mat, local) + g.pos;
+    }
+    return kCapCorners;
+  }
   const MeshHull<T>& h = g.mesh;
   // a polygon of more corners than there is room for: no multi-contact
   const int count = h.polyvertnum[id];
@@ -853,11 +897,25 @@ ZW_HD int face_corners(const Shape<T>& s, int id, Vec3<T>* out) {
   return count;
 }
 
+// the corners of face `id` counter-clockwise seen from outside, to clip by
+template <class T>
+ZW_HD int clipping_face(const Shape<T>& s, int id, Vec3<T>* out) {
+  const int count = face_corners(s, id, out);
+  if (s.type == GeomType::kCylinder) reverse_from_first(out, count);
+  return count;
+}
+
 // the edges at a feature of one or two vertices: their unit directions and far ends
 template <class T>
 ZW_HD int edges_at(const Shape<T>& s, int dim, const int index[3], const Vec3<T> point[3],
                    Vec3<T>* dir, Vec3<T>* end) {
   const GeomPose<T>& g = *s.g;
+  if (s.type == GeomType::kCylinder) {
+    // the side's line from the support point to the other cap
+    dir[0] = (index[0] == 0 ? T(-1) : T(1)) * column(g.mat, 2);
+    end[0] = point[0] + (T(2) * g.size.y) * dir[0];
+    return 1;
+  }
   if (dim == 2) {
     end[0] = point[1];
     dir[0] = point[1] - point[0];
@@ -962,37 +1020,42 @@ ZW_HD int clip(const Vec3<T>* face, int nface, const Vec3<T>& n, const Vec3<T>* 
   int pick[4] = {0, 1, 2, 3};
   int npick = below;
   if (below > 4) {
-    // a quadrilateral of large area: from each first corner a, the corners a < b < c < d (in the
-    // polygon's order) each moved on while the area grows and the order holds (a local search)
+    // four corners spanning a large area, as MuJoCo 4.0 searches for them: for each first corner
+    // a in turn, the last corner d moves on while the area grows, and after each such move the
+    // third c, then the second b; the four are carried over to the next a (b, c, d moved past it
+    // where it caught up with them)
     const Vec3<T>* p = buffer[cur];
-    T best = T(-1);
-    for (int a = 0; a < below; ++a) {
-      int b = 1, c = 2, d = 3;  // offsets from a
-      const auto area = [&](int ob, int oc, int od) {
-        return quad_area4(p[a], p[(a + ob) % below], p[(a + oc) % below], p[(a + od) % below]);
-      };
-      T here = area(b, c, d);
-      for (bool moved = true; moved;) {
-        moved = false;
-        if (d + 1 < below && area(b, c, d + 1) > here) {
-          here = area(b, c, ++d);
-          moved = true;
+    const auto area = [&](int i, int j, int k, int l) {
+      return quad_area4(p[i], p[j], p[k], p[l]);
+    };
+    int a = 0, b = 1, c = 2, d = 3;
+    T best = area(a, b, c, d);
+    const auto keep = [&]() {
+      best = area(a, b, c, d);
+      pick[0] = a;
+      pick[1] = b;
+      pick[2] = c;
+      pick[3] = d;
+    };
+    for (; a < below; ++a) {
+      while (area(a, b, c, (d + 1) % below) > best) {
+        d = (d + 1) % below;
+        keep();
+        while (area(a, b, (c + 1) % below, d) > best) {
+          c = (c + 1) % below;
+          keep();
         }
-        if (c + 1 < d && area(b, c + 1, d) > here) {
-          here = area(b, ++c, d);
-          moved = true;
-        }
-        if (b + 1 < c && area(b + 1, c, d) > here) {
-          here = area(++b, c, d);
-          moved = true;
+        while (area(a, (b + 1) % below, c, d) > best) {
+          b = (b + 1) % below;
+          keep();
         }
       }
-      if (here > best) {
-        best = here;
-        pick[0] = a;
-        pick[1] = (a + b) % below;
-        pick[2] = (a + c) % below;
-        pick[3] = (a + d) % below;
+      if (b == a) {
+        b = (b + 1) % below;
+        if (c == b) {
+          c = (c + 1) % below;
+          if (d == c) d = (d + 1) % below;
+        }
       }
     }
     npick = 4;
@@ -1042,8 +1105,10 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
       const int nb = face_corners(B, fb.id[j], other);
       const Vec3<T> normal = T(-1) * fb.n[j];
       if (polygon_area(face, na) <= polygon_area(other, nb)) {
+        if (B.type == GeomType::kCylinder) reverse_from_first(other, nb);
         return clip(other, nb, fb.n[j], face, na, normal, margin, emit);
       }
+      if (A.type == GeomType::kCylinder) reverse_from_first(face, na);
       return clip(face, na, fa.n[i], other, nb, normal, margin, emit);
     }
   }
@@ -1054,12 +1119,13 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
     for (int i = 0; i < fb.count; ++i) {
       for (int j = 0; j < ne; ++j) {
         if (!(T(std::fabs(dot(dir[j], fb.n[i]))) < edge_tol<T>())) continue;
-        const int nb = face_corners(B, fb.id[i], face);
+        const int nb = clipping_face(B, fb.id[i], face);
         const Vec3<T> edge[2] = {pa[0], end[j]};
         return clip(face, nb, fb.n[i], edge, 2, T(-1) * fb.n[i], margin, emit);
       }
     }
-    return 0;
+    // a cylinder's side on none of B's faces: B's edge on its cap
+    if (A.type != GeomType::kCylinder) return 0;
   }
   if (dim_b < 3) {
     // an edge of B on a face of A
@@ -1067,7 +1133,7 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
     for (int i = 0; i < fa.count; ++i) {
       for (int j = 0; j < ne; ++j) {
         if (!(T(std::fabs(dot(dir[j], fa.n[i]))) < edge_tol<T>())) continue;
-        const int na = face_corners(A, fa.id[i], face);
+        const int na = clipping_face(A, fa.id[i], face);
         const Vec3<T> edge[2] = {pb[0], end[j]};
         return clip(face, na, fa.n[i], edge, 2, fa.n[i], margin, emit);
       }
@@ -1076,12 +1142,13 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
   return 0;
 }
 
-// A capsule's segment, or a cylinder's side, lying along a face of a mesh: MuJoCo 4.0's contact
-// at each end.  Of the faces at the mesh's touching feature (its distinct vertices of the final
-// simplex or EPA face), the first with |a·n| < kEdgeTol (a the geom's axis) takes the segment
-// moved by −r w, w = n − (n·a) a for a capsule (as MuJoCo 4.0, not normalised), w/|w| for a
-// cylinder (its side's line nearest the face), clipped by the planes through the face's edges
-// (square to it); each end p of it is a contact of distance d = n·(p − face₀) ≤ margin at
+// A capsule's segment, or a cylinder's side, lying along a face of a mesh (or a capsule's along a
+// cylinder's cap): MuJoCo 4.0's contact at each end.  Of the faces at the touching feature of the
+// mesh or cylinder (its distinct vertices or caps of the final simplex or EPA face), the first
+// with |a·n| < kEdgeTol (a the geom's axis) takes the segment moved by −r w, w = n − (n·a) a for a
+// capsule (as MuJoCo 4.0, not normalised), w/|w| for a cylinder (its side's line nearest the
+// face), clipped by the planes through the face's edges (square to it); each end p of it is a
+// contact of distance d = n·(p − face₀) ≤ margin at
 // p − (d/2) n, normal −n.  Returns how many (0: none aligned)
 template <class T, class Emit>
 ZW_HD int along_face(const Shape<T>& A, const Shape<T>& B, int count, const int* mesh_vertex,
@@ -1104,7 +1171,7 @@ ZW_HD int along_face(const Shape<T>& A, const Shape<T>& B, int count, const int*
     // the first aligned face only, as MuJoCo: where it leaves nothing, the contact of the nearest
     // points
     Vec3<T> corner[kMaxFaceCorners];
-    const int nc = face_corners(B, faces.id[f], corner);
+    const int nc = clipping_face(B, faces.id[f], corner);
     if (nc < 3) return 0;
     // the segment moved onto the geom's surface nearest the face, then its parameter interval
     // inside the face's edge planes
@@ -1170,7 +1237,7 @@ ZW_HD ZW_NOINLINE int collide(int t1, int t2, const GeomPose<T>& g1, const GeomP
       primitive::normalize(n);
       const T dist = g.dist - (r1 + r2);
       if (!(dist < T(0))) return 0;
-      if (t1 == GeomType::kCapsule && t2 == GeomType::kMesh) {
+      if (t1 == GeomType::kCapsule && (t2 == GeomType::kMesh || t2 == GeomType::kCylinder)) {
         int touched[4];
         for (int i = 0; i < g.n; ++i) touched[i] = g.simplex[i].ib;
         const int n_along = along_face(A, B, g.n, touched, margin, emit);
@@ -1187,11 +1254,15 @@ ZW_HD ZW_NOINLINE int collide(int t1, int t2, const GeomPose<T>& g1, const GeomP
   const EpaResult<T> e = epa(pt, A, B);
   if (!e.found || !(e.depth > T(0))) return 0;
   const auto polytope = [](int t) { return t == GeomType::kBox || t == GeomType::kMesh; };
-  if (polytope(t1) && polytope(t2)) {
+  // a cylinder's caps and side lines are faces and edges against a cylinder, box or mesh
+  const bool faceted = t1 == GeomType::kCylinder &&
+                       (t2 == GeomType::kCylinder || t2 == GeomType::kBox || t2 == GeomType::kMesh);
+  if ((polytope(t1) && polytope(t2)) || faceted) {
     const int n = multicontact(A, B, e, margin, emit);
     if (n > 0) return n;
   }
-  if ((t1 == GeomType::kCapsule || t1 == GeomType::kCylinder) && t2 == GeomType::kMesh) {
+  if ((t1 == GeomType::kCapsule && t2 == GeomType::kCylinder) ||
+      ((t1 == GeomType::kCapsule || t1 == GeomType::kCylinder) && t2 == GeomType::kMesh)) {
     const int touched[3] = {e.corner[0].ib, e.corner[1].ib, e.corner[2].ib};
     const int n = along_face(A, B, 3, touched, margin, emit);
     if (n > 0) return n;
