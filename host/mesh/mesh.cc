@@ -321,6 +321,108 @@ Principal principal(const std::array<double, 6>& inert) {
   return p;
 }
 
+// v ← v/|v| unless |v| is within 1e-14 of 1; nothing when |v|² < 1e-14 (mjuu_normvec)
+void normalize_q(double q[4]) {
+  const double n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  if (n2 < 1e-14) return;
+  const double n = std::sqrt(n2);
+  if (std::abs(n - 1) > 1e-14) {
+    for (int i = 0; i < 4; ++i) q[i] /= n;
+  }
+}
+
+// a ← a ⊗ b, normalised as above
+void mul_q(double a[4], const double b[4]) {
+  double r[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                 a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                 a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                 a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
+  normalize_q(r);
+  for (int i = 0; i < 4; ++i) a[i] = r[i];
+}
+
+// the rotation matrix of a unit quaternion, row-major, in MuJoCo's arithmetic (the identity
+// exactly for the identity)
+std::array<double, 9> matrix_q(const double q[4]) {
+  if (q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0) return {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double q00 = q[0] * q[0], q01 = q[0] * q[1], q02 = q[0] * q[2], q03 = q[0] * q[3];
+  const double q11 = q[1] * q[1], q12 = q[1] * q[2], q13 = q[1] * q[3];
+  const double q22 = q[2] * q[2], q23 = q[2] * q[3], q33 = q[3] * q[3];
+  return {q00 + q11 - q22 - q33, 2 * (q12 - q03),       2 * (q13 + q02),
+          2 * (q12 + q03),       q00 - q11 + q22 - q33, 2 * (q23 - q01),
+          2 * (q13 - q02),       2 * (q23 + q01),       q00 - q11 - q22 + q33};
+}
+
+// MuJoCo 3's and 4's principal axes of an inertia M (mjuu_eig3): Jacobi rotations accumulated in
+// a unit quaternion q.  Each step takes D = R(q)ᵀ M R(q), its largest off-diagonal element D_rc
+// and the turn about the third axis that zeroes it (τ = (D_cc − D_rr) / 2D_rc,
+// t = sgn τ / (|τ| + √(1 + τ²)), cos = 1/√(1 + t²)), until |D_rc| < 1e-12 or the cosine is
+// within 1e-12 of 1 (at most 500 steps); then the moments are sorted decreasing by quarter
+// turns.  It stops up to ~1e-6 rad short of the exact axes where two moments nearly coincide,
+// so a mesh's frame, and its vertices in it, are MuJoCo's only in its own arithmetic.
+Principal principal_jacobi(const std::array<double, 6>& inert) {
+  constexpr double kEps = 1e-12;
+  const double m[9] = {inert[0], inert[3], inert[4], inert[3], inert[1],
+                       inert[5], inert[4], inert[5], inert[2]};
+  double q[4] = {1, 0, 0, 0}, value[3] = {0, 0, 0};
+  for (int iter = 0; iter < 500; ++iter) {
+    // D = Rᵀ M R, as (Rᵀ M) R
+    const std::array<double, 9> r = matrix_q(q);
+    double rm[9], d[9];
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        rm[3 * i + j] = r[i] * m[j] + r[3 + i] * m[3 + j] + r[6 + i] * m[6 + j];
+      }
+    }
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        d[3 * i + j] = rm[3 * i] * r[j] + rm[3 * i + 1] * r[3 + j] + rm[3 * i + 2] * r[6 + j];
+      }
+    }
+    value[0] = d[0];
+    value[1] = d[4];
+    value[2] = d[8];
+    // the largest off-diagonal element (r, c) and the axis a of the turn
+    int row = 1, col = 2, axis = 0;
+    if (std::abs(d[1]) > std::abs(d[2]) && std::abs(d[1]) > std::abs(d[5])) {
+      row = 0;
+      col = 1;
+      axis = 2;
+    } else if (std::abs(d[2]) > std::abs(d[5])) {
+      row = 0;
+      col = 2;
+      axis = 1;
+    }
+    const double off = d[3 * row + col];
+    if (std::abs(off) < kEps) break;
+    const double tau = (d[4 * col] - d[4 * row]) / (2 * off);
+    const double t = tau >= 0 ? 1.0 / (tau + std::sqrt(1 + tau * tau))
+                              : -1.0 / (-tau + std::sqrt(1 + tau * tau));
+    const double c = 1.0 / std::sqrt(1 + t * t);
+    if (c > 1.0 - kEps) break;
+    double turn[4] = {0, 0, 0, 0};
+    const double half = std::sqrt(0.5 - 0.5 * c);
+    turn[axis + 1] = tau >= 0 ? -half : half;
+    if (axis == 1) turn[axis + 1] = -turn[axis + 1];
+    turn[0] = std::sqrt(1.0 - turn[axis + 1] * turn[axis + 1]);
+    normalize_q(turn);
+    mul_q(q, turn);
+    normalize_q(q);
+  }
+  // moments 0, 1 then 1, 2 then 0, 1 swapped where out of order, a quarter turn each
+  for (int j = 0; j < 3; ++j) {
+    const int lead = j % 2;
+    if (value[lead] + kEps < value[lead + 1]) {
+      std::swap(value[lead], value[lead + 1]);
+      double turn[4] = {0.707106781186548, 0, 0, 0};
+      turn[(lead + 2) % 3 + 1] = turn[0];
+      mul_q(q, turn);
+      normalize_q(q);
+    }
+  }
+  return {{value[0], value[1], value[2]}, {q[0], q[1], q[2], q[3]}};
+}
+
 // the mass distribution of one pass: about the origin of the vertices given
 struct Moments {
   double total = 0;               // volume or area
@@ -365,7 +467,7 @@ Defect frame_of(const Moments& mo, double mass, bool tolerant, Frame& frame) {
   bool finite = std::isfinite(mass);
   for (const double x : mo.inert) finite = finite && std::isfinite(x);
   if (!finite) return Defect::kOverflow;
-  const Principal pr = principal(mo.inert);
+  const Principal pr = tolerant ? principal_jacobi(mo.inert) : principal(mo.inert);
   const auto& e = pr.value;
   if (!(e[2] > 0)) return Defect::kEigenvalue;
   // MuJoCo 3 allows rounding in the triangle inequality A + B ≥ C
@@ -468,10 +570,17 @@ Processed run(std::vector<T> v, const Triangles& t, const Placement& pl, Inertia
     return finish(d);
   }
 
-  // into the principal frame: v ← Rᵀ v
+  // into the principal frame: v ← Rᵀ v (MuJoCo 3's and 4's in their arithmetic)
   const Eigen::Matrix3d r = rotation(out.volume.quat);
+  const double q[4] = {out.volume.quat[0], out.volume.quat[1], out.volume.quat[2],
+                       out.volume.quat[3]};
+  const std::array<double, 9> rq = matrix_q(q);
   for (std::size_t i = 0; i < n; ++i) {
-    const Eigen::Vector3d p = r.transpose() * Eigen::Vector3d(v[3 * i], v[3 * i + 1], v[3 * i + 2]);
+    const double x = v[3 * i], y = v[3 * i + 1], z = v[3 * i + 2];
+    const Eigen::Vector3d p = mj222 ? Eigen::Vector3d(r.transpose() * Eigen::Vector3d(x, y, z))
+                                    : Eigen::Vector3d(rq[0] * x + rq[3] * y + rq[6] * z,
+                                                      rq[1] * x + rq[4] * y + rq[7] * z,
+                                                      rq[2] * x + rq[5] * y + rq[8] * z);
     for (int j = 0; j < 3; ++j) {
       v[3 * i + j] = static_cast<T>(p(j));
       out.aabb[j] = std::max(out.aabb[j], std::abs(static_cast<double>(v[3 * i + j])));

@@ -54,6 +54,8 @@ class Context {
   LoadWarnings warnings;
   // how tendons pass a wrap geom with a side site (LoadOptions::wrap_rules)
   WrapRules wrap_rules = WrapRules::kMujoco4;
+  // MuJoCo 4.0's defaults, or 2.2.2's (LoadOptions::rules)
+  Rules rules = Rules::kMujoco4;
   // the directory of the model's main file, where MuJoCo looks for mesh files
   const std::filesystem::path& model_dir() const { return files_.front()->dir; }
 

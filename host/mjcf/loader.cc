@@ -887,6 +887,7 @@ LoadResult load_mjcf(const std::filesystem::path& file, const LoadOptions& optio
   check_mjcf_options(options, file.string());
   mjcf::Context ctx;
   ctx.wrap_rules = wrap_rules_of(options);
+  ctx.rules = options.rules;
   const pugi::xml_node root = ctx.parse(read_model_file(file, file.string()), file.string(), file,
                                         file.parent_path(), nullptr);
   LoadResult r = mjcf::load(ctx, root);
@@ -900,6 +901,7 @@ LoadResult load_mjcf_string(std::string_view xml, std::string_view name,
   check_mjcf_options(options, name);
   mjcf::Context ctx;
   ctx.wrap_rules = wrap_rules_of(options);
+  ctx.rules = options.rules;
   const pugi::xml_node root = ctx.parse(std::string(xml), std::string(name), {}, dir, nullptr);
   LoadResult r = mjcf::load(ctx, root);
   r.model.contact_margin = contact_margin_of(options);

@@ -26,8 +26,9 @@ namespace zwang::mjcf {
 struct Mesh {
   pugi::xml_node node;
   std::string name;
-  std::string file;  // as resolved, empty for a mesh given inline
-  bool mj3 = false;  // MuJoCo 3's inertia attribute decides its inertia
+  std::string file;          // as resolved, empty for a mesh given inline
+  bool mj3 = false;          // MuJoCo 3's and 4's rules decide its inertia
+  bool inertia_set = false;  // by its inertia attribute
   mesh::Processed p;
   std::optional<mesh::Hull> hull;  // over p.vert
 
@@ -272,14 +273,17 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
       }
       if (t.face.empty()) t.face = m->hull->face;
 
-      m->mj3 = d.inertia.has_value();
-      const mesh::Inertia inertia =
-          !d.inertia
-              ? (c.exactmeshinertia ? mesh::Inertia::kVolumeExact222 : mesh::Inertia::kVolume222)
-          : *d.inertia == 0 ? mesh::Inertia::kLegacy
-          : *d.inertia == 1 ? mesh::Inertia::kExact
-          : *d.inertia == 2 ? mesh::Inertia::kConvex
-                            : mesh::Inertia::kShell;
+      // no `inertia`: MuJoCo 4.0's default, legacy; MuJoCo 2.2.2's rule under its rules or with
+      // its <compiler exactmeshinertia> (an attribute MuJoCo 3 and 4 no longer read)
+      const bool rule222 = !d.inertia && (ctx.rules == Rules::kMujoco2 || c.exactmeshinertia);
+      m->mj3 = !rule222;
+      m->inertia_set = d.inertia.has_value();
+      const mesh::Inertia inertia = rule222 ? (c.exactmeshinertia ? mesh::Inertia::kVolumeExact222
+                                                                  : mesh::Inertia::kVolume222)
+                                    : !d.inertia || *d.inertia == 0 ? mesh::Inertia::kLegacy
+                                    : *d.inertia == 1               ? mesh::Inertia::kExact
+                                    : *d.inertia == 2               ? mesh::Inertia::kConvex
+                                                                    : mesh::Inertia::kShell;
       m->p = mesh::process(t, place, inertia, cls.geom.density, m->hull ? &*m->hull : nullptr);
       // MuJoCo 3 refuses a mesh without inertia at once, MuJoCo 2.2.2 where it is used
       if (m->mj3 && m->p.defect != mesh::Defect::kNone) {
@@ -301,9 +305,14 @@ void Meshes::apply(std::vector<Body>& bodies) const {
       if (it == index_.end()) a.fail(fmt::format("<geom> names no mesh '{}'", d.mesh));
       const Mesh& m = *meshes_[it->second];
       if (m.mj3 && d.shellinertia) {
-        a.fail(fmt::format(
-            "<geom> shellinertia with {}, whose inertia attribute decides (inertia=\"shell\")",
-            m.label()));
+        a.fail(m.inertia_set
+                   ? fmt::format("<geom> shellinertia with {}, whose inertia attribute decides "
+                                 "(inertia=\"shell\")",
+                                 m.label())
+                   : fmt::format("<geom> shellinertia with {}: MuJoCo 4.0 takes a mesh's inertia "
+                                 "from the mesh (inertia=\"shell\"); MuJoCo 2.2.2's rules read "
+                                 "shellinertia (rules=\"2.2.2\")",
+                                 m.label()));
       }
       // a shell's frame within the mesh frame, carried into the geom frame
       mesh::Frame f = m.p.volume;

@@ -978,3 +978,70 @@ def test_rules_must_be_a_mujoco_version(tmp_path):
     path.write_text(RULES)
     with pytest.raises(ValueError, match="rules must be '4.0' or '2.2.2', not '3.0'"):
         zwang.load(str(path), rules="3.0")
+
+
+# two tetrahedra apart in one mesh: its signed, positive and convex-hull volumes all differ
+MESH_INERTIA = """<mujoco>
+  <asset>
+    <mesh name="m" {inertia}
+          vertex="0 0 0  1 0 0  0 1 0  0 0 1  3 0 0  4 0 0  3 1 0  3 0 1"
+          face="0 2 1  0 1 3  0 3 2  1 2 3  4 6 5  4 5 7  4 7 6  5 6 7"/>
+  </asset>
+  <worldbody>
+    <body pos="0.1 0.2 0.3" euler="10 20 30"><freejoint/>
+      <geom type="mesh" mesh="m" pos="0.05 0 0" euler="0 0 40" density="700"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def inertia_in_body_frame(mass, ipos, iquat, tensor):
+    r = np.empty(9)
+    mujoco.mju_quat2Mat(r, iquat)
+    r = r.reshape(3, 3)
+    return mass, ipos, r @ tensor @ r.T
+
+
+def zwang_inertia(z, body):
+    # about the centre of mass, in the body frame already
+    xx, yy, zz, xy, xz, yz = z.body_inertia[body]
+    tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    return z.body_mass[body], z.body_ipos[body], tensor
+
+
+@pytest.mark.parametrize("inertia", ["", "legacy", "exact", "convex", "shell"])
+def test_mesh_inertia_matches_mujoco4(tmp_path, inertia):
+    # no inertia attribute: MuJoCo 4.0's default, legacy (positive volumes)
+    path = tmp_path / "mesh.xml"
+    path.write_text(MESH_INERTIA.format(inertia=f'inertia="{inertia}"' if inertia else ""))
+    z = zwang.load(str(path))
+    m = mujoco.MjModel.from_xml_path(str(path))
+    ours = zwang_inertia(z, 1)
+    theirs = inertia_in_body_frame(
+        m.body_mass[1], m.body_ipos[1], m.body_iquat[1], np.diag(m.body_inertia[1])
+    )
+    assert abs(ours[0] - theirs[0]) < 1e-9 * theirs[0]
+    close(ours[1], theirs[1], "body_ipos", 1e-9)
+    close(ours[2], theirs[2], "inertia", 1e-9 * np.abs(theirs[2]).max())
+
+
+def test_mesh_inertia_by_2_2_2s_rules_differs(tmp_path):
+    # MuJoCo 2.2.2 spreads the mass over the equivalent inertia box's volume
+    path = tmp_path / "mesh.xml"
+    path.write_text(MESH_INERTIA.format(inertia=""))
+    m = mujoco.MjModel.from_xml_path(str(path))
+    z2 = zwang.load(str(path), rules="2.2.2")
+    assert abs(z2.body_mass[1] / m.body_mass[1] - 1) > 0.2
+    # inertia="legacy" is 4.0's under either rules
+    path.write_text(MESH_INERTIA.format(inertia='inertia="legacy"'))
+    z2 = zwang.load(str(path), rules="2.2.2")
+    assert abs(z2.body_mass[1] - m.body_mass[1]) < 1e-9 * m.body_mass[1]
+
+
+def test_mesh_shellinertia_on_the_geom_is_2_2_2s(tmp_path):
+    # MuJoCo 4.0 takes a mesh's inertia from the mesh asset only; 2.2.2 read geom shellinertia
+    path = tmp_path / "mesh.xml"
+    path.write_text(MESH_INERTIA.format(inertia="").replace('density="700"', 'shellinertia="true"'))
+    with pytest.raises(zwang.ModelError, match=r'mesh.xml:\d+: .*shellinertia.*inertia="shell"'):
+        zwang.load(str(path))
+    assert zwang.load(str(path), rules="2.2.2").body_mass[1] > 0
