@@ -13,7 +13,19 @@ import numpy as np
 import pytest
 import zwang
 from conftest import random_states
-from test_implicitfast import ARM, BOX, FREE, HUNG, TOL, N, arm_states, load, rel_error, run_both
+from test_implicitfast import (
+    ARM,
+    BOX,
+    FREE,
+    HUNG,
+    TOL,
+    N,
+    arm_states,
+    ends_off,
+    load,
+    rel_error,
+    run_both,
+)
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -56,12 +68,7 @@ CHAIN = """<mujoco model="chain">
 def implicitfast_is_off(tmp_path, text, qpos, qvel, ctrl, steps, ref_qvel, act=None, **fmt):
     """whether implicitfast from the same states ends away from implicit's reference"""
     z, _ = load(tmp_path, text, integrator="implicitfast", **fmt)
-    sim = zwang.Simulator(z, instances=len(qpos), precision="f64")
-    sim.reset(qpos=qpos, qvel=qvel, act=act)
-    sim.ctrl[:] = ctrl
-    sim.step(steps)
-    assert not sim.status.any(), sim.status
-    return rel_error(sim.qvel, ref_qvel) > 1e2 * TOL
+    return ends_off(z, qpos, qvel, ctrl, steps, ref_qvel, act, tol=1e2 * TOL)
 
 
 @pytest.mark.parametrize("limit", ["", 'range="-0.3 0.3"'])

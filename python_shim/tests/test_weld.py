@@ -14,10 +14,11 @@ mujoco = pytest.importorskip("mujoco")
 
 N = 6
 
-WELD = """<mujoco>
+# a free body b and its hinged child c, with an optional body before them and equalities
+BODIES = """<mujoco>
   <option timestep="0.002" tolerance="1e-13" iterations="200"/>
   <worldbody>
-    <body name="anchor" pos="0.3 0.1 0.5" {mocap}/>
+    {before}
     <body name="b" pos="0.3 0.1 0.5" euler="10 20 30">
       <freejoint/>
       <geom type="box" size="0.1 0.05 0.02"/>
@@ -28,11 +29,16 @@ WELD = """<mujoco>
     </body>
   </worldbody>
   <equality>
-    <weld body1="anchor" body2="b" {extra}/>
-    <weld body1="b" body2="c" torquescale="0.3" solref="0.01 1"/>
+    {equality}
   </equality>
 </mujoco>
 """
+
+WELD = BODIES.format(
+    before='<body name="anchor" pos="0.3 0.1 0.5" {mocap}/>',
+    equality='<weld body1="anchor" body2="b" {extra}/>\n'
+    '    <weld body1="b" body2="c" torquescale="0.3" solref="0.01 1"/>',
+)
 
 EXTRAS = [
     "",
@@ -102,24 +108,11 @@ def test_weld_matches_mujoco4(tmp_path, mocap, extra):
     assert rel_error(got2, ref) > 1e-3, rel_error(got2, ref)
 
 
-CONNECT = """<mujoco>
-  <option timestep="0.002" tolerance="1e-13" iterations="200"/>
-  <worldbody>
-    <body name="b" pos="0.3 0.1 0.5" euler="10 20 30">
-      <freejoint/>
-      <geom type="box" size="0.1 0.05 0.02"/>
-      <body name="c" pos="0.15 0 0">
-        <joint name="hinge" axis="0 0 1"/>
-        <geom type="capsule" size="0.02 0.05" euler="0 90 0" pos="0.05 0 0"/>
-      </body>
-    </body>
-  </worldbody>
-  <equality>
-    <connect body1="b" body2="world" anchor="0.08 0.03 0.01"/>
-    <connect body1="c" body2="b" anchor="0.1 0 0"/>
-  </equality>
-</mujoco>
-"""
+CONNECT = BODIES.format(
+    before="",
+    equality='<connect body1="b" body2="world" anchor="0.08 0.03 0.01"/>\n'
+    '    <connect body1="c" body2="b" anchor="0.1 0 0"/>',
+)
 
 
 def test_connect_matches_mujoco4(tmp_path):
