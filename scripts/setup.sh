@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
 # tests with (for the sanitizer build clang with its sanitizer and fuzzer runtimes, LLVM's
-# OpenMP and llvm-symbolizer), the Gymnasium package whose MuJoCo models the tests read,
+# OpenMP and llvm-symbolizer; EGL and Mesa's drivers, so that MuJoCo draws frames without a
+# display), the Gymnasium package whose MuJoCo models the tests read,
 # MuJoCo 4.0 for the benchmarks and the Python tests, and what the Python package builds with
 # (scikit-build-core, nanobind) and is tested with (pytest and the packages its tests compare
 # with).  The CUDA toolkit is not installed here: CMake builds the CUDA backend when nvcc is on
@@ -15,6 +16,7 @@ packages=(
   libassimp-dev libtinyobjloader-dev libqhull-dev libboost-dev libpng-dev
   libmujoco-dev libmujoco-samples
   clang llvm libclang-rt-14-dev libomp-14-dev clang-format
+  libegl1 libegl-mesa0 libgl1-mesa-dri
 )
 
 missing=()
@@ -85,6 +87,13 @@ fi
 if ! python3 -c "import imageio, tqdm, xarray, pandas, scipy, matplotlib" 2>/dev/null; then
   echo "installing: imageio, tqdm, xarray, pandas, scipy, matplotlib (PyPI)"
   pip_install imageio tqdm xarray pandas scipy matplotlib
+fi
+# Gymnasium's RecordVideo writes its MP4 with moviepy (and imageio-ffmpeg's ffmpeg), for the
+# tests that record a zwang env; the frames come from MuJoCo's renderer through EGL (the Debian
+# packages above)
+if ! python3 -c "import moviepy, imageio_ffmpeg" 2>/dev/null; then
+  echo "installing: moviepy (PyPI)"
+  pip_install moviepy
 fi
 # cuobjdump and the nvdisasm it runs, for the CUDA build's SASS check
 # (tests/cuda/group_sass.cmake): a toolkit may ship nvcc without them; NVIDIA's wheels hold the

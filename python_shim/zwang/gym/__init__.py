@@ -98,8 +98,11 @@ class SingleEnv(gymnasium.Env):
         self.vector_env = vector_env
         self.observation_space = vector_env.single_observation_space
         self.action_space = vector_env.single_action_space
-        self.metadata = {"render_modes": [], "render_fps": vector_env.metadata["render_fps"]}
-        self.render_mode = None
+        self.metadata = {
+            "render_modes": list(vector_env.metadata.get("render_modes", [])),
+            "render_fps": vector_env.metadata["render_fps"],
+        }
+        self.render_mode = vector_env.render_mode
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -113,6 +116,11 @@ class SingleEnv(gymnasium.Env):
             np.asarray(action).reshape(1, -1)
         )
         return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), _unbatch(info)
+
+    def render(self) -> np.ndarray | None:
+        """The env's frame in its ``render_mode`` (None without one)."""
+        frames = self.vector_env.render()
+        return None if frames is None else frames[0]
 
     def close(self) -> None:
         self.vector_env.close()

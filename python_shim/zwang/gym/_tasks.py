@@ -19,6 +19,13 @@ from gymnasium.vector import AutoresetMode
 
 import zwang
 
+from ._render import (
+    RENDER_KWARGS,
+    RENDER_MODES,
+    TaskRenderer,
+    check_render_mode,
+    gymnasium_render_defaults,
+)
 from ._vector import VectorEnv, load_model
 
 
@@ -58,6 +65,12 @@ class MujocoTaskEnv(VectorEnv):
     ``outputs``: None (the default) keeps every simulator output current; ``"task"`` only those
     the task reads (``sim.xpos`` for Ant, ``sim.cinert`` for Humanoid...), so that each step
     copies no others back; a list keeps those and the task's (for wrappers that read more).
+
+    ``render_mode``: None, ``"rgb_array"`` or ``"depth_array"``, drawn by Gymnasium's own
+    renderer with the task's camera and Gymnasium's drawing arguments (``width``, ``height``,
+    ``camera_id``, ``camera_name``, ``default_camera_config``, ``max_geom``,
+    ``visual_options``); ``render_envs`` the envs ``render()`` draws (all by default), one frame
+    each.
     """
 
     default_xml: str = ""
@@ -83,20 +96,12 @@ class MujocoTaskEnv(VectorEnv):
         threads: int = 0,
         contact_margin: str | None = None,
         render_mode: str | None = None,
+        render_envs: Sequence[int] | None = None,
         outputs: str | Sequence[str] | None = None,
-        **unused_render: Any,
+        **render_kwargs: Any,
     ) -> None:
-        if render_mode is not None:
-            raise ValueError("zwang environments do not render (render_mode must be None)")
-        unknown = set(unused_render) - {
-            "width",
-            "height",
-            "camera_id",
-            "camera_name",
-            "default_camera_config",
-            "max_geom",
-            "visual_options",
-        }
+        check_render_mode(render_mode)
+        unknown = set(render_kwargs) - set(RENDER_KWARGS)
         if unknown:
             raise TypeError(
                 f"{type(self).__name__} got unexpected keyword arguments {sorted(unknown)}"
@@ -121,6 +126,41 @@ class MujocoTaskEnv(VectorEnv):
             threads=threads,
             outputs=self._task_outputs(outputs),
         )
+        self.render_mode = render_mode
+        self.metadata["render_modes"] = list(RENDER_MODES)
+        self._render_kwargs = render_kwargs
+        self._render_envs = self._checked_render_envs(render_envs)
+        self._renderer: TaskRenderer | None = None
+
+    def _checked_render_envs(self, render_envs: Sequence[int] | None) -> list[int]:
+        if render_envs is None:
+            return list(range(self.num_envs))
+        envs = [int(i) for i in render_envs]
+        bad = [i for i in envs if not 0 <= i < self.num_envs]
+        if bad or not envs:
+            raise ValueError(
+                f"render_envs must name envs 0..{self.num_envs - 1}, got {list(render_envs)}"
+            )
+        return envs
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """One frame per env of ``render_envs`` (Gymnasium's vector ``render``): the env's
+        current state as Gymnasium's own environment draws it; None without a render mode."""
+        if self.render_mode is None:
+            return None
+        if self._renderer is None:
+            env_id = next(k for k, v in TASKS.items() if isinstance(self, v)).split("-")[0]
+            settings = gymnasium_render_defaults(env_id)
+            settings.update(self._render_kwargs)
+            self._renderer = TaskRenderer(self.xml_path, self.render_mode, settings)
+        qpos, qvel = np.asarray(self.sim.qpos), np.asarray(self.sim.qvel)
+        return tuple(self._renderer.render(qpos[i], qvel[i]) for i in self._render_envs)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+        super().close_extras(**kwargs)
 
     def _task_outputs(self, outputs: str | Sequence[str] | None) -> list[str] | None:
         if outputs is None:
