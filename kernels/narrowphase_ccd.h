@@ -751,15 +751,29 @@ ZW_HD Vec3<T> polytope_vertex(const Shape<T>& s, int index) {
   return mul(g.mat, g.mesh.vertex(index)) + g.pos;
 }
 
+// a cylinder's rim point of cap `index` under the support point x, which the margin moved out
+// along the support direction: the same radial direction (the support point's is the
+// direction's own), so r x_xy/|x_xy| at ±h in the cylinder's frame (the cap's centre where x is
+// on the axis)
+template <class T>
+ZW_HD Vec3<T> rim_point(const Shape<T>& s, int index, const Vec3<T>& x) {
+  const GeomPose<T>& g = *s.g;
+  const Vec3<T> l = mul_transposed(g.mat, x - g.pos);
+  const T n2 = l.x * l.x + l.y * l.y;
+  const T k = n2 >= min_value<T>() * min_value<T>() ? g.size.x / std::sqrt(n2) : T(0);
+  return mul(g.mat, Vec3<T>{k * l.x, k * l.y, index == 0 ? g.size.y : -g.size.y}) + g.pos;
+}
+
 // the distinct polytope vertices of a geom's feature: 1, 2 or 3 of the face's corners (a
-// cylinder's: its caps, 1 or 2, at the support points)
+// cylinder's: its caps, 1 or 2, at the rim points under the support points)
 template <class T>
 ZW_HD int feature(const Shape<T>& s, const Vertex<T> corner[3], bool first, int index[3],
                   Vec3<T> point[3]) {
   for (int i = 0; i < 3; ++i) {
     index[i] = first ? corner[i].ia : corner[i].ib;
-    point[i] = s.type == GeomType::kCylinder ? (first ? corner[i].a : corner[i].b)
-                                             : polytope_vertex(s, index[i]);
+    point[i] = s.type == GeomType::kCylinder
+                   ? rim_point(s, index[i], first ? corner[i].a : corner[i].b)
+                   : polytope_vertex(s, index[i]);
   }
   if (index[0] == index[1]) {
     if (index[0] == index[2]) return 1;

@@ -103,7 +103,7 @@ def test_sphere_cylinder_matches_mujoco4(tmp_path, margin):
 # the share of states whose whole contact set agrees, measured, less five points
 FLOOR = {
     0.0: {"capsule": 0.82, "cylinder": 0.79, "box": 0.82},
-    0.01: {"capsule": 0.67, "cylinder": 0.6, "box": 0.66},
+    0.01: {"capsule": 0.67, "cylinder": 0.6, "box": 0.7},
 }
 
 
@@ -114,6 +114,8 @@ def test_cylinder_pairs_match_mujoco4(tmp_path, other, margin):
     rng = np.random.default_rng(3)
     qpos = random_states(rng, 600)
     d = mujoco.MjData(m)
+    # normals from MuJoCo's geom1, the geom of the smaller type, to geom2
+    flip = -1 if m.geom_type[1] < m.geom_type[0] else 1
     states = counts = exact = checked = 0
     for i, (ours, theirs) in enumerate(contacts_of_both(z, m, qpos)):
         assert (len(ours) == 0) == (len(theirs) == 0)
@@ -121,16 +123,17 @@ def test_cylinder_pairs_match_mujoco4(tmp_path, other, margin):
             continue
         states += 1
         counts += len(ours) == len(theirs)
+        d.qpos[:] = qpos[i]
+        mujoco.mj_kinematics(m, d)
+        # no contact deeper than the shapes overlap along its normal
+        for dist, _, frame in ours:
+            assert -dist <= penetration(m, d, flip * frame[:3]) + 1e-9
         if same_sets(ours, theirs):
             exact += 1
             continue
         if len(ours) > 1:
             continue
         # one contact of EPA's: the least penetration, and no more than along MuJoCo's normal
-        d.qpos[:] = qpos[i]
-        mujoco.mj_kinematics(m, d)
-        # normals from MuJoCo's geom1, the geom of the smaller type, to geom2
-        flip = -1 if m.geom_type[1] < m.geom_type[0] else 1
         n_ours, n_theirs = flip * ours[0][2][:3], flip * theirs[0][2][:3]
         along_ours = penetration(m, d, n_ours)
         assert abs(-ours[0][0] - along_ours) < 2e-4
@@ -145,8 +148,9 @@ def test_cylinder_pairs_match_mujoco4(tmp_path, other, margin):
 SCENE = """<mujoco>
   <option timestep="0.002"/>
   <worldbody>
-    <geom type="{base}" size="{size}"/>
-    <body name="c" pos="0 0 1"><freejoint/><geom type="cylinder" size="0.05 0.08"/></body>
+    <geom type="{base}" size="{size}" margin="{margin}"/>
+    <body name="c" pos="0 0 1"><freejoint/>
+      <geom type="cylinder" size="0.05 0.08" margin="{margin}"/></body>
   </worldbody>
 </mujoco>"""
 
@@ -155,20 +159,22 @@ STANDING = [0.01, 0.02, 0.128, 1, 0, 0, 0]
 LYING = [0.01, 0.02, 0.098, np.cos(np.pi / 4), np.sin(np.pi / 4), 0, 0]
 
 
-def load_scene(tmp_path, base):
+def load_scene(tmp_path, base, margin=0.0):
     path = tmp_path / "scene.xml"
     kind, size = BASES[base]
-    path.write_text(SCENE.format(base=kind, size=size))
+    path.write_text(SCENE.format(base=kind, size=size, margin=margin))
     return zwang.load(str(path)), mujoco.MjModel.from_xml_path(str(path))
 
 
+@pytest.mark.parametrize("margin", [0.0, 0.01])
 @pytest.mark.parametrize("base", list(BASES))
-def test_cylinder_on_a_face(tmp_path, base):
+def test_cylinder_on_a_face(tmp_path, base, margin):
     """Standing 2 mm deep: four corners of the bottom rim's 16-gon, each 2 mm deep, spanning
     nearly the largest area (MuJoCo's search for it); lying 2 mm deep: the two ends of the lowest
     line.  The lying pair, and the standing pair on a cylinder, are MuJoCo's; standing on a box,
-    MuJoCo keeps four other corners of the same rim."""
-    z, m = load_scene(tmp_path, base)
+    MuJoCo keeps four other corners of the same rim.  A margin changes none of it (the margins
+    sum to 0.02: the rim's other points are within it, and the four kept are the same)."""
+    z, m = load_scene(tmp_path, base, margin)
     (standing, theirs_standing), (lying, theirs_lying) = contacts_of_both(
         z, m, np.array([STANDING, LYING])
     )
@@ -187,9 +193,10 @@ def test_cylinder_on_a_face(tmp_path, base):
     assert len(lying) == len(theirs_lying) == 2
     ends = sorted(c[1][1] for c in lying)
     assert np.allclose(ends, [0.02 - 0.08, 0.02 + 0.08], atol=1e-12)
-    # EPA's support point on the rim: within 1e-4 of the lowest line across, 1e-7 above it
-    assert all(abs(c[1][0] - 0.01) < 1e-4 for c in lying)
-    assert np.allclose([c[0] for c in lying], -0.002, atol=1e-7)
+    # EPA's support point on the rim: within 2e-4 of the lowest line across, so no more than
+    # r (1 − cos(2e-4 / r)) = 4e-7 above it
+    assert all(abs(c[1][0] - 0.01) < 2e-4 for c in lying)
+    assert np.allclose([c[0] for c in lying], -0.002, atol=4e-7)
     assert same_sets(lying, theirs_lying, tol=2e-5)
 
 
@@ -199,7 +206,7 @@ def test_cylinder_rests(tmp_path, base, pose):
     """Dropped from 3 mm, standing or lying, a cylinder settles on its four or two contacts and
     stays there for 3 s: upright or level, at its resting height, slower than 1 cm/s (one contact
     would rock it over).  Lying, it may roll slowly: its contact line is EPA's support point on the
-    rim, within 1e-4 of the lowest, as in MuJoCo 4.0, which rolls too."""
+    rim, within 2e-4 of the lowest, as in MuJoCo 4.0, which rolls too."""
     z, m = load_scene(tmp_path, base)
     start = np.array(STANDING if pose == "standing" else LYING)
     start[2] += 0.003
