@@ -313,7 +313,15 @@ void read_compiler(Attrs& a, Compiler& c) {
   if (c.boundmass < 0 || c.boundinertia < 0) a.fail("<compiler> bounds must be non-negative");
   if (const auto dir = a.text("meshdir")) c.meshdir = *dir;
   if (const auto dir = a.text("assetdir")) c.assetdir = *dir;
-  if (const auto exact = a.boolean("exactmeshinertia")) c.exactmeshinertia = *exact;
+  if (const auto exact = a.boolean("exactmeshinertia")) {
+    c.exactmeshinertia = *exact;
+    // MuJoCo 3 and 4 refuse the attribute; read, it keeps its 2.2.2 meaning
+    if (a.context().rules != Rules::kMujoco2) {
+      a.context().warn(a.node(),
+                       "<compiler> exactmeshinertia is MuJoCo 2.2.2's (MuJoCo 3 and 4 refuse it): "
+                       "meshes without an inertia attribute take 2.2.2's rule");
+    }
+  }
   if (const auto fit = a.boolean("fitaabb")) c.fitaabb = *fit;
   if (const auto strip = a.boolean("strippath")) c.strippath = *strip;
   if (const auto fuse = a.boolean("fusestatic")) c.fusestatic = *fuse;

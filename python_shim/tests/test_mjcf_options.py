@@ -1045,3 +1045,24 @@ def test_mesh_shellinertia_on_the_geom_is_2_2_2s(tmp_path):
     with pytest.raises(zwang.ModelError, match=r'mesh.xml:\d+: .*shellinertia.*inertia="shell"'):
         zwang.load(str(path))
     assert zwang.load(str(path), rules="2.2.2").body_mass[1] > 0
+
+
+def test_exactmeshinertia_keeps_2_2_2s_meaning_with_a_warning(tmp_path):
+    # MuJoCo 4.0 refuses the attribute; zwang reads it as 2.2.2 did (signed volumes: the mass of
+    # 4.0's inertia="exact") and says so under 4.0's rules
+    path = tmp_path / "mesh.xml"
+    path.write_text(
+        MESH_INERTIA.format(inertia="").replace(
+            "<asset>", '<compiler exactmeshinertia="true"/>\n  <asset>'
+        )
+    )
+    with pytest.raises(ValueError, match="exactmeshinertia"):
+        mujoco.MjModel.from_xml_path(str(path))
+    z = zwang.load(str(path))
+    assert any("exactmeshinertia is MuJoCo 2.2.2's" in w for w in z.warnings), z.warnings
+    assert zwang.load(str(path), rules="2.2.2").warnings == []
+    exact = tmp_path / "exact.xml"
+    exact.write_text(MESH_INERTIA.format(inertia='inertia="exact"'))
+    m = mujoco.MjModel.from_xml_path(str(exact))
+    # 2.2.2's rule runs in single precision, as 2.2.2 did
+    assert abs(z.body_mass[1] - m.body_mass[1]) < 1e-6 * m.body_mass[1]
