@@ -70,14 +70,17 @@ def test_render_modes():
 def test_record_video_writes_a_frame_per_step(tmp_path):
     pytest.importorskip("moviepy")
     imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
-    env = zwang.gym.make("Ant-v5", render_mode="rgb_array", **SIZE)
+    # HalfCheetah never ends an episode early: 30 random steps are 30 frames after the reset's
+    env = zwang.gym.make("HalfCheetah-v5", render_mode="rgb_array", **SIZE)
     env = gymnasium.wrappers.RecordVideo(
         env, str(tmp_path / "videos"), episode_trigger=lambda e: True
     )
     env.reset(seed=0)
+    env.action_space.seed(0)
     steps = 30
     for _ in range(steps):
-        env.step(env.action_space.sample())
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        assert not (terminated or truncated)
     env.close()
     videos = sorted((tmp_path / "videos").glob("*.mp4"))
     assert len(videos) == 1
