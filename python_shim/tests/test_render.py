@@ -98,3 +98,21 @@ def test_check_env_with_its_render_check():
     from gymnasium.utils.env_checker import check_env
 
     check_env(zwang.gym.make("Hopper-v5", render_mode="rgb_array", **SIZE))
+
+
+def test_tile_puts_frames_in_a_grid():
+    env = zwang.gym.make_vec("Reacher-v5", 5, render_mode="rgb_array", **SIZE)
+    env.reset(seed=2)
+    frames = env.render()
+    grid = zwang.gym.tile(frames)
+    # five frames: rows of three, the sixth place black
+    assert grid.shape == (2 * 80, 3 * 96, 3)
+    for k, f in enumerate(frames):
+        r, c = divmod(k, 3)
+        assert np.array_equal(grid[r * 80 : (r + 1) * 80, c * 96 : (c + 1) * 96], f)
+    assert not grid[80:, 192:].any()
+    assert zwang.gym.tile(frames, columns=5).shape == (80, 5 * 96, 3)
+    with pytest.raises(ValueError, match="one shape"):
+        zwang.gym.tile([frames[0], frames[0][:10]])
+    with pytest.raises(ValueError, match="at least one frame"):
+        zwang.gym.tile([])

@@ -13,6 +13,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from ._render import tile
 from ._tasks import (
     TASKS,
     Ant,
@@ -50,6 +51,7 @@ __all__ = [
     "Ant",
     "Humanoid",
     "gymnasium_assets",
+    "tile",
 ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -98,3 +99,27 @@ class TaskRenderer:
 
     def close(self) -> None:
         self.renderer.close()
+
+
+def tile(frames: Sequence[np.ndarray], columns: int | None = None) -> np.ndarray:
+    """Frames of one size side by side in rows of ``columns`` (about the square root of their
+    count by default), left to right and top to bottom; the last row's gaps are black (zero).
+    For a vector env's ``render()``: ``zwang.gym.tile(envs.render())``."""
+    frames = [np.asarray(f) for f in frames]
+    if not frames:
+        raise ValueError("tile needs at least one frame")
+    shape = frames[0].shape
+    if any(f.shape != shape for f in frames):
+        raise ValueError(f"frames must have one shape, got {sorted({f.shape for f in frames})}")
+    count = len(frames)
+    if columns is None:
+        columns = int(np.ceil(np.sqrt(count)))
+    if columns < 1:
+        raise ValueError(f"columns must be at least 1, got {columns}")
+    rows = -(-count // columns)
+    height, width = shape[:2]
+    out = np.zeros((rows * height, columns * width, *shape[2:]), dtype=frames[0].dtype)
+    for k, f in enumerate(frames):
+        r, c = divmod(k, columns)
+        out[r * height : (r + 1) * height, c * width : (c + 1) * width] = f
+    return out
