@@ -180,7 +180,9 @@ inline constexpr const char* kLimitSensorModel = R"(<mujoco model="limit sensors
 )";
 
 // touch sensors on boxes, capsules, ellipsoids, cylinders and spheres of sites, on bodies that
-// are the first geom of their contacts (the ball on the box) and the second (on the floor)
+// are the first geom of their contacts (the ball on the box) and the second (on the floor); the
+// bottom zone reaches 2 mm past the box's bottom face, so that a corner's contact is inside it and
+// not on its side, where rounding would decide whether the zone sees it
 inline constexpr const char* kTouchModel = R"(<mujoco>
   <option timestep="0.002"/>
   <worldbody>
@@ -188,7 +190,7 @@ inline constexpr const char* kTouchModel = R"(<mujoco>
     <body name="box" pos="0 0 0.06">
       <freejoint/>
       <geom type="box" size="0.1 0.08 0.05" mass="1"/>
-      <site name="bottom" type="box" size="0.1 0.08 0.01" pos="0 0 -0.05"/>
+      <site name="bottom" type="box" size="0.102 0.082 0.01" pos="0 0 -0.05"/>
       <site name="corner" type="sphere" size="0.03" pos="0.1 0.08 -0.05"/>
       <site name="edge" type="capsule" fromto="-0.1 -0.08 -0.05 -0.1 0.08 -0.05" size="0.02"/>
       <site name="top" type="cylinder" size="0.05 0.01" pos="0 0 0.05"/>

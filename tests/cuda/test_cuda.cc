@@ -404,14 +404,17 @@ std::vector<GpuCase> model_gpu_cases() {
 //
 // Contacts make the step a discontinuous function of the state, and these random states put
 // geoms into each other at ties that rounding decides: capsules of a planar linkage crossing
-// (the normal of intersecting coplanar segments), a touch zone whose sides pass through the
-// box's corners, a contact at dist = 0.  A random state also violates a hard closure by O(1),
-// which its rows correct with forces up to 10¹² and velocities past 10³ that amplify any
-// rounding difference.  An instance that has had a contact or such a velocity may therefore
-// part from the CPU (measured: at most 9 of 77 instances, float32 four_bar_hard); at most 11
-// may, and every other instance must agree, as must every instance after forward() in the
-// fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
-// tendons).  The status bits that stop an instance must be equal; kStatusNotConverged, the
+// (the normal of intersecting coplanar segments), a contact at dist = 0.  A random state also
+// violates a hard closure by O(1), which its rows correct with forces up to 10¹² and velocities
+// past 10³ that amplify any rounding difference, and whether its dependent hard rows contradict
+// the others is a threshold on residuals of that size (kernels/constraint_solver.h,
+// hard_consistent) that rounding decides in float32 (measured on an H200: one of 77 four_bar_hard
+// instances stopped with kStatusHardConflict on the GPU alone).  An instance that has had a
+// contact or such a velocity, or that one backend alone stopped for a hard conflict, may
+// therefore part from the CPU (measured: at most 10 of 77 instances, float32 four_bar_hard); at
+// most 11 may, and every other instance must agree, as must every instance after forward() in
+// the fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
+// tendons).  The other status bits that stop an instance must be equal; kStatusNotConverged, the
 // solver's iteration cap, may differ as its count does.
 class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
  protected:
@@ -476,6 +479,7 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
         if (stop_gpu != stop_cpu) {
           difference = fmt::format("{}, instance {}: status {} vs {}", what, i,
                                    gpu.batch().status()[i], cpu.batch().status()[i]);
+          excusable = excusable || (stop_gpu ^ stop_cpu) == kStatusHardConflict;
         } else if (stop_cpu == 0) {
           const double tol = std::min(cap, kGrowth * tolerance(cpu.batch(), i));
           for (FieldId f : all_fields ? outputs : state) {
@@ -497,7 +501,8 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
           }
         }
         if (difference.empty()) continue;
-        EXPECT_TRUE(excusable) << "neither a contact nor a fast velocity explains: " << difference;
+        EXPECT_TRUE(excusable) << "no contact, fast velocity or hard conflict explains: "
+                               << difference;
         parted[i] = difference;
       }
     };
