@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -376,6 +377,120 @@ TEST(Simd, BatchesBeyondTheL3EqualTheScalarBackend) {
   };
   check.template operator()<double>();
   check.template operator()<float>();
+}
+
+// free bodies of every primitive type on a floor (condim 1, 3, 4, 6), an arm with joint limits,
+// friction loss and a limited tendon, and a joint equality; at most nine contacts, so that the
+// sunk lanes overflow
+constexpr const char* kMixedContacts = R"(<mujoco model="mixed_contacts">
+  <size nconmax="9"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="3 3 0.1"/>
+    <body name="box" pos="0 0 0.05"><freejoint/><geom type="box" size="0.1 0.08 0.05"/></body>
+    <body name="ball" pos="0.3 0 0.06"><freejoint/><geom type="sphere" size="0.06" condim="6"/></body>
+    <body name="pill" pos="-0.3 0 0.04" euler="0 90 0">
+      <freejoint/><geom type="capsule" size="0.04 0.1" condim="4"/>
+    </body>
+    <body name="can" pos="0 0.3 0.05"><freejoint/><geom type="cylinder" size="0.05 0.05" condim="1"/></body>
+    <body name="arm" pos="0 -0.4 0.3">
+      <joint name="shoulder" axis="0 1 0" range="-60 60" frictionloss="0.1" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03"/>
+      <body pos="0.25 0 0">
+        <joint name="elbow" axis="0 1 0" range="-90 10" frictionloss="0.05"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.025"/>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="bend" limited="true" range="-0.5 0.5">
+      <joint joint="shoulder" coef="1"/><joint joint="elbow" coef="-1"/>
+    </fixed>
+  </tendon>
+  <equality><joint joint1="elbow" joint2="shoulder" polycoef="0 -0.5 0 0 0"/></equality>
+</mujoco>)";
+
+// The lanes of one pack in every situation the rows and the solver meet, side by side: in the
+// air (no contact), resting, sunk past the contact slots (kStatusContactOverflow), stopped before
+// the call, with the arm past its limits and the tendon's, with a NaN velocity, thrown fast; 37
+// instances take the eight situations in a shuffled turn, so that a pack of eight or sixteen
+// lanes holds all of them, a pack of four half, and the last pack is partial
+template <class T>
+void compare_mixed_contacts(const Model& model, CpuSimd isa) {
+  const std::int64_t n = 37;
+  Simulator<T> simd(model, n, {.threads = 1, .cpu_simd = isa});
+  Simulator<T> scalar(model, n, {.threads = 1, .cpu_simd = CpuSimd::kScalar});
+  std::mt19937 rng(3);
+  std::normal_distribution<double> normal(0, 1);
+  const int free_bodies = 4;
+  for (std::int64_t i = 0; i < n; ++i) {
+    Eigen::VectorXd qpos = Eigen::Map<const Eigen::VectorXd>(model.qpos0.data(), model.nq);
+    Eigen::VectorXd qvel = Eigen::VectorXd::Zero(model.nv);
+    for (int k = 0; k < model.nv; ++k) qvel[k] = 0.1 * normal(rng);
+    const int situation = static_cast<int>((i * 5) % 8);
+    for (int b = 0; b < free_bodies; ++b) {
+      double& z = qpos[7 * b + 2];
+      if (situation == 0) z += 1;                   // in the air
+      if (situation == 1) z += 2e-3 * normal(rng);  // resting, or just above
+      if (situation == 2) z -= 0.03;                // sunk: more contacts than slots
+      if (situation == 6) z += 0.12 * b;            // piled onto one another
+      qpos[7 * b] += 0.01 * normal(rng);
+    }
+    if (situation == 6) {
+      for (int b = 0; b < free_bodies; ++b) qpos[7 * b] = qpos[7 * b + 1] = 0;
+    }
+    if (situation == 4) {
+      qpos[4 * 7] = 1.4;     // shoulder past 60°
+      qpos[4 * 7 + 1] = -2;  // elbow past −90°, the tendon past its range
+    }
+    if (situation == 7) qvel *= 30;
+    if (situation == 5) qvel[3] = std::numeric_limits<double>::quiet_NaN();
+    for (Simulator<T>* sim : {&simd, &scalar}) {
+      set(sim->batch().qpos(), i, qpos);
+      set(sim->batch().qvel(), i, qvel);
+      if (situation == 3) sim->batch().status()[i] = kStatusDiverged;
+    }
+  }
+  const std::string where =
+      std::string(isa_name(isa)) + " " + std::to_string(8 * sizeof(T)) + " bits";
+  const auto expect_same = [&](const std::string& what) {
+    for (std::int64_t i = 0; i < n; ++i) {
+      if ((scalar.batch().status()[i] & kStatusStopping) != 0) {
+        expect_same_state(simd, scalar, i, where + what);
+      } else {
+        expect_same_instance(simd, scalar, i, 0, where + what);
+      }
+    }
+  };
+  simd.forward();
+  scalar.forward();
+  expect_same(", forward");
+  for (int steps : {1, 5}) {
+    simd.step(steps);
+    scalar.step(steps);
+    expect_same(", step(" + std::to_string(steps) + ")");
+  }
+  // every situation was met: contacts, overflow, limits and stopped lanes
+  int contacts = 0, overflow = 0, limited = 0, bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const int status = scalar.batch().status()[i];
+    contacts += scalar.batch().ncon()(i, 0) > 0;
+    overflow += (status & kStatusContactOverflow) != 0;
+    bad += (status & kStatusBadState) != 0;
+    limited += status == 0 && scalar.batch().efc_nactive()(i, 0) > scalar.batch().ncon()(i, 0);
+  }
+  EXPECT_GT(contacts, 5) << where;
+  EXPECT_GT(overflow, 0) << where;
+  EXPECT_GT(limited, 0) << where;
+  EXPECT_GT(bad, 0) << where;
+}
+
+TEST(Simd, PacksOfLanesInDifferentContactSituationsEqualTheScalarBackend) {
+  if (isas().empty()) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512";
+  const Model model = load_mjcf_string(kMixedContacts, "mixed_contacts.xml").model;
+  for (CpuSimd isa : isas()) {
+    compare_mixed_contacts<double>(model, isa);
+    compare_mixed_contacts<float>(model, isa);
+  }
 }
 
 TEST(Simd, AutoPicksTheWidestInstructionSet) {
