@@ -5,7 +5,8 @@
 #
 #   BUNDLE_DIR/group_check.sh RESULTS_DIR        (give it a limit of about 330 s)
 #
-#   1. tests: Warp<G> against Emu<G> bit for bit, every model case against the CPU
+#   1. tests: Warp<G> against Emu<G> bit for bit, every model case against the CPU, and a call of
+#      several steps against one call per step, bit for bit (CudaLoops)
 #   2. compute-sanitizer synccheck and racecheck on the group tests (racecheck sees shared memory
 #      only: it matters once the groups work in shared-memory tiles)
 #   3. the anchor rows of bench_gpu: MuJoCo Warp's humanoid (humanoid_mjw, its squat keyframe,
@@ -20,7 +21,7 @@ set -uo pipefail
 . "$(dirname "$0")/env.sh"
 
 echo "== 1. tests"
-timeout 100 "$here/bin/test_cuda" --gtest_filter='CudaGroups*:*CudaModels*' \
+timeout 100 "$here/bin/test_cuda" --gtest_filter='CudaGroups*:*CudaModels*:*CudaLoops*' \
   --gtest_output="xml:$res/group_tests.xml" >"$res/group_tests.log" 2>&1
 echo "tests exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$res/group_tests.log" | sort | uniq -c | head -20

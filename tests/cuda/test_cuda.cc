@@ -369,6 +369,16 @@ std::string& model_cases_error() {
   return error;
 }
 
+// the model of model_cases.h called `name` (an empty model when there is none)
+const Model& model_case(const std::string& name) {
+  static const std::vector<ModelCase> cases = model_cases();
+  static const Model none;
+  for (const ModelCase& m : cases) {
+    if (m.name == name) return m.model;
+  }
+  return none;
+}
+
 std::vector<GpuCase> model_gpu_cases() {
   std::vector<GpuCase> out;
   try {
@@ -424,11 +434,7 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
   void compare() {
     const GpuCase& c = GetParam();
     ASSERT_TRUE(model_cases_error().empty()) << model_cases_error();
-    static const std::vector<ModelCase> cases = model_cases();
-    Model model;
-    for (const ModelCase& m : cases) {
-      if (m.name == c.model) model = m.model;
-    }
+    const Model& model = model_case(c.model);
     ASSERT_GT(model.nbody, 0) << c.model;
     // three tiles of 32, the last partial; on lane groups 8 instances per multiprocessor and 5
     // more, so that blocks hold several instances and the last block is partial
@@ -532,6 +538,61 @@ TEST_P(CudaModels, AgreesWithTheCpu) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, CudaModels, ::testing::ValuesIn(model_gpu_cases()), gpu_case_name);
+
+// the kernels that loop over a call's steps (the fused one and the lane groups) in each precision
+std::vector<GpuCase> model_loop_cases() {
+  std::vector<GpuCase> out;
+  for (const GpuCase& c : model_gpu_cases()) {
+    if (c.cholesky == CholeskyPath::kInKernel && c.kernels == CudaKernels::kFused) out.push_back(c);
+  }
+  return out;
+}
+
+// A call of n steps gives the bits of n calls of one step: the kernels that loop over a call's
+// steps (the fused kernel, the lane groups) carry nothing from one step to the next but the
+// instance's arenas, and the graph a repeated step count replays is that of direct launches.
+class CudaLoops : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
+ protected:
+  void SetUp() override { ZW_REQUIRE_DEVICE(); }
+
+  template <class T>
+  void compare() {
+    const GpuCase& c = GetParam();
+    ASSERT_TRUE(model_cases_error().empty()) << model_cases_error();
+    const Model& model = model_case(c.model);
+    ASSERT_GT(model.nbody, 0) << c.model;
+    const std::int64_t n = c.group == CudaGroup::kOne ? 77 : 8 * multiprocessors() + 5;
+    const SimulatorOptions options{.backend = Backend::kCuda, .cuda_group = c.group};
+    Simulator<T> each(model, n, options), loop(model, n, options);
+    set_same_states(each, loop, 5);
+    for (int s = 0; s < 6; ++s) each.step(1);
+    loop.step(4);
+    loop.step(2);
+    int differ = 0;
+    for (std::int64_t i = 0; i < n && differ < 3; ++i) {
+      std::string what;
+      if (each.batch().status()[i] != loop.batch().status()[i]) what = "status";
+      if (each.batch().time()[i] != loop.batch().time()[i]) what = "time";
+      for (FieldId f : data_fields()) {
+        if (!what.empty()) break;
+        const Eigen::VectorXd a = get(each.batch().field(f), i), b = get(loop.batch().field(f), i);
+        if (!((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all()) {
+          what = field_name(f);
+        }
+      }
+      if (what.empty()) continue;
+      ++differ;
+      ADD_FAILURE() << c.model << " " << each.backend() << ", instance " << i << ": " << what
+                    << " after step(1) six times differs from step(4), step(2)";
+    }
+  }
+};
+
+TEST_P(CudaLoops, StepsInOneLaunchEqualOneLaunchEach) {
+  GetParam().f64 ? compare<double>() : compare<float>();
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CudaLoops, ::testing::ValuesIn(model_loop_cases()), gpu_case_name);
 
 class Cuda : public ::testing::Test, protected WithDevice {
  protected:
