@@ -115,8 +115,11 @@ def main() -> None:
     except ImportError:
         print("matplotlib is not installed: no plot")
         return
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-    sc = ax1.scatter(length, period, c=damping, s=6, cmap="viridis")
+    fig, (ax0, ax1, ax2) = plt.subplots(1, 3, figsize=(15, 4))
+    # the swings over time, one line per pendulum, coloured by its damping
+    result.plot("qpos[0]", color="dof_damping[0]", max_lines=100, ax=ax0)
+    ax0.set_ylabel("angle (rad)")
+    result.plot(period, x=length, label="period (s)", color="dof_damping[0]", ax=ax1)
     grid = np.linspace(length.min(), length.max(), 200)
     i_grid = I_C + MASS * grid**2
     ax1.plot(
@@ -127,14 +130,11 @@ def main() -> None:
         label="theory, b = 0",
     )
     ax1.set_xlabel("length L (m)")
-    ax1.set_ylabel("period (s)")
     ax1.legend()
-    fig.colorbar(sc, ax=ax1, label="damping b (N m s)")
-    ax2.scatter(sigma, decay, s=6)
+    result.plot(decay, x=sigma, label="measured decay rate (1/s)", color="dof_damping[0]", ax=ax2)
     lim = [0, np.nanmax(sigma) * 1.05]
     ax2.plot(lim, lim, "k--", lw=1, label="measured = b / (2 I)")
     ax2.set_xlabel("theory b / (2 I) (1/s)")
-    ax2.set_ylabel("measured decay rate (1/s)")
     ax2.legend()
     fig.suptitle(f"zwang.sweep: {args.instances} pendulums, length and damping drawn per instance")
     fig.tight_layout()

@@ -323,3 +323,89 @@ def test_counts_must_be_in_range(model):
         sweep(model, instances=4, steps=-1, progress=False)
     with pytest.raises(ValueError, match="every must be at least 1"):
         sweep(model, instances=4, steps=10, every=0, progress=False)
+
+
+def test_quantity_names_the_columns_of_the_dataframe(model):
+    r = sweep(
+        model,
+        params={"dof_damping[0]": ("uniform", 0.0, 0.1), "body_ipos[1]": ("uniform", -1.0, 1.0)},
+        instances=6,
+        steps=20,
+        record=["qpos", "xpos"],
+        every=5,
+        seed=2,
+    )
+    frame = r.to_dataframe()
+    np.testing.assert_array_equal(r.quantity("dof_damping[0]"), r.params["dof_damping[0]"])
+    np.testing.assert_array_equal(r.quantity("body_ipos[1][2]"), r.params["body_ipos[1]"][:, 2])
+    np.testing.assert_array_equal(
+        r.quantity("body_ipos[1][2]"), frame["body_ipos[1][2]"].to_numpy()[: r.status.size]
+    )
+    np.testing.assert_array_equal(r.quantity("qpos"), r.records["qpos"][:, :, 0])
+    np.testing.assert_array_equal(r.quantity("xpos[1,2]").ravel(), frame["xpos[1,2]"].to_numpy())
+    for bad, what in [
+        ("nope", "neither a swept parameter nor a record"),
+        ("xpos", "components: name one"),
+        ("body_ipos[1]", "components: name one"),
+        ("xpos[2,0]", "components of shape"),
+        ("qpos[a]", "must be integers"),
+    ]:
+        with pytest.raises(ValueError, match=what):
+            r.quantity(bad)
+
+
+def test_plot_draws_the_records_and_parameters_it_names(model):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = 12
+    mass = np.ones(n)
+    mass[4] = -1.0  # stops at its first step: drawn in grey
+    r = sweep(
+        model,
+        params={"dof_damping[0]": ("uniform", 0.0, 0.1), "body_mass[1]": mass},
+        instances=n,
+        steps=40,
+        record=["qpos", "qvel"],
+        every=10,
+        seed=3,
+        qpos=np.array([0.3]),
+    )
+    assert r.status[4] != 0 and (r.status[np.arange(n) != 4] == 0).all()
+    grey = (0.6, 0.6, 0.6, 1.0)
+    # over time: one line per instance, the time and the record, coloured by the damping
+    ax = r.plot("qvel[0]", max_lines=10)
+    (lines,) = ax.collections
+    segments = lines.get_segments()
+    assert len(segments) == 10
+    for i, segment in enumerate(segments):
+        np.testing.assert_array_equal(segment[:, 0], r.time)
+        np.testing.assert_array_equal(segment[:, 1], r.records["qvel"][:, i, 0])
+    colours = lines.get_colors()
+    assert tuple(colours[4]) == grey and len({tuple(c) for c in colours}) > 2
+    assert ax.get_xlabel() == "time (s)" and ax.get_ylabel() == "qvel[0]"
+    assert ax.figure.axes[-1].get_ylabel() == "dof_damping[0]"  # the colour bar
+    plt.close(ax.figure)
+    # against a parameter: one point per instance at the record asked for
+    ax = r.plot("qpos[0]", x="dof_damping[0]", record=2)
+    (points,) = ax.collections
+    np.testing.assert_array_equal(
+        points.get_offsets(),
+        np.column_stack([r.params["dof_damping[0]"], r.records["qpos"][2, :, 0]]),
+    )
+    assert tuple(points.get_facecolors()[4]) == grey
+    assert ax.get_ylabel() == f"qpos[0] at t = {r.time[2]:g} s"
+    plt.close(ax.figure)
+    # an array computed from the result, on given axes
+    fig, given = plt.subplots()
+    peak = np.abs(r.records["qpos"][:, :, 0]).max(axis=0)
+    assert r.plot(peak, x="dof_damping[0]", label="peak angle", ax=given) is given
+    np.testing.assert_array_equal(given.collections[0].get_offsets()[:, 1], peak)
+    assert given.get_ylabel() == "peak angle"
+    plt.close(fig)
+    with pytest.raises(ValueError, match="expected \\(12,\\)"):
+        r.plot(np.zeros(3), x="dof_damping[0]")
+    with pytest.raises(ValueError, match="not recorded over time"):
+        r.plot("dof_damping[0]")
+    plt.close("all")

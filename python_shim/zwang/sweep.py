@@ -225,6 +225,130 @@ class SweepResult:
                 columns[name + suffix] = column
         return pd.DataFrame(columns)
 
+    def quantity(self, name: str) -> np.ndarray:
+        """A swept parameter, ``(N,)``, or a recorded component, ``(R, N)``, by the names of
+        ``to_dataframe``'s columns: ``"dof_damping[0]"``, ``"body_ipos[1][2]"``, ``"qpos[0]"``,
+        ``"xpos[2,1]"``; a bare name where it has one component (``"qpos"`` of a pendulum)."""
+        for key, values in self.params.items():
+            if name == key or (name.startswith(key + "[") and name.endswith("]")):
+                return _component(values, 1, key, name[len(key) :])
+        field_name, bracket, index = name.partition("[")
+        if field_name in self.records:
+            return _component(self.records[field_name], 2, field_name, bracket + index)
+        known = sorted(self.params) + sorted(self.records)
+        raise ValueError(f"{name!r} is neither a swept parameter nor a record: {', '.join(known)}")
+
+    def plot(
+        self,
+        y: str | np.ndarray,
+        x: str | np.ndarray | None = None,
+        *,
+        color: str | np.ndarray | None = None,
+        record: int = -1,
+        label: str | None = None,
+        max_lines: int = 200,
+        ax: Any = None,
+    ) -> Any:
+        """A matplotlib figure of what the sweep recorded against what it swept.
+
+        With ``x`` (a swept parameter, or any ``(N,)`` array) a scatter of ``y`` over the
+        instances, one point each: a parameter, a record at record index ``record`` (the last
+        by default), or an ``(N,)`` array computed from the result (a period, a cost), named by
+        ``label``.  Without ``x`` the records of ``y`` over time, one line per instance (the
+        first ``max_lines``).  ``color`` (a parameter, default the first swept one other than
+        ``x``, or an ``(N,)`` array) colours points and lines, with a colour bar.  Stopped
+        instances are drawn in grey.  Returns the axes (new ones unless ``ax`` is given).
+        """
+        import matplotlib
+        import matplotlib.pyplot as plt
+        from matplotlib.collections import LineCollection
+        from matplotlib.lines import Line2D
+
+        n = self.status.shape[0]
+
+        def values(spec: str | np.ndarray, what: str) -> tuple[np.ndarray, str]:
+            if isinstance(spec, str):
+                return self.quantity(spec), spec
+            array = np.asarray(spec, dtype=np.float64)
+            if array.shape != (n,):
+                raise ValueError(
+                    f"{what} of shape {array.shape}: expected ({n},), one per instance"
+                )
+            return array, (label or what) if what == "y" else what
+
+        y_values, y_label = values(y, "y")
+        x_name = x if isinstance(x, str) else None
+        if color is None:
+            color = next(
+                (p for p in self.params if p != x_name and self.params[p][0].size == 1), None
+            )
+        c_values, c_label = values(color, "colour") if color is not None else (None, "")
+        if c_values is not None and c_values.ndim == 2:
+            c_values = c_values[record]
+        cmap = matplotlib.colormaps["viridis"]
+        norm = None
+        if c_values is not None:
+            norm = matplotlib.colors.Normalize(np.nanmin(c_values), np.nanmax(c_values))
+        stopped = self.status != 0
+
+        def colours(index: np.ndarray) -> np.ndarray:
+            if norm is None:
+                rgba = np.tile(matplotlib.colors.to_rgba("C0"), (index.size, 1))
+            else:
+                rgba = cmap(norm(c_values[index]))
+            rgba[stopped[index]] = (0.6, 0.6, 0.6, 1.0)
+            return rgba
+
+        if ax is None:
+            _, ax = plt.subplots()
+        if x is not None:
+            x_values, x_label = values(x, "x")
+            if y_values.ndim == 2:
+                y_values = y_values[record]
+                y_label = f"{y_label} at t = {self.time[record]:g} s"
+            if x_values.ndim == 2:
+                x_values = x_values[record]
+            ax.scatter(x_values, y_values, c=colours(np.arange(n)), s=8)
+            ax.set_xlabel(x_label)
+        else:
+            if y_values.ndim != 2:
+                raise ValueError(f"{y_label} is not recorded over time: give x to plot it")
+            shown = np.arange(min(n, max_lines))
+            times = np.broadcast_to(self.time, (shown.size, self.time.size))
+            lines = np.stack([times, y_values[:, shown].T], axis=-1)
+            ax.add_collection(LineCollection(lines, colors=colours(shown), linewidths=0.8))
+            ax.autoscale()
+            ax.set_xlabel("time (s)")
+        ax.set_ylabel(y_label)
+        if norm is not None:
+            mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
+            ax.figure.colorbar(mappable, ax=ax, label=c_label)
+        if stopped.any():
+            ax.legend(handles=[Line2D([], [], color="0.6", marker="o", ls="", label="stopped")])
+        return ax
+
+
+def _component(values: np.ndarray, lead: int, name: str, index: str) -> np.ndarray:
+    """The component ``index`` (``""``, ``"[i]"``, ``"[i,j]"``) of ``values``, whose first ``lead``
+    axes are records and instances."""
+    shape = values.shape[lead:]
+    if not index:
+        if int(np.prod(shape)) != 1:
+            dims = ",".join("ijk"[: len(shape)])
+            raise ValueError(
+                f"{name} has {int(np.prod(shape))} components: name one, {name}[{dims}]"
+            )
+        return values.reshape(values.shape[:lead])
+    try:
+        at = tuple(int(k) for k in index[1:-1].split(","))
+    except ValueError:
+        raise ValueError(
+            f"{name}{index}: the index must be integers, as qpos[0] or xpos[2,1]"
+        ) from None
+    if len(at) != len(shape) or any(not 0 <= k < n for k, n in zip(at, shape)):
+        raise ValueError(f"{name}{index}: {name} has components of shape {shape}")
+    return values[(slice(None),) * lead + at]
+
 
 def _components(flat: np.ndarray, shape: tuple[int, ...]) -> Iterable[tuple[str, np.ndarray]]:
     if not shape:
