@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The first run on a GPU machine for the lane groups (kernels/group.h; ../bench/README.md, "Lane
-# groups"): about 5 minutes, so that a rerun fits in a short loan of a device. It runs from a
+# groups"): about 5 minutes, so that a rerun fits in a short time on a GPU machine. It runs from a
 # bundle of scripts/gpu_bundle.sh, which copies it there as group_check.sh:
 #
-#   BUNDLE_DIR/group_check.sh RESULTS_DIR        (give it a limit of about 330 s)
+#   BUNDLE_DIR/group_check.sh RESULTS_DIR        (give it a limit of about 380 s)
 #
 #   1. tests: Warp<G> against Emu<G> bit for bit, every model case against the CPU, and a call of
 #      several steps against one call per step, bit for bit (CudaLoops)
@@ -21,7 +21,7 @@ set -uo pipefail
 . "$(dirname "$0")/env.sh"
 
 echo "== 1. tests"
-timeout 100 "$here/bin/test_cuda" --gtest_filter='CudaGroups*:*CudaModels*:*CudaLoops*' \
+timeout 150 "$here/bin/test_cuda" --gtest_filter='CudaGroups*:*CudaModels*:*CudaLoops*' \
   --gtest_output="xml:$res/group_tests.xml" >"$res/group_tests.log" 2>&1
 echo "tests exit $?"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$res/group_tests.log" | sort | uniq -c | head -20

@@ -418,12 +418,11 @@ std::vector<GpuCase> model_gpu_cases() {
 // violates a hard closure by O(1), which its rows correct with forces up to 10¹² and velocities
 // past 10³ that amplify any rounding difference, and whether its dependent hard rows contradict
 // the others is a threshold on residuals of that size (kernels/constraint_solver.h,
-// hard_consistent) that rounding decides in float32 (measured on an H200: one of 77 four_bar_hard
-// instances stopped with kStatusHardConflict on the GPU alone).  An instance that has had a
-// contact or such a velocity, or that one backend alone stopped for a hard conflict, may
-// therefore part from the CPU (measured: at most 10 of 77 instances, float32 four_bar_hard); at
-// most 11 may, and every other instance must agree, as must every instance after forward() in
-// the fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
+// hard_consistent) that rounding decides in float32.  An instance that has had a contact or such
+// a velocity, or that one backend alone stopped for a hard conflict in float32, may therefore
+// part from the CPU (measured: at most 9 of 77 instances, float32 four_bar_hard); at most 11
+// may, and every other instance must agree, as must every instance after forward() in the
+// fields that contacts do not touch (kinematics, H, bias, passive forces, q̈ without rows,
 // tendons).  The other status bits that stop an instance must be equal; kStatusNotConverged, the
 // solver's iteration cap, may differ as its count does.
 class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevice {
@@ -485,7 +484,8 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
         if (stop_gpu != stop_cpu) {
           difference = fmt::format("{}, instance {}: status {} vs {}", what, i,
                                    gpu.batch().status()[i], cpu.batch().status()[i]);
-          excusable = excusable || (stop_gpu ^ stop_cpu) == kStatusHardConflict;
+          excusable = excusable ||
+                      (std::is_same_v<T, float> && (stop_gpu ^ stop_cpu) == kStatusHardConflict);
         } else if (stop_cpu == 0) {
           const double tol = std::min(cap, kGrowth * tolerance(cpu.batch(), i));
           for (FieldId f : all_fields ? outputs : state) {
@@ -527,7 +527,8 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
     }();
     RecordProperty("parted", static_cast<int>(parted.size()));
     std::cout << fmt::format(
-        "{} {}: {} of {} instances parted after a contact or a fast velocity; elsewhere the "
+        "{} {}: {} of {} instances parted after a contact, a fast velocity or a hard conflict; "
+        "elsewhere the "
         "largest error / bound {:.2g} ({})\n",
         c.model, gpu.backend(), parted.size(), kN, worst, worst_at);
   }
@@ -562,7 +563,10 @@ class CudaLoops : public ::testing::TestWithParam<GpuCase>, protected WithDevice
     const Model& model = model_case(c.model);
     ASSERT_GT(model.nbody, 0) << c.model;
     const std::int64_t n = c.group == CudaGroup::kOne ? 77 : 8 * multiprocessors() + 5;
-    const SimulatorOptions options{.backend = Backend::kCuda, .cuda_group = c.group};
+    const SimulatorOptions options{.backend = Backend::kCuda,
+                                   .cholesky = c.cholesky,
+                                   .kernels = c.kernels,
+                                   .cuda_group = c.group};
     Simulator<T> each(model, n, options), loop(model, n, options);
     set_same_states(each, loop, 5);
     for (int s = 0; s < 6; ++s) each.step(1);
