@@ -4,7 +4,7 @@
 # `bench_gpu`, the `zwang` CLI, every shared library they load that is neither the C library nor
 # CUDA's, and the contact models of the check in bench/README.md ("GPU verification").
 #
-#   scripts/gpu_bundle.sh [BUILD_DIR=build/ci] [BUNDLE_DIR=gpu_bundle]
+#   scripts/gpu_bundle.sh [BUILD_DIR=build/ci] [BUNDLE_DIR=gpu_bundle]   (also BUNDLE_DIR.tar.xz)
 #   then, on the GPU machine:  BUNDLE_DIR/group_check.sh RESULTS_DIR   (first, about 5 minutes)
 #                              BUNDLE_DIR/run.sh RESULTS_DIR
 # run.sh's steps, chosen by environment variables: the CUDA tests (TEST_FILTER), the contact
@@ -119,4 +119,9 @@ if [[ -z ${SKIP_BENCH:-} ]]; then
 fi
 EOF
 chmod +x "$out/run.sh"
-du -sh "$out"
+# the binaries without their symbol tables (most of their size is device code, once in each),
+# and the whole folder as one archive beside it for a machine reached by file transfer: there,
+# `tar -xJf gpu_bundle.tar.xz` (python3's lzma module where xz is missing)
+strip "$out/bin/"*
+XZ_OPT="-9 -T0" tar -C "$(dirname "$out")" -cJf "$out.tar.xz" "$(basename "$out")"
+du -sh "$out" "$out.tar.xz"
