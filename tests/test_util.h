@@ -90,6 +90,12 @@ inline Eigen::MatrixXd unpack(const Eigen::VectorXd& packed, int n) {
 }
 
 // max |a − b| / max(1, max |b|): relative to the reference's scale, safe for zero entries
+// the same values bit for bit where finite, NaN where NaN
+inline bool same_bits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
+  return a.size() == b.size() &&
+         ((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all();
+}
+
 inline double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   if (b.size() == 0) return 0;
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());

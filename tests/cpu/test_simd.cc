@@ -74,14 +74,26 @@ void expect_same_instance(Simulator<T>& simd, Simulator<T>& scalar, std::int64_t
     const Eigen::VectorXd a = get(simd.batch().field(f), i);
     const Eigen::VectorXd b = get(scalar.batch().field(f), i);
     // tolerance 0: the same bits (inf equals inf, NaN equals NaN)
-    const bool same =
-        tol == 0 ? ((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all()
-                 : relative_error(a, b) <= tol;
+    const bool same = tol == 0 ? same_bits(a, b) : relative_error(a, b) <= tol;
     EXPECT_TRUE(same) << where << ", instance " << i << ", " << field_name(f) << ": "
                       << a.transpose() << " vs " << b.transpose();
   }
   EXPECT_EQ(simd.batch().status()[i], scalar.batch().status()[i]) << where << ", instance " << i;
   EXPECT_EQ(simd.batch().time()[i], scalar.batch().time()[i]) << where << ", instance " << i;
+}
+
+// every instance of `simd` against `scalar`: a stopped one (a contact overflow, say) in its state,
+// time and status (its outputs are unspecified), the others in every field
+template <class T>
+void expect_same_instances(Simulator<T>& simd, Simulator<T>& scalar, double tol,
+                           const std::string& where) {
+  for (std::int64_t i = 0; i < scalar.size(); ++i) {
+    if ((scalar.batch().status()[i] & kStatusStopping) != 0) {
+      expect_same_state(simd, scalar, i, where);
+    } else {
+      expect_same_instance(simd, scalar, i, tol, where);
+    }
+  }
 }
 
 template <class T>
@@ -94,15 +106,8 @@ void compare_runs(const ModelCase& c, CpuSimd isa, double tol) {
   ASSERT_NE(scalar.backend().find("cpu ("), std::string::npos) << scalar.backend();
   set_same_states(simd, scalar, 7);
   const std::string where = c.name + " " + isa_name(isa);
-  // stopped instances (a contact overflow, say) have unspecified outputs
   const auto expect_same = [&](const std::string& what) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      if ((scalar.batch().status()[i] & kStatusStopping) != 0) {
-        expect_same_state(simd, scalar, i, where + what);
-      } else {
-        expect_same_instance(simd, scalar, i, tol, where + what);
-      }
-    }
+    expect_same_instances(simd, scalar, tol, where + what);
   };
   simd.forward();
   scalar.forward();
@@ -230,13 +235,7 @@ void compare_poisoned(const ModelCase& c, CpuSimd isa) {
     }
     const std::string where =
         c.name + " " + isa_name(isa) + " after step(" + std::to_string(steps) + ")";
-    for (std::int64_t i = 0; i < n; ++i) {
-      if ((clean.batch().status()[i] & kStatusStopping) != 0) {
-        expect_same_state(poisoned, clean, i, where);
-      } else {
-        expect_same_instance(poisoned, clean, i, 0, where);
-      }
-    }
+    expect_same_instances(poisoned, clean, 0, where);
   }
 }
 
@@ -277,8 +276,7 @@ void compare_kept_outputs(const ModelCase& c, CpuSimd isa) {
       for (FieldId f : kept) {
         const Eigen::VectorXd a = get(some.batch().field(f), i);
         const Eigen::VectorXd b = get(all.batch().field(f), i);
-        EXPECT_TRUE(((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all())
-            << where << ", instance " << i << ", " << field_name(f);
+        EXPECT_TRUE(same_bits(a, b)) << where << ", instance " << i << ", " << field_name(f);
       }
     }
   }
@@ -469,13 +467,7 @@ void compare_mixed_contacts(const Model& model, CpuSimd isa) {
   const std::string where =
       std::string(isa_name(isa)) + " " + std::to_string(8 * sizeof(T)) + " bits";
   const auto expect_same = [&](const std::string& what) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      if ((scalar.batch().status()[i] & kStatusStopping) != 0) {
-        expect_same_state(simd, scalar, i, where + what);
-      } else {
-        expect_same_instance(simd, scalar, i, 0, where + what);
-      }
-    }
+    expect_same_instances(simd, scalar, 0, where + what);
   };
   simd.forward();
   scalar.forward();

@@ -379,6 +379,19 @@ const Model& model_case(const std::string& name) {
   return none;
 }
 
+// the instances a model case runs: three tiles of 32, the last partial; on lane groups 8 instances
+// per multiprocessor and 5 more, so that blocks hold several instances and the last is partial
+std::int64_t case_instances(const GpuCase& c) {
+  return c.group == CudaGroup::kOne ? 77 : 8 * multiprocessors() + 5;
+}
+
+SimulatorOptions case_options(const GpuCase& c) {
+  return {.backend = Backend::kCuda,
+          .cholesky = c.cholesky,
+          .kernels = c.kernels,
+          .cuda_group = c.group};
+}
+
 std::vector<GpuCase> model_gpu_cases() {
   std::vector<GpuCase> out;
   try {
@@ -435,16 +448,10 @@ class CudaModels : public ::testing::TestWithParam<GpuCase>, protected WithDevic
     ASSERT_TRUE(model_cases_error().empty()) << model_cases_error();
     const Model& model = model_case(c.model);
     ASSERT_GT(model.nbody, 0) << c.model;
-    // three tiles of 32, the last partial; on lane groups 8 instances per multiprocessor and 5
-    // more, so that blocks hold several instances and the last block is partial
-    const std::int64_t kN = c.group == CudaGroup::kOne ? 77 : 8 * multiprocessors() + 5;
+    const std::int64_t kN = case_instances(c);
     const std::size_t kMayPart = static_cast<std::size_t>(11 * kN / 77);
     constexpr double kFast = 1e3;
-    const SimulatorOptions options{.backend = Backend::kCuda,
-                                   .cholesky = c.cholesky,
-                                   .kernels = c.kernels,
-                                   .cuda_group = c.group};
-    Simulator<T> gpu(model, kN, options), cpu(model, kN, {.threads = 2});
+    Simulator<T> gpu(model, kN, case_options(c)), cpu(model, kN, {.threads = 2});
     set_same_states(gpu, cpu, 5);
     constexpr double kGrowth = 1e3;
     const double cap = std::is_same_v<T, double> ? 1e-6 : 0.2;
@@ -562,12 +569,8 @@ class CudaLoops : public ::testing::TestWithParam<GpuCase>, protected WithDevice
     ASSERT_TRUE(model_cases_error().empty()) << model_cases_error();
     const Model& model = model_case(c.model);
     ASSERT_GT(model.nbody, 0) << c.model;
-    const std::int64_t n = c.group == CudaGroup::kOne ? 77 : 8 * multiprocessors() + 5;
-    const SimulatorOptions options{.backend = Backend::kCuda,
-                                   .cholesky = c.cholesky,
-                                   .kernels = c.kernels,
-                                   .cuda_group = c.group};
-    Simulator<T> each(model, n, options), loop(model, n, options);
+    const std::int64_t n = case_instances(c);
+    Simulator<T> each(model, n, case_options(c)), loop(model, n, case_options(c));
     set_same_states(each, loop, 5);
     for (int s = 0; s < 6; ++s) each.step(1);
     loop.step(4);
@@ -580,9 +583,7 @@ class CudaLoops : public ::testing::TestWithParam<GpuCase>, protected WithDevice
       for (FieldId f : data_fields()) {
         if (!what.empty()) break;
         const Eigen::VectorXd a = get(each.batch().field(f), i), b = get(loop.batch().field(f), i);
-        if (!((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all()) {
-          what = field_name(f);
-        }
+        if (!same_bits(a, b)) what = field_name(f);
       }
       if (what.empty()) continue;
       ++differ;
