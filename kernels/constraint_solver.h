@@ -33,14 +33,17 @@
 
 namespace zwang {
 
-// y = A x for a symmetric A stored as the packed lower triangle with the pattern of parent[]
+// y = A x for a symmetric A stored as the packed lower triangle with the pattern of `tree`
 template <class T, class A, class X, class Y>
-ZW_HD void tree_symv(A a, const int* parent, X x, Y y, int n) {
+ZW_HD void tree_symv(A a, TreeRows tree, X x, Y y, int n) {
   for (int i = 0; i < n; ++i) y[i] = T(0);
   for (int k = 0; k < n; ++k) {
     const int row = packed_index(k, 0);
+    const int* anc = tree.ancestors(k);
     T yk = a[row + k] * x[k];
-    for (int j = parent[k]; j >= 0; j = parent[j]) {
+    // the nearest ancestor first
+    for (int t = tree.nancestors(k) - 1; t >= 0; --t) {
+      const int j = anc[t];
       yk += a[row + j] * x[j];
       y[j] += a[row + j] * x[k];
     }
@@ -256,14 +259,14 @@ ZW_HD ZW_INLINE constexpr T hard_reach() {
   return T(1000);
 }
 
-// The pattern of the Newton Hessian in one solve: its dof parents and its entries
+// The pattern of the Newton Hessian in one solve: its entries and its rows
 // (ZW_SCHEDULE_INTS: hess_* for the plan's efc_tree, dense_* when a contact couples two branches)
 struct HessianPattern {
-  const int* parent;
   const int* row;
   const int* col;
   const int* adr;
   int nentry;
+  ZW_HD TreeRows tree() const { return {adr, col}; }
 };
 
 // The solver's steps on a lane group (kernels/group.h): the rows and the dofs are items, the
@@ -342,13 +345,13 @@ struct ConstraintSolver {
     }
   }
 
-  // Y_r = G⁻¹ A_rᵀ, S = A Y factored, for the factor `l` of G with pattern `parent`
-  ZW_HD void hard_factor(Row<T> l, const int* parent) const {
+  // Y_r = G⁻¹ A_rᵀ, S = A Y factored, for the factor `l` of G with pattern `tree`
+  ZW_HD void hard_factor(Row<T> l, TreeRows tree) const {
     const Row<T> y = d.efc_Y(), s = d.efc_S();
     for (int r = 0; r < nh; ++r) {
       const Row<T> yr = y + r * nv, j = jac(r);
       for (int i = 0; i < nv; ++i) yr[i] = j[i];
-      cholesky_solve<T>(l, parent, yr, nv);
+      cholesky_solve<T>(l, tree, yr, nv);
     }
     for (int a = 0; a < nh; ++a) {
       for (int b = 0; b <= a; ++b) s[a * nh + b] = s[b * nh + a] = row_dot(a, y + b * nv);
@@ -385,7 +388,7 @@ struct ConstraintSolver {
       if (!(residual > floor)) continue;
       if (change < T(0)) {
         for (int i = 0; i < nv; ++i) dx[i] = x[i] - xs[i];
-        tree_symv<T>(d.qM(), m.dof_parentid, dx, hdx, nv);
+        tree_symv<T>(d.qM(), dof_rows(m), dx, hdx, nv);
         T e = T(0);
         for (int i = 0; i < nv; ++i) e += dx[i] * hdx[i];
         change = std::sqrt(fmax(e, T(0)));
@@ -416,7 +419,7 @@ struct ConstraintSolver {
     const Row<T> force = d.efc_force(), weight = d.efc_weight();
     g.one([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
-      tree_symv<T>(d.qM(), m.dof_parentid, dir, tmp, nv);
+      tree_symv<T>(d.qM(), dof_rows(m), dir, tmp, nv);
     });
     g.each(nefc - nh, [&](int k) ZW_ITEM {
       const int r = nh + k;
@@ -490,7 +493,7 @@ struct ConstraintSolver {
         l[at] = v;
       });
     }
-    return cholesky_factor<T>(g, l, hess.parent, hess.adr, hess.col, nv) == nv;
+    return cholesky_factor<T>(g, l, hess.tree(), nv) == nv;
   }
 
   // φ′(α) and φ″(α) along dir: quad = (dᵀ H (x − x_s), dᵀ H d)
@@ -594,7 +597,7 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
     });
   }
   if (damping_dt > T(0)) g.one([&]() ZW_ITEM { add_implicit_term(m, d, a, damping_dt); });
-  if (cholesky_factor<T>(g, a, m.dof_parentid, m.entry_adr, m.entry_col, m.s.nv) == m.s.nv) {
+  if (cholesky_factor<T>(g, a, dof_rows(m), m.s.nv) == m.s.nv) {
     return true;
   }
   g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
@@ -617,9 +620,9 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     couples = couples ||
               (m.collision_couples[pair] && d.efc_D()[m.contact_efcadr + c * m.s.ncon_rows] > T(0));
   }
-  const HessianPattern hess =
-      couples ? HessianPattern{m.efc_dense, m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
-              : HessianPattern{m.efc_tree, m.hess_row, m.hess_col, m.hess_adr, m.nhess};
+  const HessianPattern hess = couples
+                                  ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
+                                  : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
   const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess};
   const Row<T> hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
@@ -639,14 +642,14 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   if (!factor_mass(m, d, hl, T(0), g)) return false;
   g.one([&]() ZW_ITEM {
     for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
-    cholesky_solve<T>(hl, m.dof_parentid, xs, nv);
+    cholesky_solve<T>(hl, dof_rows(m), xs, nv);
     for (int i = 0; i < nv; ++i) x[i] = xs[i];
   });
 
   // 1. the Gauss projection onto the hard rows, which must not contradict one another
   if (nh > 0) {
     const int holds = g.uniform([&]() ZW_ITEM {
-      cs.hard_factor(hl, m.dof_parentid);
+      cs.hard_factor(hl, dof_rows(m));
       cs.hard_project(x, true);
       if (cs.hard_consistent(x)) return 1;
       *d.status |= kStatusHardConflict;
@@ -684,11 +687,11 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       }
       g.one([&]() ZW_ITEM {
         for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
-        cholesky_solve<T>(d.efc_HnL(), hess.parent, dir, nv);
+        cholesky_solve<T>(d.efc_HnL(), hess.tree(), dir, nv);
         if (nh > 0) {
           // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
           // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
-          cs.hard_factor(d.efc_HnL(), hess.parent);
+          cs.hard_factor(d.efc_HnL(), hess.tree());
           cs.hard_project(dir, false);
           const Row<T> mu = d.efc_mu(), hd = d.efc_Hd();
           for (int i = 0; i < nv; ++i) hd[i] = grad[i];
@@ -703,7 +706,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
           if (!(projected > tolerance) || iter >= m.iterations) return;
         }
         // H d, for the line search
-        tree_symv<T>(d.qM(), m.dof_parentid, dir, d.efc_Hd(), nv);
+        tree_symv<T>(d.qM(), dof_rows(m), dir, d.efc_Hd(), nv);
       });
       if (nh > 0) {
         residual = cs.shared(g, d.solver_residual());
@@ -755,7 +758,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       if (!solve) {
         for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
       }
-      cs.hard_factor(hl, m.dof_parentid);
+      cs.hard_factor(hl, dof_rows(m));
       const Row<T> mu = d.efc_mu(), y = d.efc_Y();
       for (int r = 0; r < nh; ++r) {
         const Row<T> yr = y + r * nv;
@@ -784,12 +787,12 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       const Row<T> lo = d.efc_HnL();
       implicit_matrix(m, d, lo, hl, damping_dt);
       MaskOf<T> failed(false);
-      if (lu_factor<T>(lo, hl, m.dof_parentid, nv, &failed) < nv || any_lane<T>(failed)) {
+      if (lu_factor<T>(lo, hl, dof_rows(m), nv, &failed) < nv || any_lane<T>(failed)) {
         *d.status |= kStatusFactorization;
         return 0;
       }
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-      lu_solve<T>(lo, hl, m.dof_parentid, x, nv);
+      lu_solve<T>(lo, hl, dof_rows(m), x, nv);
       return 1;
     });
     if (!solved) return false;
@@ -798,10 +801,10 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     if (!factor_mass(m, d, l, damping_dt, g)) return false;
     const int holds = g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-      cholesky_solve<T>(l, m.dof_parentid, x, nv);
+      cholesky_solve<T>(l, dof_rows(m), x, nv);
       free_body_solve(m, d, x, smooth, qfrc, true, damping_dt);
       if (nh > 0) {
-        cs.hard_factor(l, m.dof_parentid);
+        cs.hard_factor(l, dof_rows(m));
         cs.hard_project(x, true);
         // the rows this metric's factor drops must hold as well
         if (!cs.hard_consistent(x)) {

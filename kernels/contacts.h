@@ -118,14 +118,16 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Gr
     const int g1 = m.collision_geom1[c], g2 = m.collision_geom2[c];
     const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
     const T margin = m.collision_margin[c];
-    const GeomPose<T> p1 = geom_pose(m, d, g1), p2 = geom_pose(m, d, g2);
+    // bounding spheres apart, or geom2's sphere above a plane geom1 (its z axis the normal):
+    // from the geoms' centres alone, before their poses are gathered, since most pairs end here
+    const Row<T> gpos = d.geom_xpos(), gmat = d.geom_xmat();
+    const Vec3<T> between = load3(gpos, 3 * g2) - load3(gpos, 3 * g1);
+    const Vec3<T> n1{gmat[9 * g1 + 2], gmat[9 * g1 + 5], gmat[9 * g1 + 8]};
     const T r1 = m.geom_rbound[g1], r2 = m.geom_rbound[g2];
-    // bounding spheres apart, or geom2's sphere above a plane geom1
-    const Vec3<T> n1{p1.mat.m[2], p1.mat.m[5], p1.mat.m[8]};
-    const bool spheres_apart = r1 > T(0) && r2 > T(0) && norm(p2.pos - p1.pos) > r1 + r2 + margin;
-    const bool above_plane =
-        t1 == GeomType::kPlane && r2 > T(0) && dot(p2.pos - p1.pos, n1) > margin + r2;
+    const bool spheres_apart = r1 > T(0) && r2 > T(0) && norm(between) > r1 + r2 + margin;
+    const bool above_plane = t1 == GeomType::kPlane && r2 > T(0) && dot(between, n1) > margin + r2;
     if (spheres_apart || above_plane) return 0;
+    const GeomPose<T> p1 = geom_pose(m, d, g1), p2 = geom_pose(m, d, g2);
     int n = first;
     collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, write ? nconmax : 0, c, g1, g2, &n},
             m.rules);

@@ -32,8 +32,8 @@ ZW_HD MaskOf<T> factor_solve(const ModelView<T>& m, const Instance<T>& d, T damp
     for (int i = 0; i < m.s.nM; ++i) qLD[i] = qM[i];
     if (implicit) add_implicit_term(m, d, qLD, damping_dt);
   }
-  const int done = lu ? lu_factor<T>(qLD, d.efc_HL(), m.dof_parentid, nv, &failed)
-                      : cholesky_factor<T>(qLD, m.dof_parentid, nv, &failed);
+  const int done = lu ? lu_factor<T>(qLD, d.efc_HL(), dof_rows(m), nv, &failed)
+                      : cholesky_factor<T>(qLD, dof_rows(m), nv, &failed);
   if (done < nv) {
     *d.status |= kStatusFactorization;
     return MaskOf<T>(false);
@@ -41,10 +41,10 @@ ZW_HD MaskOf<T> factor_solve(const ModelView<T>& m, const Instance<T>& d, T damp
   stop_lanes(d, failed, kStatusFactorization);
   for (int i = 0; i < nv; ++i) qacc[i] = rhs[i];
   if (lu) {
-    lu_solve<T>(qLD, d.efc_HL(), m.dof_parentid, qacc, nv);
+    lu_solve<T>(qLD, d.efc_HL(), dof_rows(m), qacc, nv);
     return !failed;
   }
-  cholesky_solve<T>(qLD, m.dof_parentid, qacc, nv);
+  cholesky_solve<T>(qLD, dof_rows(m), qacc, nv);
   if (implicit) free_body_solve(m, d, qacc, rhs, rhs, false, damping_dt);
   return !failed;
 }

@@ -5,6 +5,7 @@
 // A = Lᵀ L with L lower triangular and no fill-in (Featherstone's LTL factorisation), so the
 // cost is Σ_k depth_k² instead of n³/6; a chain (parent[i] = i − 1) is the dense case.
 // Storage: the packed lower triangle, row-major, element (i, j), j <= i, at i (i + 1) / 2 + j.
+// The tree comes as TreeRows, each row's ancestors listed.
 // Never sees a model or an instance; `A` and `X` are accessors with operator[](int) -> T&.
 #pragma once
 
@@ -19,12 +20,24 @@ ZW_HD ZW_INLINE int packed_index(int i, int j) {
   return i * (i + 1) / 2 + j;
 }
 
+// The pattern of a tree by rows (host/model/group_schedule.hpp): row i's entries are the
+// columns col[adr[i]] … col[adr[i + 1] − 1], the ancestors of i increasing, then i.  The
+// ancestors of a node are a chain to the root, so those of its t-th ancestor are the t before it
+// in its list: each loop below reads one list where a walk up parent[] would wait on every load.
+struct TreeRows {
+  const int* adr;
+  const int* col;
+  // i's ancestors, increasing (the nearest last), and their count
+  ZW_HD ZW_INLINE const int* ancestors(int i) const { return col + adr[i]; }
+  ZW_HD ZW_INLINE int nancestors(int i) const { return adr[i + 1] - adr[i] - 1; }
+};
+
 // A = Lᵀ L, L overwrites A.  Returns n on success; otherwise n − 1 − k for the first pivot k
 // (in elimination order, k = n − 1 first) that was not positive and finite.  For a pack, the
 // lanes with such a pivot go on with a pivot of 1 (their factor is meaningless) and are added to
 // *failed; the return value is then n.
 template <class T, class A>
-ZW_HD int cholesky_factor(A a, const int* parent, int n, MaskOf<T>* failed = nullptr) {
+ZW_HD int cholesky_factor(A a, TreeRows tree, int n, MaskOf<T>* failed = nullptr) {
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
     T pivot = a[row_k + k];
@@ -37,13 +50,15 @@ ZW_HD int cholesky_factor(A a, const int* parent, int n, MaskOf<T>* failed = nul
     }
     const T lkk = vsqrt(pivot);
     a[row_k + k] = lkk;
+    const int* anc = tree.ancestors(k);
+    const int nanc = tree.nancestors(k);
     // L_ki = A_ki / L_kk for the ancestors i of k
-    for (int i = parent[k]; i >= 0; i = parent[i]) a[row_k + i] /= lkk;
-    // A_ij −= L_ki L_kj for ancestors j of i, i of k (j ≤ i)
-    for (int i = parent[k]; i >= 0; i = parent[i]) {
-      const T lki = a[row_k + i];
-      const int row_i = packed_index(i, 0);
-      for (int j = i; j >= 0; j = parent[j]) a[row_i + j] -= lki * a[row_k + j];
+    for (int t = 0; t < nanc; ++t) a[row_k + anc[t]] /= lkk;
+    // A_ij −= L_ki L_kj for ancestors j of i, i of k (j ≤ i): i = anc[t], j = anc[s], s ≤ t
+    for (int t = 0; t < nanc; ++t) {
+      const T lki = a[row_k + anc[t]];
+      const int row_i = packed_index(anc[t], 0);
+      for (int s = 0; s <= t; ++s) a[row_i + anc[s]] -= lki * a[row_k + anc[s]];
     }
   }
   return n;
@@ -51,19 +66,21 @@ ZW_HD int cholesky_factor(A a, const int* parent, int n, MaskOf<T>* failed = nul
 
 // x = (Lᵀ L)⁻¹ x, in place
 template <class T, class A, class X>
-ZW_HD void cholesky_solve(A l, const int* parent, X x, int n) {
+ZW_HD void cholesky_solve(A l, TreeRows tree, X x, int n) {
   // Lᵀ y = x, from the leaves: y_k = x_k / L_kk, then x_i −= L_ki y_k for the ancestors i of k
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
     const T yk = x[k] / l[row_k + k];
     x[k] = yk;
-    for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= l[row_k + i] * yk;
+    const int* anc = tree.ancestors(k);
+    for (int t = tree.nancestors(k) - 1; t >= 0; --t) x[anc[t]] -= l[row_k + anc[t]] * yk;
   }
-  // L z = y, from the root: z_k = (y_k − Σ_{ancestors i} L_ki z_i) / L_kk
+  // L z = y, from the root: z_k = (y_k − Σ_{ancestors i} L_ki z_i) / L_kk, the nearest first
   for (int k = 0; k < n; ++k) {
     const int row_k = packed_index(k, 0);
+    const int* anc = tree.ancestors(k);
     T s = x[k];
-    for (int i = parent[k]; i >= 0; i = parent[i]) s -= l[row_k + i] * x[i];
+    for (int t = tree.nancestors(k) - 1; t >= 0; --t) s -= l[row_k + anc[t]] * x[anc[t]];
     x[k] = s / l[row_k + k];
   }
 }
@@ -75,7 +92,7 @@ ZW_HD void cholesky_solve(A l, const int* parent, X x, int n) {
 // overwrites A_ik, and the reduced rows stay in lo.  Returns as cholesky_factor, a pivot failing
 // when it is zero or not finite.
 template <class T, class A>
-ZW_HD int lu_factor(A lo, A up, const int* parent, int n, MaskOf<T>* failed = nullptr) {
+ZW_HD int lu_factor(A lo, A up, TreeRows tree, int n, MaskOf<T>* failed = nullptr) {
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
     T pivot = lo[row_k + k];
@@ -87,18 +104,16 @@ ZW_HD int lu_factor(A lo, A up, const int* parent, int n, MaskOf<T>* failed = nu
       pivot = vselect(bad, T(1), pivot);
       lo[row_k + k] = pivot;
     }
-    for (int i = parent[k]; i >= 0; i = parent[i]) up[row_k + i] /= pivot;
+    const int* anc = tree.ancestors(k);
+    const int nanc = tree.nancestors(k);
+    for (int t = 0; t < nanc; ++t) up[row_k + anc[t]] /= pivot;
     // A_ij −= l_ik A_kj for the ancestors i and j of k
-    for (int i = parent[k]; i >= 0; i = parent[i]) {
+    for (int t = 0; t < nanc; ++t) {
+      const int i = anc[t];
       const T lik = up[row_k + i];
       const int row_i = packed_index(i, 0);
-      for (int j = parent[k]; j >= 0; j = parent[j]) {
-        if (j <= i) {
-          lo[row_i + j] -= lik * lo[row_k + j];
-        } else {
-          up[packed_index(j, i)] -= lik * lo[row_k + j];
-        }
-      }
+      for (int s = 0; s <= t; ++s) lo[row_i + anc[s]] -= lik * lo[row_k + anc[s]];
+      for (int s = t + 1; s < nanc; ++s) up[packed_index(anc[s], i)] -= lik * lo[row_k + anc[s]];
     }
   }
   return n;
@@ -106,17 +121,19 @@ ZW_HD int lu_factor(A lo, A up, const int* parent, int n, MaskOf<T>* failed = nu
 
 // x = A⁻¹ x, in place, A factored by lu_factor
 template <class T, class A, class X>
-ZW_HD void lu_solve(A lo, A up, const int* parent, X x, int n) {
+ZW_HD void lu_solve(A lo, A up, TreeRows tree, X x, int n) {
   // the elimination's row operations on x, leaves first
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
-    for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= up[row_k + i] * x[k];
+    const int* anc = tree.ancestors(k);
+    for (int t = tree.nancestors(k) - 1; t >= 0; --t) x[anc[t]] -= up[row_k + anc[t]] * x[k];
   }
-  // the reduced rows from the root: x_k = (y_k − Σ_{ancestors i} A_ki x_i) / A_kk
+  // the reduced rows from the root: x_k = (y_k − Σ_{ancestors i} A_ki x_i) / A_kk, nearest first
   for (int k = 0; k < n; ++k) {
     const int row_k = packed_index(k, 0);
+    const int* anc = tree.ancestors(k);
     T s = x[k];
-    for (int i = parent[k]; i >= 0; i = parent[i]) s -= lo[row_k + i] * x[i];
+    for (int t = tree.nancestors(k) - 1; t >= 0; --t) s -= lo[row_k + anc[t]] * x[anc[t]];
     x[k] = s / lo[row_k + k];
   }
 }

@@ -5,6 +5,7 @@
 #include "kernels/hd.h"
 #include "kernels/lanes.h"
 #include "kernels/layout.h"
+#include "kernels/math_chol.h"
 #include "kernels/model_fields.h"
 #include "kernels/types.h"
 
@@ -104,5 +105,11 @@ struct ModelView {
   ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
 };
+
+// H's pattern, the dof tree, by rows (kernels/math_chol.h)
+template <class T>
+ZW_HD ZW_INLINE TreeRows dof_rows(const ModelView<T>& m) {
+  return {m.entry_adr, m.entry_col};
+}
 
 }  // namespace zwang

@@ -5,12 +5,9 @@
 #include <vector>
 
 namespace zwang {
-namespace {
 
-// the entries (i, j) of the packed lower triangle with j = i or an ancestor of i in `parent`:
-// row by row, ancestors increasing, then the diagonal
-void add_entries(const std::vector<int>& parent, std::vector<int>& row, std::vector<int>& col,
-                 std::vector<int>& adr) {
+void tree_entries(const std::vector<int>& parent, std::vector<int>& row, std::vector<int>& col,
+                  std::vector<int>& adr) {
   adr.push_back(0);
   for (int i = 0; i < static_cast<int>(parent.size()); ++i) {
     std::vector<int> cols;
@@ -23,8 +20,6 @@ void add_entries(const std::vector<int>& parent, std::vector<int>& row, std::vec
     adr.push_back(static_cast<int>(row.size()));
   }
 }
-
-}  // namespace
 
 GroupSchedule make_group_schedule(const Model& m, const std::vector<int>& efc_tree) {
   GroupSchedule s;
@@ -51,12 +46,12 @@ GroupSchedule make_group_schedule(const Model& m, const std::vector<int>& efc_tr
     s.child_adr[b + 1] = static_cast<int>(s.child.size());
   }
 
-  add_entries(std::vector<int>(m.dof_parentid.begin(), m.dof_parentid.end()), s.entry_row,
-              s.entry_col, s.entry_adr);
-  add_entries(efc_tree, s.hess_row, s.hess_col, s.hess_adr);
+  tree_entries(std::vector<int>(m.dof_parentid.begin(), m.dof_parentid.end()), s.entry_row,
+               s.entry_col, s.entry_adr);
+  tree_entries(efc_tree, s.hess_row, s.hess_col, s.hess_adr);
   std::vector<int> dense(static_cast<std::size_t>(m.nv));
   std::iota(dense.begin(), dense.end(), -1);
-  add_entries(dense, s.dense_row, s.dense_col, s.dense_adr);
+  tree_entries(dense, s.dense_row, s.dense_col, s.dense_adr);
   return s;
 }
 

@@ -35,6 +35,12 @@ struct GroupSchedule {
   int nhess() const { return static_cast<int>(hess_row.size()); }
 };
 
+// the entries (i, j) of the packed lower triangle with j = i or an ancestor of i in `parent`
+// (parent[i] < i, −1 at a root), appended: row by row, ancestors increasing, then the diagonal;
+// row i's at [adr[i], adr[i + 1])
+void tree_entries(const std::vector<int>& parent, std::vector<int>& row, std::vector<int>& col,
+                  std::vector<int>& adr);
+
 // efc_tree: the dof parents of the Newton Hessian's pattern (host/model/constraint_plan.hpp)
 GroupSchedule make_group_schedule(const Model& model, const std::vector<int>& efc_tree);
 

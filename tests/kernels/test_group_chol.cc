@@ -35,15 +35,13 @@ TEST(GroupCholesky, IsTheTreeFactorBitForBit) {
       const std::vector<double> h = sim.batch().qM().get(i);
       for (const bool dense : {false, true}) {
         SCOPED_TRACE(dense ? "dense" : "tree");
-        const int* parent = dense ? plan.efc_dense.data() : m.dof_parentid.data();
+        const TreeRows tree{(dense ? s.dense_adr : s.entry_adr).data(),
+                            (dense ? s.dense_col : s.entry_col).data()};
         std::vector<double> expected = h;
-        const int ok = cholesky_factor<double>(expected.data(), parent, m.nv);
+        const int ok = cholesky_factor<double>(expected.data(), tree, m.nv);
         auto factor = [&](auto& g) {
           std::vector<double> a = h;
-          EXPECT_EQ(cholesky_factor<double>(g, a.data(), parent,
-                                            (dense ? s.dense_adr : s.entry_adr).data(),
-                                            (dense ? s.dense_col : s.entry_col).data(), m.nv),
-                    ok);
+          EXPECT_EQ(cholesky_factor<double>(g, a.data(), tree, m.nv), ok);
           return a;
         };
         Solo solo;
@@ -64,8 +62,6 @@ TEST(GroupCholesky, DenseMatricesBitForBit) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
   for (int n = 1; n <= 12; ++n) {
-    std::vector<int> parent(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) parent[i] = i - 1;
     std::vector<double> a(static_cast<std::size_t>(n * (n + 1) / 2));
     std::vector<double> b(static_cast<std::size_t>(n * n));
     for (double& x : b) x = u(rng);
@@ -82,12 +78,12 @@ TEST(GroupCholesky, DenseMatricesBitForBit) {
       adr.push_back(static_cast<int>(col.size()));
     }
     std::vector<double> expected = a;
-    ASSERT_EQ(cholesky_factor<double>(expected.data(), parent.data(), n), n);
+    const TreeRows tree{adr.data(), col.data()};
+    ASSERT_EQ(cholesky_factor<double>(expected.data(), tree, n), n);
     for (int order = 0; order < 3; ++order) {
       Emu<8> g(static_cast<EmuOrder>(order), 5);
       std::vector<double> got = a;
-      EXPECT_EQ(cholesky_factor<double>(g, got.data(), parent.data(), adr.data(), col.data(), n),
-                n);
+      EXPECT_EQ(cholesky_factor<double>(g, got.data(), tree, n), n);
       EXPECT_EQ(got, expected) << "n " << n << ", order " << order;
     }
   }
@@ -103,11 +99,10 @@ TEST(GroupCholesky, ReportsTheFirstBadPivot) {
   h[packed_index(5, 5)] = -1;
   std::vector<double> a = h, b = h;
   Emu<8> g(EmuOrder::kShuffled, 1);
-  const int expected = cholesky_factor<double>(a.data(), m.dof_parentid.data(), m.nv);
+  const TreeRows tree{s.entry_adr.data(), s.entry_col.data()};
+  const int expected = cholesky_factor<double>(a.data(), tree, m.nv);
   EXPECT_LT(expected, m.nv);
-  EXPECT_EQ(cholesky_factor<double>(g, b.data(), m.dof_parentid.data(), s.entry_adr.data(),
-                                    s.entry_col.data(), m.nv),
-            expected);
+  EXPECT_EQ(cholesky_factor<double>(g, b.data(), tree, m.nv), expected);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <Eigen/Geometry>
 #include <random>
 
+#include "host/model/group_schedule.hpp"
 #include "kernels/math_chol.h"
 #include "kernels/math_vec.h"
 
@@ -121,6 +122,13 @@ std::vector<std::vector<int>> trees(std::mt19937& rng) {
   return out;
 }
 
+// a tree's rows as the kernels take them
+struct Tree {
+  std::vector<int> row, col, adr;
+  explicit Tree(const std::vector<int>& parent) { tree_entries(parent, row, col, adr); }
+  TreeRows rows() const { return {adr.data(), col.data()}; }
+};
+
 TEST(Math, TreeCholeskySolvesLikeEigen) {
   std::mt19937 rng(5);
   std::normal_distribution<double> n(0, 1);
@@ -129,7 +137,8 @@ TEST(Math, TreeCholeskySolvesLikeEigen) {
     const Eigen::MatrixXd a = tree_spd(parent, rng);
     const Eigen::VectorXd b = Eigen::VectorXd::NullaryExpr(size, [&] { return n(rng); });
     std::vector<double> l = pack(a), x(b.data(), b.data() + size);
-    ASSERT_EQ(cholesky_factor<double>(l.data(), parent.data(), size), size);
+    const Tree tree(parent);
+    ASSERT_EQ(cholesky_factor<double>(l.data(), tree.rows(), size), size);
     // Lᵀ L reproduces A, and L has no entry outside the tree's pattern
     Eigen::MatrixXd lower = Eigen::MatrixXd::Zero(size, size);
     for (int i = 0; i < size; ++i) {
@@ -137,7 +146,7 @@ TEST(Math, TreeCholeskySolvesLikeEigen) {
     }
     EXPECT_LT((lower.transpose() * lower - a).cwiseAbs().maxCoeff(),
               1e-12 * a.cwiseAbs().maxCoeff());
-    cholesky_solve<double>(l.data(), parent.data(), x.data(), size);
+    cholesky_solve<double>(l.data(), tree.rows(), x.data(), size);
     const Eigen::VectorXd want = a.llt().solve(b);
     for (int i = 0; i < size; ++i)
       EXPECT_NEAR(x[i], want[i], 1e-11 * std::max(1.0, want.cwiseAbs().maxCoeff()));
@@ -146,18 +155,18 @@ TEST(Math, TreeCholeskySolvesLikeEigen) {
 
 TEST(Math, TreeCholeskyReportsTheFirstBadPivot) {
   // a chain of three: elimination starts at the last row, whose pivot is negative
-  const std::vector<int> chain{-1, 0, 1};
+  const Tree chain({-1, 0, 1});
   Eigen::Matrix3d a;
   a << 4, 1, 2, 1, 3, 0, 2, 0, -1;
   std::vector<double> packed = pack(a);
-  EXPECT_EQ(cholesky_factor<double>(packed.data(), chain.data(), 3), 0);
+  EXPECT_EQ(cholesky_factor<double>(packed.data(), chain.rows(), 3), 0);
   // the last pivot is fine, the one after it is not: 3 − 1²/1 − 0 = 2 > 0, then 4 − ... < 0
   Eigen::Matrix3d b;
   b << 0.5, 1, 1, 1, 3, 0, 1, 0, 1;
   packed = pack(b);
-  EXPECT_EQ(cholesky_factor<double>(packed.data(), chain.data(), 3), 2);
+  EXPECT_EQ(cholesky_factor<double>(packed.data(), chain.rows(), 3), 2);
   std::vector<double> nan{1, 0, std::nan("")};
-  EXPECT_EQ(cholesky_factor<double>(nan.data(), chain.data(), 2), 0);
+  EXPECT_EQ(cholesky_factor<double>(nan.data(), chain.rows(), 2), 0);
 }
 
 // an unsymmetric matrix in the tree's pattern: the SPD one plus independent entries in both
@@ -187,7 +196,8 @@ TEST(Math, TreeLuSolvesLikeEigen) {
         if (!related(i, j)) lo[packed_index(i, j)] = up[packed_index(i, j)] = std::nan("");
       }
     }
-    ASSERT_EQ(lu_factor<double>(lo.data(), up.data(), parent.data(), size), size);
+    const Tree tree(parent);
+    ASSERT_EQ(lu_factor<double>(lo.data(), up.data(), tree.rows(), size), size);
     for (int i = 0; i < size; ++i) {
       for (int j = 0; j <= i; ++j) {
         if (!related(i, j)) {
@@ -195,7 +205,7 @@ TEST(Math, TreeLuSolvesLikeEigen) {
         }
       }
     }
-    lu_solve<double>(lo.data(), up.data(), parent.data(), x.data(), size);
+    lu_solve<double>(lo.data(), up.data(), tree.rows(), x.data(), size);
     const Eigen::VectorXd want = a.partialPivLu().solve(b);
     for (int i = 0; i < size; ++i)
       EXPECT_NEAR(x[i], want[i], 1e-10 * std::max(1.0, want.cwiseAbs().maxCoeff()));
@@ -205,13 +215,13 @@ TEST(Math, TreeLuSolvesLikeEigen) {
 TEST(Math, TreeLuReportsAZeroPivot) {
   // a chain of three: the last pivot, −1, is fine for an LU; eliminating it leaves
   // A_11 − (A_12 / A_22) A_21 = 2 − 2·1 = 0 at the next
-  const std::vector<int> chain{-1, 0, 1};
+  const Tree chain({-1, 0, 1});
   Eigen::Matrix3d a;
   a << 4, 1, 1, 1, 2, -2, 2, 1, -1;
   std::vector<double> lo = pack(a), up = pack(a.transpose());
-  EXPECT_EQ(lu_factor<double>(lo.data(), up.data(), chain.data(), 3), 1);
+  EXPECT_EQ(lu_factor<double>(lo.data(), up.data(), chain.rows(), 3), 1);
   std::vector<double> nan{1, 0, std::nan("")}, nan_up{1, 0, 0};
-  EXPECT_EQ(lu_factor<double>(nan.data(), nan_up.data(), chain.data(), 2), 0);
+  EXPECT_EQ(lu_factor<double>(nan.data(), nan_up.data(), chain.rows(), 2), 0);
 }
 
 }  // namespace
