@@ -604,12 +604,24 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
   return false;
 }
 
+// The factors of H that a SIMD pack computes for all its lanes before each lane's solve
+// (kernels/pipeline.h, pack_mass_factors), as one lane sees them: the bits factor_mass() and the
+// solve of q̈_s would give, so that the solve need not compute them
+template <class T>
+struct MassFactors {
+  Row<T> h;       // Lᵀ L = H
+  Row<T> xs;      // q̈_s = H⁻¹ qfrc_smooth
+  Row<T> damped;  // Lᵀ L = H with the step's implicit term (factor_mass with damping_dt > 0)
+  bool h_failed, damped_failed;  // a pivot that was not positive
+};
+
 // the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
-// the Newton Hessian cannot be factored (efc_force is then not meaningful).  Not inlined on a GPU,
-// so that its registers are its own.
+// the Newton Hessian cannot be factored (efc_force is then not meaningful).  `pre`: H's factors
+// computed already (implicit's LU excepted).  Not inlined on a GPU, so that its registers are
+// its own.
 template <class T, class Grp>
 ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
-                                        Grp& g) {
+                                        Grp& g, const MassFactors<T>* pre = nullptr) {
   const int nv = m.s.nv, nh = m.s.nhard;
   const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
   const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;
@@ -624,7 +636,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
                                   ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
                                   : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
   const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess};
-  const Row<T> hl = d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
+  const Row<T> hl = pre ? pre->h : d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
   const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
 
@@ -639,12 +651,22 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     });
     return true;
   }
-  if (!factor_mass(m, d, hl, T(0), g)) return false;
-  g.one([&]() ZW_ITEM {
-    for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
-    cholesky_solve<T>(hl, dof_rows(m), xs, nv);
-    for (int i = 0; i < nv; ++i) x[i] = xs[i];
-  });
+  if (pre) {
+    if (pre->h_failed) {
+      g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+      return false;
+    }
+    g.one([&]() ZW_ITEM {
+      for (int i = 0; i < nv; ++i) x[i] = xs[i] = pre->xs[i];
+    });
+  } else {
+    if (!factor_mass(m, d, hl, T(0), g)) return false;
+    g.one([&]() ZW_ITEM {
+      for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
+      cholesky_solve<T>(hl, dof_rows(m), xs, nv);
+      for (int i = 0; i < nv; ++i) x[i] = xs[i];
+    });
+  }
 
   // 1. the Gauss projection onto the hard rows, which must not contradict one another
   if (nh > 0) {
@@ -784,21 +806,25 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   //    rows cannot choose it (no metric to project in)
   if (damping_dt > T(0) && m.integrator == Integrator::kImplicit) {
     const int solved = g.uniform([&]() ZW_ITEM {
-      const Row<T> lo = d.efc_HnL();
-      implicit_matrix(m, d, lo, hl, damping_dt);
+      const Row<T> lo = d.efc_HnL(), up = d.efc_HL();
+      implicit_matrix(m, d, lo, up, damping_dt);
       MaskOf<T> failed(false);
-      if (lu_factor<T>(lo, hl, dof_rows(m), nv, &failed) < nv || any_lane<T>(failed)) {
+      if (lu_factor<T>(lo, up, dof_rows(m), nv, &failed) < nv || any_lane<T>(failed)) {
         *d.status |= kStatusFactorization;
         return 0;
       }
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-      lu_solve<T>(lo, hl, dof_rows(m), x, nv);
+      lu_solve<T>(lo, up, dof_rows(m), x, nv);
       return 1;
     });
     if (!solved) return false;
   } else if (damping_dt > T(0)) {
-    const Row<T> l = d.efc_HnL();
-    if (!factor_mass(m, d, l, damping_dt, g)) return false;
+    const Row<T> l = pre ? pre->damped : d.efc_HnL();
+    if (pre && pre->damped_failed) {
+      g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+      return false;
+    }
+    if (!pre && !factor_mass(m, d, l, damping_dt, g)) return false;
     const int holds = g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
       cholesky_solve<T>(l, dof_rows(m), x, nv);

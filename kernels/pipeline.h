@@ -123,7 +123,7 @@ ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance
 // the group, the other rows on one lane.
 template <class T, class Grp>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
-                              int phase, Grp& g) {
+                              int phase, Grp& g, const MassFactors<T>* pre = nullptr) {
   if (phase != kPhaseSolve) return phase;
   if (m.s.nefc == 0) {
     g.one([&]() ZW_ITEM { unconstrained_outputs(m, d); });
@@ -139,7 +139,7 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   }
   constraint_rows(m, d, t, g);
   contact_rows(m, d, g);
-  if (!constraint_solve(m, d, damping_dt, g)) return kPhaseFailed;
+  if (!constraint_solve(m, d, damping_dt, g, pre)) return kPhaseFailed;
   g.one([&]() ZW_ITEM {
     contact_forces(m, d);
     external_wrenches(m, d);
@@ -149,9 +149,9 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
 
 template <class T>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
-                              int phase) {
+                              int phase, const MassFactors<T>* pre = nullptr) {
   Solo g;
-  return constrain(m, d, damping_dt, t, phase, g);
+  return constrain(m, d, damping_dt, t, phase, g, pre);
 }
 
 // the state must be finite and the parameters valid: the lanes of `live` that pass; the others
@@ -373,9 +373,40 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
 // stopped lane are not.
 //
 // Without constraint rows the whole step runs on the pack.  With rows, the collisions, the rows
-// and their solver branch per instance: `rows(d, stage)` runs constrain() on each lane that has
-// not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(), else the
-// step's solve `stage`), and the sensors with it (constrain_stage()).
+// and their solver branch per instance: `rows(d, stage, factors)` runs constrain() on each lane
+// that has not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(),
+// else the step's solve `stage`), and the sensors with it (constrain_stage()).  The factors of H
+// that the solver needs run on the pack before (pack_mass_factors()).
+
+// The lanes whose factors failed in pack_mass_factors(): the factor of H, and the one with the
+// step's implicit term
+template <class T>
+struct PackFactors {
+  MaskOf<T> h_failed, damped_failed;
+};
+
+// for each lane's constraint_solve() (MassFactors), on the pack: efc_HL = the factor of H,
+// efc_grad = q̈_s = H⁻¹ qfrc_smooth, and qLD = the factor with the step's implicit term where the
+// solve factors it (damping_dt > 0, and not implicit's LU, which the lanes factor).  Each lane's
+// bits are factor_mass()'s: the pack's factor only goes on past a failed pivot of one lane.
+template <class T>
+PackFactors<T> pack_mass_factors(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
+  PackFactors<T> f{MaskOf<T>(false), MaskOf<T>(false)};
+  const int nv = m.s.nv;
+  if (nv == 0) return f;
+  const Row<T> qM = d.qM(), hl = d.efc_HL(), xs = d.efc_grad(), smooth = d.qfrc_smooth();
+  for (int e = 0; e < m.s.nM; ++e) hl[e] = qM[e];
+  cholesky_factor<T>(hl, dof_rows(m), nv, &f.h_failed);
+  for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
+  cholesky_solve<T>(hl, dof_rows(m), xs, nv);
+  if (any_lane<T>(damping_dt > T(0)) && m.integrator != Integrator::kImplicit) {
+    const Row<T> l = d.qLD();
+    for (int e = 0; e < m.s.nM; ++e) l[e] = qM[e];
+    add_implicit_term(m, d, l, damping_dt);
+    cholesky_factor<T>(l, dof_rows(m), nv, &f.damped_failed);
+  }
+  return f;
+}
 
 // after smooth(): q̈, and the outputs of the solve when `outputs` (without rows nothing in a
 // step reads them, and a later solve of the step overwrites them)
@@ -383,7 +414,7 @@ template <class T, class Rows>
 void solve_lanes(const ModelView<T>& m, const Instance<T>& d, T damping_dt, int stage,
                  const Rows& rows, bool outputs) {
   if (m.s.nefc > 0) {
-    rows(d, stage);
+    rows(d, stage, pack_mass_factors(m, d, damping_dt));
     return;
   }
   factor_solve(m, d, damping_dt);
@@ -437,13 +468,14 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
 }
 
 // the one-instance part of a pack's solve with constraint rows (`rows` above): constrain() at the
-// time of the stage, then the sensors where the evaluation is the one they describe; a failure
-// leaves its status bit
+// time of the stage, with H's factors from the pack, then the sensors where the evaluation is the
+// one they describe; a failure leaves its status bit
 template <class T>
-ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stage) {
-  const int phase =
-      stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve)
-                : constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), kPhaseSolve);
+ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stage,
+                           const MassFactors<T>& pre) {
+  const int phase = stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve, &pre)
+                              : constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage),
+                                          kPhaseSolve, &pre);
   if (phase == kPhaseSolve && stage <= 0) sensors(m, d);
 }
 

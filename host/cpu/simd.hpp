@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "kernels/constraint_solver.h"
 #include "kernels/instance.h"
 #include "kernels/model_view.h"
 
@@ -29,8 +30,10 @@ struct PackRun {
   std::byte* scratch;  // threads × PackIsa::scratch_bytes, 64-byte aligned
   // constrain_stage() of kernels/pipeline.h for one lane of a pack, compiled outside the
   // instruction set's unit: with constraint rows each lane's collisions, rows and solver run
-  // one instance at a time, in the same code as the scalar backend's
-  void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage);
+  // one instance at a time, in the same code as the scalar backend's, with H's factors from the
+  // pack
+  void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage,
+                    const MassFactors<T>& pre);
   bool prefetch;  // the next pack's rows are prefetched: they come from beyond the L2
   // the data rows of the outputs the batch keeps (Batch::kept), as [begin, end) ranges: a call
   // copies these back, and reads sensordata (whose user slots keep their values) if it is kept

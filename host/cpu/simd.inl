@@ -183,10 +183,15 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
               S* lane_work) {
-  const auto rows = [&job, lane_work](const Instance<Pack<S>>& p, int stage) {
+  const auto rows = [&job, lane_work](const Instance<Pack<S>>& p, int stage,
+                                      const PackFactors<Pack<S>>& factors) {
     for (int k = 0; k < kWidth<S>; ++k) {
       if ((p.status[k] & kStatusStopping) != 0) continue;
       const Arena<S> work = lane_arena(p.work, k);
+      // H's factors stay in the pack's rows, read there by the few solves that use them
+      const MassFactors<S> pre{work.row(p.lay->efc_HL), work.row(p.lay->efc_grad),
+                               work.row(p.lay->qLD), static_cast<bool>(factors.h_failed[k]),
+                               static_cast<bool>(factors.damped_failed[k])};
       const auto copy = [&](int first, int end) {
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
       };
@@ -203,7 +208,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
                                 p.lay,
                                 p.time + k,
                                 p.status + k},
-                    stage);
+                    stage, pre);
     }
   };
   if (job.steps == 0) {
