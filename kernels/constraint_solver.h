@@ -280,6 +280,7 @@ struct ConstraintSolver {
   int nv, nefc, nh;  // nefc: the row slots in use (the contact slots up to ncon)
   int ncon;          // contacts, elliptic cones when m.cone is elliptic
   HessianPattern hess;
+  Row<T> xs;  // q̈_s
 
   ZW_HD int cone_row(int c) const { return m.contact_efcadr + c * m.s.ncon_rows; }
   ZW_HD bool has_cones() const { return m.cone == Cone::kElliptic && ncon > 0; }
@@ -371,7 +372,7 @@ struct ConstraintSolver {
   // contradicts the rows kept, and so does an empty row (σ_p = 0) that asks for anything.
   ZW_HD bool hard_consistent(Row<T> x) const {
     const Row<T> aref = d.efc_aref(), state = d.efc_pstate(), s = d.efc_S();
-    const Row<T> xs = d.qacc_smooth(), dx = d.efc_dir(), hdx = d.efc_tmp();
+    const Row<T> dx = d.efc_dir(), hdx = d.efc_tmp();
     T scale = T(0);
     for (int r = 0; r < nh; ++r) {
       const Row<T> j = jac(r);
@@ -414,7 +415,7 @@ struct ConstraintSolver {
   // grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s)
   template <class Grp>
   ZW_HD void gradient(Grp& g, Row<T> x) const {
-    const Row<T> xs = d.qacc_smooth(), grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
+    const Row<T> grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
     const Row<T> jar = d.efc_jar(), aref = d.efc_aref(), D = d.efc_D(), R = d.efc_R();
     const Row<T> force = d.efc_force(), weight = d.efc_weight();
     g.one([&]() ZW_ITEM {
@@ -604,11 +605,13 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
   return false;
 }
 
-// The factors of H that a SIMD pack computes for all its lanes before each lane's solve
-// (kernels/pipeline.h, pack_mass_factors), as one lane sees them: the bits factor_mass() and the
-// solve of q̈_s would give, so that the solve need not compute them
+// What a SIMD pack does for each of its lanes around the lane's constrain() (kernels/pipeline.h,
+// solve_lanes): before, H's factors, which the lane reads in the pack's rows (the bits
+// factor_mass() and the solve of q̈_s would give); after, the clearing of the contact slots past
+// the lane's contacts (clear_unused_slots), which the lane's collision, contact forces and solve
+// then leave alone
 template <class T>
-struct MassFactors {
+struct FromPack {
   Row<T> h;       // Lᵀ L = H
   Row<T> xs;      // q̈_s = H⁻¹ qfrc_smooth
   Row<T> damped;  // Lᵀ L = H with the step's implicit term (factor_mass with damping_dt > 0)
@@ -616,12 +619,12 @@ struct MassFactors {
 };
 
 // the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
-// the Newton Hessian cannot be factored (efc_force is then not meaningful).  `pre`: H's factors
-// computed already (implicit's LU excepted).  Not inlined on a GPU, so that its registers are
-// its own.
+// the Newton Hessian cannot be factored (efc_force is then not meaningful).  `pack`: the lane of
+// a SIMD pack (FromPack; implicit's LU is factored here still).  Not inlined on a GPU, so that
+// its registers are its own.
 template <class T, class Grp>
 ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
-                                        Grp& g, const MassFactors<T>* pre = nullptr) {
+                                        Grp& g, const FromPack<T>* pack = nullptr) {
   const int nv = m.s.nv, nh = m.s.nhard;
   const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
   const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;
@@ -635,13 +638,18 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   const HessianPattern hess = couples
                                   ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
                                   : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
-  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess};
-  const Row<T> hl = pre ? pre->h : d.efc_HL(), xs = d.qacc_smooth(), x = d.qacc();
+  // q̈_s, q̈ and Jᵀ f: on one lane in the scratch while the solve reads and writes them, the
+  // outputs after (a SIMD pack's lane sees its data rows a pack apart, its scratch contiguous); a
+  // group's data rows are in its block's shared-memory tile already
+  constexpr bool scratch = Grp::size == 1;
+  const Row<T> xs = scratch ? d.efc_xs() : d.qacc_smooth(), x = scratch ? d.efc_x() : d.qacc();
+  const Row<T> qfrc = scratch ? d.efc_qfrc() : d.qfrc_constraint();
+  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess, xs};
+  const Row<T> hl = pack ? pack->h : d.efc_HL(), smooth = d.qfrc_smooth();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
-  const Row<T> qfrc = d.qfrc_constraint(), smooth = d.qfrc_smooth();
 
   // slots past the contacts found carry no force
-  g.each(m.s.nefc - nefc, [&](int k) ZW_ITEM { force[nefc + k] = T(0); });
+  if (!pack) g.each(m.s.nefc - nefc, [&](int k) ZW_ITEM { force[nefc + k] = T(0); });
   if (nv == 0) {
     // nothing moves: no row can act
     g.one([&]() ZW_ITEM {
@@ -651,13 +659,13 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     });
     return true;
   }
-  if (pre) {
-    if (pre->h_failed) {
+  if (pack) {
+    if (pack->h_failed) {
       g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
       return false;
     }
     g.one([&]() ZW_ITEM {
-      for (int i = 0; i < nv; ++i) x[i] = xs[i] = pre->xs[i];
+      for (int i = 0; i < nv; ++i) x[i] = xs[i] = pack->xs[i];
     });
   } else {
     if (!factor_mass(m, d, hl, T(0), g)) return false;
@@ -667,6 +675,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       for (int i = 0; i < nv; ++i) x[i] = xs[i];
     });
   }
+  if (scratch) g.each(nv, [&](int i) ZW_ITEM { d.qacc_smooth()[i] = xs[i]; });
 
   // 1. the Gauss projection onto the hard rows, which must not contradict one another
   if (nh > 0) {
@@ -819,12 +828,12 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     });
     if (!solved) return false;
   } else if (damping_dt > T(0)) {
-    const Row<T> l = pre ? pre->damped : d.efc_HnL();
-    if (pre && pre->damped_failed) {
+    const Row<T> l = pack ? pack->damped : d.efc_HnL();
+    if (pack && pack->damped_failed) {
       g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
       return false;
     }
-    if (!pre && !factor_mass(m, d, l, damping_dt, g)) return false;
+    if (!pack && !factor_mass(m, d, l, damping_dt, g)) return false;
     const int holds = g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
       cholesky_solve<T>(l, dof_rows(m), x, nv);
@@ -846,6 +855,12 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       return 1;
     });
     if (!holds) return false;
+  }
+  if (scratch) {
+    g.each(nv, [&](int i) ZW_ITEM {
+      d.qacc()[i] = x[i];
+      d.qfrc_constraint()[i] = qfrc[i];
+    });
   }
   g.each(m.s.ndrive, [&](int i) ZW_ITEM { d.drive_force()[i] = force[m.drive_efcadr[i]]; });
   return true;

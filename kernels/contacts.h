@@ -86,6 +86,15 @@ ZW_HD ZW_INLINE GeomPose<T> geom_pose(const ModelView<T>& m, const Instance<T>& 
   return p;
 }
 
+// contact slot k empty: no geoms (−1), no contact
+template <class T>
+ZW_HD ZW_INLINE void clear_contact_slot(const Instance<T>& d, int k) {
+  d.contact_geom()[2 * k] = d.contact_geom()[2 * k + 1] = T(-1);
+  d.contact_dist()[k] = T(0);
+  for (int j = 0; j < 3; ++j) d.contact_pos()[3 * k + j] = T(0);
+  for (int j = 0; j < 9; ++j) d.contact_frame()[9 * k + j] = T(0);
+}
+
 // writes each contact of pair `pair` into the next slot; counts past the last slot
 template <class T>
 struct ContactWriter {
@@ -107,10 +116,12 @@ struct ContactWriter {
 
 // the contacts at the current positions; false (kStatusContactOverflow) when they do not fit.
 // On a lane group a geom pair per item, each pair's contacts to the slots after those of the
-// pairs before it (Grp::emit), so that the slots are in pair order on any group.
+// pairs before it (Grp::emit), so that the slots are in pair order on any group.  The slots past
+// the contacts are cleared unless `clear_unused` is false (a SIMD pack clears them afterwards).
 // Not inlined on a GPU: box–box's candidate array and the pair functions' registers stay here.
 template <class T, class Grp>
-ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Grp& grp) {
+ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Grp& grp,
+                                 bool clear_unused = true) {
   geom_poses(m, d, grp);
   const int nconmax = m.s.nconmax;
   // pair c's contacts from slot `first` on (none written unless `write`): how many it found
@@ -136,13 +147,8 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Gr
   const bool overflow = found > nconmax;
   const int ncon = overflow ? nconmax : found;
   // the slots past the contacts found: no geoms (−1), no contact
-  grp.each(nconmax - ncon, [&](int i) ZW_ITEM {
-    const int k = ncon + i;
-    d.contact_geom()[2 * k] = d.contact_geom()[2 * k + 1] = T(-1);
-    d.contact_dist()[k] = T(0);
-    for (int j = 0; j < 3; ++j) d.contact_pos()[3 * k + j] = T(0);
-    for (int j = 0; j < 9; ++j) d.contact_frame()[9 * k + j] = T(0);
-  });
+  grp.each(clear_unused ? nconmax - ncon : 0,
+           [&](int i) ZW_ITEM { clear_contact_slot(d, ncon + i); });
   grp.one([&]() ZW_ITEM {
     d.ncon()[0] = T(ncon);
     *d.status |= overflow ? kStatusContactOverflow : 0;
@@ -261,12 +267,13 @@ ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d,
 }
 
 // contact forces in their frames (MuJoCo's mj_contactForce): pyramidal f_n = Σ edges,
-// f_j = μ_j (f_2j − f_2j+1); elliptic and frictionless the rows' forces
+// f_j = μ_j (f_2j − f_2j+1); elliptic and frictionless the rows' forces.  The slots past the
+// contacts get 0 unless `clear_unused` is false (a SIMD pack clears them afterwards).
 template <class T>
-ZW_HD void contact_forces(const ModelView<T>& m, const Instance<T>& d) {
+ZW_HD void contact_forces(const ModelView<T>& m, const Instance<T>& d, bool clear_unused = true) {
   const int ncon = contact_count(m, d);
   const Row<T> out = d.contact_force(), force = d.efc_force();
-  for (int c = 0; c < m.s.nconmax; ++c) {
+  for (int c = 0; c < (clear_unused ? m.s.nconmax : ncon); ++c) {
     for (int k = 0; k < 6; ++k) out[6 * c + k] = T(0);
   }
   for (int c = 0; c < ncon; ++c) {

@@ -103,47 +103,50 @@ struct Sizes {
   X(subtree_angmom, 3 * s.nsensorbody) /* its angular momentum about it */  \
   X(cfrc_int, 6 * s.nsensorbody) /* torque, force from the parent about the tree's subtree_com */
 
-#define ZW_WORK_FIELDS(X)                                                                        \
-  X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                    \
-  X(cdof, 6 * s.nv)            /* dof motion axes, Plücker at the world origin (nv x 6) */      \
-  X(cacc, 6 * s.nbody)         /* body bias accelerations (q̈ = 0), same frame */               \
-  X(body_J, 6 * s.njac)        /* COM Jacobian columns of ancestor dofs, bodies with joints */   \
-  X(body_biasacc, 6 * s.nbody) /* J̇_k q̇ at the COM, world, linear first */                   \
-  X(body_Iw, 6 * s.nbody)      /* R_k I_k R_kᵀ (nbody x 6) */                                  \
-  X(body_n, 3 * s.nbody)       /* ω_k × (R_k I_k R_kᵀ) ω_k (nbody x 3) */                   \
-  X(crb_inertia, 10 * s.nbody) /* subtree Σ M_k about the COM c: m, Σ m_k (c_k − c), I */    \
-  X(crb_wrench, 6 * s.nbody)   /* subtree Σ M_k (J̇_k q̇ − [g; 0]) + n_k about the COM */   \
-  X(qLD, s.nM)                 /* factor of H (+ h·damping or − h D), packed lower, or LU */  \
-  X(qfrc_smooth, s.nv)         /* τ + Σ J_kᵀ w_k − h: the right-hand side of H q̈ (nv) */ \
-  X(step_qpos, s.nq)           /* qpos at the start of the step */                               \
-  X(step_qvel, s.nv)           /* qvel at the start of the step */                               \
-  X(step_act, s.na)            /* act at the start of the step */                                \
-  X(rk_dact, s.na)             /* RK4: weighted sum of stage activation rates */                 \
-  X(rk_rate, s.nv)             /* RK4: rate of the step's local coordinates, last stage */       \
-  X(rk_dpos, s.nv)             /* RK4: weighted sum of the rates */                              \
-  X(rk_dvel, s.nv)             /* RK4: weighted sum of stage accelerations */                    \
-  X(efc_J, s.nefc* s.nv)       /* constraint Jacobian, dense rows (nefc x nv) */                 \
-  X(efc_pos, s.nefc)           /* constraint violation (distance for limits) */                  \
-  X(efc_aref, s.nefc)          /* reference acceleration of each row */                          \
-  X(efc_D, s.nefc)             /* 1 / R, 0 for inactive rows */                                  \
-  X(efc_R, s.nefc)             /* regulariser */                                                 \
-  X(efc_jar, s.nefc)           /* J q̈ − aref */                                              \
-  X(efc_jv, s.nefc)            /* J d along the search direction d */                            \
-  X(efc_weight, s.nefc)        /* s″ of each soft row at jar: its weight in H + Jᵀ D J */    \
-  X(efc_HL, s.nM)              /* Cholesky factor of H; implicit: the LU's upper part */         \
-  X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J, then the step's */  \
-  X(efc_grad, s.nv)            /* gradient of the cost */                                        \
-  X(efc_dir, s.nv)             /* search direction */                                            \
-  X(efc_Hd, s.nv)              /* H d */                                                         \
-  X(efc_tmp, s.nv)             /* scratch vector */                                              \
-  X(efc_Y, s.nhard* s.nv)      /* G⁻¹ Aᵀ for the hard rows A (nhard x nv) */                \
-  X(efc_S, s.nhard* s.nhard)   /* A G⁻¹ Aᵀ and its factor (nhard x nhard) */                \
-  X(efc_mu, s.nhard)           /* multipliers of the hard rows */                                \
-  X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */   \
-  X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */           \
-  X(contact_pair, s.nconmax)   /* collision pair of each contact (nconmax) */                    \
-  X(contact_mu, s.nconmax)     /* friction of the regularised cone, μ₁ √(R₁ / R₀) */    \
-  X(ten_J, s.ntendon* s.nv)    /* tendon moments ∂L/∂q in dof space, dense (ntendon x nv) */ \
+#define ZW_WORK_FIELDS(X)                                                                          \
+  X(xmat, 9 * s.nbody)         /* body orientations, row-major (nbody x 9) */                      \
+  X(cdof, 6 * s.nv)            /* dof motion axes, Plücker at the world origin (nv x 6) */        \
+  X(cacc, 6 * s.nbody)         /* body bias accelerations (q̈ = 0), same frame */                 \
+  X(body_J, 6 * s.njac)        /* COM Jacobian columns of ancestor dofs, bodies with joints */     \
+  X(body_biasacc, 6 * s.nbody) /* J̇_k q̇ at the COM, world, linear first */                     \
+  X(body_Iw, 6 * s.nbody)      /* R_k I_k R_kᵀ (nbody x 6) */                                    \
+  X(body_n, 3 * s.nbody)       /* ω_k × (R_k I_k R_kᵀ) ω_k (nbody x 3) */                     \
+  X(crb_inertia, 10 * s.nbody) /* subtree Σ M_k about the COM c: m, Σ m_k (c_k − c), I */      \
+  X(crb_wrench, 6 * s.nbody)   /* subtree Σ M_k (J̇_k q̇ − [g; 0]) + n_k about the COM */     \
+  X(qLD, s.nM)                 /* factor of H (+ h·damping or − h D), packed lower, or LU */    \
+  X(qfrc_smooth, s.nv)         /* τ + Σ J_kᵀ w_k − h: the right-hand side of H q̈ (nv) */   \
+  X(step_qpos, s.nq)           /* qpos at the start of the step */                                 \
+  X(step_qvel, s.nv)           /* qvel at the start of the step */                                 \
+  X(step_act, s.na)            /* act at the start of the step */                                  \
+  X(rk_dact, s.na)             /* RK4: weighted sum of stage activation rates */                   \
+  X(rk_rate, s.nv)             /* RK4: rate of the step's local coordinates, last stage */         \
+  X(rk_dpos, s.nv)             /* RK4: weighted sum of the rates */                                \
+  X(rk_dvel, s.nv)             /* RK4: weighted sum of stage accelerations */                      \
+  X(efc_J, s.nefc* s.nv)       /* constraint Jacobian, dense rows (nefc x nv) */                   \
+  X(efc_pos, s.nefc)           /* constraint violation (distance for limits) */                    \
+  X(efc_aref, s.nefc)          /* reference acceleration of each row */                            \
+  X(efc_D, s.nefc)             /* 1 / R, 0 for inactive rows */                                    \
+  X(efc_R, s.nefc)             /* regulariser */                                                   \
+  X(efc_jar, s.nefc)           /* J q̈ − aref */                                                \
+  X(efc_jv, s.nefc)            /* J d along the search direction d */                              \
+  X(efc_weight, s.nefc)        /* s″ of each soft row at jar: its weight in H + Jᵀ D J */      \
+  X(efc_HL, s.nM)              /* Cholesky factor of H; implicit: the LU's upper part */           \
+  X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J, then the step's */    \
+  X(efc_grad, s.nv)            /* gradient of the cost */                                          \
+  X(efc_dir, s.nv)             /* search direction */                                              \
+  X(efc_Hd, s.nv)              /* H d */                                                           \
+  X(efc_tmp, s.nv)             /* scratch vector */                                                \
+  X(efc_xs, s.nv)              /* q̈_s during the solve (a copy of qacc_smooth in the scratch) */ \
+  X(efc_x, s.nv)               /* q̈ during the solve, qacc at its end */                         \
+  X(efc_qfrc, s.nv)            /* Jᵀ f during the solve, qfrc_constraint at its end */           \
+  X(efc_Y, s.nhard* s.nv)      /* G⁻¹ Aᵀ for the hard rows A (nhard x nv) */                  \
+  X(efc_S, s.nhard* s.nhard)   /* A G⁻¹ Aᵀ and its factor (nhard x nhard) */                  \
+  X(efc_mu, s.nhard)           /* multipliers of the hard rows */                                  \
+  X(efc_perm, s.nhard)         /* pivot order of A G⁻¹ Aᵀ's factor, −1 past its rank */     \
+  X(efc_pstate, s.nhard)       /* its rows: diagonal, −1 eliminated, −2 dropped */             \
+  X(contact_pair, s.nconmax)   /* collision pair of each contact (nconmax) */                      \
+  X(contact_mu, s.nconmax)     /* friction of the regularised cone, μ₁ √(R₁ / R₀) */      \
+  X(ten_J, s.ntendon* s.nv)    /* tendon moments ∂L/∂q in dof space, dense (ntendon x nv) */   \
   ZW_SENSOR_WORK_FIELDS(X)
 
 // row offsets of every field in its arena, and the rows of each arena

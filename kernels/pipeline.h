@@ -123,7 +123,7 @@ ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance
 // the group, the other rows on one lane.
 template <class T, class Grp>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
-                              int phase, Grp& g, const MassFactors<T>* pre = nullptr) {
+                              int phase, Grp& g, const FromPack<T>* pack = nullptr) {
   if (phase != kPhaseSolve) return phase;
   if (m.s.nefc == 0) {
     g.one([&]() ZW_ITEM { unconstrained_outputs(m, d); });
@@ -134,14 +134,14 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
       if (m.s.ngeom > 0) geom_poses(m, d);
       d.ncon()[0] = T(0);
     });
-  } else if (!collision(m, d, g)) {
+  } else if (!collision(m, d, g, !pack)) {
     return kPhaseFailed;
   }
   constraint_rows(m, d, t, g);
   contact_rows(m, d, g);
-  if (!constraint_solve(m, d, damping_dt, g, pre)) return kPhaseFailed;
+  if (!constraint_solve(m, d, damping_dt, g, pack)) return kPhaseFailed;
   g.one([&]() ZW_ITEM {
-    contact_forces(m, d);
+    contact_forces(m, d, !pack);
     external_wrenches(m, d);
   });
   return kPhaseSolve;
@@ -149,9 +149,9 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
 
 template <class T>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
-                              int phase, const MassFactors<T>* pre = nullptr) {
+                              int phase, const FromPack<T>* pack = nullptr) {
   Solo g;
-  return constrain(m, d, damping_dt, t, phase, g, pre);
+  return constrain(m, d, damping_dt, t, phase, g, pack);
 }
 
 // the state must be finite and the parameters valid: the lanes of `live` that pass; the others
@@ -385,7 +385,7 @@ struct PackFactors {
   MaskOf<T> h_failed, damped_failed;
 };
 
-// for each lane's constraint_solve() (MassFactors), on the pack: efc_HL = the factor of H,
+// for each lane's constraint_solve() (FromPack), on the pack: efc_HL = the factor of H,
 // efc_grad = q̈_s = H⁻¹ qfrc_smooth, and qLD = the factor with the step's implicit term where the
 // solve factors it (damping_dt > 0, and not implicit's LU, which the lanes factor).  Each lane's
 // bits are factor_mass()'s: the pack's factor only goes on past a failed pivot of one lane.
@@ -408,6 +408,32 @@ PackFactors<T> pack_mass_factors(const ModelView<T>& m, const Instance<T>& d, T 
   return f;
 }
 
+// after the lanes' constrain(), the contact slots past each lane's contacts as the one-instance
+// functions leave them (collision(), contact_forces(), constraint_solve()): no geoms, no contact,
+// no force.  One select per value of the pack, where the lanes would write them a pack apart.
+template <class T>
+void clear_unused_slots(const ModelView<T>& m, const Instance<T>& d) {
+  if (m.s.nconmax == 0) return;
+  const T ncon = d.ncon()[0];
+  const auto clear = [](MaskOf<T> unused, Row<T> row, int at, T value) {
+    row[at] = vselect(unused, value, row[at]);
+  };
+  for (int c = 0; c < m.s.nconmax; ++c) {
+    const MaskOf<T> unused = !(T(c) < ncon);
+    if (!any_lane<T>(unused)) continue;
+    // without geom pairs collision() does not run, and leaves the slots as they are
+    if (m.ncollision > 0) {
+      for (int k = 0; k < 2; ++k) clear(unused, d.contact_geom(), 2 * c + k, T(-1));
+      clear(unused, d.contact_dist(), c, T(0));
+      for (int k = 0; k < 3; ++k) clear(unused, d.contact_pos(), 3 * c + k, T(0));
+      for (int k = 0; k < 9; ++k) clear(unused, d.contact_frame(), 9 * c + k, T(0));
+    }
+    for (int k = 0; k < 6; ++k) clear(unused, d.contact_force(), 6 * c + k, T(0));
+    const int r0 = m.contact_efcadr + c * m.s.ncon_rows;
+    for (int k = 0; k < m.s.ncon_rows; ++k) clear(unused, d.efc_force(), r0 + k, T(0));
+  }
+}
+
 // after smooth(): q̈, and the outputs of the solve when `outputs` (without rows nothing in a
 // step reads them, and a later solve of the step overwrites them)
 template <class T, class Rows>
@@ -415,6 +441,7 @@ void solve_lanes(const ModelView<T>& m, const Instance<T>& d, T damping_dt, int 
                  const Rows& rows, bool outputs) {
   if (m.s.nefc > 0) {
     rows(d, stage, pack_mass_factors(m, d, damping_dt));
+    clear_unused_slots(m, d);
     return;
   }
   factor_solve(m, d, damping_dt);
@@ -472,10 +499,10 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
 // one they describe; a failure leaves its status bit
 template <class T>
 ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stage,
-                           const MassFactors<T>& pre) {
-  const int phase = stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve, &pre)
+                           const FromPack<T>& pack) {
+  const int phase = stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve, &pack)
                               : constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage),
-                                          kPhaseSolve, &pre);
+                                          kPhaseSolve, &pack);
   if (phase == kPhaseSolve && stage <= 0) sensors(m, d);
 }
 

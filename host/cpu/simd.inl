@@ -189,9 +189,9 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
       if ((p.status[k] & kStatusStopping) != 0) continue;
       const Arena<S> work = lane_arena(p.work, k);
       // H's factors stay in the pack's rows, read there by the few solves that use them
-      const MassFactors<S> pre{work.row(p.lay->efc_HL), work.row(p.lay->efc_grad),
-                               work.row(p.lay->qLD), static_cast<bool>(factors.h_failed[k]),
-                               static_cast<bool>(factors.damped_failed[k])};
+      const FromPack<S> from_pack{work.row(p.lay->efc_HL), work.row(p.lay->efc_grad),
+                                  work.row(p.lay->qLD), static_cast<bool>(factors.h_failed[k]),
+                                  static_cast<bool>(factors.damped_failed[k])};
       const auto copy = [&](int first, int end) {
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
       };
@@ -208,7 +208,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
                                 p.lay,
                                 p.time + k,
                                 p.status + k},
-                    stage, pre);
+                    stage, from_pack);
     }
   };
   if (job.steps == 0) {
