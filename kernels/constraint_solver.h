@@ -280,6 +280,7 @@ struct ConstraintSolver {
   int nv, nefc, nh;  // nefc: the row slots in use (the contact slots up to ncon)
   int ncon;          // contacts, elliptic cones when m.cone is elliptic
   HessianPattern hess;
+  Row<T> M;   // H
   Row<T> xs;  // q̈_s
 
   ZW_HD int cone_row(int c) const { return m.contact_efcadr + c * m.s.ncon_rows; }
@@ -389,7 +390,7 @@ struct ConstraintSolver {
       if (!(residual > floor)) continue;
       if (change < T(0)) {
         for (int i = 0; i < nv; ++i) dx[i] = x[i] - xs[i];
-        tree_symv<T>(d.qM(), dof_rows(m), dx, hdx, nv);
+        tree_symv<T>(M, dof_rows(m), dx, hdx, nv);
         T e = T(0);
         for (int i = 0; i < nv; ++i) e += dx[i] * hdx[i];
         change = std::sqrt(fmax(e, T(0)));
@@ -420,7 +421,7 @@ struct ConstraintSolver {
     const Row<T> force = d.efc_force(), weight = d.efc_weight();
     g.one([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
-      tree_symv<T>(d.qM(), dof_rows(m), dir, tmp, nv);
+      tree_symv<T>(M, dof_rows(m), dir, tmp, nv);
     });
     g.each(nefc - nh, [&](int k) ZW_ITEM {
       const int r = nh + k;
@@ -470,7 +471,7 @@ struct ConstraintSolver {
   // factor reads no other entry).  A term c a bᵀ skips the rows p where c a_p is 0.
   template <class Grp>
   ZW_HD bool newton_factor(Grp& g) const {
-    const Row<T> l = d.efc_HnL(), qM = d.qM();
+    const Row<T> l = d.efc_HnL(), qM = M;
     if constexpr (Grp::size == 1) {
       g.one([&]() ZW_ITEM {
         for (int i = 0; i < m.s.nM; ++i) l[i] = qM[i];
@@ -566,8 +567,7 @@ struct ConstraintSolver {
 
   template <class Grp>
   ZW_HD T grad_scale(Grp& g) const {
-    const Row<T> qM = d.qM();
-    const T trace = g.template sum<T>(nv, [&](int i) ZW_ITEM { return qM[packed_index(i, i)]; });
+    const T trace = g.template sum<T>(nv, [&](int i) ZW_ITEM { return M[packed_index(i, i)]; });
     const T mean = trace / T(nv > 0 ? nv : 1);
     return T(1) / (mean * T(nv > 1 ? nv : 1));
   }
@@ -579,14 +579,13 @@ struct ConstraintSolver {
   }
 };
 
-// Lᵀ L = a, a copy of qM in the tree's pattern (one lane copies the whole packed triangle, a group
-// the pattern's entries, which are all the factor and its solves read), with the step's implicit
-// term when damping_dt > 0 (kernels/implicit.h); false, with kStatusFactorization, when a pivot
-// is not positive
+// Lᵀ L = a, a copy of H = qM in the tree's pattern (one lane copies the whole packed triangle, a
+// group the pattern's entries, which are all the factor and its solves read), with the step's
+// implicit term when damping_dt > 0 (kernels/implicit.h); false, with kStatusFactorization, when
+// a pivot is not positive
 template <class T, class Grp>
-ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T damping_dt,
-                       Grp& g) {
-  const Row<T> qM = d.qM();
+ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T damping_dt, Grp& g,
+                       Row<T> qM) {
   if constexpr (Grp::size == 1) {
     g.one([&]() ZW_ITEM {
       for (int e = 0; e < m.s.nM; ++e) a[e] = qM[e];
@@ -638,13 +637,14 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   const HessianPattern hess = couples
                                   ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
                                   : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
-  // q̈_s, q̈ and Jᵀ f: on one lane in the scratch while the solve reads and writes them, the
-  // outputs after (a SIMD pack's lane sees its data rows a pack apart, its scratch contiguous); a
-  // group's data rows are in its block's shared-memory tile already
+  // H, q̈_s, q̈ and Jᵀ f: on one lane in the scratch while the solve reads and writes them (H
+  // copied in, the others written out after), since a SIMD pack's lane sees its data rows a pack
+  // apart, its scratch contiguous; a group's data rows are in its block's shared-memory tile
   constexpr bool scratch = Grp::size == 1;
+  const Row<T> M = scratch ? d.efc_M() : d.qM();
   const Row<T> xs = scratch ? d.efc_xs() : d.qacc_smooth(), x = scratch ? d.efc_x() : d.qacc();
   const Row<T> qfrc = scratch ? d.efc_qfrc() : d.qfrc_constraint();
-  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess, xs};
+  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess, M, xs};
   const Row<T> hl = pack ? pack->h : d.efc_HL(), smooth = d.qfrc_smooth();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
 
@@ -659,6 +659,12 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
     });
     return true;
   }
+  if (scratch) {
+    g.one([&]() ZW_ITEM {
+      const Row<T> qM = d.qM();
+      for (int e = 0; e < m.s.nM; ++e) M[e] = qM[e];
+    });
+  }
   if (pack) {
     if (pack->h_failed) {
       g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
@@ -668,7 +674,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       for (int i = 0; i < nv; ++i) x[i] = xs[i] = pack->xs[i];
     });
   } else {
-    if (!factor_mass(m, d, hl, T(0), g)) return false;
+    if (!factor_mass(m, d, hl, T(0), g, M)) return false;
     g.one([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
       cholesky_solve<T>(hl, dof_rows(m), xs, nv);
@@ -737,7 +743,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
           if (!(projected > tolerance) || iter >= m.iterations) return;
         }
         // H d, for the line search
-        tree_symv<T>(d.qM(), dof_rows(m), dir, d.efc_Hd(), nv);
+        tree_symv<T>(M, dof_rows(m), dir, d.efc_Hd(), nv);
       });
       if (nh > 0) {
         residual = cs.shared(g, d.solver_residual());
@@ -833,7 +839,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
       return false;
     }
-    if (!pack && !factor_mass(m, d, l, damping_dt, g)) return false;
+    if (!pack && !factor_mass(m, d, l, damping_dt, g, M)) return false;
     const int holds = g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
       cholesky_solve<T>(l, dof_rows(m), x, nv);
