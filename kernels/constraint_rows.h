@@ -148,6 +148,7 @@ template <class T>
 struct RowSetup {
   const ModelView<T>& m;
   const Instance<T>& d;
+  Row<T> qvel;  // q̇ (row_qvel())
 
   ZW_HD Row<T> jac(int r) const { return d.efc_J() + r * m.s.nv; }
 
@@ -158,7 +159,7 @@ struct RowSetup {
 
   // J q̇ of row r
   ZW_HD T velocity(int r) const {
-    const Row<T> j = jac(r), qvel = d.qvel();
+    const Row<T> j = jac(r);
     T v = T(0);
     for (int i = 0; i < m.s.nv; ++i) v += j[i] * qvel[i];
     return v;
@@ -493,12 +494,27 @@ ZW_HD void tendon_rows(const ModelView<T>& m, const Instance<T>& d, const RowSet
   }
 }
 
+// q̇ for the rows' J q̇: on one lane a copy in the scratch (efc_qvel), since a SIMD pack's lane
+// sees its data rows a pack apart and every row reads all of q̇; a group reads it in its tile
+template <class T, class Grp>
+ZW_HD Row<T> row_qvel(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
+  if constexpr (Grp::size > 1) {
+    return d.qvel();
+  } else {
+    const Row<T> qvel = d.qvel(), copy = d.efc_qvel();
+    g.one([&]() ZW_ITEM {
+      for (int i = 0; i < m.s.nv; ++i) copy[i] = qvel[i];
+    });
+    return copy;
+  }
+}
+
 // Every row but the contacts', at time t. On a lane group the friction-loss rows are a dof per item
 // and the limit rows a joint per item, each writing its own rows (dof_efcadr, jnt_efcadr); the
 // others run on one lane. One lane runs them all in this order.
 template <class T, class Grp>
 ZW_HD void constraint_rows(const ModelView<T>& m, const Instance<T>& d, double t, Grp& g) {
-  const RowSetup<T> rs{m, d};
+  const RowSetup<T> rs{m, d, row_qvel(m, d, g)};
   g.one([&]() ZW_ITEM {
     equality_rows(m, d, rs);
     drive_rows(m, d, rs, t);

@@ -262,7 +262,7 @@ ZW_HD ZW_INLINE void contact_row_block(const ModelView<T>& m, const Instance<T>&
 // contact order)
 template <class T, class Grp>
 ZW_HD ZW_NOINLINE void contact_rows(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
-  const RowSetup<T> rs{m, d};
+  const RowSetup<T> rs{m, d, row_qvel(m, d, g)};
   g.each(contact_count(m, d), [&](int c) ZW_ITEM { contact_row_block(m, d, rs, c); });
 }
 

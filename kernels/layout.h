@@ -136,6 +136,7 @@ struct Sizes {
   X(efc_dir, s.nv)             /* search direction */                                              \
   X(efc_Hd, s.nv)              /* H d */                                                           \
   X(efc_tmp, s.nv)             /* scratch vector */                                                \
+  X(efc_qvel, s.nv)            /* q̇ while the rows are built (a copy of qvel in the scratch) */  \
   X(efc_M, s.nM)               /* H during the solve (a copy of qM in the scratch) */              \
   X(efc_xs, s.nv)              /* q̈_s during the solve (a copy of qacc_smooth in the scratch) */ \
   X(efc_x, s.nv)               /* q̈ during the solve, qacc at its end */                         \
