@@ -22,6 +22,7 @@
 
 #include <cmath>
 
+#include "kernels/from_pack.h"
 #include "kernels/group.h"
 #include "kernels/group_chol.h"
 #include "kernels/hd.h"
@@ -603,19 +604,6 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
   g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
   return false;
 }
-
-// What a SIMD pack does for each of its lanes around the lane's constrain() (kernels/pipeline.h,
-// solve_lanes): before, H's factors, which the lane reads in the pack's rows (the bits
-// factor_mass() and the solve of q̈_s would give); after, the clearing of the contact slots past
-// the lane's contacts (clear_unused_slots), which the lane's collision, contact forces and solve
-// then leave alone
-template <class T>
-struct FromPack {
-  Row<T> h;       // Lᵀ L = H
-  Row<T> xs;      // q̈_s = H⁻¹ qfrc_smooth
-  Row<T> damped;  // Lᵀ L = H with the step's implicit term (factor_mass with damping_dt > 0)
-  bool h_failed, damped_failed;  // a pivot that was not positive
-};
 
 // the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
 // the Newton Hessian cannot be factored (efc_force is then not meaningful).  `pack`: the lane of

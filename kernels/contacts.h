@@ -24,6 +24,7 @@
 
 #include "kernels/constraint_rows.h"
 #include "kernels/forward_kinematics.h"
+#include "kernels/from_pack.h"
 #include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
@@ -114,30 +115,41 @@ struct ContactWriter {
   }
 };
 
+// whether geom pair c goes on to its narrow phase: not when the bounding spheres are apart, or
+// geom2's sphere is above a plane geom1 (its z axis the normal); from the geoms' centres alone,
+// before their poses are gathered, since most pairs end here.  On a pack, each lane's answer.
+template <class T>
+ZW_HD ZW_INLINE MaskOf<T> pair_near(const ModelView<T>& m, const Instance<T>& d, int c) {
+  const int g1 = m.collision_geom1[c], g2 = m.collision_geom2[c];
+  const T margin = m.collision_margin[c];
+  const Row<T> gpos = d.geom_xpos(), gmat = d.geom_xmat();
+  const Vec3<T> between = load3(gpos, 3 * g2) - load3(gpos, 3 * g1);
+  const T r1 = m.geom_rbound[g1], r2 = m.geom_rbound[g2];
+  MaskOf<T> apart = r1 > T(0) && r2 > T(0) && norm(between) > r1 + r2 + margin;
+  if (m.geom_type[g1] == GeomType::kPlane) {
+    const Vec3<T> n1{gmat[9 * g1 + 2], gmat[9 * g1 + 5], gmat[9 * g1 + 8]};
+    apart = apart || (r2 > T(0) && dot(between, n1) > margin + r2);
+  }
+  return !apart;
+}
+
 // the contacts at the current positions; false (kStatusContactOverflow) when they do not fit.
 // On a lane group a geom pair per item, each pair's contacts to the slots after those of the
-// pairs before it (Grp::emit), so that the slots are in pair order on any group.  The slots past
-// the contacts are cleared unless `clear_unused` is false (a SIMD pack clears them afterwards).
+// pairs before it (Grp::emit), so that the slots are in pair order on any group.  The lane of a
+// SIMD pack (`pack`) takes the geoms' poses and the pairs' bounding tests from it, and leaves the
+// slots past its contacts to it (FromPack).
 // Not inlined on a GPU: box–box's candidate array and the pair functions' registers stay here.
 template <class T, class Grp>
 ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Grp& grp,
-                                 bool clear_unused = true) {
-  geom_poses(m, d, grp);
+                                 const FromPack<T>* pack = nullptr) {
+  if (!pack) geom_poses(m, d, grp);
   const int nconmax = m.s.nconmax;
   // pair c's contacts from slot `first` on (none written unless `write`): how many it found
   const int found = grp.emit(m.ncollision, [&](int c, int first, bool write) ZW_ITEM {
+    if (!(pack ? pack->near[c] != T(0) : pair_near(m, d, c))) return 0;
     const int g1 = m.collision_geom1[c], g2 = m.collision_geom2[c];
     const int t1 = m.geom_type[g1], t2 = m.geom_type[g2];
     const T margin = m.collision_margin[c];
-    // bounding spheres apart, or geom2's sphere above a plane geom1 (its z axis the normal):
-    // from the geoms' centres alone, before their poses are gathered, since most pairs end here
-    const Row<T> gpos = d.geom_xpos(), gmat = d.geom_xmat();
-    const Vec3<T> between = load3(gpos, 3 * g2) - load3(gpos, 3 * g1);
-    const Vec3<T> n1{gmat[9 * g1 + 2], gmat[9 * g1 + 5], gmat[9 * g1 + 8]};
-    const T r1 = m.geom_rbound[g1], r2 = m.geom_rbound[g2];
-    const bool spheres_apart = r1 > T(0) && r2 > T(0) && norm(between) > r1 + r2 + margin;
-    const bool above_plane = t1 == GeomType::kPlane && r2 > T(0) && dot(between, n1) > margin + r2;
-    if (spheres_apart || above_plane) return 0;
     const GeomPose<T> p1 = geom_pose(m, d, g1), p2 = geom_pose(m, d, g2);
     int n = first;
     collide(t1, t2, p1, p2, margin, ContactWriter<T>{d, write ? nconmax : 0, c, g1, g2, &n},
@@ -147,8 +159,7 @@ ZW_HD ZW_NOINLINE bool collision(const ModelView<T>& m, const Instance<T>& d, Gr
   const bool overflow = found > nconmax;
   const int ncon = overflow ? nconmax : found;
   // the slots past the contacts found: no geoms (−1), no contact
-  grp.each(clear_unused ? nconmax - ncon : 0,
-           [&](int i) ZW_ITEM { clear_contact_slot(d, ncon + i); });
+  grp.each(pack ? 0 : nconmax - ncon, [&](int i) ZW_ITEM { clear_contact_slot(d, ncon + i); });
   grp.one([&]() ZW_ITEM {
     d.ncon()[0] = T(ncon);
     *d.status |= overflow ? kStatusContactOverflow : 0;

@@ -134,7 +134,7 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
       if (m.s.ngeom > 0) geom_poses(m, d);
       d.ncon()[0] = T(0);
     });
-  } else if (!collision(m, d, g, !pack)) {
+  } else if (!collision(m, d, g, pack)) {
     return kPhaseFailed;
   }
   constraint_rows(m, d, t, g);
@@ -377,6 +377,15 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
 // that has not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(),
 // else the step's solve `stage`), and the sensors with it (constrain_stage()).  The factors of H
 // that the solver needs run on the pack before (pack_mass_factors()).
+
+// before the lanes' collisions, on the pack: the geoms' poses, and near[c] = 1 where geom pair c
+// passes its bounding test (pair_near()).  Without pairs constrain() poses the geoms itself.
+template <class T>
+void pack_collision_bounds(const ModelView<T>& m, const Instance<T>& d, Row<T> near) {
+  if (m.ncollision == 0) return;
+  geom_poses(m, d);
+  for (int c = 0; c < m.ncollision; ++c) near[c] = vselect(pair_near(m, d, c), T(1), T(0));
+}
 
 // The lanes whose factors failed in pack_mass_factors(): the factor of H, and the one with the
 // step's implicit term

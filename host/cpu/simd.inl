@@ -78,7 +78,8 @@ template <class S>
 constexpr int kWidth = Pack<S>::width;
 
 // a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
-// rows of one instance (constrain() of one lane)
+// rows of one instance (constrain() of one lane), then a pack per geom pair (its lanes' bounding
+// tests, pack_collision_bounds)
 template <class S>
 std::size_t lane_work_offset(const Layout& lay) {
   const std::size_t rows = std::max(lay.work_rows, 1) + lay.data_rows + lay.param_rows;
@@ -87,8 +88,13 @@ std::size_t lane_work_offset(const Layout& lay) {
 }
 
 template <class S>
-std::size_t scratch_bytes(const Layout& lay) {
+std::size_t near_offset(const Layout& lay) {
   return (lane_work_offset<S>(lay) + std::max(lay.work_rows, 1) * sizeof(S) + 63) / 64 * 64;
+}
+
+template <class S>
+std::size_t scratch_bytes(const Layout& lay, int ncollision) {
+  return (near_offset<S>(lay) + std::max(ncollision, 1) * sizeof(Pack<S>) + 63) / 64 * 64;
 }
 
 // rows [0, rows) of lanes [0, count) from an arena (stride ld) into a tile (stride width); the
@@ -182,15 +188,19 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // rows (kernels/sensors.h: body_Iw and body_n are the other work rows they read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
-              S* lane_work) {
-  const auto rows = [&job, lane_work](const Instance<Pack<S>>& p, int stage,
-                                      const PackFactors<Pack<S>>& factors) {
+              S* lane_work, Pack<S>* near) {
+  const auto rows = [&job, &view, lane_work, near](const Instance<Pack<S>>& p, int stage,
+                                                   const PackFactors<Pack<S>>& factors) {
+    pack_collision_bounds(view, p, Row<Pack<S>>{near, 1});
     for (int k = 0; k < kWidth<S>; ++k) {
       if ((p.status[k] & kStatusStopping) != 0) continue;
       const Arena<S> work = lane_arena(p.work, k);
-      // H's factors stay in the pack's rows, read there by the few solves that use them
-      const FromPack<S> from_pack{work.row(p.lay->efc_HL), work.row(p.lay->efc_grad),
-                                  work.row(p.lay->qLD), static_cast<bool>(factors.h_failed[k]),
+      // the bounding tests and H's factors stay in the pack's rows, read there by the lane
+      const FromPack<S> from_pack{{reinterpret_cast<S*>(near) + k, kWidth<S>},
+                                  work.row(p.lay->efc_HL),
+                                  work.row(p.lay->efc_grad),
+                                  work.row(p.lay->qLD),
+                                  static_cast<bool>(factors.h_failed[k]),
                                   static_cast<bool>(factors.damped_failed[k])};
       const auto copy = [&](int first, int end) {
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
@@ -226,7 +236,7 @@ void run(const PackRun<S>& job) {
   constexpr int w = kWidth<S>;
   const ModelView<P> view = pack_view(*job.view);
   const Layout& lay = view.lay;
-  const std::size_t stride = scratch_bytes<S>(lay);
+  const std::size_t stride = scratch_bytes<S>(lay, job.view->ncollision);
   const std::int64_t packs = (job.n + w - 1) / w;
   // the parameters are only read: a full pack reads its rows where they are, one aligned register
   // each, when the arena's rows are a whole number of packs apart
@@ -241,6 +251,7 @@ void run(const PackRun<S>& job) {
     std::byte* own = job.scratch + stride * omp_get_thread_num();
     P* work = reinterpret_cast<P*>(own);
     S* lane_work = reinterpret_cast<S*>(own + lane_work_offset<S>(lay));
+    P* near = reinterpret_cast<P*>(own + near_offset<S>(lay));
     // the next pack's rows, a register (at most a cache line) each, while this one computes: the
     // hardware prefetchers do not follow a stride of a padded row.  Where rows start on cache
     // lines (ld a multiple of 64 bytes: from 32 instances on), only when the next pack begins
@@ -293,7 +304,7 @@ void run(const PackRun<S>& job) {
                          &view.lay,
                          time,
                          status},
-             lane_work);
+             lane_work, near);
     // what a call writes: the state, and the kept outputs of the instances that have not stopped
     // in it (those of an instance that stops are left as they were: its tile rows may hold
     // another instance's values from an earlier pack); never the inputs ctrl, xfrc_applied and
