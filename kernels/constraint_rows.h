@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "kernels/forward_kinematics.h"
+#include "kernels/group.h"
 #include "kernels/hd.h"
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
@@ -494,11 +495,11 @@ ZW_HD void tendon_rows(const ModelView<T>& m, const Instance<T>& d, const RowSet
   }
 }
 
-// q̇ for the rows' J q̇: on one lane a copy in the scratch (efc_qvel), since a SIMD pack's lane
-// sees its data rows a pack apart and every row reads all of q̇; a group reads it in its tile
+// q̇ for the rows' J q̇, which every row reads whole: a copy in the scratch (efc_qvel) where the
+// solve works in it (solve_in_scratch())
 template <class T, class Grp>
 ZW_HD Row<T> row_qvel(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
-  if constexpr (Grp::size > 1) {
+  if constexpr (!solve_in_scratch<Grp>()) {
     return d.qvel();
   } else {
     const Row<T> qvel = d.qvel(), copy = d.efc_qvel();

@@ -625,14 +625,21 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   const HessianPattern hess = couples
                                   ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
                                   : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
-  // H, q̈_s, q̈ and Jᵀ f: on one lane in the scratch while the solve reads and writes them (H
-  // copied in, the others written out after), since a SIMD pack's lane sees its data rows a pack
-  // apart, its scratch contiguous; a group's data rows are in its block's shared-memory tile
-  constexpr bool scratch = Grp::size == 1;
+  // H, q̈_s, q̈ and Jᵀ f in the scratch while the solve reads and writes them where it works
+  // there (solve_in_scratch()): H copied in, the others written out after, or on a failure
+  constexpr bool scratch = solve_in_scratch<Grp>();
   const Row<T> M = scratch ? d.efc_M() : d.qM();
   const Row<T> xs = scratch ? d.efc_xs() : d.qacc_smooth(), x = scratch ? d.efc_x() : d.qacc();
   const Row<T> qfrc = scratch ? d.efc_qfrc() : d.qfrc_constraint();
   const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess, M, xs};
+  // the outputs of the scratch copies: q̈, and Jᵀ f once the forces are known
+  const auto write_out = [&](bool forces) {
+    if (!scratch) return;
+    g.each(nv, [&](int i) ZW_ITEM {
+      d.qacc()[i] = x[i];
+      if (forces) d.qfrc_constraint()[i] = qfrc[i];
+    });
+  };
   const Row<T> hl = pack ? pack->h : d.efc_HL(), smooth = d.qfrc_smooth();
   const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
 
@@ -680,7 +687,10 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       *d.status |= kStatusHardConflict;
       return 0;
     });
-    if (!holds) return false;
+    if (!holds) {
+      write_out(false);
+      return false;
+    }
   }
 
   // 2. Newton on the soft rows, in the null space of the hard ones
@@ -708,6 +718,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       }
       if (!cs.newton_factor(g)) {
         g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+        write_out(false);
         return false;
       }
       g.one([&]() ZW_ITEM {
@@ -820,14 +831,18 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       lu_solve<T>(lo, up, dof_rows(m), x, nv);
       return 1;
     });
-    if (!solved) return false;
-  } else if (damping_dt > T(0)) {
-    const Row<T> l = pack ? pack->damped : d.efc_HnL();
-    if (pack && pack->damped_failed) {
-      g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+    if (!solved) {
+      write_out(true);
       return false;
     }
-    if (!pack && !factor_mass(m, d, l, damping_dt, g, M)) return false;
+  } else if (damping_dt > T(0)) {
+    const bool factored = pack && pack->damped.p != nullptr;
+    const Row<T> l = factored ? pack->damped : d.efc_HnL();
+    if (factored ? pack->damped_failed : !factor_mass(m, d, l, damping_dt, g, M)) {
+      if (factored) g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+      write_out(true);
+      return false;
+    }
     const int holds = g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
       cholesky_solve<T>(l, dof_rows(m), x, nv);
@@ -848,14 +863,12 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       }
       return 1;
     });
-    if (!holds) return false;
+    if (!holds) {
+      write_out(true);
+      return false;
+    }
   }
-  if (scratch) {
-    g.each(nv, [&](int i) ZW_ITEM {
-      d.qacc()[i] = x[i];
-      d.qfrc_constraint()[i] = qfrc[i];
-    });
-  }
+  write_out(true);
   g.each(m.s.ndrive, [&](int i) ZW_ITEM { d.drive_force()[i] = force[m.drive_efcadr[i]]; });
   return true;
 }

@@ -1,9 +1,11 @@
 // What a SIMD pack does for each of its lanes around the lane's constrain() (kernels/pipeline.h,
 // solve_lanes; host/cpu/simd.inl), as the lane sees it.  Before: the geoms' poses and every geom
 // pair's bounding test (pack_collision_bounds), and H's factors (pack_mass_factors), which the
-// lane reads in the pack's rows: the bits its own collision() and factor_mass() would give.
-// After: the clearing of the contact slots past the lane's contacts (clear_unused_slots), which
-// the lane's collision, contact forces and solve then leave alone.
+// lane reads in the pack's rows: the bits its own collision() and factor_mass() would give (the
+// factor with implicitfast's term is not among them: its terms are skipped where no lane of a
+// pack has them, so a lane could get a +0 its own would not add, and flip a −0).  After: the
+// clearing of the contact slots past the lane's contacts (clear_unused_slots), which the lane's
+// collision, contact forces and solve then leave alone.
 #pragma once
 
 #include "kernels/instance.h"
@@ -15,8 +17,8 @@ struct FromPack {
   Row<T> near;    // 1 where the geom pair passed the bounding test (ncollision)
   Row<T> h;       // Lᵀ L = H
   Row<T> xs;      // q̈_s = H⁻¹ qfrc_smooth
-  Row<T> damped;  // Lᵀ L = H with the step's implicit term (factor_mass with damping_dt > 0)
-  bool h_failed, damped_failed;  // a pivot that was not positive
+  Row<T> damped;  // Lᵀ L = H + h diag(damping) (Euler); null when the lane factors it itself
+  bool h_failed, damped_failed;  // a pivot that was not positive and finite
 };
 
 }  // namespace zwang

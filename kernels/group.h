@@ -125,6 +125,20 @@ struct Solo {
   }
 };
 
+// Whether one lane's solve works on copies of its vectors in its scratch rows (H, q̈_s, q̈, Jᵀ f,
+// q̇: kernels/constraint_solver.h, constraint_rows.h): on the CPU, where a SIMD pack's lane sees
+// its data rows a pack apart and the scalar backend's a padded row apart, but not on a GPU, whose
+// one-thread path reads the interleaved arenas coalesced, nor on a lane group (its tile or the
+// arenas, read by many lanes at once).
+template <class Grp>
+ZW_HD ZW_INLINE constexpr bool solve_in_scratch() {
+#if defined(__CUDA_ARCH__)
+  return false;
+#else
+  return Grp::size == 1;
+#endif
+}
+
 // emit() of a group of G > 1 lanes: a count pass, then scan()'s writes
 template <class Grp, class F>
 ZW_HD ZW_INLINE int emit_by_scan(Grp& g, int n, F&& f) {

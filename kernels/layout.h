@@ -132,7 +132,7 @@ struct Sizes {
   X(efc_weight, s.nefc)        /* s″ of each soft row at jar: its weight in H + Jᵀ D J */      \
   X(efc_HL, s.nM)              /* Cholesky factor of H; implicit: the LU's upper part */           \
   X(efc_HnL, s.nM)             /* factor of the Newton Hessian H + Jᵀ D J, then the step's */    \
-  X(efc_grad, s.nv)            /* gradient of the cost */                                          \
+  X(efc_grad, s.nv)            /* gradient of the cost; in a SIMD pack q̈_s for its lanes */      \
   X(efc_dir, s.nv)             /* search direction */                                              \
   X(efc_Hd, s.nv)              /* H d */                                                           \
   X(efc_tmp, s.nv)             /* scratch vector */                                                \

@@ -1,11 +1,11 @@
 // Cholesky factorisation and solve of a symmetric positive definite matrix whose sparsity is
-// that of a tree: A_ij ≠ 0 only when i is j, or an ancestor or a descendant of j, in the
-// tree given by parent[] (parent[i] < i, −1 at a root).  A joint-space mass matrix has this
-// pattern when dofs are numbered parents first.  Eliminating from the leaves to the root gives
-// A = Lᵀ L with L lower triangular and no fill-in (Featherstone's LTL factorisation), so the
-// cost is Σ_k depth_k² instead of n³/6; a chain (parent[i] = i − 1) is the dense case.
+// that of a tree: A_ij ≠ 0 only when i is j, or an ancestor or a descendant of j, in a tree
+// whose parents come first (parent[i] < i, −1 at a root), given as TreeRows, each node's
+// ancestors listed.  A joint-space mass matrix has this pattern when dofs are numbered parents
+// first.  Eliminating from the leaves to the root gives A = Lᵀ L with L lower triangular and no
+// fill-in (Featherstone's LTL factorisation), so the cost is Σ_k depth_k² instead of n³/6; a
+// chain (parent[i] = i − 1) is the dense case.
 // Storage: the packed lower triangle, row-major, element (i, j), j <= i, at i (i + 1) / 2 + j.
-// The tree comes as TreeRows, each row's ancestors listed.
 // Never sees a model or an instance; `A` and `X` are accessors with operator[](int) -> T&.
 #pragma once
 

@@ -387,20 +387,22 @@ void pack_collision_bounds(const ModelView<T>& m, const Instance<T>& d, Row<T> n
   for (int c = 0; c < m.ncollision; ++c) near[c] = vselect(pair_near(m, d, c), T(1), T(0));
 }
 
-// The lanes whose factors failed in pack_mass_factors(): the factor of H, and the one with the
-// step's implicit term
+// The lanes whose factors failed in pack_mass_factors(): the factor of H, and the one with
+// Euler's damping (computed when `damped`)
 template <class T>
 struct PackFactors {
   MaskOf<T> h_failed, damped_failed;
+  bool damped;
 };
 
-// for each lane's constraint_solve() (FromPack), on the pack: efc_HL = the factor of H,
-// efc_grad = q̈_s = H⁻¹ qfrc_smooth, and qLD = the factor with the step's implicit term where the
-// solve factors it (damping_dt > 0, and not implicit's LU, which the lanes factor).  Each lane's
-// bits are factor_mass()'s: the pack's factor only goes on past a failed pivot of one lane.
+// for each lane's constraint_solve() (FromPack), on the pack, in rows the pack's lanes do not use
+// otherwise: efc_HL = the factor of H, efc_grad = q̈_s = H⁻¹ qfrc_smooth, and qLD = the factor of
+// H + h diag(damping) in an Euler step with damping (implicitfast's and implicit's matrices the
+// lanes factor: FromPack).  Each lane's bits are factor_mass()'s: the pack's factor only goes on
+// past a failed pivot of one lane.
 template <class T>
 PackFactors<T> pack_mass_factors(const ModelView<T>& m, const Instance<T>& d, T damping_dt) {
-  PackFactors<T> f{MaskOf<T>(false), MaskOf<T>(false)};
+  PackFactors<T> f{MaskOf<T>(false), MaskOf<T>(false), false};
   const int nv = m.s.nv;
   if (nv == 0) return f;
   const Row<T> qM = d.qM(), hl = d.efc_HL(), xs = d.efc_grad(), smooth = d.qfrc_smooth();
@@ -408,7 +410,8 @@ PackFactors<T> pack_mass_factors(const ModelView<T>& m, const Instance<T>& d, T 
   cholesky_factor<T>(hl, dof_rows(m), nv, &f.h_failed);
   for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
   cholesky_solve<T>(hl, dof_rows(m), xs, nv);
-  if (any_lane<T>(damping_dt > T(0)) && m.integrator != Integrator::kImplicit) {
+  f.damped = any_lane<T>(damping_dt > T(0)) && m.integrator == Integrator::kEuler;
+  if (f.damped) {
     const Row<T> l = d.qLD();
     for (int e = 0; e < m.s.nM; ++e) l[e] = qM[e];
     add_implicit_term(m, d, l, damping_dt);

@@ -89,13 +89,13 @@ inline Eigen::MatrixXd unpack(const Eigen::VectorXd& packed, int n) {
   return a;
 }
 
-// max |a − b| / max(1, max |b|): relative to the reference's scale, safe for zero entries
-// the same values bit for bit where finite, NaN where NaN
+// the same values (−0 equals +0: the state hashes compare the bytes), NaN where NaN
 inline bool same_bits(const Eigen::VectorXd& a, const Eigen::VectorXd& b) {
   return a.size() == b.size() &&
          ((a.array() == b.array()) || (a.array().isNaN() && b.array().isNaN())).all();
 }
 
+// max |a − b| / max(1, max |b|): relative to the reference's scale, safe for zero entries
 inline double relative_error(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
   if (b.size() == 0) return 0;
   return (a - b).cwiseAbs().maxCoeff() / std::max(1.0, b.cwiseAbs().maxCoeff());

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "kernels/constraint_solver.h"
+#include "kernels/from_pack.h"
 #include "kernels/instance.h"
 #include "kernels/model_view.h"
 
@@ -28,11 +28,11 @@ struct PackRun {
   int threads;
   int steps;           // 0: forward()
   std::byte* scratch;  // threads × PackIsa::scratch_bytes, 64-byte aligned
-  // constrain_stage() of kernels/pipeline.h for one lane of a pack, compiled outside the
-  // instruction set's unit: with constraint rows each lane's collisions, rows and solver run
-  // one instance at a time, in the same code as the scalar backend's, with what the pack does for
-  // them (FromPack).  Compiled outside the instruction set's unit: its scalar instantiations
-  // would be shared with the other units (tests/simd_units_isolated.cmake)
+  // constrain_stage() of kernels/pipeline.h for one lane of a pack: with constraint rows each
+  // lane's collisions, rows and solver run one instance at a time, in the same code as the scalar
+  // backend's, with what the pack does for them (FromPack).  Compiled outside the instruction
+  // set's unit: its scalar instantiations would be shared with the other units
+  // (tests/simd_units_isolated.cmake)
   void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage,
                     const FromPack<T>& pack);
   bool prefetch;  // the next pack's rows are prefetched: they come from beyond the L2

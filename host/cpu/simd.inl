@@ -199,7 +199,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
       const FromPack<S> from_pack{{reinterpret_cast<S*>(near) + k, kWidth<S>},
                                   work.row(p.lay->efc_HL),
                                   work.row(p.lay->efc_grad),
-                                  work.row(p.lay->qLD),
+                                  factors.damped ? work.row(p.lay->qLD) : Row<S>{nullptr, 0},
                                   static_cast<bool>(factors.h_failed[k]),
                                   static_cast<bool>(factors.damped_failed[k])};
       const auto copy = [&](int first, int end) {

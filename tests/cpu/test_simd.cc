@@ -73,7 +73,7 @@ void expect_same_instance(Simulator<T>& simd, Simulator<T>& scalar, std::int64_t
   for (FieldId f : data_fields()) {
     const Eigen::VectorXd a = get(simd.batch().field(f), i);
     const Eigen::VectorXd b = get(scalar.batch().field(f), i);
-    // tolerance 0: the same bits (inf equals inf, NaN equals NaN)
+    // tolerance 0: the same values (inf equals inf, NaN equals NaN, −0 equals +0)
     const bool same = tol == 0 ? same_bits(a, b) : relative_error(a, b) <= tol;
     EXPECT_TRUE(same) << where << ", instance " << i << ", " << field_name(f) << ": "
                       << a.transpose() << " vs " << b.transpose();
