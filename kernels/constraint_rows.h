@@ -28,6 +28,7 @@
 #include "kernels/instance.h"
 #include "kernels/math_vec.h"
 #include "kernels/model_view.h"
+#include "kernels/row_dofs.h"
 
 namespace zwang {
 
@@ -158,11 +159,12 @@ struct RowSetup {
     for (int i = 0; i < m.s.nv; ++i) j[i] = T(0);
   }
 
-  // J q̇ of row r
+  // J q̇ of row r, over its dofs (kernels/row_dofs.h)
   ZW_HD T velocity(int r) const {
     const Row<T> j = jac(r);
+    const RowDofs dofs = row_dofs(m, d, r);
     T v = T(0);
-    for (int i = 0; i < m.s.nv; ++i) v += j[i] * qvel[i];
+    for (int i = dofs.lo; i < dofs.hi; ++i) v += j[i] * qvel[i];
     return v;
   }
 

@@ -30,6 +30,7 @@
 #include "kernels/instance.h"
 #include "kernels/math_chol.h"
 #include "kernels/model_view.h"
+#include "kernels/row_dofs.h"
 #include "kernels/status.h"
 
 namespace zwang {
@@ -296,17 +297,20 @@ struct ConstraintSolver {
 
   ZW_HD Row<T> jac(int r) const { return d.efc_J() + r * nv; }
 
+  // J_r x over the row's dofs (kernels/row_dofs.h)
   ZW_HD T row_dot(int r, Row<T> x) const {
     const Row<T> j = jac(r);
+    const RowDofs dofs = row_dofs(m, d, r);
     T s = T(0);
-    for (int i = 0; i < nv; ++i) s += j[i] * x[i];
+    for (int i = dofs.lo; i < dofs.hi; ++i) s += j[i] * x[i];
     return s;
   }
 
   // y += c J_rᵀ
   ZW_HD void add_row(int r, T c, Row<T> y) const {
     const Row<T> j = jac(r);
-    for (int i = 0; i < nv; ++i) y[i] += c * j[i];
+    const RowDofs dofs = row_dofs(m, d, r);
+    for (int i = dofs.lo; i < dofs.hi; ++i) y[i] += c * j[i];
   }
 
   // the coefficient of row r in Σ_r c_r J_rᵀ below: sign f_r, f = efc_force, an elliptic cone's
@@ -445,14 +449,14 @@ struct ConstraintSolver {
     rows_into(g, grad, &tmp, T(-1), true);
   }
 
-  // f(c, a, b) for each term c a bᵀ of Σ D_r J_rᵀ J_r over the quadratic rows (their weights
+  // f(c, a, b) for each term c J_aᵀ J_b of Σ D_r J_rᵀ J_r over the quadratic rows (their weights
   // efc_weight, in row order), then of each elliptic cone's Σ_ab h_ab J_aᵀ J_b (middle or bottom
-  // zone, in cone order)
+  // zone, in cone order); a and b are row slots, of one contact where they differ
   template <class F>
   ZW_HD ZW_INLINE void hessian_terms(F&& f) const {
     const Row<T> weight = d.efc_weight(), D = d.efc_D(), jar = d.efc_jar();
     for (int r = nh; r < nefc; ++r) {
-      if (weight[r] != T(0)) f(weight[r], jac(r), jac(r));
+      if (weight[r] != T(0)) f(weight[r], r, r);
     }
     for (int c = 0; c < ncones(); ++c) {
       const EllipticCone<T> k = cone(c, jar, T(0));
@@ -461,27 +465,30 @@ struct ConstraintSolver {
       for (int a = 0; a < k.dim; ++a) {
         for (int b = 0; b < k.dim; ++b) {
           const T hab = k.hessian(a, b, D, r0);
-          if (hab != T(0)) f(hab, jac(r0 + a), jac(r0 + b));
+          if (hab != T(0)) f(hab, r0 + a, r0 + b);
         }
       }
     }
   }
 
   // G = H + the terms above, factored in efc_HnL.  One lane adds term by term over the packed
-  // triangle; a group takes an entry of the pattern per item, the terms in the same order (the
-  // factor reads no other entry).  A term c a bᵀ skips the rows p where c a_p is 0.
+  // triangle, over the rows' dofs (a and b of one term have the same); a group takes an entry of
+  // the pattern per item, the terms in the same order (the factor reads no other entry).  A term
+  // c J_aᵀ J_b skips the rows p where c J_ap is 0.
   template <class Grp>
   ZW_HD bool newton_factor(Grp& g) const {
     const Row<T> l = d.efc_HnL(), qM = M;
     if constexpr (Grp::size == 1) {
       g.one([&]() ZW_ITEM {
         for (int i = 0; i < m.s.nM; ++i) l[i] = qM[i];
-        hessian_terms([&](T c, Row<T> a, Row<T> b) ZW_ITEM {
-          for (int p = 0; p < nv; ++p) {
+        hessian_terms([&](T c, int ra, int rb) ZW_ITEM {
+          const Row<T> a = jac(ra), b = jac(rb);
+          const RowDofs dofs = row_dofs(m, d, ra);
+          for (int p = dofs.lo; p < dofs.hi; ++p) {
             const T cp = c * a[p];
             if (cp == T(0)) continue;
             const int row = packed_index(p, 0);
-            for (int q = 0; q <= p; ++q) l[row + q] += cp * b[q];
+            for (int q = dofs.lo; q <= p; ++q) l[row + q] += cp * b[q];
           }
         });
       });
@@ -489,9 +496,9 @@ struct ConstraintSolver {
       g.each(hess.nentry, [&](int e) ZW_ITEM {
         const int p = hess.row[e], q = hess.col[e], at = packed_index(p, 0) + q;
         T v = qM[at];
-        hessian_terms([&](T c, Row<T> a, Row<T> b) ZW_ITEM {
-          const T cp = c * a[p];
-          if (cp != T(0)) v += cp * b[q];
+        hessian_terms([&](T c, int ra, int rb) ZW_ITEM {
+          const T cp = c * jac(ra)[p];
+          if (cp != T(0)) v += cp * jac(rb)[q];
         });
         l[at] = v;
       });

@@ -228,10 +228,11 @@ ZW_HD ZW_INLINE void contact_row_block(const ModelView<T>& m, const Instance<T>&
     // edges 2j, 2j + 1 = J_n ± μ_j J_(j+1), with J_n in row r0 and J_(j+1) in row 2j + 1;
     // the last pair first, so that row r0 keeps J_n until its own pair
     const Row<T> normal = rs.jac(r0);
+    const RowDofs dofs = row_dofs(m, d, r0);
     for (int j = dim - 2; j >= 0; --j) {
       const Row<T> plus = rs.jac(r0 + 2 * j), minus = rs.jac(r0 + 2 * j + 1);
       const T mu = fr[j];
-      for (int i = 0; i < m.s.nv; ++i) {
+      for (int i = dofs.lo; i < dofs.hi; ++i) {
         const T jn = normal[i], jt = minus[i];
         plus[i] = jn + mu * jt;
         minus[i] = jn - mu * jt;

@@ -44,7 +44,11 @@ enum EfcKind : int {
   X(collision_geom2)   /* (ncollision) */                                                  \
   X(collision_dim)     /* condim of their contacts (ncollision) */                         \
   X(collision_couples) /* 1 when its bodies are on different branches of the tree */       \
-  X(efc_dense)         /* the dense pattern, parent v − 1 (nv) */
+  X(efc_dense)         /* the dense pattern, parent v − 1 (nv) */                        \
+  X(efc_dof0)          /* a row slot's dofs are [efc_dof0, efc_dof1): the range that */    \
+  X(efc_dof1)          /* holds its nonzero columns; 0 0 in a contact slot (nefc) */       \
+  X(collision_dof0)    /* a pair's contact rows' range (ncollision) */                     \
+  X(collision_dof1)    /* (ncollision) */
 
 // shared integer arrays of the lane-group schedule (host/model/group_schedule.hpp): the orders in
 // which a group of lanes runs the tree stages of one instance (kernels/tree_order.h)

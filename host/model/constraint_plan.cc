@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 
 #include "host/model/arrays.hpp"
@@ -98,16 +99,98 @@ std::vector<int> weld_ids(const Model& m) {
   return weld;
 }
 
+// the dofs moving body b, increasing
+std::vector<int> chain(const Model& m, int b) {
+  return std::vector<int>(m.tree_dof.begin() + m.body_treeadr[b],
+                          m.tree_dof.begin() + m.body_treeadr[b] + m.body_treenum[b]);
+}
+
 // the dofs moving one body are a subset of the other's: Jᵀ J of their contact stays on one
 // path of the dof tree
 bool on_one_path(const Model& m, int b1, int b2) {
-  auto dofs = [&](int b) {
-    return std::vector<int>(m.tree_dof.begin() + m.body_treeadr[b],
-                            m.tree_dof.begin() + m.body_treeadr[b] + m.body_treenum[b]);
-  };
-  const std::vector<int> a = dofs(b1), b = dofs(b2);
+  const std::vector<int> a = chain(m, b1), b = chain(m, b2);
   return std::includes(a.begin(), a.end(), b.begin(), b.end()) ||
          std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+// the dofs moving either body, increasing
+std::vector<int> chains(const Model& m, int b1, int b2) {
+  const std::vector<int> a = chain(m, b1), b = chain(m, b2);
+  std::vector<int> both;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+  return both;
+}
+
+// the dofs of a joint
+std::vector<int> joint_dofs(const Model& m, int j) {
+  const JointType t = m.jnt_type[j];
+  const int n = t == JointType::kFree ? 6 : t == JointType::kBall ? 3 : 1;
+  std::vector<int> dofs(n);
+  for (int k = 0; k < n; ++k) dofs[k] = m.jnt_dofadr[j] + k;
+  return dofs;
+}
+
+// efc_dof0 and efc_dof1 of every row slot, then the contact pairs' (the contact slots' own are
+// empty): the range of the dofs a row can move.  A connect, weld or contact row moves its two
+// bodies' chains, a joint equality, drive, limit or friction loss its joints' dofs, a
+// non-holonomic row its body's chain; a tendon's rows may touch any dof.
+void plan_row_dofs(const Model& m, RowPlan& p) {
+  std::vector<std::vector<int>> rows(p.nefc);
+  std::vector<int> all(m.nv);
+  for (int v = 0; v < m.nv; ++v) all[v] = v;
+  const auto set = [&](int adr, int n, const std::vector<int>& dofs) {
+    for (int k = 0; k < n; ++k) rows[adr + k] = dofs;
+  };
+  for (int e = 0; e < m.neq; ++e) {
+    const int r = p.eq_efcadr[e];
+    if (r < 0) continue;
+    const int o1 = m.eq_obj1id[e], o2 = m.eq_obj2id[e];
+    switch (m.eq_type[e]) {
+      case EqualityType::kConnect:
+      case EqualityType::kWeld:
+        set(r, equality_rows(m.eq_type[e]), chains(m, o1, o2));
+        break;
+      case EqualityType::kJoint: {
+        std::vector<int> dofs = joint_dofs(m, o1), second;
+        if (o2 >= 0) second = joint_dofs(m, o2);
+        std::vector<int> both;
+        std::set_union(dofs.begin(), dofs.end(), second.begin(), second.end(),
+                       std::back_inserter(both));
+        set(r, 1, both);
+        break;
+      }
+      default:
+        set(r, 1, all);
+        break;
+    }
+  }
+  for (int i = 0; i < m.ndrive; ++i) set(p.drive_efcadr[i], 1, {m.jnt_dofadr[m.drive_jnt[i]]});
+  for (int i = 0; i < m.nnhc; ++i) {
+    const int n = m.nhc_type[i] == NonholonomicType::kKnifeEdge ? 1 : 3;
+    set(p.nhc_efcadr[i], n, chain(m, m.nhc_body[i]));
+  }
+  for (int v = 0; v < m.nv; ++v) {
+    if (p.dof_efcadr[v] >= 0) set(p.dof_efcadr[v], 1, {v});
+  }
+  for (int j = 0; j < m.njnt; ++j) {
+    if (p.jnt_efcadr[j] >= 0) {
+      set(p.jnt_efcadr[j], m.jnt_type[j] == JointType::kBall ? 1 : 2, joint_dofs(m, j));
+    }
+  }
+  for (int t = 0; t < m.ntendon; ++t) {
+    if (p.tenfri_efcadr[t] >= 0) set(p.tenfri_efcadr[t], 1, all);
+    if (p.ten_efcadr[t] >= 0) set(p.ten_efcadr[t], 2, all);
+  }
+  // [first, last + 1), an empty range (0, 0) for no dofs
+  const auto range = [](const std::vector<int>& dofs, std::vector<int>& lo, std::vector<int>& hi) {
+    lo.push_back(dofs.empty() ? 0 : dofs.front());
+    hi.push_back(dofs.empty() ? 0 : dofs.back() + 1);
+  };
+  for (const std::vector<int>& dofs : rows) range(dofs, p.efc_dof0, p.efc_dof1);
+  for (int c = 0; c < p.ncollision; ++c) {
+    const int b1 = m.geom_bodyid[p.collision_geom1[c]], b2 = m.geom_bodyid[p.collision_geom2[c]];
+    range(chains(m, b1, b2), p.collision_dof0, p.collision_dof1);
+  }
 }
 
 // the geom pairs that may collide, in MuJoCo's order of testing, with their parameters
@@ -297,6 +380,7 @@ RowPlan plan_rows(const Model& m) {
   p.efc_dense.resize(m.nv);
   for (int v = 0; v < m.nv; ++v) p.efc_dense[v] = v - 1;
   p.efc_tree = dense ? p.efc_dense : m.dof_parentid;
+  plan_row_dofs(m, p);
   return p;
 }
 

@@ -24,6 +24,9 @@ struct RowPlan {
   std::vector<int> efc_tree;                   // dof parents of H + Jᵀ D J's pattern (nv)
   std::vector<int> efc_dense;                  // the dense pattern, v − 1 (nv)
   std::vector<double> efc_frictionloss;        // (nefc)
+  // the dofs a row can touch, a range holding its Jacobian's nonzero columns: row slot r's are
+  // [efc_dof0[r], efc_dof1[r]) (a contact slot's are its pair's)
+  std::vector<int> efc_dof0, efc_dof1;  // (nefc)
 
   // contacts: the geom pairs that may collide (explicit pairs first, then the geom pairs the
   // filters let through, in body-pair order), each with geom1's type ≤ geom2's, and its
@@ -33,10 +36,11 @@ struct RowPlan {
   int ncon_rows = 0;
   int contact_efcadr = 0;
   std::vector<int> collision_geom1, collision_geom2, collision_dim;  // (ncollision)
-  std::vector<int> collision_couples;      // 1: the bodies are on different branches (ncollision)
-  std::vector<double> collision_friction;  // (ncollision x 5)
-  std::vector<double> collision_solref;    // (ncollision x 2)
-  std::vector<double> collision_solimp;    // (ncollision x 5)
+  std::vector<int> collision_couples;  // 1: the bodies are on different branches (ncollision)
+  std::vector<int> collision_dof0, collision_dof1;      // its contact rows' dofs (ncollision)
+  std::vector<double> collision_friction;               // (ncollision x 5)
+  std::vector<double> collision_solref;                 // (ncollision x 2)
+  std::vector<double> collision_solimp;                 // (ncollision x 5)
   std::vector<double> collision_margin, collision_gap;  // (ncollision)
   // geom pairs that pass the filters but have no narrow phase: never in contact
   std::vector<std::array<int, 2>> unsupported;
