@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/hd.h"
 #include "kernels/lanes.h"
@@ -30,7 +32,32 @@ struct TreeRows {
   // i's ancestors, increasing (the nearest last), and their count
   ZW_HD ZW_INLINE const int* ancestors(int i) const { return col + adr[i]; }
   ZW_HD ZW_INLINE int nancestors(int i) const { return adr[i + 1] - adr[i] - 1; }
+  // the ancestors 0, 1, … at the head of i's list: their count
+  ZW_HD ZW_INLINE int leading_run(int i) const {
+    const int* a = ancestors(i);
+    const int n = nancestors(i);
+    int r = 0;
+    while (r < n && a[r] == r) ++r;
+    return r;
+  }
 };
+
+// An accessor with a stride (kernels/instance.h's Row: p[j ld]) whose stride is 1, on the host:
+// cholesky_factor then runs on the plain pointer p, with the same arithmetic in the same order,
+// so that the compiler can vectorise its contiguous loop (a stride unknown to it prevents that).
+template <class A, class = void>
+inline constexpr bool kStrided = false;
+template <class A>
+inline constexpr bool kStrided<A, std::void_t<decltype(std::declval<A&>().ld)>> = true;
+
+template <class A>
+ZW_HD ZW_INLINE bool unit_stride(const A& a) {
+#if defined(__CUDA_ARCH__)
+  return false;
+#else
+  return a.ld == 1;
+#endif
+}
 
 // A = Lᵀ L, L overwrites A.  Returns n on success; otherwise n − 1 − k for the first pivot k
 // (in elimination order, k = n − 1 first) that was not positive and finite.  For a pack, the
@@ -38,6 +65,9 @@ struct TreeRows {
 // *failed; the return value is then n.
 template <class T, class A>
 ZW_HD int cholesky_factor(A a, TreeRows tree, int n, MaskOf<T>* failed = nullptr) {
+  if constexpr (kStrided<A>) {
+    if (unit_stride(a)) return cholesky_factor<T>(a.p, tree, n, failed);
+  }
   for (int k = n - 1; k >= 0; --k) {
     const int row_k = packed_index(k, 0);
     T pivot = a[row_k + k];
@@ -52,13 +82,17 @@ ZW_HD int cholesky_factor(A a, TreeRows tree, int n, MaskOf<T>* failed = nullptr
     a[row_k + k] = lkk;
     const int* anc = tree.ancestors(k);
     const int nanc = tree.nancestors(k);
+    const int run = tree.leading_run(k);
     // L_ki = A_ki / L_kk for the ancestors i of k
     for (int t = 0; t < nanc; ++t) a[row_k + anc[t]] /= lkk;
-    // A_ij −= L_ki L_kj for ancestors j of i, i of k (j ≤ i): i = anc[t], j = anc[s], s ≤ t
+    // A_ij −= L_ki L_kj for ancestors j of i, i of k (j ≤ i): i = anc[t], j = anc[s], s ≤ t;
+    // each entry once, so the leading run (anc[s] = s) goes first as a contiguous loop
     for (int t = 0; t < nanc; ++t) {
       const T lki = a[row_k + anc[t]];
       const int row_i = packed_index(anc[t], 0);
-      for (int s = 0; s <= t; ++s) a[row_i + anc[s]] -= lki * a[row_k + anc[s]];
+      const int first = t + 1 < run ? t + 1 : run;
+      for (int s = 0; s < first; ++s) a[row_i + s] -= lki * a[row_k + s];
+      for (int s = first; s <= t; ++s) a[row_i + anc[s]] -= lki * a[row_k + anc[s]];
     }
   }
   return n;
