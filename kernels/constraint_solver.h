@@ -418,15 +418,20 @@ struct ConstraintSolver {
   }
 
   // jar = J x − aref over the soft rows, their forces (efc_force) and weights s″ (efc_weight);
-  // grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s)
+  // grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s), which is +0 where x is x_s itself
+  // (`at_smooth`: H's product with +0 adds only zeros to +0, H being finite once factored)
   template <class Grp>
-  ZW_HD void gradient(Grp& g, Row<T> x) const {
+  ZW_HD void gradient(Grp& g, Row<T> x, bool at_smooth = false) const {
     const Row<T> grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
     const Row<T> jar = d.efc_jar(), aref = d.efc_aref(), D = d.efc_D(), R = d.efc_R();
     const Row<T> force = d.efc_force(), weight = d.efc_weight();
     g.one([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) dir[i] = x[i] - xs[i];
-      tree_symv<T>(M, dof_rows(m), dir, tmp, nv);
+      if (at_smooth) {
+        for (int i = 0; i < nv; ++i) tmp[i] = T(0);
+      } else {
+        tree_symv<T>(M, dof_rows(m), dir, tmp, nv);
+      }
     });
     g.each(nefc - nh, [&](int k) ZW_ITEM {
       const int r = nh + k;
@@ -710,7 +715,8 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   const bool solve = m.iterations > 0;
   if (nefc > nh && solve) {
     for (;; ++iter) {
-      cs.gradient(g, x);
+      // the first iterate is q̈_s itself unless the hard rows moved it
+      cs.gradient(g, x, iter == 0 && nh == 0);
       // the tolerance, or what rounding allows: the gradient is a difference of terms as large
       // as H (x − x_s), the constraint forces, known to a few ε each
       const Row<T> tmp = d.efc_tmp();
