@@ -427,23 +427,31 @@ template <class T>
 void clear_unused_slots(const ModelView<T>& m, const Instance<T>& d) {
   if (m.s.nconmax == 0) return;
   const T ncon = d.ncon()[0];
-  const auto clear = [](MaskOf<T> unused, Row<T> row, int at, T value) {
-    row[at] = vselect(unused, value, row[at]);
-  };
-  for (int c = 0; c < m.s.nconmax; ++c) {
-    const MaskOf<T> unused = !(T(c) < ncon);
-    if (!any_lane<T>(unused)) continue;
+  // the values of slots [c0, c1) in each field (`per` values a slot, from row `at`): the unused
+  // lanes', or every lane's when `all`
+  const auto clear = [&](MaskOf<T> unused, bool all, int c0, int c1) {
+    const auto set = [&](Row<T> row, int at, int per, T value) {
+      for (int r = at + c0 * per; r < at + c1 * per; ++r) {
+        row[r] = all ? value : vselect(unused, value, row[r]);
+      }
+    };
     // without geom pairs collision() does not run, and leaves the slots as they are
     if (m.ncollision > 0) {
-      for (int k = 0; k < 2; ++k) clear(unused, d.contact_geom(), 2 * c + k, T(-1));
-      clear(unused, d.contact_dist(), c, T(0));
-      for (int k = 0; k < 3; ++k) clear(unused, d.contact_pos(), 3 * c + k, T(0));
-      for (int k = 0; k < 9; ++k) clear(unused, d.contact_frame(), 9 * c + k, T(0));
+      set(d.contact_geom(), 0, 2, T(-1));
+      set(d.contact_dist(), 0, 1, T(0));
+      set(d.contact_pos(), 0, 3, T(0));
+      set(d.contact_frame(), 0, 9, T(0));
     }
-    for (int k = 0; k < 6; ++k) clear(unused, d.contact_force(), 6 * c + k, T(0));
-    const int r0 = m.contact_efcadr + c * m.s.ncon_rows;
-    for (int k = 0; k < m.s.ncon_rows; ++k) clear(unused, d.efc_force(), r0 + k, T(0));
+    set(d.contact_force(), 0, 6, T(0));
+    set(d.efc_force(), m.contact_efcadr, m.s.ncon_rows, T(0));
+  };
+  // the slots some lane uses one by one, then those past every lane's contacts field by field
+  int c = 0;
+  for (; c < m.s.nconmax && any_lane<T>(T(c) < ncon); ++c) {
+    const MaskOf<T> unused = !(T(c) < ncon);
+    if (any_lane<T>(unused)) clear(unused, false, c, c + 1);
   }
+  clear(MaskOf<T>(true), true, c, m.s.nconmax);
 }
 
 // after smooth(): q̈, and the outputs of the solve when `outputs` (without rows nothing in a
