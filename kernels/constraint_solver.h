@@ -511,7 +511,8 @@ struct ConstraintSolver {
     return cholesky_factor<T>(g, l, hess.tree(), nv) == nv;
   }
 
-  // φ′(α) and φ″(α) along dir: quad = (dᵀ H (x − x_s), dᵀ H d)
+  // φ′(α) and φ″(α) along dir: quad = (dᵀ H (x − x_s), dᵀ H d).  A row with D = 0 (jar = jv =
+  // 0) adds ±0 to sums that are never −0, and is skipped.
   template <class Grp>
   ZW_HD TwoSums<T> line_derivatives(Grp& g, T alpha, TwoSums<T> quad) const {
     const Row<T> jar = d.efc_jar(), jv = d.efc_jv(), D = d.efc_D(), R = d.efc_R();
@@ -519,6 +520,7 @@ struct ConstraintSolver {
         nefc - nh,
         [&](int k) ZW_ITEM {
           const int r = nh + k;
+          if (D[r] == T(0)) return TwoSums<T>(T(0), T(0));
           T w;
           const T f = row_force(m.efc_kind[r], jar[r] + alpha * jv[r], D[r], R[r],
                                 m.efc_frictionloss[r], w);
