@@ -419,7 +419,8 @@ struct ConstraintSolver {
 
   // jar = J x − aref over the soft rows, their forces (efc_force) and weights s″ (efc_weight);
   // grad = H (x − x_s) − Σ J_rᵀ f_r; tmp = H (x − x_s), which is +0 where x is x_s itself
-  // (`at_smooth`: H's product with +0 adds only zeros to +0, H being finite once factored)
+  // (`at_smooth`: H's product with +0 adds only zeros to +0, H being finite once factored; a
+  // non-finite x_s leaves the rows' jar and the gradient non-finite all the same)
   template <class Grp>
   ZW_HD void gradient(Grp& g, Row<T> x, bool at_smooth = false) const {
     const Row<T> grad = d.efc_grad(), tmp = d.efc_tmp(), dir = d.efc_dir();
@@ -477,9 +478,9 @@ struct ConstraintSolver {
   }
 
   // G = H + the terms above, factored in efc_HnL.  One lane adds term by term over the packed
-  // triangle, over the rows' dofs (a and b of one term have the same); a group takes an entry of
-  // the pattern per item, the terms in the same order (the factor reads no other entry).  A term
-  // c J_aᵀ J_b skips the rows p where c J_ap is 0.
+  // triangle, over the rows p of the rows' dofs (a and b of one term have the same); a group takes
+  // an entry of the pattern per item, the terms in the same order (the factor reads no other
+  // entry).  A term c J_aᵀ J_b skips the rows p where c J_ap is 0.
   template <class Grp>
   ZW_HD bool newton_factor(Grp& g) const {
     const Row<T> l = d.efc_HnL(), qM = M;
@@ -492,8 +493,10 @@ struct ConstraintSolver {
           for (int p = dofs.lo; p < dofs.hi; ++p) {
             const T cp = c * a[p];
             if (cp == T(0)) continue;
+            // every column up to p: an entry of H left of the range may be −0, which adding
+            // cp · (+0) turns into +0
             const int row = packed_index(p, 0);
-            for (int q = dofs.lo; q <= p; ++q) l[row + q] += cp * b[q];
+            for (int q = 0; q <= p; ++q) l[row + q] += cp * b[q];
           }
         });
       });
