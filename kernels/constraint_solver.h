@@ -861,7 +861,10 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       write_out(true);
       return false;
     }
-    const int holds = g.uniform([&]() ZW_ITEM {
+    // the pack solves for the lane afterwards (FromPack::deferred)
+    const bool deferred = factored && pack->deferred != nullptr && nh == 0;
+    if (deferred) g.one([&]() ZW_ITEM { *pack->deferred = 1; });
+    const int holds = deferred ? 1 : g.uniform([&]() ZW_ITEM {
       for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
       cholesky_solve<T>(l, dof_rows(m), x, nv);
       free_body_solve(m, d, x, smooth, qfrc, true, damping_dt);

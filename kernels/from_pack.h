@@ -5,7 +5,8 @@
 // factor with implicitfast's term is not among them: its terms are skipped where no lane of a
 // pack has them, so a lane could get a +0 its own would not add, and flip a −0).  After: the
 // clearing of the contact slots past the lane's contacts (clear_unused_slots), which the lane's
-// collision, contact forces and solve then leave alone.
+// collision, contact forces and solve then leave alone; and, where `deferred` is set, Euler's
+// damped step (pack_damped_solve).
 #pragma once
 
 #include "kernels/instance.h"
@@ -19,6 +20,11 @@ struct FromPack {
   Row<T> xs;      // q̈_s = H⁻¹ qfrc_smooth
   Row<T> damped;  // Lᵀ L = H + h diag(damping) (Euler); null when the lane factors it itself
   bool h_failed, damped_failed;  // a pivot that was not positive and finite
+  // not null where the pack takes Euler's damped step for the lane (`damped` factored, no hard
+  // rows, no sensors to read q̈ before it): the lane's solve then sets *deferred = 1 and leaves
+  // q̈ at the Newton solution, and the pack solves (H + h diag(damping)) q̈ = qfrc_smooth +
+  // qfrc_constraint on every such lane at once
+  int* deferred;
 };
 
 }  // namespace zwang

@@ -454,6 +454,20 @@ void clear_unused_slots(const ModelView<T>& m, const Instance<T>& d) {
   clear(MaskOf<T>(true), true, c, m.s.nconmax);
 }
 
+// Euler's damped step of the lanes that left it to the pack (FromPack::deferred): q̈ = (H + h
+// diag(damping))⁻¹ (qfrc_smooth + qfrc_constraint) with pack_mass_factors()'s factor in qLD, each
+// lane's bits those of its own solve
+template <class T>
+void pack_damped_solve(const ModelView<T>& m, const Instance<T>& d, MaskOf<T> lanes) {
+  if (!any_lane<T>(lanes)) return;
+  const int nv = m.s.nv;
+  const Row<T> x = d.efc_dir(), smooth = d.qfrc_smooth(), qfrc = d.qfrc_constraint();
+  const Row<T> qacc = d.qacc();
+  for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
+  cholesky_solve<T>(d.qLD(), dof_rows(m), x, nv);
+  for (int i = 0; i < nv; ++i) qacc[i] = vselect(lanes, x[i], qacc[i]);
+}
+
 // after smooth(): q̈, and the outputs of the solve when `outputs` (without rows nothing in a
 // step reads them, and a later solve of the step overwrites them)
 template <class T, class Rows>

@@ -192,6 +192,10 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
   const auto rows = [&job, &view, lane_work, near](const Instance<Pack<S>>& p, int stage,
                                                    const PackFactors<Pack<S>>& factors) {
     pack_collision_bounds(view, p, Row<Pack<S>>{near, 1});
+    // Euler's damped step on the pack, after the lanes, where no hard row or sensor needs it in
+    // the lane (FromPack::deferred)
+    const bool defer = factors.damped && view.s.nhard == 0 && view.s.nsensor == 0;
+    int deferred[kWidth<S>] = {};
     for (int k = 0; k < kWidth<S>; ++k) {
       if ((p.status[k] & kStatusStopping) != 0) continue;
       const Arena<S> work = lane_arena(p.work, k);
@@ -201,7 +205,8 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
                                   work.row(p.lay->efc_grad),
                                   factors.damped ? work.row(p.lay->qLD) : Row<S>{nullptr, 0},
                                   static_cast<bool>(factors.h_failed[k]),
-                                  static_cast<bool>(factors.damped_failed[k])};
+                                  static_cast<bool>(factors.damped_failed[k]),
+                                  defer ? deferred + k : nullptr};
       const auto copy = [&](int first, int end) {
         for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
       };
@@ -220,6 +225,7 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
                                 p.status + k},
                     stage, from_pack);
     }
+    pack_damped_solve(view, p, Lanes<Pack<S>>::flagged(deferred, 1));
   };
   if (job.steps == 0) {
     forward_lanes(view, d, rows);
