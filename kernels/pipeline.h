@@ -117,16 +117,26 @@ ZW_HD ZW_INLINE void unconstrained_outputs(const ModelView<T>& m, const Instance
   d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = d.ncon()[0] = T(0);
 }
 
+// whether the solve of `stage` (−1: forward()) writes the outputs that only the caller and the
+// sensors read: the contact forces, subtree_com and cfrc_ext, and without rows those of
+// unconstrained_outputs().  The step's last solve does, and its first when there are sensors;
+// RK4's other stages leave them to the last, which overwrites them.
+template <class T>
+ZW_HD ZW_INLINE bool stage_outputs(const ModelView<T>& m, int stage) {
+  return stage < 0 || stage == solves_per_step(m) - 1 || (stage == 0 && m.s.nsensor > 0);
+}
+
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
-// rows; replaces whatever a batched solve left in qacc. On a lane group the collision, the
-// contact, friction-loss and limit rows (a contact, dof or joint per item) and the solver run on
-// the group, the other rows on one lane.
+// rows; replaces whatever a batched solve left in qacc; the outputs above where `outputs`.  On a
+// lane group the collision, the contact, friction-loss and limit rows (a contact, dof or joint per
+// item) and the solver run on the group, the other rows on one lane.
 template <class T, class Grp>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
-                              int phase, Grp& g, const FromPack<T>* pack = nullptr) {
+                              int phase, Grp& g, const FromPack<T>* pack = nullptr,
+                              bool outputs = true) {
   if (phase != kPhaseSolve) return phase;
   if (m.s.nefc == 0) {
-    g.one([&]() ZW_ITEM { unconstrained_outputs(m, d); });
+    if (outputs) g.one([&]() ZW_ITEM { unconstrained_outputs(m, d); });
     return phase;
   }
   if (m.ncollision == 0) {
@@ -140,18 +150,20 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
   constraint_rows(m, d, t, g);
   contact_rows(m, d, g);
   if (!constraint_solve(m, d, damping_dt, g, pack)) return kPhaseFailed;
-  g.one([&]() ZW_ITEM {
-    contact_forces(m, d, !pack);
-    external_wrenches(m, d);
-  });
+  if (outputs) {
+    g.one([&]() ZW_ITEM {
+      contact_forces(m, d, !pack);
+      external_wrenches(m, d);
+    });
+  }
   return kPhaseSolve;
 }
 
 template <class T>
 ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T damping_dt, double t,
-                              int phase, const FromPack<T>* pack = nullptr) {
+                              int phase, const FromPack<T>* pack = nullptr, bool outputs = true) {
   Solo g;
-  return constrain(m, d, damping_dt, t, phase, g, pack);
+  return constrain(m, d, damping_dt, t, phase, g, pack, outputs);
 }
 
 // the state must be finite and the parameters valid: the lanes of `live` that pass; the others
@@ -335,7 +347,8 @@ ZW_HD ZW_INLINE int step_advance(const ModelView<T>& m, const Instance<T>& d, in
 // moves to the next stage's state (kPhaseSolve again) or completes the step
 template <class T, class Grp>
 ZW_HD int step_end(const ModelView<T>& m, const Instance<T>& d, int stage, int phase, Grp& g) {
-  phase = constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), phase, g);
+  phase = constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage), phase, g,
+                    static_cast<const FromPack<T>*>(nullptr), stage_outputs(m, stage));
   return g.uniform([&]() ZW_ITEM { return step_advance(m, d, stage, phase); });
 }
 
@@ -513,8 +526,7 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
   for (int stage = 0; stage < solves && !all_lanes<T>(stopped(d)); ++stage) {
     smooth(m, d);
     // the sensors of the step's first evaluation read its outputs too
-    solve_lanes(m, d, damping_dt, stage, rows,
-                stage == solves - 1 || (stage == 0 && m.s.nsensor > 0));
+    solve_lanes(m, d, damping_dt, stage, rows, stage_outputs(m, stage));
     if (m.integrator != Integrator::kRK4) {
       euler_update(m, d);
       break;
@@ -536,7 +548,7 @@ ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stag
                            const FromPack<T>& pack) {
   const int phase = stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve, &pack)
                               : constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage),
-                                          kPhaseSolve, &pack);
+                                          kPhaseSolve, &pack, stage_outputs(m, stage));
   if (phase == kPhaseSolve && stage <= 0) sensors(m, d);
 }
 
