@@ -29,6 +29,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -77,9 +78,28 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
 template <class S>
 constexpr int kWidth = Pack<S>::width;
 
+// The work rows that smooth() leaves for a lane's constrain() (run_pack below), as row ranges:
+// xmat, cdof, cacc; body_Iw, body_n and, where `crb` (implicitfast's free joints read it),
+// crb_inertia; qfrc_smooth; ten_J
+struct RowRange {
+  int first, end;
+};
+inline std::array<RowRange, 4> lane_rows(const Layout& lay, bool crb) {
+  return {{{lay.xmat, lay.body_J},
+           {lay.body_Iw, crb ? lay.crb_wrench : lay.crb_inertia},
+           {lay.qfrc_smooth, lay.step_qpos},
+           {lay.ten_J, lay.subtree_mass}}};
+}
+inline int lane_row_count(const Layout& lay, bool crb) {
+  int n = 0;
+  for (const RowRange& r : lane_rows(lay, crb)) n += r.end - r.first;
+  return n;
+}
+
 // a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
 // rows of one instance (constrain() of one lane), then a pack per geom pair (its lanes' bounding
-// tests, pack_collision_bounds)
+// tests, pack_collision_bounds), then the rows of lane_rows() of each lane, one lane's after
+// another
 template <class S>
 std::size_t lane_work_offset(const Layout& lay) {
   const std::size_t rows = std::max(lay.work_rows, 1) + lay.data_rows + lay.param_rows;
@@ -93,8 +113,14 @@ std::size_t near_offset(const Layout& lay) {
 }
 
 template <class S>
-std::size_t scratch_bytes(const Layout& lay, int ncollision) {
+std::size_t lanes_offset(const Layout& lay, int ncollision) {
   return (near_offset<S>(lay) + std::max(ncollision, 1) * sizeof(Pack<S>) + 63) / 64 * 64;
+}
+
+template <class S>
+std::size_t scratch_bytes(const Layout& lay, int ncollision) {
+  const std::size_t lanes = std::size_t(kWidth<S>) * lane_row_count(lay, true) * sizeof(S);
+  return (lanes_offset<S>(lay, ncollision) + lanes + 63) / 64 * 64;
 }
 
 // rows [0, rows) of lanes [0, count) from an arena (stride ld) into a tile (stride width); the
@@ -182,16 +208,31 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 // padded row of the batch); the work rows that smooth() leaves for constrain() (xmat, cdof,
 // cacc, ten_J and qfrc_smooth, body_Iw for implicit's Coriolis derivative, and implicitfast's
 // crb_inertia: kernels/constraint_rows.h, contacts.h, constraint_solver.h and implicit.h read no
-// others) are copied into `lane_work`, one instance's work rows in the scalar layout, where the
-// rows and the solver's scratch (nefc·nv values and more, visited in every iteration) are
-// contiguous.  The sensors of such a model run there too, after constrain(), since some read the
-// rows (kernels/sensors.h: body_Iw and body_n are the other work rows they read).
+// others: lane_rows()) are copied into `lane_work`, one instance's work rows in the scalar
+// layout, where the rows and the solver's scratch (nefc·nv values and more, visited in every
+// iteration) are contiguous; they go through `lanes` by lane first, so that each pack row is read
+// once for the pack.  The sensors of such a model run there too, after constrain(), since some read
+// the rows (kernels/sensors.h: body_Iw and body_n are the other work rows they read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
-              S* lane_work, Pack<S>* near) {
-  const auto rows = [&job, &view, lane_work, near](const Instance<Pack<S>>& p, int stage,
-                                                   const PackFactors<Pack<S>>& factors) {
+              S* lane_work, Pack<S>* near, S* lanes) {
+  const auto rows = [&job, &view, lane_work, near, lanes](const Instance<Pack<S>>& p, int stage,
+                                                          const PackFactors<Pack<S>>& factors) {
     pack_collision_bounds(view, p, Row<Pack<S>>{near, 1});
+    // the rows of lane_rows() by lane: a pack row (one cache line at most) is read once here,
+    // where the lanes one after another would each read a value from every line
+    const std::array<RowRange, 4> ranges =
+        lane_rows(*p.lay, job.view->integrator == Integrator::kImplicitFast);
+    const int count = lane_row_count(*p.lay, job.view->integrator == Integrator::kImplicitFast);
+    {
+      S* out = lanes;
+      for (const RowRange& range : ranges) {
+        for (int r = range.first; r < range.end; ++r, ++out) {
+          const S* v = reinterpret_cast<const S*>(p.work.base + std::size_t(r) * p.work.ld);
+          for (int k = 0; k < kWidth<S>; ++k) out[std::size_t(k) * count] = v[k];
+        }
+      }
+    }
     // Euler's damped step on the pack, after the lanes, where no hard row or sensor needs it in
     // the lane (FromPack::deferred)
     const bool defer = factors.damped && view.s.nhard == 0 && view.s.nsensor == 0;
@@ -207,15 +248,11 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
                                   static_cast<bool>(factors.h_failed[k]),
                                   static_cast<bool>(factors.damped_failed[k]),
                                   defer ? deferred + k : nullptr};
-      const auto copy = [&](int first, int end) {
-        for (int r = first; r < end; ++r) lane_work[r] = work.base[r * work.ld];
-      };
-      copy(p.lay->xmat, p.lay->body_J);  // xmat, cdof, cacc
-      // body_Iw, body_n; and crb_inertia, which implicitfast's free joints read
-      copy(p.lay->body_Iw, job.view->integrator == Integrator::kImplicitFast ? p.lay->crb_wrench
-                                                                             : p.lay->crb_inertia);
-      copy(p.lay->qfrc_smooth, p.lay->step_qpos);
-      copy(p.lay->ten_J, p.lay->ten_J + job.view->s.ntendon * job.view->s.nv);
+      const S* in = lanes + std::size_t(k) * count;
+      for (const RowRange& range : ranges) {
+        std::memcpy(lane_work + range.first, in, sizeof(S) * (range.end - range.first));
+        in += range.end - range.first;
+      }
       job.constrain(*job.view,
                     Instance<S>{lane_arena(p.data, k),
                                 lane_arena(p.param, k),
@@ -258,6 +295,7 @@ void run(const PackRun<S>& job) {
     P* work = reinterpret_cast<P*>(own);
     S* lane_work = reinterpret_cast<S*>(own + lane_work_offset<S>(lay));
     P* near = reinterpret_cast<P*>(own + near_offset<S>(lay));
+    S* lanes = reinterpret_cast<S*>(own + lanes_offset<S>(lay, job.view->ncollision));
     // the next pack's rows, a register (at most a cache line) each, while this one computes: the
     // hardware prefetchers do not follow a stride of a padded row.  Where rows start on cache
     // lines (ld a multiple of 64 bytes: from 32 instances on), only when the next pack begins
@@ -310,7 +348,7 @@ void run(const PackRun<S>& job) {
                          &view.lay,
                          time,
                          status},
-             lane_work, near);
+             lane_work, near, lanes);
     // what a call writes: the state, and the kept outputs of the instances that have not stopped
     // in it (those of an instance that stops are left as they were: its tile rows may hold
     // another instance's values from an earlier pack); never the inputs ctrl, xfrc_applied and
