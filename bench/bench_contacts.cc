@@ -16,6 +16,7 @@
 #include <omp.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -108,7 +109,8 @@ States warm_states(const mjModel* m, const zwang::Model& model, const Options& o
 
 struct Rate {
   double steps_per_second;
-  double ncon;  // mean contacts per instance, over the ends of the control blocks
+  double ncon;   // mean contacts per instance, over the ends of the control blocks
+  double niter;  // mean Newton iterations of the last solve there (MuJoCo: its largest island's)
 };
 
 Rate mujoco_rate(const mjModel* m, const States& s, const Options& o, int threads) {
@@ -119,23 +121,29 @@ Rate mujoco_rate(const mjModel* m, const States& s, const Options& o, int thread
     std::memcpy(data[i]->qvel, s.qvel[i].data(), sizeof(double) * m->nv);
   }
   const int blocks = o.steps / o.hold;
-  double ncon = 0;
+  double ncon = 0, niter = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int b = 0; b < blocks; ++b) {
-    std::int64_t sum = 0;
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sum)
+    std::int64_t sum = 0, iterations = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : sum, iterations)
     for (std::int64_t i = 0; i < o.instances; ++i) {
       mjData* d = data[i];
       for (int a = 0; a < m->nu; ++a) d->ctrl[a] = control(m, i, b, a);
       for (int t = 0; t < o.hold; ++t) mj_step(m, d);
       sum += d->ncon;
+      int most = 0;
+      for (int k = 0; k < std::min(std::max(d->nisland, 1), mjNISLAND); ++k)
+        most = std::max(most, d->solver_niter[k]);
+      iterations += most;
     }
     ncon += static_cast<double>(sum);
+    niter += static_cast<double>(iterations);
   }
   const double t = bench::seconds_since(t0);
   for (mjData* d : data) mj_deleteData(d);
   const double steps = static_cast<double>(o.instances) * blocks * o.hold;
-  return {steps / t, ncon / (static_cast<double>(o.instances) * blocks)};
+  const double ends = static_cast<double>(o.instances) * blocks;
+  return {steps / t, ncon / ends, niter / ends};
 }
 
 Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, const Options& o,
@@ -147,7 +155,7 @@ Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, co
     batch.qvel().set(i, s.qvel[i]);
   }
   const int blocks = o.steps / o.hold;
-  double ncon = 0;
+  double ncon = 0, niter = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int b = 0; b < blocks; ++b) {
     const auto ctrl = batch.ctrl();
@@ -155,12 +163,16 @@ Rate zwang_rate(const zwang::Model& model, const mjModel* m, const States& s, co
       for (std::int64_t i = 0; i < o.instances; ++i) ctrl(i, a) = control(m, i, b, a);
     }
     sim.step(o.hold);
-    for (std::int64_t i = 0; i < o.instances; ++i) ncon += batch.ncon()(i, 0);
+    for (std::int64_t i = 0; i < o.instances; ++i) {
+      ncon += batch.ncon()(i, 0);
+      niter += batch.solver_niter()(i, 0);
+    }
   }
   const double t = bench::seconds_since(t0);
   bench::report_failure(sim);
   const double steps = static_cast<double>(o.instances) * blocks * o.hold;
-  return {steps / t, ncon / (static_cast<double>(o.instances) * blocks)};
+  const double ends = static_cast<double>(o.instances) * blocks;
+  return {steps / t, ncon / ends, niter / ends};
 }
 
 }  // namespace
@@ -186,8 +198,9 @@ int main(int argc, char** argv) {
   }
   std::printf("%lld instances x %d steps after %d warm-up steps, float64, MuJoCo %s\n",
               static_cast<long long>(o.instances), o.steps, o.warmup, mj_versionString());
-  std::printf("%-16s %7s %12s %12s %12s %7s %7s %9s %9s  %s\n", "model", "threads", "zw scalar",
-              "zw SIMD", "MuJoCo", "sc/MJ", "SIMD/MJ", "ncon zw", "ncon MJ", "note");
+  std::printf("%-16s %7s %12s %12s %12s %7s %7s %9s %9s %9s %9s  %s\n", "model", "threads",
+              "zw scalar", "zw SIMD", "MuJoCo", "sc/MJ", "SIMD/MJ", "ncon zw", "ncon MJ",
+              "niter zw", "niter MJ", "note");
   for (const std::string& file : o.models) {
     try {
       const zwang::Model model = zwang::load_mjcf(file).model;
@@ -201,10 +214,11 @@ int main(int argc, char** argv) {
         const Rate z = zwang_rate(model, m.get(), s, o, k, zwang::CpuSimd::kScalar);
         const Rate v = zwang_rate(model, m.get(), s, o, k, zwang::CpuSimd::kAuto);
         const Rate j = mujoco_rate(m.get(), s, o, k);
-        std::printf("%-16s %7d %12.4g %12.4g %12.4g %7.2f %7.2f %9.2f %9.2f  %s\n", name.c_str(), k,
-                    z.steps_per_second, v.steps_per_second, j.steps_per_second,
+        std::printf("%-16s %7d %12.4g %12.4g %12.4g %7.2f %7.2f %9.2f %9.2f %9.2f %9.2f  %s\n",
+                    name.c_str(), k, z.steps_per_second, v.steps_per_second, j.steps_per_second,
                     z.steps_per_second / j.steps_per_second,
-                    v.steps_per_second / j.steps_per_second, z.ncon, j.ncon, note.c_str());
+                    v.steps_per_second / j.steps_per_second, z.ncon, j.ncon, z.niter, j.niter,
+                    note.c_str());
         std::fflush(stdout);
       }
     } catch (const std::exception& e) {
