@@ -715,6 +715,9 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   int iter = 0;
   T residual = T(0), tolerance = m.tolerance;
   bool stalled = false;
+  // whether the rows' jar, forces and weights and grad are those at x (the loop stopped at its
+  // residual test, before x moved)
+  bool current = false;
   // iterations 0 (MuJoCo's meaning): the solver does not run, the soft rows carry no force and
   // q̈ stays the projection of q̈_s
   const bool solve = m.iterations > 0;
@@ -732,7 +735,8 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       // without hard rows the gradient is the residual: no factor when it is small already
       if (nh == 0) {
         residual = scale * std::sqrt(norms.b);
-        if (!(residual > tolerance) || iter >= m.iterations) break;
+        current = !(residual > tolerance) || iter >= m.iterations;
+        if (current) break;
       }
       if (!cs.newton_factor(g)) {
         g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
@@ -764,7 +768,8 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
       });
       if (nh > 0) {
         residual = cs.shared(g, d.solver_residual());
-        if (!(residual > tolerance) || iter >= m.iterations) break;
+        current = !(residual > tolerance) || iter >= m.iterations;
+        if (current) break;
       }
       T decrease;
       const T alpha = cs.line_search(g, decrease);
@@ -784,7 +789,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   }
 
   // 3. forces: soft from their rows, hard from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f)
-  cs.gradient(g, x);
+  if (!current) cs.gradient(g, x);
   {
     const Row<T> jar = d.efc_jar(), D = d.efc_D(), R = d.efc_R();
     g.each(nefc - nh, [&](int k) ZW_ITEM {
