@@ -673,7 +673,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   }
   if (scratch) {
     g.one([&]() ZW_ITEM {
-      const Row<T> qM = d.qM();
+      const Row<T> qM = pack ? pack->qM : d.qM();
       for (int e = 0; e < m.s.nM; ++e) M[e] = qM[e];
     });
   }

@@ -25,6 +25,7 @@ struct FromPack {
   // q̈ at the Newton solution, and the pack solves (H + h diag(damping)) q̈ = qfrc_smooth +
   // qfrc_constraint on every such lane at once
   int* deferred;
+  Row<T> qM;  // H, the lane's copy in one run of values (its data row has a value per pack)
 };
 
 }  // namespace zwang

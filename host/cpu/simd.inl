@@ -95,11 +95,15 @@ inline int lane_row_count(const Layout& lay, bool crb) {
   for (const RowRange& r : lane_rows(lay, crb)) n += r.end - r.first;
   return n;
 }
+// and H, a data row the lane's solve copies (qM, nM values: the next data field is qfrc_bias)
+inline RowRange lane_h(const Layout& lay) {
+  return {lay.qM, lay.qfrc_bias};
+}
 
 // a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
 // rows of one instance (constrain() of one lane), then a pack per geom pair (its lanes' bounding
-// tests, pack_collision_bounds), then the rows of lane_rows() of each lane, one lane's after
-// another
+// tests, pack_collision_bounds), then the rows of lane_rows() and lane_h() of each lane, one
+// lane's after another
 template <class S>
 std::size_t lane_work_offset(const Layout& lay) {
   const std::size_t rows = std::max(lay.work_rows, 1) + lay.data_rows + lay.param_rows;
@@ -119,7 +123,9 @@ std::size_t lanes_offset(const Layout& lay, int ncollision) {
 
 template <class S>
 std::size_t scratch_bytes(const Layout& lay, int ncollision) {
-  const std::size_t lanes = std::size_t(kWidth<S>) * lane_row_count(lay, true) * sizeof(S);
+  const RowRange h = lane_h(lay);
+  const std::size_t lanes =
+      std::size_t(kWidth<S>) * (lane_row_count(lay, true) + h.end - h.first) * sizeof(S);
   return (lanes_offset<S>(lay, ncollision) + lanes + 63) / 64 * 64;
 }
 
@@ -219,19 +225,23 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
   const auto rows = [&job, &view, lane_work, near, lanes](const Instance<Pack<S>>& p, int stage,
                                                           const PackFactors<Pack<S>>& factors) {
     pack_collision_bounds(view, p, Row<Pack<S>>{near, 1});
-    // the rows of lane_rows() by lane: a pack row (one cache line at most) is read once here,
-    // where the lanes one after another would each read a value from every line
+    // the rows of lane_rows() and lane_h() by lane: a pack row (one cache line at most) is read
+    // once here, where the lanes one after another would each read a value from every line
     const std::array<RowRange, 4> ranges =
         lane_rows(*p.lay, job.view->integrator == Integrator::kImplicitFast);
-    const int count = lane_row_count(*p.lay, job.view->integrator == Integrator::kImplicitFast);
+    const RowRange h = lane_h(*p.lay);
+    const int nwork = lane_row_count(*p.lay, job.view->integrator == Integrator::kImplicitFast);
+    const int count = nwork + h.end - h.first;
     {
       S* out = lanes;
-      for (const RowRange& range : ranges) {
+      const auto by_lane = [&](const Arena<Pack<S>>& from, RowRange range) {
         for (int r = range.first; r < range.end; ++r, ++out) {
-          const S* v = reinterpret_cast<const S*>(p.work.base + std::size_t(r) * p.work.ld);
+          const S* v = reinterpret_cast<const S*>(from.base + std::size_t(r) * from.ld);
           for (int k = 0; k < kWidth<S>; ++k) out[std::size_t(k) * count] = v[k];
         }
-      }
+      };
+      for (const RowRange& range : ranges) by_lane(p.work, range);
+      by_lane(p.data, h);
     }
     // Euler's damped step on the pack, after the lanes, where no hard row or sensor needs it in
     // the lane (FromPack::deferred)
@@ -247,7 +257,8 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
                                   factors.damped ? work.row(p.lay->qLD) : Row<S>{nullptr, 0},
                                   static_cast<bool>(factors.h_failed[k]),
                                   static_cast<bool>(factors.damped_failed[k]),
-                                  defer ? deferred + k : nullptr};
+                                  defer ? deferred + k : nullptr,
+                                  {lanes + std::size_t(k) * count + nwork, 1}};
       const S* in = lanes + std::size_t(k) * count;
       for (const RowRange& range : ranges) {
         std::memcpy(lane_work + range.first, in, sizeof(S) * (range.end - range.first));
