@@ -4,7 +4,8 @@
 // through a warm-up of random controls in MuJoCo so that the bodies have fallen and touch the
 // ground; both engines then start from those states and step with the same random controls (redrawn
 // every --hold steps). Prints instance-steps per second, the ratio zwang / MuJoCo, and the mean
-// contacts per instance over the timed steps, which shows that both carry the same contact load.
+// contacts per instance and Newton iterations of the last solve at the end of each block of
+// --hold steps (the contacts show that both carry the same load).
 //
 // Both use the model's own options, except the solver: zwang has only Newton, so a model that
 // asks MuJoCo for PGS or CG (Gymnasium's humanoid asks for PGS) runs MuJoCo with Newton.
@@ -110,7 +111,7 @@ States warm_states(const mjModel* m, const zwang::Model& model, const Options& o
 struct Rate {
   double steps_per_second;
   double ncon;   // mean contacts per instance, over the ends of the control blocks
-  double niter;  // mean Newton iterations of the last solve there (MuJoCo: its largest island's)
+  double niter;  // mean Newton iterations of the last solve there (MuJoCo: most over its islands)
 };
 
 Rate mujoco_rate(const mjModel* m, const States& s, const Options& o, int threads) {

@@ -716,7 +716,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   T residual = T(0), tolerance = m.tolerance;
   bool stalled = false;
   // whether the rows' jar, forces and weights and grad are those at x (the loop stopped at its
-  // residual test, before x moved)
+  // residual test, before x moved); tmp is not, with hard rows (it holds H (x − x_s) + Aᵀν)
   bool current = false;
   // iterations 0 (MuJoCo's meaning): the solver does not run, the soft rows carry no force and
   // q̈ stays the projection of q̈_s
