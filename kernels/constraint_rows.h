@@ -172,6 +172,12 @@ struct RowSetup {
   // aref = −B J q̇ − K imp (pos − margin) − jdot_qdot
   ZW_HD void soft(int r, T pos, T margin, T imp_pos, T diag, const T* solref, const T* solimp,
                   bool active, bool friction, T jdot_qdot = T(0)) const {
+    d.efc_pos()[r] = pos;
+    if (!active) {
+      // an inactive limit (D = 0): the solver reads neither its R nor its aref, and its force is 0
+      d.efc_R()[r] = d.efc_D()[r] = d.efc_aref()[r] = T(0);
+      return;
+    }
     const T imp = impedance(solimp, imp_pos, margin);
     const T dmax = clamp_imp(solimp[1]);
     T k, b;
@@ -179,9 +185,8 @@ struct RowSetup {
     k = friction ? T(0) : k;
     const T eps = T(SolverLimits<T>::kMinVal);
     const T rr = fmax(eps, (T(1) - imp) * diag / imp);
-    d.efc_pos()[r] = pos;
     d.efc_R()[r] = rr;
-    d.efc_D()[r] = active ? T(1) / rr : T(0);
+    d.efc_D()[r] = T(1) / rr;
     d.efc_aref()[r] = -b * velocity(r) - k * imp * (pos - margin) - jdot_qdot;
   }
 
