@@ -143,7 +143,7 @@ class SimdBackend final : public BackendImpl<T> {
         defaults_valid_(defaults_valid(view_, batch)),
         threads_(threads),
         isa_(isa),
-        stride_(isa.scratch_bytes(batch.layout(), view_.ncollision)),
+        stride_(isa.scratch_bytes(batch.layout(), view_.s, view_.ncollision)),
         scratch_(stride_ * threads + 64),
         outputs_(kept_output_rows(batch)),
         sensordata_(batch.kept(FieldId::sensordata)) {}

@@ -50,7 +50,7 @@ template <class T>
 struct PackIsa {
   const char* name;
   int width;  // instances per register
-  std::size_t (*scratch_bytes)(const Layout& lay, int ncollision);
+  std::size_t (*scratch_bytes)(const Layout& lay, const Sizes& s, int ncollision);
   void (*run)(const PackRun<T>& r);
 };
 

@@ -84,20 +84,20 @@ constexpr int kWidth = Pack<S>::width;
 struct RowRange {
   int first, end;
 };
-inline std::array<RowRange, 4> lane_rows(const Layout& lay, bool crb) {
+inline std::array<RowRange, 4> lane_rows(const Layout& lay, const Sizes& s, bool crb) {
   return {{{lay.xmat, lay.body_J},
            {lay.body_Iw, crb ? lay.crb_wrench : lay.crb_inertia},
            {lay.qfrc_smooth, lay.step_qpos},
-           {lay.ten_J, lay.subtree_mass}}};
+           {lay.ten_J, lay.ten_J + s.ntendon * s.nv}}};
 }
-inline int lane_row_count(const Layout& lay, bool crb) {
+inline int lane_row_count(const Layout& lay, const Sizes& s, bool crb) {
   int n = 0;
-  for (const RowRange& r : lane_rows(lay, crb)) n += r.end - r.first;
+  for (const RowRange& r : lane_rows(lay, s, crb)) n += r.end - r.first;
   return n;
 }
-// and H, a data row the lane's solve copies (qM, nM values: the next data field is qfrc_bias)
-inline RowRange lane_h(const Layout& lay) {
-  return {lay.qM, lay.qfrc_bias};
+// and H, a data row the lane's solve copies
+inline RowRange lane_h(const Layout& lay, const Sizes& s) {
+  return {lay.qM, lay.qM + s.nM};
 }
 
 // a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
@@ -122,10 +122,10 @@ std::size_t lanes_offset(const Layout& lay, int ncollision) {
 }
 
 template <class S>
-std::size_t scratch_bytes(const Layout& lay, int ncollision) {
-  const RowRange h = lane_h(lay);
+std::size_t scratch_bytes(const Layout& lay, const Sizes& s, int ncollision) {
+  const RowRange h = lane_h(lay, s);
   const std::size_t lanes =
-      std::size_t(kWidth<S>) * (lane_row_count(lay, true) + h.end - h.first) * sizeof(S);
+      std::size_t(kWidth<S>) * (lane_row_count(lay, s, true) + h.end - h.first) * sizeof(S);
   return (lanes_offset<S>(lay, ncollision) + lanes + 63) / 64 * 64;
 }
 
@@ -227,10 +227,10 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
     pack_collision_bounds(view, p, Row<Pack<S>>{near, 1});
     // the rows of lane_rows() and lane_h() by lane: a pack row (one cache line at most) is read
     // once here, where the lanes one after another would each read a value from every line
-    const std::array<RowRange, 4> ranges =
-        lane_rows(*p.lay, job.view->integrator == Integrator::kImplicitFast);
-    const RowRange h = lane_h(*p.lay);
-    const int nwork = lane_row_count(*p.lay, job.view->integrator == Integrator::kImplicitFast);
+    const bool crb = job.view->integrator == Integrator::kImplicitFast;
+    const std::array<RowRange, 4> ranges = lane_rows(*p.lay, job.view->s, crb);
+    const RowRange h = lane_h(*p.lay, job.view->s);
+    const int nwork = lane_row_count(*p.lay, job.view->s, crb);
     const int count = nwork + h.end - h.first;
     {
       S* out = lanes;
@@ -290,7 +290,7 @@ void run(const PackRun<S>& job) {
   constexpr int w = kWidth<S>;
   const ModelView<P> view = pack_view(*job.view);
   const Layout& lay = view.lay;
-  const std::size_t stride = scratch_bytes<S>(lay, job.view->ncollision);
+  const std::size_t stride = scratch_bytes<S>(lay, job.view->s, job.view->ncollision);
   const std::int64_t packs = (job.n + w - 1) / w;
   // the parameters are only read: a full pack reads its rows where they are, one aligned register
   // each, when the arena's rows are a whole number of packs apart
