@@ -477,12 +477,12 @@ struct ConstraintSolver {
     }
   }
 
-  // G = H + the terms above, factored in efc_HnL.  One lane adds term by term over the packed
-  // triangle, over the rows p of the rows' dofs (a and b of one term have the same); a group takes
-  // an entry of the pattern per item, the terms in the same order (the factor reads no other
-  // entry).  A term c J_aᵀ J_b skips the rows p where c J_ap is 0.
+  // G = H + the terms above in efc_HnL, for its factor (ConstraintSolve::factor).  One lane adds
+  // term by term over the packed triangle, over the rows p of the rows' dofs (a and b of one term
+  // have the same); a group takes an entry of the pattern per item, the terms in the same order
+  // (the factor reads no other entry).  A term c J_aᵀ J_b skips the rows p where c J_ap is 0.
   template <class Grp>
-  ZW_HD bool newton_factor(Grp& g) const {
+  ZW_HD void newton_matrix(Grp& g) const {
     const Row<T> l = d.efc_HnL(), qM = M;
     if constexpr (Grp::size == 1) {
       g.one([&]() ZW_ITEM {
@@ -511,7 +511,6 @@ struct ConstraintSolver {
         l[at] = v;
       });
     }
-    return cholesky_factor<T>(g, l, hess.tree(), nv) == nv;
   }
 
   // φ′(α) and φ″(α) along dir: quad = (dᵀ H (x − x_s), dᵀ H d).  A row with D = 0 (jar = jv =
@@ -622,281 +621,362 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
   return false;
 }
 
-// the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
-// the Newton Hessian cannot be factored (efc_force is then not meaningful).  `pack`: the lane of
-// a SIMD pack (FromPack; implicit's LU is factored here still).  Not inlined on a GPU, so that
-// its registers are its own.
+// The constrained q̈ at the current rows, in steps, so that a caller can interleave several
+// instances' Newton iterations (the SIMD packs factor their lanes' Newton Hessians together,
+// kernels/pipeline.h, solve_lanes): begin(), then while iterate() the factor of the Newton
+// Hessian it assembled in efc_HnL (factor()) and advance(), then end().  constraint_solve() below
+// runs them in that order for one instance.  `pack`: the lane of a SIMD pack (FromPack;
+// implicit's LU is factored here still).
 template <class T, class Grp>
-ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
-                                        Grp& g, const FromPack<T>* pack = nullptr) {
-  const int nv = m.s.nv, nh = m.s.nhard;
-  const int ncon = m.s.nconmax > 0 ? static_cast<int>(d.ncon()[0]) : 0;
-  const int nefc = m.s.nefc - (m.s.nconmax - ncon) * m.s.ncon_rows;
-  // the model's pattern, dense when an active contact couples two branches of the tree
-  bool couples = false;
-  for (int c = 0; c < ncon; ++c) {
-    const int pair = static_cast<int>(d.contact_pair()[c]);
-    couples = couples ||
-              (m.collision_couples[pair] && d.efc_D()[m.contact_efcadr + c * m.s.ncon_rows] > T(0));
-  }
-  const HessianPattern hess = couples
-                                  ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
-                                  : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
+struct ConstraintSolve {
+  // begin()'s outcomes
+  enum : int { kFailed = -1, kDone = 0, kNewton = 1 };
+
+  const ModelView<T>& m;
+  const Instance<T>& d;
+  T damping_dt;
+  const FromPack<T>* pack;
+  int nv, nh, ncon, nefc;
+  HessianPattern hess;
   // H, q̈_s, q̈ and Jᵀ f in the scratch while the solve reads and writes them where it works
   // there (solve_in_scratch()): H copied in, the others written out after, or on a failure
-  constexpr bool scratch = solve_in_scratch<Grp>();
-  const Row<T> M = scratch ? d.efc_M() : d.qM();
-  const Row<T> xs = scratch ? d.efc_xs() : d.qacc_smooth(), x = scratch ? d.efc_x() : d.qacc();
-  const Row<T> qfrc = scratch ? d.efc_qfrc() : d.qfrc_constraint();
-  const ConstraintSolver<T> cs{m, d, nv, nefc, nh, ncon, hess, M, xs};
+  static constexpr bool scratch = solve_in_scratch<Grp>();
+  Row<T> M, xs, x, qfrc;
+  ConstraintSolver<T> cs;
+  Row<T> hl, smooth, grad, dir, force;
+  // iterations 0 (MuJoCo's meaning): the solver does not run, the soft rows carry no force and
+  // q̈ stays the projection of q̈_s
+  bool solve;
+  T scale = T(0);
+  int iter = 0;
+  T residual = T(0), tolerance;
+  bool stalled = false;
+  // whether the rows' jar, forces and weights and grad are those at x (the loop stopped at its
+  // residual test, before x moved); tmp is not, with hard rows (it holds H (x − x_s) + Aᵀν)
+  bool current = false;
+
+  ZW_HD ZW_INLINE ConstraintSolve(const ModelView<T>& m_, const Instance<T>& d_, T damping_dt_,
+                                  const FromPack<T>* pack_)
+      : m(m_),
+        d(d_),
+        damping_dt(damping_dt_),
+        pack(pack_),
+        nv(m_.s.nv),
+        nh(m_.s.nhard),
+        ncon(m_.s.nconmax > 0 ? static_cast<int>(d_.ncon()[0]) : 0),
+        nefc(m_.s.nefc - (m_.s.nconmax - ncon) * m_.s.ncon_rows),
+        hess(pattern(m_, d_, ncon)),
+        M(scratch ? d_.efc_M() : d_.qM()),
+        xs(scratch ? d_.efc_xs() : d_.qacc_smooth()),
+        x(scratch ? d_.efc_x() : d_.qacc()),
+        qfrc(scratch ? d_.efc_qfrc() : d_.qfrc_constraint()),
+        cs{m_, d_, nv, nefc, nh, ncon, hess, M, xs},
+        hl(pack_ ? pack_->h : d_.efc_HL()),
+        smooth(d_.qfrc_smooth()),
+        grad(d_.efc_grad()),
+        dir(d_.efc_dir()),
+        force(d_.efc_force()),
+        solve(m_.iterations > 0),
+        tolerance(m_.tolerance) {}
+
+  // the model's pattern, dense when an active contact couples two branches of the tree
+  ZW_HD ZW_INLINE static HessianPattern pattern(const ModelView<T>& m, const Instance<T>& d,
+                                                int ncon) {
+    bool couples = false;
+    for (int c = 0; c < ncon; ++c) {
+      const int pair = static_cast<int>(d.contact_pair()[c]);
+      couples = couples || (m.collision_couples[pair] &&
+                            d.efc_D()[m.contact_efcadr + c * m.s.ncon_rows] > T(0));
+    }
+    return couples ? HessianPattern{m.dense_row, m.dense_col, m.dense_adr, m.s.nM}
+                   : HessianPattern{m.hess_row, m.hess_col, m.hess_adr, m.nhess};
+  }
+
+  // whether the pattern is the dense one
+  ZW_HD ZW_INLINE bool dense() const { return hess.adr == m.dense_adr; }
+
   // the outputs of the scratch copies: q̈, and Jᵀ f once the forces are known
-  const auto write_out = [&](bool forces) {
+  ZW_HD ZW_INLINE void write_out(Grp& g, bool forces) const {
     if (!scratch) return;
     g.each(nv, [&](int i) ZW_ITEM {
       d.qacc()[i] = x[i];
       if (forces) d.qfrc_constraint()[i] = qfrc[i];
     });
-  };
-  const Row<T> hl = pack ? pack->h : d.efc_HL(), smooth = d.qfrc_smooth();
-  const Row<T> grad = d.efc_grad(), dir = d.efc_dir(), force = d.efc_force();
+  }
 
-  // slots past the contacts found carry no force
-  if (!pack) g.each(m.s.nefc - nefc, [&](int k) ZW_ITEM { force[nefc + k] = T(0); });
-  if (nv == 0) {
-    // nothing moves: no row can act
-    g.one([&]() ZW_ITEM {
-      for (int r = 0; r < nefc; ++r) force[r] = T(0);
-      for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = T(0);
-      d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = T(0);
-    });
-    return true;
-  }
-  if (scratch) {
-    g.one([&]() ZW_ITEM {
-      const Row<T> qM = pack ? pack->qM : d.qM();
-      for (int e = 0; e < m.s.nM; ++e) M[e] = qM[e];
-    });
-  }
-  if (pack) {
-    if (pack->h_failed) {
-      g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
-      return false;
+  // whether Newton runs on the soft rows
+  ZW_HD ZW_INLINE bool newton() const { return nefc > nh && solve; }
+
+  // q̈_s and the Gauss projection onto the hard rows: kNewton, or kDone (nothing moves: the
+  // solve is complete, end() is not called), or kFailed (kStatusFactorization or
+  // kStatusHardConflict)
+  ZW_HD ZW_INLINE int begin(Grp& g) {
+    // slots past the contacts found carry no force
+    if (!pack) g.each(m.s.nefc - nefc, [&](int k) ZW_ITEM { force[nefc + k] = T(0); });
+    if (nv == 0) {
+      // nothing moves: no row can act
+      g.one([&]() ZW_ITEM {
+        for (int r = 0; r < nefc; ++r) force[r] = T(0);
+        for (int i = 0; i < m.s.ndrive; ++i) d.drive_force()[i] = T(0);
+        d.efc_nactive()[0] = d.solver_niter()[0] = d.solver_residual()[0] = T(0);
+      });
+      return kDone;
     }
-    g.one([&]() ZW_ITEM {
-      for (int i = 0; i < nv; ++i) x[i] = xs[i] = pack->xs[i];
-    });
-  } else {
-    if (!factor_mass(m, d, hl, T(0), g, M)) return false;
-    g.one([&]() ZW_ITEM {
-      for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
-      cholesky_solve<T>(hl, dof_rows(m), xs, nv);
-      for (int i = 0; i < nv; ++i) x[i] = xs[i];
-    });
-  }
-  if (scratch) g.each(nv, [&](int i) ZW_ITEM { d.qacc_smooth()[i] = xs[i]; });
-
-  // 1. the Gauss projection onto the hard rows, which must not contradict one another
-  if (nh > 0) {
-    const int holds = g.uniform([&]() ZW_ITEM {
-      cs.hard_factor(hl, dof_rows(m));
-      cs.hard_project(x, true);
-      if (cs.hard_consistent(x)) return 1;
-      *d.status |= kStatusHardConflict;
-      return 0;
-    });
-    if (!holds) {
-      write_out(false);
-      return false;
+    if (scratch) {
+      g.one([&]() ZW_ITEM {
+        const Row<T> qM = pack ? pack->qM : d.qM();
+        for (int e = 0; e < m.s.nM; ++e) M[e] = qM[e];
+      });
     }
-  }
-
-  // 2. Newton on the soft rows, in the null space of the hard ones
-  const T scale = cs.grad_scale(g);
-  int iter = 0;
-  T residual = T(0), tolerance = m.tolerance;
-  bool stalled = false;
-  // whether the rows' jar, forces and weights and grad are those at x (the loop stopped at its
-  // residual test, before x moved); tmp is not, with hard rows (it holds H (x − x_s) + Aᵀν)
-  bool current = false;
-  // iterations 0 (MuJoCo's meaning): the solver does not run, the soft rows carry no force and
-  // q̈ stays the projection of q̈_s
-  const bool solve = m.iterations > 0;
-  if (nefc > nh && solve) {
-    for (;; ++iter) {
-      // the first iterate is q̈_s itself unless the hard rows moved it
-      cs.gradient(g, x, iter == 0 && nh == 0);
-      // the tolerance, or what rounding allows: the gradient is a difference of terms as large
-      // as H (x − x_s), the constraint forces, known to a few ε each
-      const Row<T> tmp = d.efc_tmp();
-      const TwoSums<T> norms = g.template sum<TwoSums<T>>(
-          nv, [&](int i) ZW_ITEM { return TwoSums<T>(tmp[i] * tmp[i], grad[i] * grad[i]); });
-      const T eps = T(sizeof(T) == 4 ? 1.2e-7 : 2.3e-16);
-      tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * std::sqrt(norms.a)));
-      // without hard rows the gradient is the residual: no factor when it is small already
-      if (nh == 0) {
-        residual = scale * std::sqrt(norms.b);
-        current = !(residual > tolerance) || iter >= m.iterations;
-        if (current) break;
-      }
-      if (!cs.newton_factor(g)) {
+    if (pack) {
+      if (pack->h_failed) {
         g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
-        write_out(false);
-        return false;
+        return kFailed;
       }
       g.one([&]() ZW_ITEM {
-        for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
-        cholesky_solve<T>(d.efc_HnL(), hess.tree(), dir, nv);
-        if (nh > 0) {
-          // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
-          // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
-          cs.hard_factor(d.efc_HnL(), hess.tree());
-          cs.hard_project(dir, false);
-          const Row<T> mu = d.efc_mu(), hd = d.efc_Hd();
-          for (int i = 0; i < nv; ++i) hd[i] = grad[i];
-          for (int r = 0; r < nh; ++r) {
-            cs.add_row(r, mu[r], hd);
-            cs.add_row(r, mu[r], d.efc_tmp());
-          }
-          T norm2 = T(0);
-          for (int i = 0; i < nv; ++i) norm2 += hd[i] * hd[i];
-          const T projected = scale * std::sqrt(norm2);
-          d.solver_residual()[0] = projected;
-          if (!(projected > tolerance) || iter >= m.iterations) return;
-        }
-        // H d, for the line search
-        tree_symv<T>(M, dof_rows(m), dir, d.efc_Hd(), nv);
+        for (int i = 0; i < nv; ++i) x[i] = xs[i] = pack->xs[i];
       });
-      if (nh > 0) {
-        residual = cs.shared(g, d.solver_residual());
-        current = !(residual > tolerance) || iter >= m.iterations;
-        if (current) break;
-      }
-      T decrease;
-      const T alpha = cs.line_search(g, decrease);
-      g.each(nv, [&](int i) ZW_ITEM { x[i] += alpha * dir[i]; });
-      // back onto A x = b, which the step keeps only to rounding
-      if (nh > 0) g.one([&]() ZW_ITEM { cs.hard_project(x, true); });
-      // converged as MuJoCo's Newton: the scaled cost no longer decreases
-      if (!(scale * decrease > tolerance)) {
-        stalled = true;
-        ++iter;
-        break;
+    } else {
+      if (!factor_mass(m, d, hl, T(0), g, M)) return kFailed;
+      g.one([&]() ZW_ITEM {
+        for (int i = 0; i < nv; ++i) xs[i] = smooth[i];
+        cholesky_solve<T>(hl, dof_rows(m), xs, nv);
+        for (int i = 0; i < nv; ++i) x[i] = xs[i];
+      });
+    }
+    if (scratch) g.each(nv, [&](int i) ZW_ITEM { d.qacc_smooth()[i] = xs[i]; });
+
+    // 1. the Gauss projection onto the hard rows, which must not contradict one another
+    if (nh > 0) {
+      const int holds = g.uniform([&]() ZW_ITEM {
+        cs.hard_factor(hl, dof_rows(m));
+        cs.hard_project(x, true);
+        if (cs.hard_consistent(x)) return 1;
+        *d.status |= kStatusHardConflict;
+        return 0;
+      });
+      if (!holds) {
+        write_out(g, false);
+        return kFailed;
       }
     }
-    if (!(residual <= tolerance) && !stalled) {
+    scale = cs.grad_scale(g);
+    return kNewton;
+  }
+
+  // 2. Newton on the soft rows, in the null space of the hard ones.  The first half of an
+  // iteration: the gradient at x and the residual test; true when the iteration goes on, with
+  // the Newton Hessian assembled in efc_HnL for factor()
+  ZW_HD ZW_INLINE bool iterate(Grp& g) {
+    if (!newton()) return false;
+    // the first iterate is q̈_s itself unless the hard rows moved it
+    cs.gradient(g, x, iter == 0 && nh == 0);
+    // the tolerance, or what rounding allows: the gradient is a difference of terms as large
+    // as H (x − x_s), the constraint forces, known to a few ε each
+    const Row<T> tmp = d.efc_tmp();
+    const TwoSums<T> norms = g.template sum<TwoSums<T>>(
+        nv, [&](int i) ZW_ITEM { return TwoSums<T>(tmp[i] * tmp[i], grad[i] * grad[i]); });
+    const T eps = T(sizeof(T) == 4 ? 1.2e-7 : 2.3e-16);
+    tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * std::sqrt(norms.a)));
+    // without hard rows the gradient is the residual: no factor when it is small already
+    if (nh == 0) {
+      residual = scale * std::sqrt(norms.b);
+      current = !(residual > tolerance) || iter >= m.iterations;
+      if (current) return false;
+    }
+    cs.newton_matrix(g);
+    return true;
+  }
+
+  // the factor of the Newton Hessian that iterate() assembled, in place; false when a pivot is
+  // not positive and finite (then factor_failed())
+  ZW_HD ZW_INLINE bool factor(Grp& g) const {
+    return cholesky_factor<T>(g, d.efc_HnL(), hess.tree(), nv) == nv;
+  }
+
+  ZW_HD ZW_INLINE bool factor_failed(Grp& g) const {
+    g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+    write_out(g, false);
+    return false;
+  }
+
+  // the second half, with the Newton Hessian factored: the direction, the exact line search
+  // and the step; true when the next iteration is due
+  ZW_HD ZW_INLINE bool advance(Grp& g) {
+    g.one([&]() ZW_ITEM {
+      for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
+      cholesky_solve<T>(d.efc_HnL(), hess.tree(), dir, nv);
+      if (nh > 0) {
+        // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
+        // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
+        cs.hard_factor(d.efc_HnL(), hess.tree());
+        cs.hard_project(dir, false);
+        const Row<T> mu = d.efc_mu(), hd = d.efc_Hd();
+        for (int i = 0; i < nv; ++i) hd[i] = grad[i];
+        for (int r = 0; r < nh; ++r) {
+          cs.add_row(r, mu[r], hd);
+          cs.add_row(r, mu[r], d.efc_tmp());
+        }
+        T norm2 = T(0);
+        for (int i = 0; i < nv; ++i) norm2 += hd[i] * hd[i];
+        const T projected = scale * std::sqrt(norm2);
+        d.solver_residual()[0] = projected;
+        if (!(projected > tolerance) || iter >= m.iterations) return;
+      }
+      // H d, for the line search
+      tree_symv<T>(M, dof_rows(m), dir, d.efc_Hd(), nv);
+    });
+    if (nh > 0) {
+      residual = cs.shared(g, d.solver_residual());
+      current = !(residual > tolerance) || iter >= m.iterations;
+      if (current) return false;
+    }
+    T decrease;
+    const T alpha = cs.line_search(g, decrease);
+    g.each(nv, [&](int i) ZW_ITEM { x[i] += alpha * dir[i]; });
+    // back onto A x = b, which the step keeps only to rounding
+    if (nh > 0) g.one([&]() ZW_ITEM { cs.hard_project(x, true); });
+    ++iter;
+    // converged as MuJoCo's Newton: the scaled cost no longer decreases
+    if (!(scale * decrease > tolerance)) {
+      stalled = true;
+      return false;
+    }
+    return true;
+  }
+
+  // 3. the forces and 4. the implicit step; false on a failure (kStatusFactorization,
+  // kStatusHardConflict)
+  ZW_HD ZW_INLINE bool end(Grp& g) {
+    if (newton() && !(residual <= tolerance) && !stalled) {
       g.one([&]() ZW_ITEM { *d.status |= kStatusNotConverged; });
     }
-  }
-
-  // 3. forces: soft from their rows, hard from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f)
-  if (!current) cs.gradient(g, x);
-  {
-    const Row<T> jar = d.efc_jar(), D = d.efc_D(), R = d.efc_R();
-    g.each(nefc - nh, [&](int k) ZW_ITEM {
-      const int r = nh + k;
-      T w;
-      const T f = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
-      force[r] = solve ? f : T(0);
-    });
-    if (cs.has_cones()) {
-      g.each(ncon, [&](int c) ZW_ITEM {
-        const EllipticCone<T> k = cs.cone(c, jar, T(0));
-        const int r0 = cs.cone_row(c);
-        for (int j = 0; j < k.dim; ++j) force[r0 + j] = solve ? k.force(j, D, r0) : T(0);
+    // 3. forces: soft from their rows, hard from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f)
+    if (!current) cs.gradient(g, x);
+    {
+      const Row<T> jar = d.efc_jar(), D = d.efc_D(), R = d.efc_R();
+      g.each(nefc - nh, [&](int k) ZW_ITEM {
+        const int r = nh + k;
+        T w;
+        const T f = row_force(m.efc_kind[r], jar[r], D[r], R[r], m.efc_frictionloss[r], w);
+        force[r] = solve ? f : T(0);
       });
-    }
-    cs.rows_into(g, qfrc, nullptr, T(1), false);
-  }
-  const Row<T> D = d.efc_D();
-  const int nactive = nh + static_cast<int>(g.template sum<T>(nefc - nh, [&](int k) ZW_ITEM {
-                        return D[nh + k] > T(0) ? T(1) : T(0);
-                      }));
-  g.one([&]() ZW_ITEM {
-    if (nh > 0) {
-      // without a solve the soft rows carry no force: grad is H (x − x_s) alone
-      if (!solve) {
-        for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
+      if (cs.has_cones()) {
+        g.each(ncon, [&](int c) ZW_ITEM {
+          const EllipticCone<T> k = cs.cone(c, jar, T(0));
+          const int r0 = cs.cone_row(c);
+          for (int j = 0; j < k.dim; ++j) force[r0 + j] = solve ? k.force(j, D, r0) : T(0);
+        });
       }
-      cs.hard_factor(hl, dof_rows(m));
-      const Row<T> mu = d.efc_mu(), y = d.efc_Y();
-      for (int r = 0; r < nh; ++r) {
-        const Row<T> yr = y + r * nv;
-        T s = T(0);
-        for (int i = 0; i < nv; ++i) s += yr[i] * grad[i];
-        mu[r] = s;
-      }
-      semidefinite_solve<T>(d.efc_S(), d.efc_perm(), d.efc_pstate(), mu, nh);
-      for (int r = 0; r < nh; ++r) {
-        force[r] = mu[r];
-        cs.add_row(r, mu[r], qfrc);
-      }
+      cs.rows_into(g, qfrc, nullptr, T(1), false);
     }
-    d.efc_nactive()[0] = T(nactive);
-    d.solver_niter()[0] = T(iter);
-    d.solver_residual()[0] = residual;
-  });
-
-  // 4. the implicit step: Euler's damping, implicitfast's H − h D and free bodies
-  //    (kernels/implicit.h); the hard rows then hold again by their projection in the metric of
-  //    its factor, whose multipliers add to their forces.  implicit's unsymmetric H − h D is
-  //    factored by an LU in efc_HnL and efc_HL (H's factor is no longer read); a model with hard
-  //    rows cannot choose it (no metric to project in)
-  if (damping_dt > T(0) && m.integrator == Integrator::kImplicit) {
-    const int solved = g.uniform([&]() ZW_ITEM {
-      const Row<T> lo = d.efc_HnL(), up = d.efc_HL();
-      implicit_matrix(m, d, lo, up, damping_dt);
-      MaskOf<T> failed(false);
-      if (lu_factor<T>(lo, up, dof_rows(m), nv, &failed) < nv || any_lane<T>(failed)) {
-        *d.status |= kStatusFactorization;
-        return 0;
-      }
-      for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-      lu_solve<T>(lo, up, dof_rows(m), x, nv);
-      return 1;
-    });
-    if (!solved) {
-      write_out(true);
-      return false;
-    }
-  } else if (damping_dt > T(0)) {
-    const bool factored = pack && pack->damped.p != nullptr;
-    const Row<T> l = factored ? pack->damped : d.efc_HnL();
-    if (factored ? pack->damped_failed : !factor_mass(m, d, l, damping_dt, g, M)) {
-      if (factored) g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
-      write_out(true);
-      return false;
-    }
-    // the pack solves for the lane afterwards (FromPack::deferred)
-    const bool deferred = factored && pack->deferred != nullptr && nh == 0;
-    if (deferred) g.one([&]() ZW_ITEM { *pack->deferred = 1; });
-    const int holds = deferred ? 1 : g.uniform([&]() ZW_ITEM {
-      for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
-      cholesky_solve<T>(l, dof_rows(m), x, nv);
-      free_body_solve(m, d, x, smooth, qfrc, true, damping_dt);
+    const Row<T> D = d.efc_D();
+    const int nactive = nh + static_cast<int>(g.template sum<T>(nefc - nh, [&](int k) ZW_ITEM {
+                          return D[nh + k] > T(0) ? T(1) : T(0);
+                        }));
+    g.one([&]() ZW_ITEM {
       if (nh > 0) {
-        cs.hard_factor(l, dof_rows(m));
-        cs.hard_project(x, true);
-        // the rows this metric's factor drops must hold as well
-        if (!cs.hard_consistent(x)) {
-          *d.status |= kStatusHardConflict;
+        // without a solve the soft rows carry no force: grad is H (x − x_s) alone
+        if (!solve) {
+          for (int i = 0; i < nv; ++i) grad[i] = d.efc_tmp()[i];
+        }
+        cs.hard_factor(hl, dof_rows(m));
+        const Row<T> mu = d.efc_mu(), y = d.efc_Y();
+        for (int r = 0; r < nh; ++r) {
+          const Row<T> yr = y + r * nv;
+          T s = T(0);
+          for (int i = 0; i < nv; ++i) s += yr[i] * grad[i];
+          mu[r] = s;
+        }
+        semidefinite_solve<T>(d.efc_S(), d.efc_perm(), d.efc_pstate(), mu, nh);
+        for (int r = 0; r < nh; ++r) {
+          force[r] = mu[r];
+          cs.add_row(r, mu[r], qfrc);
+        }
+      }
+      d.efc_nactive()[0] = T(nactive);
+      d.solver_niter()[0] = T(iter);
+      d.solver_residual()[0] = residual;
+    });
+
+    // 4. the implicit step: Euler's damping, implicitfast's H − h D and free bodies
+    //    (kernels/implicit.h); the hard rows then hold again by their projection in the metric of
+    //    its factor, whose multipliers add to their forces.  implicit's unsymmetric H − h D is
+    //    factored by an LU in efc_HnL and efc_HL (H's factor is no longer read); a model with
+    //    hard rows cannot choose it (no metric to project in)
+    if (damping_dt > T(0) && m.integrator == Integrator::kImplicit) {
+      const int solved = g.uniform([&]() ZW_ITEM {
+        const Row<T> lo = d.efc_HnL(), up = d.efc_HL();
+        implicit_matrix(m, d, lo, up, damping_dt);
+        MaskOf<T> failed(false);
+        if (lu_factor<T>(lo, up, dof_rows(m), nv, &failed) < nv || any_lane<T>(failed)) {
+          *d.status |= kStatusFactorization;
           return 0;
         }
-        const Row<T> mu = d.efc_mu();
-        for (int r = 0; r < nh; ++r) {
-          force[r] -= mu[r];
-          cs.add_row(r, -mu[r], qfrc);
-        }
+        for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
+        lu_solve<T>(lo, up, dof_rows(m), x, nv);
+        return 1;
+      });
+      if (!solved) {
+        write_out(g, true);
+        return false;
       }
-      return 1;
-    });
-    if (!holds) {
-      write_out(true);
-      return false;
+    } else if (damping_dt > T(0)) {
+      const bool factored = pack && pack->damped.p != nullptr;
+      const Row<T> l = factored ? pack->damped : d.efc_HnL();
+      if (factored ? pack->damped_failed : !factor_mass(m, d, l, damping_dt, g, M)) {
+        if (factored) g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+        write_out(g, true);
+        return false;
+      }
+      // the pack solves for the lane afterwards (FromPack::deferred)
+      const bool deferred = factored && pack->deferred != nullptr && nh == 0;
+      if (deferred) g.one([&]() ZW_ITEM { *pack->deferred = 1; });
+      const int holds = deferred ? 1 : g.uniform([&]() ZW_ITEM {
+        for (int i = 0; i < nv; ++i) x[i] = smooth[i] + qfrc[i];
+        cholesky_solve<T>(l, dof_rows(m), x, nv);
+        free_body_solve(m, d, x, smooth, qfrc, true, damping_dt);
+        if (nh > 0) {
+          cs.hard_factor(l, dof_rows(m));
+          cs.hard_project(x, true);
+          // the rows this metric's factor drops must hold as well
+          if (!cs.hard_consistent(x)) {
+            *d.status |= kStatusHardConflict;
+            return 0;
+          }
+          const Row<T> mu = d.efc_mu();
+          for (int r = 0; r < nh; ++r) {
+            force[r] -= mu[r];
+            cs.add_row(r, -mu[r], qfrc);
+          }
+        }
+        return 1;
+      });
+      if (!holds) {
+        write_out(g, true);
+        return false;
+      }
     }
+    write_out(g, true);
+    g.each(m.s.ndrive, [&](int i) ZW_ITEM { d.drive_force()[i] = force[m.drive_efcadr[i]]; });
+    return true;
   }
-  write_out(true);
-  g.each(m.s.ndrive, [&](int i) ZW_ITEM { d.drive_force()[i] = force[m.drive_efcadr[i]]; });
-  return true;
+};
+
+// the constrained q̈ at the current rows, on a lane group; false (kStatusFactorization) when H or
+// the Newton Hessian cannot be factored (efc_force is then not meaningful).  Not inlined on a
+// GPU, so that its registers are its own.
+template <class T, class Grp>
+ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>& d, T damping_dt,
+                                        Grp& g, const FromPack<T>* pack = nullptr) {
+  ConstraintSolve<T, Grp> s(m, d, damping_dt, pack);
+  const int begun = s.begin(g);
+  if (begun != s.kNewton) return begun == s.kDone;
+  while (s.iterate(g)) {
+    if (!s.factor(g)) return s.factor_failed(g);
+    if (!s.advance(g)) break;
+  }
+  return s.end(g);
 }
 
 template <class T>

@@ -6,10 +6,12 @@
 // pack has them, so a lane could get a +0 its own would not add, and flip a −0).  After: the
 // clearing of the contact slots past the lane's contacts (clear_unused_slots), which the lane's
 // collision, contact forces and solve then leave alone; and, where `deferred` is set, Euler's
-// damped step (pack_damped_solve).
+// damped step (pack_damped_solve).  During: the factors of the lanes' Newton Hessians, an
+// iteration's at once where enough lanes need one (LaneFactor, constrain_lanes).
 #pragma once
 
 #include "kernels/instance.h"
+#include "kernels/math_chol.h"
 
 namespace zwang {
 
@@ -26,6 +28,20 @@ struct FromPack {
   // qfrc_constraint on every such lane at once
   int* deferred;
   Row<T> qM;  // H, the lane's copy in one run of values (its data row has a value per pack)
+  int lane;   // its lane in the pack
+};
+
+// The pack's factor of several lanes' Newton Hessians at once (ConstraintSolve::factor): a[j],
+// j < count, the matrix of the pack's lane lanes[j] (its efc_HnL, unit stride), all of pattern
+// `tree`, factored in place; failed[j] set where that lane's own factor would fail.  Each lane's
+// bits are those of its own factor.  Called for at least `min_lanes` lanes; fewer factor their
+// own, since the pack's factor costs about as much as that many of one lane's.
+template <class T>
+struct LaneFactor {
+  void (*factor)(void* context, TreeRows tree, int n, const int* lanes, const Row<T>* a, int count,
+                 bool* failed);
+  void* context;
+  int min_lanes;
 };
 
 }  // namespace zwang

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 
 #include "kernels/assemble.h"
 #include "kernels/body_jacobians.h"
@@ -126,6 +127,33 @@ ZW_HD ZW_INLINE bool stage_outputs(const ModelView<T>& m, int stage) {
   return stage < 0 || stage == solves_per_step(m) - 1 || (stage == 0 && m.s.nsensor > 0);
 }
 
+// constrain()'s rows at time t: the collisions, then every row; false when the collision fails
+// (kStatusContactOverflow and the like)
+template <class T, class Grp>
+ZW_HD ZW_INLINE bool build_rows(const ModelView<T>& m, const Instance<T>& d, double t, Grp& g,
+                                const FromPack<T>* pack) {
+  if (m.ncollision == 0) {
+    g.one([&]() ZW_ITEM {
+      if (m.s.ngeom > 0) geom_poses(m, d);
+      d.ncon()[0] = T(0);
+    });
+  } else if (!collision(m, d, g, pack)) {
+    return false;
+  }
+  constraint_rows(m, d, t, g);
+  contact_rows(m, d, g);
+  return true;
+}
+
+// constrain()'s outputs after a solve with rows: the contact forces and the bodies' external
+// wrenches (a pack clears the unused contact slots itself)
+template <class T>
+ZW_HD ZW_INLINE void constrained_outputs(const ModelView<T>& m, const Instance<T>& d,
+                                         const FromPack<T>* pack) {
+  contact_forces(m, d, !pack);
+  external_wrenches(m, d);
+}
+
 // after the solve: the constrained q̈ at time t (rows and solver), or q̈_smooth = q̈ without
 // rows; replaces whatever a batched solve left in qacc; the outputs above where `outputs`.  On a
 // lane group the collision, the contact, friction-loss and limit rows (a contact, dof or joint per
@@ -139,23 +167,9 @@ ZW_HD ZW_INLINE int constrain(const ModelView<T>& m, const Instance<T>& d, T dam
     if (outputs) g.one([&]() ZW_ITEM { unconstrained_outputs(m, d); });
     return phase;
   }
-  if (m.ncollision == 0) {
-    g.one([&]() ZW_ITEM {
-      if (m.s.ngeom > 0) geom_poses(m, d);
-      d.ncon()[0] = T(0);
-    });
-  } else if (!collision(m, d, g, pack)) {
-    return kPhaseFailed;
-  }
-  constraint_rows(m, d, t, g);
-  contact_rows(m, d, g);
+  if (!build_rows(m, d, t, g, pack)) return kPhaseFailed;
   if (!constraint_solve(m, d, damping_dt, g, pack)) return kPhaseFailed;
-  if (outputs) {
-    g.one([&]() ZW_ITEM {
-      contact_forces(m, d, !pack);
-      external_wrenches(m, d);
-    });
-  }
+  if (outputs) g.one([&]() ZW_ITEM { constrained_outputs(m, d, pack); });
   return kPhaseSolve;
 }
 
@@ -540,16 +554,77 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
   step_finish(m, d);
 }
 
-// the one-instance part of a pack's solve with constraint rows (`rows` above): constrain() at the
-// time of the stage, with H's factors from the pack, then the sensors where the evaluation is the
-// one they describe; a failure leaves its status bit
+// The one-instance part of a pack's solve with constraint rows (`rows` above), for its lanes
+// d[0 .. count) that have not stopped, each in its own work rows: constrain() at the time of the
+// stage, with H's factors from the pack, then the sensors where the evaluation is the one they
+// describe; a failure leaves its status bit.  The lanes' Newton iterations go in step, and
+// where at least factor.min_lanes of them need a Newton Hessian of one pattern in an iteration,
+// the pack factors those at once (`factor`): each lane's bits are those of its own constrain().
 template <class T>
-ZW_HD void constrain_stage(const ModelView<T>& m, const Instance<T>& d, int stage,
-                           const FromPack<T>& pack) {
-  const int phase = stage < 0 ? constrain(m, d, T(0), *d.time, kPhaseSolve, &pack)
-                              : constrain(m, d, step_damping_dt(m), solve_time(m, *d.time, stage),
-                                          kPhaseSolve, &pack, stage_outputs(m, stage));
-  if (phase == kPhaseSolve && stage <= 0) sensors(m, d);
+void constrain_lanes(const ModelView<T>& m, const Instance<T>* d, const FromPack<T>* pack,
+                     int count, int stage, const LaneFactor<T>& factor) {
+  // the widest pack: float on AVX-512
+  constexpr int kMax = 16;
+  Solo g;
+  const T damping_dt = stage < 0 ? T(0) : step_damping_dt(m);
+  std::optional<ConstraintSolve<T, Solo>> solve[kMax];
+  // the lanes whose solve succeeded, and those still in Newton
+  bool ok[kMax] = {}, newton[kMax] = {};
+  for (int k = 0; k < count; ++k) {
+    const double t = stage < 0 ? *d[k].time : solve_time(m, *d[k].time, stage);
+    if (!build_rows(m, d[k], t, g, pack + k)) continue;
+    solve[k].emplace(m, d[k], damping_dt, pack + k);
+    const int begun = solve[k]->begin(g);
+    ok[k] = begun == solve[k]->kDone;
+    newton[k] = begun == solve[k]->kNewton;
+  }
+  for (;;) {
+    int lane[kMax], n = 0;
+    for (int k = 0; k < count; ++k) {
+      if (!newton[k]) continue;
+      if (solve[k]->iterate(g)) {
+        lane[n++] = k;
+      } else {
+        newton[k] = false;
+        ok[k] = solve[k]->end(g);
+      }
+    }
+    if (n == 0) break;
+    // the lanes of each pattern together where there are enough of them
+    bool failed[kMax] = {};
+    for (int dense = 0; dense < 2; ++dense) {
+      int at[kMax], pos[kMax], ns = 0;
+      Row<T> a[kMax];
+      for (int i = 0; i < n; ++i) {
+        if (solve[lane[i]]->dense() != (dense == 1)) continue;
+        at[ns] = i;
+        pos[ns] = pack[lane[i]].lane;
+        a[ns++] = d[lane[i]].efc_HnL();
+      }
+      if (ns == 0) continue;
+      if (ns < factor.min_lanes) {
+        for (int j = 0; j < ns; ++j) failed[at[j]] = !solve[lane[at[j]]]->factor(g);
+        continue;
+      }
+      bool out[kMax] = {};
+      factor.factor(factor.context, solve[lane[at[0]]]->hess.tree(), m.s.nv, pos, a, ns, out);
+      for (int j = 0; j < ns; ++j) failed[at[j]] = out[j];
+    }
+    for (int i = 0; i < n; ++i) {
+      const int k = lane[i];
+      if (failed[i]) {
+        newton[k] = ok[k] = solve[k]->factor_failed(g);
+      } else if (!solve[k]->advance(g)) {
+        newton[k] = false;
+        ok[k] = solve[k]->end(g);
+      }
+    }
+  }
+  for (int k = 0; k < count; ++k) {
+    if (!ok[k]) continue;
+    if (stage_outputs(m, stage)) constrained_outputs(m, d[k], pack + k);
+    if (stage <= 0) sensors(m, d[k]);
+  }
 }
 
 }  // namespace zwang

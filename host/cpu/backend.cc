@@ -176,7 +176,7 @@ class SimdBackend final : public BackendImpl<T> {
     // read only: the kernels never write a parameter
     T* params = const_cast<T*>(std::as_const(batch).param_arena());
     isa_.run({&view_, batch.data_arena(), params, batch.padded_size(), batch.size(),
-              batch.time_data(), batch.status_data(), threads_, steps, aligned, &constrain_stage<T>,
+              batch.time_data(), batch.status_data(), threads_, steps, aligned, &constrain_lanes<T>,
               share > l2 / 2, outputs_.data(), static_cast<int>(outputs_.size()), sensordata_,
               bytes > l3});
   }

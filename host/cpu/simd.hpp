@@ -28,13 +28,13 @@ struct PackRun {
   int threads;
   int steps;           // 0: forward()
   std::byte* scratch;  // threads × PackIsa::scratch_bytes, 64-byte aligned
-  // constrain_stage() of kernels/pipeline.h for one lane of a pack: with constraint rows each
-  // lane's collisions, rows and solver run one instance at a time, in the same code as the scalar
-  // backend's, with what the pack does for them (FromPack).  Compiled outside the instruction
-  // set's unit: its scalar instantiations would be shared with the other units
-  // (tests/simd_units_isolated.cmake)
-  void (*constrain)(const ModelView<T>& m, const Instance<T>& d, int stage,
-                    const FromPack<T>& pack);
+  // constrain_lanes() of kernels/pipeline.h for the lanes of a pack that have not stopped: with
+  // constraint rows each lane's collisions, rows and solver run one instance at a time, in the
+  // same code as the scalar backend's, with what the pack does for them (FromPack, LaneFactor).
+  // Compiled outside the instruction set's unit: its scalar instantiations would be shared with
+  // the other units (tests/simd_units_isolated.cmake)
+  void (*constrain)(const ModelView<T>& m, const Instance<T>* lanes, const FromPack<T>* pack,
+                    int count, int stage, const LaneFactor<T>& factor);
   bool prefetch;  // the next pack's rows are prefetched: they come from beyond the L2
   // the data rows of the outputs the batch keeps (Batch::kept), as [begin, end) ranges: a call
   // copies these back, and reads sensordata (whose user slots keep their values) if it is kept

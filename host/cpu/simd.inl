@@ -101,9 +101,9 @@ inline RowRange lane_h(const Layout& lay, const Sizes& s) {
 }
 
 // a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
-// rows of one instance (constrain() of one lane), then a pack per geom pair (its lanes' bounding
-// tests, pack_collision_bounds), then the rows of lane_rows() and lane_h() of each lane, one
-// lane's after another
+// rows of each lane's instance (constrain() of a lane), then a pack per geom pair (its lanes'
+// bounding tests, pack_collision_bounds), then the rows of lane_rows() and lane_h() of each
+// lane, one lane's after another, then a pack per entry of the Newton Hessian (factor_lanes)
 template <class S>
 std::size_t lane_work_offset(const Layout& lay) {
   const std::size_t rows = std::max(lay.work_rows, 1) + lay.data_rows + lay.param_rows;
@@ -111,9 +111,15 @@ std::size_t lane_work_offset(const Layout& lay) {
   return (bytes + 63) / 64 * 64;
 }
 
+// from one lane's work rows to the next's
+template <class S>
+std::size_t lane_work_stride(const Layout& lay) {
+  return (std::max(lay.work_rows, 1) * sizeof(S) + 63) / 64 * 64;
+}
+
 template <class S>
 std::size_t near_offset(const Layout& lay) {
-  return (lane_work_offset<S>(lay) + std::max(lay.work_rows, 1) * sizeof(S) + 63) / 64 * 64;
+  return lane_work_offset<S>(lay) + kWidth<S> * lane_work_stride<S>(lay);
 }
 
 template <class S>
@@ -122,11 +128,44 @@ std::size_t lanes_offset(const Layout& lay, int ncollision) {
 }
 
 template <class S>
-std::size_t scratch_bytes(const Layout& lay, const Sizes& s, int ncollision) {
+std::size_t lanes_bytes(const Layout& lay, const Sizes& s) {
   const RowRange h = lane_h(lay, s);
-  const std::size_t lanes =
-      std::size_t(kWidth<S>) * (lane_row_count(lay, s, true) + h.end - h.first) * sizeof(S);
-  return (lanes_offset<S>(lay, ncollision) + lanes + 63) / 64 * 64;
+  return std::size_t(kWidth<S>) * (lane_row_count(lay, s, true) + h.end - h.first) * sizeof(S);
+}
+
+template <class S>
+std::size_t factor_offset(const Layout& lay, const Sizes& s, int ncollision) {
+  return (lanes_offset<S>(lay, ncollision) + lanes_bytes<S>(lay, s) + 63) / 64 * 64;
+}
+
+template <class S>
+std::size_t scratch_bytes(const Layout& lay, const Sizes& s, int ncollision) {
+  return factor_offset<S>(lay, s, ncollision) + std::max(s.nM, 1) * sizeof(Pack<S>);
+}
+
+// LaneFactor for a pack, in `context`, a pack per entry: each lane's matrix into its lane, the
+// factor on the pack, and back.  The other lanes factor what they hold, zeros (the scratch starts
+// zeroed: pivots failing, then 1) or a matrix an earlier call left, and are not read.
+template <class S>
+void factor_lanes(void* context, TreeRows tree, int n, const int* lanes, const Row<S>* a, int count,
+                  bool* failed) {
+  constexpr int w = kWidth<S>;
+  Pack<S>* tile = static_cast<Pack<S>*>(context);
+  S* t = reinterpret_cast<S*>(tile);
+  const int nm = n * (n + 1) / 2;
+  for (int j = 0; j < count; ++j) {
+    const S* from = a[j].p;
+    for (int e = 0; e < nm; ++e) t[std::size_t(e) * w + lanes[j]] = from[e];
+  }
+  MaskOf<Pack<S>> bad(false);
+  cholesky_factor<Pack<S>>(tile, tree, n, &bad);
+  int flags[w] = {};
+  Lanes<Pack<S>>::set_bits(flags, bad, 1);
+  for (int j = 0; j < count; ++j) {
+    S* to = a[j].p;
+    for (int e = 0; e < nm; ++e) to[e] = t[std::size_t(e) * w + lanes[j]];
+    failed[j] = flags[lanes[j]] != 0;
+  }
 }
 
 // rows [0, rows) of lanes [0, count) from an arena (stride ld) into a tile (stride width); the
@@ -209,21 +248,25 @@ Arena<S> lane_arena(const Arena<Pack<S>>& a, int k) {
 }
 
 // With constraint rows, constrain() runs on each lane that has not stopped, one instance at a
-// time.  Its data rows are in the tile (run() below), so a lane's data is one value in each of
-// a few thousand consecutive cache lines (its parameters, in a full pack, one value in each
-// padded row of the batch); the work rows that smooth() leaves for constrain() (xmat, cdof,
-// cacc, ten_J and qfrc_smooth, body_Iw for implicit's Coriolis derivative, and implicitfast's
-// crb_inertia: kernels/constraint_rows.h, contacts.h, constraint_solver.h and implicit.h read no
-// others: lane_rows()) are copied into `lane_work`, one instance's work rows in the scalar
-// layout, where the rows and the solver's scratch (nefc·nv values and more, visited in every
-// iteration) are contiguous; they go through `lanes` by lane first, so that each pack row is read
-// once for the pack.  The sensors of such a model run there too, after constrain(), since some read
-// the rows (kernels/sensors.h: body_Iw and body_n are the other work rows they read).
+// time but the lanes' Newton iterations in step (constrain_lanes, factor_lanes).  Its data rows
+// are in the tile (run() below), so a lane's data is one value in each of a few thousand
+// consecutive cache lines (its parameters, in a full pack, one value in each padded row of the
+// batch); the work rows that smooth() leaves for constrain() (xmat, cdof, cacc, ten_J and
+// qfrc_smooth, body_Iw for implicit's Coriolis derivative, and implicitfast's crb_inertia:
+// kernels/constraint_rows.h, contacts.h, constraint_solver.h and implicit.h read no others:
+// lane_rows()) are copied into the lane's own work rows in `lane_work` (lane_work_stride() apart),
+// one instance's work rows in the scalar layout, where the rows and the solver's scratch (nefc·nv
+// values and more, visited in every iteration) are contiguous; they go through `lanes` by lane
+// first, so that each pack row is read once for the pack.  The sensors of such a model run there
+// too, after constrain(), since some read the rows (kernels/sensors.h: body_Iw and body_n are the
+// other work rows they read).
 template <class S>
 void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Instance<Pack<S>>& d,
-              S* lane_work, Pack<S>* near, S* lanes) {
-  const auto rows = [&job, &view, lane_work, near, lanes](const Instance<Pack<S>>& p, int stage,
-                                                          const PackFactors<Pack<S>>& factors) {
+              std::byte* lane_work, Pack<S>* near, S* lanes, Pack<S>* factor_tile) {
+  const std::size_t lane_stride = lane_work_stride<S>(*d.lay);
+  const auto rows = [&job, &view, lane_work, lane_stride, near, lanes, factor_tile](
+                        const Instance<Pack<S>>& p, int stage,
+                        const PackFactors<Pack<S>>& factors) {
     pack_collision_bounds(view, p, Row<Pack<S>>{near, 1});
     // the rows of lane_rows() and lane_h() by lane: a pack row (one cache line at most) is read
     // once here, where the lanes one after another would each read a value from every line
@@ -247,32 +290,33 @@ void run_pack(const PackRun<S>& job, const ModelView<Pack<S>>& view, const Insta
     // the lane (FromPack::deferred)
     const bool defer = factors.damped && view.s.nhard == 0 && view.s.nsensor == 0;
     int deferred[kWidth<S>] = {};
+    Instance<S> one[kWidth<S>];
+    FromPack<S> from_pack[kWidth<S>];
+    int live = 0;
     for (int k = 0; k < kWidth<S>; ++k) {
       if ((p.status[k] & kStatusStopping) != 0) continue;
       const Arena<S> work = lane_arena(p.work, k);
+      S* own = reinterpret_cast<S*>(lane_work + k * lane_stride);
       // the bounding tests and H's factors stay in the pack's rows, read there by the lane
-      const FromPack<S> from_pack{{reinterpret_cast<S*>(near) + k, kWidth<S>},
-                                  work.row(p.lay->efc_HL),
-                                  work.row(p.lay->efc_grad),
-                                  factors.damped ? work.row(p.lay->qLD) : Row<S>{nullptr, 0},
-                                  static_cast<bool>(factors.h_failed[k]),
-                                  static_cast<bool>(factors.damped_failed[k]),
-                                  defer ? deferred + k : nullptr,
-                                  {lanes + std::size_t(k) * count + nwork, 1}};
+      from_pack[live] = {{reinterpret_cast<S*>(near) + k, kWidth<S>},
+                         work.row(p.lay->efc_HL),
+                         work.row(p.lay->efc_grad),
+                         factors.damped ? work.row(p.lay->qLD) : Row<S>{nullptr, 0},
+                         static_cast<bool>(factors.h_failed[k]),
+                         static_cast<bool>(factors.damped_failed[k]),
+                         defer ? deferred + k : nullptr,
+                         {lanes + std::size_t(k) * count + nwork, 1},
+                         k};
       const S* in = lanes + std::size_t(k) * count;
       for (const RowRange& range : ranges) {
-        std::memcpy(lane_work + range.first, in, sizeof(S) * (range.end - range.first));
+        std::memcpy(own + range.first, in, sizeof(S) * (range.end - range.first));
         in += range.end - range.first;
       }
-      job.constrain(*job.view,
-                    Instance<S>{lane_arena(p.data, k),
-                                lane_arena(p.param, k),
-                                {lane_work, 1},
-                                p.lay,
-                                p.time + k,
-                                p.status + k},
-                    stage, from_pack);
+      one[live++] = {lane_arena(p.data, k), lane_arena(p.param, k), {own, 1}, p.lay, p.time + k,
+                     p.status + k};
     }
+    job.constrain(*job.view, one, from_pack, live, stage,
+                  LaneFactor<S>{&factor_lanes<S>, factor_tile, kWidth<S> / 2});
     pack_damped_solve(view, p, Lanes<Pack<S>>::flagged(deferred, 1));
   };
   if (job.steps == 0) {
@@ -304,9 +348,11 @@ void run(const PackRun<S>& job) {
     const int count = static_cast<int>(std::min<std::int64_t>(w, job.n - first));
     std::byte* own = job.scratch + stride * omp_get_thread_num();
     P* work = reinterpret_cast<P*>(own);
-    S* lane_work = reinterpret_cast<S*>(own + lane_work_offset<S>(lay));
+    std::byte* lane_work = own + lane_work_offset<S>(lay);
     P* near = reinterpret_cast<P*>(own + near_offset<S>(lay));
     S* lanes = reinterpret_cast<S*>(own + lanes_offset<S>(lay, job.view->ncollision));
+    P* factor_tile =
+        reinterpret_cast<P*>(own + factor_offset<S>(lay, job.view->s, job.view->ncollision));
     // the next pack's rows, a register (at most a cache line) each, while this one computes: the
     // hardware prefetchers do not follow a stride of a padded row.  Where rows start on cache
     // lines (ld a multiple of 64 bytes: from 32 instances on), only when the next pack begins
@@ -359,7 +405,7 @@ void run(const PackRun<S>& job) {
                          &view.lay,
                          time,
                          status},
-             lane_work, near, lanes);
+             lane_work, near, lanes, factor_tile);
     // what a call writes: the state, and the kept outputs of the instances that have not stopped
     // in it (those of an instance that stops are left as they were: its tile rows may hold
     // another instance's values from an earlier pack); never the inputs ctrl, xfrc_applied and
