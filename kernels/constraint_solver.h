@@ -623,9 +623,10 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
 
 // The constrained q̈ at the current rows, in steps, so that a caller can interleave several
 // instances' Newton iterations (the SIMD packs factor their lanes' Newton Hessians together,
-// kernels/pipeline.h, solve_lanes): begin(), then while iterate() the factor of the Newton
-// Hessian it assembled in efc_HnL (factor()) and advance(), then end().  constraint_solve() below
-// runs them in that order for one instance.  `pack`: the lane of a SIMD pack (FromPack;
+// kernels/pipeline.h, constrain_lanes): begin(), then while iterate() the factor of the Newton
+// Hessian it assembled in efc_HnL (factor(), or a factor with the same bits; when it fails,
+// factor_failed() ends the solve) and advance(), then end().  constraint_solve() below runs them
+// in that order for one instance.  `pack`: the lane of a SIMD pack (FromPack;
 // implicit's LU is factored here still).
 template <class T, class Grp>
 struct ConstraintSolve {

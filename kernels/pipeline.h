@@ -401,9 +401,10 @@ ZW_HD void step(const ModelView<T>& m, const Instance<T>& d) {
 //
 // Without constraint rows the whole step runs on the pack.  With rows, the collisions, the rows
 // and their solver branch per instance: `rows(d, stage, factors)` runs constrain() on each lane
-// that has not stopped, one instance at a time, after the pack's smooth() (stage −1: forward(),
-// else the step's solve `stage`), and the sensors with it (constrain_stage()).  The factors of H
-// that the solver needs run on the pack before (pack_mass_factors()).
+// that has not stopped, each on its own instance, the lanes' Newton iterations in step, after the
+// pack's smooth() (stage −1: forward(), else the step's solve `stage`), and the sensors with it
+// (constrain_lanes()).  The factors of H that the solver needs run on the pack before
+// (pack_mass_factors()).
 
 // before the lanes' collisions, on the pack: the geoms' poses, and near[c] = 1 where geom pair c
 // passes its bounding test (pair_near()).  Without pairs constrain() poses the geoms itself.
@@ -560,11 +561,12 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
 // describe; a failure leaves its status bit.  The lanes' Newton iterations go in step, and
 // where at least factor.min_lanes of them need a Newton Hessian of one pattern in an iteration,
 // the pack factors those at once (`factor`): each lane's bits are those of its own constrain().
+inline constexpr int kMaxPackWidth = 16;  // the widest pack: float on AVX-512
+
 template <class T>
 void constrain_lanes(const ModelView<T>& m, const Instance<T>* d, const FromPack<T>* pack,
                      int count, int stage, const LaneFactor<T>& factor) {
-  // the widest pack: float on AVX-512
-  constexpr int kMax = 16;
+  constexpr int kMax = kMaxPackWidth;
   Solo g;
   const T damping_dt = stage < 0 ? T(0) : step_damping_dt(m);
   std::optional<ConstraintSolve<T, Solo>> solve[kMax];

@@ -77,6 +77,7 @@ ModelView<Pack<S>> pack_view(const ModelView<S>& v) {
 
 template <class S>
 constexpr int kWidth = Pack<S>::width;
+static_assert(kWidth<float> <= kMaxPackWidth && kWidth<double> <= kMaxPackWidth);
 
 // The work rows that smooth() leaves for a lane's constrain() (run_pack below), as row ranges:
 // xmat, cdof, cacc; body_Iw, body_n and, where `crb` (implicitfast's free joints read it),
@@ -101,7 +102,8 @@ inline RowRange lane_h(const Layout& lay, const Sizes& s) {
 }
 
 // a thread's scratch: work rows, data and parameter tiles, lanes' time and status, then the work
-// rows of each lane's instance (constrain() of a lane), then a pack per geom pair (its lanes'
+// rows of each lane's instance (constrain() of a lane: all the work rows, a pack's width of copies,
+// since the lanes' solves are under way together), then a pack per geom pair (its lanes'
 // bounding tests, pack_collision_bounds), then the rows of lane_rows() and lane_h() of each
 // lane, one lane's after another, then a pack per entry of the Newton Hessian (factor_lanes)
 template <class S>
@@ -140,7 +142,9 @@ std::size_t factor_offset(const Layout& lay, const Sizes& s, int ncollision) {
 
 template <class S>
 std::size_t scratch_bytes(const Layout& lay, const Sizes& s, int ncollision) {
-  return factor_offset<S>(lay, s, ncollision) + std::max(s.nM, 1) * sizeof(Pack<S>);
+  const std::size_t end =
+      factor_offset<S>(lay, s, ncollision) + std::max(s.nM, 1) * sizeof(Pack<S>);
+  return (end + 63) / 64 * 64;
 }
 
 // LaneFactor for a pack, in `context`, a pack per entry: each lane's matrix into its lane, the
