@@ -555,14 +555,14 @@ void step_lanes(const ModelView<T>& m, const Instance<T>& d, const Rows& rows, b
   step_finish(m, d);
 }
 
+inline constexpr int kMaxPackWidth = 16;  // the widest pack: float on AVX-512
+
 // The one-instance part of a pack's solve with constraint rows (`rows` above), for its lanes
 // d[0 .. count) that have not stopped, each in its own work rows: constrain() at the time of the
 // stage, with H's factors from the pack, then the sensors where the evaluation is the one they
 // describe; a failure leaves its status bit.  The lanes' Newton iterations go in step, and
 // where at least factor.min_lanes of them need a Newton Hessian of one pattern in an iteration,
 // the pack factors those at once (`factor`): each lane's bits are those of its own constrain().
-inline constexpr int kMaxPackWidth = 16;  // the widest pack: float on AVX-512
-
 template <class T>
 void constrain_lanes(const ModelView<T>& m, const Instance<T>* d, const FromPack<T>* pack,
                      int count, int stage, const LaneFactor<T>& factor) {
