@@ -2,11 +2,11 @@
 # Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
 # tests with (for the sanitizer build clang with its sanitizer and fuzzer runtimes, LLVM's
 # OpenMP and llvm-symbolizer; EGL and Mesa's drivers, so that MuJoCo draws frames without a
-# display), the Gymnasium package whose MuJoCo models the tests read,
-# MuJoCo 4.0 for the benchmarks and the Python tests, and what the Python package builds with
-# (scikit-build-core, nanobind) and is tested with (pytest and the packages its tests compare
-# with).  The CUDA toolkit is not installed here: CMake builds the CUDA backend when nvcc is on
-# the PATH.
+# display; Chromium and its WebDriver, the browser that the viewer's tests open), the
+# Gymnasium package whose MuJoCo models the tests read, MuJoCo 4.0 for the benchmarks and the
+# Python tests, and what the Python package builds with (scikit-build-core, nanobind) and is
+# tested with (pytest and the packages its tests compare with).  The CUDA toolkit is not
+# installed here: CMake builds the CUDA backend when nvcc is on the PATH.
 set -euo pipefail
 
 packages=(
@@ -17,6 +17,7 @@ packages=(
   libmujoco-dev libmujoco-samples
   clang llvm libclang-rt-14-dev libomp-14-dev clang-format
   libegl1 libegl-mesa0 libgl1-mesa-dri
+  chromium chromium-driver
 )
 
 missing=()
@@ -94,6 +95,12 @@ fi
 if ! python3 -c "import moviepy, imageio_ffmpeg" 2>/dev/null; then
   echo "installing: moviepy (PyPI)"
   pip_install moviepy
+fi
+# the web viewer (zwang.viewer: viser serves the page, h5py reads trajectories) and Selenium, which
+# drives Chromium in its tests
+if ! python3 -c "import viser, h5py, selenium" 2>/dev/null; then
+  echo "installing: viser, h5py, selenium (PyPI)"
+  pip_install viser h5py selenium
 fi
 # cuobjdump and the nvdisasm it runs, for the CUDA build's SASS check
 # (tests/cuda/group_sass.cmake): a toolkit may ship nvcc without them; NVIDIA's wheels hold the

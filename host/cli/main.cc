@@ -3,17 +3,24 @@
 //   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈, constraint forces, contacts at states
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 //   zwang bench [MODEL...] [--csv F] ...     throughput beside MuJoCo 4.0, 2.2.2 and Pinocchio
+//   zwang view [MODEL] [--trajectory RUN.h5]  a model or a trajectory in the browser (Python)
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
 #include <fmt/format.h>
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <charconv>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <limits>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "host/cli/bench.hpp"
 #include "host/cli/cli_common.hpp"
@@ -61,8 +68,26 @@ CLI::Validator number_in(double low, double high) {
       range);
 }
 
+// `zwang view ARGS` is `PYTHON -m zwang.viewer ARGS` (the viewer is the Python package's), with
+// PYTHON from ZWANG_PYTHON, else python3 on the PATH; returns only when that cannot start
+static int run_viewer(int argc, char** argv) {
+  const char* python = std::getenv("ZWANG_PYTHON");
+  if (python == nullptr || *python == 0) python = "python3";
+  std::vector<char*> args{const_cast<char*>(python), const_cast<char*>("-m"),
+                          const_cast<char*>("zwang.viewer")};
+  for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  execvp(python, args.data());
+  std::fprintf(stderr,
+               "zwang view: cannot start %s (%s); it runs zwang's Python package with the viewer "
+               "extra (pip install 'zwang[viewer]'), set ZWANG_PYTHON to its interpreter\n",
+               python, std::strerror(errno));
+  return 1;
+}
+
 int main(int argc, char** argv) {
   using namespace zwang::cli;
+  if (argc >= 2 && std::string_view(argv[1]) == "view") return run_viewer(argc, argv);
   // past a file-size limit, write() then fails with EFBIG, which is reported with what was kept,
   // instead of the signal ending the program in the middle of a file
   std::signal(SIGXFSZ, SIG_IGN);
@@ -302,6 +327,12 @@ int main(int argc, char** argv) {
   bench->add_option("--plot", bo.plot,
                     "PNG: steps/s against instances, log-log, one line per engine and "
                     "configuration (python3 with matplotlib)");
+
+  // listed for --help; run_viewer() takes `view` before parsing
+  app.add_subcommand("view",
+                     "A model, or the records of a trajectory, in the browser (zwang's Python "
+                     "package: `zwang view --help`)")
+      ->prefix_command();
 
   try {
     app.parse(argc, argv);

@@ -17,6 +17,8 @@ namespace nb = nanobind;
 struct PyModel {
   Model model;
   std::vector<std::string> warnings;
+  // the file load() read, absolute; empty for a model built in code
+  std::string path;
 };
 
 void bind_module(nb::module_& m);  // exceptions, load(), constants

@@ -3,10 +3,12 @@
 // lookups by name. A model's numbers are fixed once built; every number a user may
 // change per instance is a parameter of the Simulator (Simulator.params).
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -126,6 +128,13 @@ void bind_model(nb::module_& m) {
         "body_parentid, with the world's parent -1)");
   }
   model
+      .def_prop_ro(
+          "path",
+          [](const PyModel& p) -> std::optional<std::string> {
+            if (p.path.empty()) return std::nullopt;
+            return p.path;
+          },
+          "the file zwang.load() read (absolute), None for a model built in code")
       .def_prop_ro(
           "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
       .def_prop_ro(

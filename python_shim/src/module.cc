@@ -50,7 +50,8 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
     options.wrap_rules = *wrap_rules == "2.2.2" ? WrapRules::kMujoco2 : WrapRules::kMujoco4;
   }
   LoadResult r = load_model(path, options);
-  return PyModel{std::move(r.model), std::move(r.warnings)};
+  return PyModel{std::move(r.model), std::move(r.warnings),
+                 std::filesystem::absolute(path, ec).string()};
 }
 
 // a Distribution in zwang.sweep's tuple form: 0.5, ("uniform", lo, hi), ("choice", [v, ...]),
