@@ -4,6 +4,7 @@
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 //   zwang bench [MODEL...] [--csv F] ...     throughput beside MuJoCo 4.0, 2.2.2 and Pinocchio
 //   zwang view [MODEL] [--trajectory RUN.h5]  a model or a trajectory in the browser (Python)
+//   zwang render RUN.h5 -o run.mp4 ...        a video of a trajectory (Python)
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
 #include <fmt/format.h>
 #include <hdf5.h>
@@ -68,26 +69,30 @@ CLI::Validator number_in(double low, double high) {
       range);
 }
 
-// `zwang view ARGS` is `PYTHON -m zwang.viewer ARGS` (the viewer is the Python package's), with
-// PYTHON from ZWANG_PYTHON, else python3 on the PATH; returns only when that cannot start
-static int run_viewer(int argc, char** argv) {
+// `zwang view ARGS` is `PYTHON -m zwang.viewer ARGS` and `zwang render ARGS` is
+// `PYTHON -m zwang.video ARGS` (they are the Python package's), with PYTHON from ZWANG_PYTHON,
+// else python3 on the PATH; returns only when that cannot start
+static int run_python(const char* module, int argc, char** argv) {
   const char* python = std::getenv("ZWANG_PYTHON");
   if (python == nullptr || *python == 0) python = "python3";
   std::vector<char*> args{const_cast<char*>(python), const_cast<char*>("-m"),
-                          const_cast<char*>("zwang.viewer")};
+                          const_cast<char*>(module)};
   for (int i = 2; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   execvp(python, args.data());
   std::fprintf(stderr,
-               "zwang view: cannot start %s (%s); it runs zwang's Python package with the viewer "
+               "zwang %s: cannot start %s (%s); it runs zwang's Python package with the viewer "
                "extra (pip install 'zwang[viewer]'), set ZWANG_PYTHON to its interpreter\n",
-               python, std::strerror(errno));
+               argv[1], python, std::strerror(errno));
   return 1;
 }
 
 int main(int argc, char** argv) {
   using namespace zwang::cli;
-  if (argc >= 2 && std::string_view(argv[1]) == "view") return run_viewer(argc, argv);
+  if (argc >= 2 && std::string_view(argv[1]) == "view")
+    return run_python("zwang.viewer", argc, argv);
+  if (argc >= 2 && std::string_view(argv[1]) == "render")
+    return run_python("zwang.video", argc, argv);
   // past a file-size limit, write() then fails with EFBIG, which is reported with what was kept,
   // instead of the signal ending the program in the middle of a file
   std::signal(SIGXFSZ, SIG_IGN);
@@ -328,10 +333,14 @@ int main(int argc, char** argv) {
                     "PNG: steps/s against instances, log-log, one line per engine and "
                     "configuration (python3 with matplotlib)");
 
-  // listed for --help; run_viewer() takes `view` before parsing
+  // listed for --help; run_python() takes them before parsing
   app.add_subcommand("view",
                      "A model, or the records of a trajectory, in the browser (zwang's Python "
                      "package: `zwang view --help`)")
+      ->prefix_command();
+  app.add_subcommand("render",
+                     "A video of a trajectory's instances, MP4 or GIF (zwang's Python package: "
+                     "`zwang render --help`)")
       ->prefix_command();
 
   try {

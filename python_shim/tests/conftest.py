@@ -23,6 +23,11 @@ GYM_MODELS = [
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
+# no display on the test machines: MuJoCo's renderer draws through EGL (Mesa's software
+# rasteriser without a GPU); it reads this when MuJoCo is imported
+if not os.environ.get("DISPLAY"):
+    os.environ.setdefault("MUJOCO_GL", "egl")
+
 try:
     import mujoco
 

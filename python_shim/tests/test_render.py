@@ -5,6 +5,7 @@ states differ, so that the comparison can fail.  Gymnasium's ``RecordVideo`` ove
 writes a playable MP4 with a frame per step; rendering imports nothing at ``import zwang``."""
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -57,11 +58,29 @@ def test_depth_and_chosen_envs():
         zwang.gym.make_vec("Hopper-v5", 4, render_mode="rgb_array", render_envs=[4])
 
 
+def test_human_mode_shows_the_env_in_the_viewer():
+    pytest.importorskip("viser")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = zwang.gym.make("Hopper-v5", render_mode="human", viewer_port=port)
+    env.reset(seed=2)
+    viewer = env.vector_env._viewer
+    assert viewer.url == f"http://127.0.0.1:{port}" and viewer.instances == [0]
+    for _ in range(5):
+        env.step(env.action_space.sample())
+    assert env.render() is None
+    # the viewer shows the state the env is at
+    sim = env.vector_env.sim
+    sim.forward()
+    np.testing.assert_allclose(viewer._poses[0]["geom_xpos"], sim.geom_xpos[0], atol=1e-12)
+    env.close()
+    assert env.vector_env._viewer is None
+
+
 def test_render_modes():
     assert zwang.gym.make_vec("Reacher-v5", 2).render() is None
-    with pytest.raises(ValueError, match="render_mode='human' needs a window"):
-        zwang.gym.make("Reacher-v5", render_mode="human")
-    with pytest.raises(ValueError, match="render_mode must be None, 'rgb_array'"):
+    with pytest.raises(ValueError, match="render_mode must be None, 'human', 'rgb_array'"):
         zwang.gym.make("Reacher-v5", render_mode="rgb")
     env = zwang.gym.make("Reacher-v5", render_mode="rgb_array", **SIZE)
     assert env.render_mode == "rgb_array" and "rgb_array" in env.metadata["render_modes"]

@@ -10,11 +10,13 @@ State, outputs and parameters of a Simulator are NumPy views of its batch (see
 ``Simulator``); the quantities MuJoCo's mjData holds beyond them (``cinert``, ``cvel``,
 ``ximat``, ``site_xpos``, ``site_xmat``), and the frames of bodies merged at load
 (``fused_xpos``, ``fused_xquat``, ``fused_xmat``, ``fused_xipos``, ``fused_vel``), are computed on
-demand as copies.  ``zwang.sweep``
-runs Monte Carlo parameter sweeps; ``zwang.gym`` (import it explicitly: it needs gymnasium)
-holds Gymnasium vector environments.
+demand as copies.  ``zwang.sweep`` runs Monte Carlo parameter sweeps; ``zwang.render`` draws
+instances (MuJoCo's renderer, imported on the first call); ``zwang.viewer`` (import it
+explicitly) serves a web viewer of them; ``zwang.gym`` (import it explicitly: it needs
+gymnasium) holds Gymnasium vector environments.
 """
 
+from ._render import render, tile
 from ._zwang import (
     DATA_FIELDS,
     JNT_BALL,
@@ -71,5 +73,7 @@ __all__ = [
     "parse_distribution",
     "parse_param_name",
     "parse_randomization",
+    "render",
     "sweep",
+    "tile",
 ]

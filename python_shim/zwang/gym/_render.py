@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-# what Gymnasium's v5 MuJoCo environments draw
-RENDER_MODES = ("rgb_array", "depth_array")
+from .._render import tile  # noqa: F401  (zwang.gym.tile, as before)
+
+# what Gymnasium's v5 MuJoCo environments draw; "human" is zwang's web viewer (zwang.viewer),
+# where Gymnasium opens a window
+RENDER_MODES = ("human", "rgb_array", "depth_array")
 
 # the keyword arguments of Gymnasium's MujocoEnv that set how it draws
 RENDER_KWARGS = (
@@ -31,6 +33,9 @@ RENDER_KWARGS = (
     "max_geom",
     "visual_options",
 )
+
+# the keyword arguments of render_mode="human": the viewer's address
+VIEWER_KWARGS = ("viewer_host", "viewer_port")
 
 
 def gymnasium_render_defaults(env_id: str) -> dict[str, Any]:
@@ -52,12 +57,9 @@ def gymnasium_render_defaults(env_id: str) -> dict[str, Any]:
 def check_render_mode(render_mode: str | None) -> None:
     if render_mode is None or render_mode in RENDER_MODES:
         return
-    if render_mode == "human":
-        raise ValueError(
-            "render_mode='human' needs a window, which zwang does not open; use 'rgb_array' "
-            "(Gymnasium's RecordVideo records it)"
-        )
-    raise ValueError(f"render_mode must be None, 'rgb_array' or 'depth_array', not {render_mode!r}")
+    raise ValueError(
+        f"render_mode must be None, 'human', 'rgb_array' or 'depth_array', not {render_mode!r}"
+    )
 
 
 class TaskRenderer:
@@ -99,27 +101,3 @@ class TaskRenderer:
 
     def close(self) -> None:
         self.renderer.close()
-
-
-def tile(frames: Sequence[np.ndarray], columns: int | None = None) -> np.ndarray:
-    """Frames of one size side by side in rows of ``columns`` (about the square root of their
-    count by default), left to right and top to bottom; the last row's gaps are black (zero).
-    For a vector env's ``render()``: ``zwang.gym.tile(envs.render())``."""
-    frames = [np.asarray(f) for f in frames]
-    if not frames:
-        raise ValueError("tile needs at least one frame")
-    shape = frames[0].shape
-    if any(f.shape != shape for f in frames):
-        raise ValueError(f"frames must have one shape, got {sorted({f.shape for f in frames})}")
-    count = len(frames)
-    if columns is None:
-        columns = int(np.ceil(np.sqrt(count)))
-    if columns < 1:
-        raise ValueError(f"columns must be at least 1, got {columns}")
-    rows = -(-count // columns)
-    height, width = shape[:2]
-    out = np.zeros((rows * height, columns * width, *shape[2:]), dtype=frames[0].dtype)
-    for k, f in enumerate(frames):
-        r, c = divmod(k, columns)
-        out[r * height : (r + 1) * height, c * width : (c + 1) * width] = f
-    return out

@@ -22,6 +22,7 @@ import zwang
 from ._render import (
     RENDER_KWARGS,
     RENDER_MODES,
+    VIEWER_KWARGS,
     TaskRenderer,
     check_render_mode,
     gymnasium_render_defaults,
@@ -70,7 +71,9 @@ class MujocoTaskEnv(VectorEnv):
     renderer with the task's camera and Gymnasium's drawing arguments (``width``, ``height``,
     ``camera_id``, ``camera_name``, ``default_camera_config``, ``max_geom``,
     ``visual_options``); ``render_envs`` the envs ``render()`` draws (all by default), one frame
-    each.
+    each.  ``"human"`` shows the envs of ``render_envs`` (env 0 by default) in zwang's web viewer
+    (``zwang.viewer``, at ``viewer_host``:``viewer_port``, 127.0.0.1:8080 by default; its URL is
+    printed), updated at every reset and step.
     """
 
     default_xml: str = ""
@@ -101,7 +104,7 @@ class MujocoTaskEnv(VectorEnv):
         **render_kwargs: Any,
     ) -> None:
         check_render_mode(render_mode)
-        unknown = set(render_kwargs) - set(RENDER_KWARGS)
+        unknown = set(render_kwargs) - set(RENDER_KWARGS) - set(VIEWER_KWARGS)
         if unknown:
             raise TypeError(
                 f"{type(self).__name__} got unexpected keyword arguments {sorted(unknown)}"
@@ -129,8 +132,11 @@ class MujocoTaskEnv(VectorEnv):
         self.render_mode = render_mode
         self.metadata["render_modes"] = list(RENDER_MODES)
         self._render_kwargs = render_kwargs
+        if render_mode == "human" and render_envs is None:
+            render_envs = [0]
         self._render_envs = self._checked_render_envs(render_envs)
         self._renderer: TaskRenderer | None = None
+        self._viewer = None
 
     def _checked_render_envs(self, render_envs: Sequence[int] | None) -> list[int]:
         if render_envs is None:
@@ -148,6 +154,9 @@ class MujocoTaskEnv(VectorEnv):
         current state as Gymnasium's own environment draws it; None without a render mode."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "human":
+            self._show()
+            return None
         if self._renderer is None:
             env_id = next(k for k, v in TASKS.items() if isinstance(self, v)).split("-")[0]
             settings = gymnasium_render_defaults(env_id)
@@ -156,7 +165,38 @@ class MujocoTaskEnv(VectorEnv):
         qpos, qvel = np.asarray(self.sim.qpos), np.asarray(self.sim.qvel)
         return tuple(self._renderer.render(qpos[i], qvel[i]) for i in self._render_envs)
 
+    def _show(self) -> None:
+        """The envs of render_envs in the web viewer, started on the first call."""
+        if self._viewer is None:
+            from ..viewer import Viewer
+
+            settings = {k: v for k, v in self._render_kwargs.items() if k in VIEWER_KWARGS}
+            self._viewer = Viewer(
+                self.sim,
+                self._render_envs,
+                model_path=self.xml_path,
+                host=settings.get("viewer_host", "127.0.0.1"),
+                port=settings.get("viewer_port", 8080),
+            )
+        else:
+            self._viewer.update()
+
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        out = super().reset(**kwargs)
+        if self.render_mode == "human":
+            self._show()
+        return out
+
+    def step(self, actions: Any):
+        out = super().step(actions)
+        if self.render_mode == "human":
+            self._show()
+        return out
+
     def close_extras(self, **kwargs: Any) -> None:
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

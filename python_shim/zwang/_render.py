@@ -1,0 +1,165 @@
+"""zwang.render: pictures of instances without a display, by MuJoCo's renderer.
+
+zwang draws nothing itself: MuJoCo's ``mujoco.Renderer`` (OpenGL through EGL or OSMesa without
+a display) draws a MuJoCo model of the same file (``Model.path``) into which the instances'
+state is copied, as Gymnasium's own frames are made.  MuJoCo is imported on the first call,
+never at ``import zwang``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+# the state fields a picture depends on, copied into MuJoCo's data
+STATE_FIELDS = ("qpos", "qvel", "act", "mocap_pos", "mocap_quat")
+
+
+def tile(frames: Sequence[np.ndarray], columns: int | None = None) -> np.ndarray:
+    """Frames of one size side by side in rows of ``columns`` (about the square root of their
+    count by default), left to right and top to bottom; the last row's gaps are black (zero).
+    For a vector env's ``render()``: ``zwang.tile(envs.render())``."""
+    frames = [np.asarray(f) for f in frames]
+    if not frames:
+        raise ValueError("tile needs at least one frame")
+    shape = frames[0].shape
+    if any(f.shape != shape for f in frames):
+        raise ValueError(f"frames must have one shape, got {sorted({f.shape for f in frames})}")
+    count = len(frames)
+    if columns is None:
+        columns = int(np.ceil(np.sqrt(count)))
+    if columns < 1:
+        raise ValueError(f"columns must be at least 1, got {columns}")
+    rows = -(-count // columns)
+    height, width = shape[:2]
+    out = np.zeros((rows * height, columns * width, *shape[2:]), dtype=frames[0].dtype)
+    for k, f in enumerate(frames):
+        r, c = divmod(k, columns)
+        out[r * height : (r + 1) * height, c * width : (c + 1) * width] = f
+    return out
+
+
+class Painter:
+    """MuJoCo's renderer over the file of a zwang Model, at one size: ``paint(state)`` draws one
+    instance's state (a mapping of STATE_FIELDS, qpos at least) and returns (height, width, 3)
+    uint8 RGB.  ``camera``: None (MuJoCo's free camera, framing the model), a camera name or
+    index of the model, or a ``mujoco.MjvCamera``."""
+
+    def __init__(self, model, width: int, height: int, camera: Any = None, path=None) -> None:
+        if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
+            os.environ["MUJOCO_GL"] = "egl"
+        import mujoco
+
+        path = path if path is not None else model.path
+        if path is None:
+            raise ValueError("render: the model has no file (Model.path) for MuJoCo to draw")
+        if width < 1 or height < 1:
+            raise ValueError(f"render: width and height must be positive, got {width}x{height}")
+        self._mujoco = mujoco
+        self.mj = mujoco.MjModel.from_xml_path(os.fspath(path))
+        if (self.mj.nq, self.mj.nv, self.mj.na, self.mj.nmocap) != (
+            model.nq,
+            model.nv,
+            model.na,
+            model.nmocap,
+        ):
+            raise ValueError(
+                f"render: MuJoCo's model of {path} has nq, nv, na, nmocap = "
+                f"{self.mj.nq}, {self.mj.nv}, {self.mj.na}, {self.mj.nmocap}; zwang's "
+                f"{model.nq}, {model.nv}, {model.na}, {model.nmocap}"
+            )
+        self.data = mujoco.MjData(self.mj)
+        self.mj.vis.global_.offwidth = max(width, self.mj.vis.global_.offwidth)
+        self.mj.vis.global_.offheight = max(height, self.mj.vis.global_.offheight)
+        self.renderer = mujoco.Renderer(self.mj, height, width)
+        named = isinstance(camera, str)
+        if named and mujoco.mj_name2id(self.mj, mujoco.mjtObj.mjOBJ_CAMERA, camera) < 0:
+            raise ValueError(f"render: {path} has no camera {camera!r}")
+        if isinstance(camera, (int, np.integer)) and not -1 <= camera < self.mj.ncam:
+            raise ValueError(f"render: camera {camera} is out of range ({self.mj.ncam} cameras)")
+        self.camera = -1 if camera is None else camera
+
+    def paint(self, state: Mapping[str, np.ndarray]) -> np.ndarray:
+        d = self.data
+        for name in STATE_FIELDS:
+            if name in state and np.size(state[name]):
+                getattr(d, name)[:] = np.asarray(state[name], dtype=float).reshape(
+                    getattr(d, name).shape
+                )
+        self._mujoco.mj_forward(self.mj, d)
+        self.renderer.update_scene(d, camera=self.camera)
+        return self.renderer.render().copy()
+
+    def close(self) -> None:
+        self.renderer.close()
+
+
+def _instance_state(sim, i: int) -> dict[str, np.ndarray]:
+    out = {}
+    for name in STATE_FIELDS:
+        if name == "act" and sim.model.na == 0:
+            continue
+        if name.startswith("mocap") and sim.model.nmocap == 0:
+            continue
+        out[name] = np.array(np.asarray(getattr(sim, name))[i], dtype=float)
+    return out
+
+
+def render(
+    source,
+    state: Mapping[str, Any] | np.ndarray | None = None,
+    *,
+    instances: int | Sequence[int] = 0,
+    camera: Any = None,
+    width: int = 640,
+    height: int = 480,
+) -> np.ndarray:
+    """Pictures of instances, drawn by MuJoCo's renderer (headless: EGL, or OSMesa with
+    ``MUJOCO_GL=osmesa``) on a MuJoCo model of the file the zwang Model was loaded from.
+
+    ``source`` is a Simulator (its instances' current qpos, qvel, act and mocap poses) or a
+    Model; ``state`` overrides that: a qpos array (nq,) or (k, nq), or a mapping of qpos, qvel,
+    act, mocap_pos, mocap_quat with one row per picture.  ``instances``: an index (one picture,
+    (height, width, 3) uint8) or a sequence ((k, height, width, 3)), of the Simulator.
+    ``camera``: None (MuJoCo's free camera), a camera name or index, or a mujoco.MjvCamera."""
+    import zwang
+
+    if isinstance(source, zwang.Simulator):
+        sim, model = source, source.model
+    elif isinstance(source, zwang.Model):
+        sim, model = None, source
+    else:
+        kind = type(source).__name__
+        raise TypeError(f"render needs a zwang.Simulator or zwang.Model, not {kind}")
+    one = isinstance(instances, (int, np.integer))
+    idx = [int(instances)] if one else [int(i) for i in instances]
+    if sim is not None:
+        for i in idx:
+            if not 0 <= i < sim.instances:
+                raise IndexError(f"render: instance {i} is out of range ({sim.instances})")
+    if state is None:
+        if sim is None:
+            states = [{"qpos": np.asarray(model.qpos0)} for _ in idx]
+        else:
+            states = [_instance_state(sim, i) for i in idx]
+    else:
+        if not isinstance(state, Mapping):
+            state = {"qpos": state}
+        rows = {k: np.atleast_2d(np.asarray(v, dtype=float)) for k, v in state.items()}
+        unknown = set(rows) - set(STATE_FIELDS)
+        if unknown:
+            raise ValueError(f"render: unknown state fields {sorted(unknown)}; use {STATE_FIELDS}")
+        count = max(len(v) for v in rows.values())
+        if one and count == 1:
+            idx = idx[:1]
+        states = [{k: v[min(j, len(v) - 1)] for k, v in rows.items()} for j in range(count)]
+        one = one and count == 1
+    painter = Painter(model, width, height, camera)
+    try:
+        frames = [painter.paint(s) for s in states]
+    finally:
+        painter.close()
+    return frames[0] if one else np.stack(frames)
