@@ -360,7 +360,9 @@ Targets targets(const Batch<T>& batch, const RandomTerm& t) {
 }  // namespace
 
 template <class T>
-void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed) {
+void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed,
+               std::int64_t first) {
+  if (first < 0) throw std::invalid_argument(fmt::format("randomize: first {} < 0", first));
   std::vector<Targets> all;
   for (const RandomTerm& t : terms) all.push_back(targets(std::as_const(batch), t));
   // an element drawn twice would be overwritten or scaled twice, and its value would depend on
@@ -388,6 +390,8 @@ void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t
     std::vector<FieldRef<T>> values;
     for (FieldId f : to.fields) values.push_back(batch.field(f));
     std::mt19937_64 gen = generator(seed, terms[k].name);
+    // a distribution may take a varying number of the generator's numbers per draw
+    for (std::int64_t i = 0; i < first * static_cast<std::int64_t>(to.rows); ++i) draw(d, gen);
     for (std::int64_t i = 0; i < batch.size(); ++i) {
       for (std::size_t r = 0; r < to.rows; ++r) {
         const double x = draw(d, gen);
@@ -417,7 +421,9 @@ int keyframe_index(const Model& model, std::string_view key) {
 }
 
 template <class T>
-void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::uint64_t seed) {
+void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::uint64_t seed,
+                    std::int64_t first) {
+  if (first < 0) throw std::invalid_argument(fmt::format("scatter_states: first {} < 0", first));
   const Model& m = sim.model();
   std::vector<std::int64_t> all(static_cast<std::size_t>(sim.size()));
   std::iota(all.begin(), all.end(), std::int64_t{0});
@@ -432,6 +438,7 @@ void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::
       k < 0 ? std::span<const double>(m.qpos0)
             : std::span<const double>(m.key_qpos).subspan(static_cast<std::size_t>(k) * m.nq, m.nq);
   std::mt19937_64 gen = generator(seed, "qpos");
+  for (std::int64_t i = 0; i < first; ++i) examples::perturbed_qpos(m, base, noise, gen);
   const FieldRef<T> qpos = sim.batch().qpos();
   for (std::int64_t i = 0; i < sim.size(); ++i) {
     const std::vector<double> q = examples::perturbed_qpos(m, base, noise, gen);
@@ -439,9 +446,11 @@ void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::
   }
 }
 
-template void randomize(Batch<float>&, std::span<const RandomTerm>, std::uint64_t);
-template void randomize(Batch<double>&, std::span<const RandomTerm>, std::uint64_t);
-template void scatter_states(Simulator<float>&, std::string_view, double, std::uint64_t);
-template void scatter_states(Simulator<double>&, std::string_view, double, std::uint64_t);
+template void randomize(Batch<float>&, std::span<const RandomTerm>, std::uint64_t, std::int64_t);
+template void randomize(Batch<double>&, std::span<const RandomTerm>, std::uint64_t, std::int64_t);
+template void scatter_states(Simulator<float>&, std::string_view, double, std::uint64_t,
+                             std::int64_t);
+template void scatter_states(Simulator<double>&, std::string_view, double, std::uint64_t,
+                             std::int64_t);
 
 }  // namespace zwang

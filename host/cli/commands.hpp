@@ -37,7 +37,11 @@ struct RunOptions {
   std::vector<std::string> disable;  // --disable lists of MuJoCo flag names
   std::vector<std::string> drive;    // --drive JOINT=q0,v0,amplitude,omega,phase
   std::string keyframe;              // --keyframe: every instance starts from it
+  std::string shard;                 // --shard K/N: the K-th of N slices of the instances
 };
+
+// `zwang merge OUT SHARD...`: the shards of one run (`zwang run --shard`) joined into one file
+int run_merge(const std::string& out, const std::vector<std::string>& shards, bool overwrite);
 
 int run_rollout(const std::string& spec, const LoadOptions& load, const RunOptions& options);
 

@@ -3,6 +3,7 @@
 //   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈, constraint forces, contacts at states
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 //   zwang bench [MODEL...] [--csv F] ...     throughput beside MuJoCo 4.0, 2.2.2 and Pinocchio
+//   zwang merge OUT.h5 SHARD.h5...            the shards of one run (run --shard K/N) joined
 //   zwang view [MODEL] [--trajectory RUN.h5]  a model or a trajectory in the browser (Python)
 //   zwang render RUN.h5 -o run.mp4 ...        a video of a trajectory (Python)
 // MODEL is an MJCF (.xml) or URDF (.urdf) file or a built-in example; default the 8-link chain.
@@ -241,6 +242,11 @@ int main(int argc, char** argv) {
       ->check(integer_from(1))
       ->capture_default_str();
   run->add_flag("--no-progress", ro.no_progress, "no progress bar even on a terminal");
+  run->add_option("--shard", ro.shard,
+                  "K/N: run only the K-th (0 <= K < N) of N even slices of the instances, with "
+                  "the draws (--randomize, --init-noise, --ctrl random) those instances have in "
+                  "the whole run; `zwang merge` joins the shards' trajectories")
+      ->type_name("K/N");
   add_edits(run, "");
 
   CLI::App* bench = app.add_subcommand(
@@ -333,6 +339,19 @@ int main(int argc, char** argv) {
                     "PNG: steps/s against instances, log-log, one line per engine and "
                     "configuration (python3 with matplotlib)");
 
+  std::string merge_out;
+  std::vector<std::string> merge_in;
+  bool merge_overwrite = false;
+  CLI::App* merge = app.add_subcommand(
+      "merge",
+      "The trajectories of the shards of one run (zwang run --shard K/N) joined into the file of "
+      "the whole run; refuses missing, duplicate or foreign shards");
+  merge->add_option("out", merge_out, "the joined trajectory (HDF5)")->required();
+  merge->add_option("shards", merge_in, "the shards' trajectories, all N of them")
+      ->required()
+      ->expected(1, -1);
+  merge->add_flag("--overwrite", merge_overwrite, "replace the output file when it exists");
+
   // listed for --help; run_python() takes them before parsing
   app.add_subcommand("view",
                      "A model, or the records of a trajectory, in the browser (zwang's Python "
@@ -358,6 +377,7 @@ int main(int argc, char** argv) {
       load.wrap_rules =
           wrap_rules == "2.2.2" ? zwang::WrapRules::kMujoco2 : zwang::WrapRules::kMujoco4;
     }
+    if (*merge) return run_merge(merge_out, merge_in, merge_overwrite);
     if (*info) return run_info(spec, load);
     if (*dyn) return run_dynamics(spec, load, input, output, precision, edits);
     if (*bench) {

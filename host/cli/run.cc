@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <random>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -41,6 +44,63 @@ std::vector<int> counts(FieldRef<T> f) {
   std::vector<int> out;
   for (const T x : f.column(0)) out.push_back(static_cast<int>(std::lround(x)));
   return out;
+}
+
+// FNV-1a over the model's arrays and options: shards of one run carry the same hash
+std::string model_hash(const Model& m) {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto bytes = [&h](const void* p, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      h ^= static_cast<const unsigned char*>(p)[k];
+      h *= 1099511628211ull;
+    }
+  };
+  m.for_each_array([&](const char* name, const auto& v, const ArrayShape&, const char*) {
+    using E = typename std::decay_t<decltype(v)>::value_type;
+    bytes(name, std::strlen(name));
+    const std::size_t n = v.size();
+    bytes(&n, sizeof n);
+    if constexpr (std::is_same_v<E, std::string>) {
+      for (const std::string& x : v) bytes(x.c_str(), x.size() + 1);
+    } else {
+      static_assert(std::is_trivially_copyable_v<E>);
+      bytes(v.data(), n * sizeof(E));
+    }
+  });
+  const auto value = [&](const auto& x) { bytes(&x, sizeof x); };
+  value(m.timestep), value(m.integrator), value(m.gravity), value(m.magnetic);
+  value(m.density), value(m.viscosity), value(m.wind), value(m.iterations);
+  value(m.tolerance), value(m.disableflags), value(m.cone), value(m.impratio);
+  value(m.contact_margin), value(m.wrap_rules), value(m.rules), value(m.nconmax);
+  return fmt::format("{:016x}", h);
+}
+
+// [first, first + count) of `instances` for --shard K/N (0 ≤ K < N): the K-th of N slices as
+// even as integers allow
+std::pair<std::int64_t, std::int64_t> shard_range(const std::string& shard,
+                                                  std::int64_t instances) {
+  if (shard.empty()) return {0, instances};
+  const auto number = [](std::string_view text, std::int64_t* out) {
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, *out);
+    return error == std::errc() && stop == end && !text.empty();
+  };
+  const auto slash = shard.find('/');
+  std::int64_t k = -1, n = 0;
+  const bool parsed = slash != std::string::npos &&
+                      number(std::string_view(shard).substr(0, slash), &k) &&
+                      number(std::string_view(shard).substr(slash + 1), &n);
+  if (!parsed || n < 1 || k < 0 || k >= n || n > INT32_MAX) {
+    throw std::invalid_argument(
+        fmt::format("--shard must be K/N with 0 <= K < N < 2^31 (got '{}')", shard));
+  }
+  if (n > instances) {
+    throw std::invalid_argument(fmt::format(
+        "--shard {}: {} slices of {} instances would leave some empty", shard, n, instances));
+  }
+  // floor(instances j / n) without overflow: (instances % n) j < n² < 2⁶²
+  const auto at = [&](std::int64_t j) { return instances / n * j + instances % n * j / n; };
+  return {at(k), at(k + 1) - at(k)};
 }
 
 class Progress {
@@ -142,7 +202,9 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   }
   const std::vector<RandomTerm> terms =
       with_option("--randomize", [&] { return parse_randomization(o.randomize); });
-  Simulator<T> sim(m, o.instances,
+  // this run's instances: all, or a shard's [first, first + count) of them
+  const auto [first, count] = shard_range(o.shard, o.instances);
+  Simulator<T> sim(m, count,
                    {.backend = parse_backend(o.backend),
                     .threads = o.threads,
                     .cpu_simd = parse_cpu_simd(o.cpu_simd)});
@@ -152,14 +214,13 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     picked += cuda.devices > 0 ? " (auto: a CUDA device is present)"
                                : fmt::format(" (auto: {})", cuda.reason);
   }
-  std::fprintf(stderr,
-               "model %s: nq %d, nv %d, nu %d; %lld instances x %d steps of %g s, %s, %s on %s\n",
-               opened.source.c_str(), m.nq, m.nv, m.nu, static_cast<long long>(o.instances),
-               o.steps, m.timestep, std::string(to_string(m.integrator)).c_str(),
-               o.precision.c_str(), picked.c_str());
+  std::fprintf(
+      stderr, "model %s: nq %d, nv %d, nu %d; %lld instances x %d steps of %g s, %s, %s on %s\n",
+      opened.source.c_str(), m.nq, m.nv, m.nu, static_cast<long long>(count), o.steps, m.timestep,
+      std::string(to_string(m.integrator)).c_str(), o.precision.c_str(), picked.c_str());
 
-  with_option("--keyframe", [&] { scatter_states(sim, o.keyframe, o.init_noise, o.seed); });
-  with_option("--randomize", [&] { randomize(sim.batch(), terms, o.seed); });
+  with_option("--keyframe", [&] { scatter_states(sim, o.keyframe, o.init_noise, o.seed, first); });
+  with_option("--randomize", [&] { randomize(sim.batch(), terms, o.seed, first); });
   std::mt19937_64 rng(o.seed);  // the random controls
   Batch<T>& b = sim.batch();
 
@@ -168,8 +229,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5 = std::make_unique<H5File>(o.out);
     // the instances' status as of the last record, rewritten with each, so that a run that
     // fails keeps it
-    h5->write("status", {static_cast<hsize_t>(o.instances)}, std::vector<int>(o.instances, 0));
-    const hsize_t n = static_cast<hsize_t>(o.instances);
+    h5->write("status", {static_cast<hsize_t>(count)}, std::vector<int>(count, 0));
+    const hsize_t n = static_cast<hsize_t>(count);
     const int bytes = sizeof(T);
     h5->create_series("qpos", {n, static_cast<hsize_t>(m.nq)}, bytes);
     h5->create_series("qvel", {n, static_cast<hsize_t>(m.nv)}, bytes);
@@ -193,6 +254,12 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->attribute("precision", o.precision);
     h5->attribute("backend", sim.backend());
     h5->attribute("instances", o.instances);
+    // which of the run's instances this file holds (zwang merge joins the shards)
+    h5->attribute("shard", o.shard.empty() ? std::string("0/1") : o.shard);
+    h5->attribute("first", first);
+    h5->attribute("count", count);
+    h5->attribute("model_hash", model_hash(m));
+    h5->attribute("init_noise", o.init_noise);
     h5->attribute("steps", std::int64_t{o.steps});
     h5->attribute("record_every", std::int64_t{o.record_every});
     h5->attribute("seed", o.seed);
@@ -251,8 +318,11 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
 
   // random controls: uniform in the ctrlrange, or [-1, 1] where there is none
   std::vector<T> u(m.nu);
+  // a uniform double takes one number of the 64-bit generator (generate_canonical's k = 1), so
+  // that a shard skips the draws of the instances around it
   auto draw_ctrl = [&] {
-    for (std::int64_t i = 0; i < o.instances; ++i) {
+    rng.discard(static_cast<unsigned long long>(first) * m.nu);
+    for (std::int64_t i = 0; i < count; ++i) {
       for (int a = 0; a < m.nu; ++a) {
         const bool lim = m.actuator_ctrllimited[a];
         std::uniform_real_distribution<double> d(lim ? m.actuator_ctrlrange[2 * a] : -1.0,
@@ -261,6 +331,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
       }
       b.ctrl().set(i, u);
     }
+    rng.discard(static_cast<unsigned long long>(o.instances - first - count) * m.nu);
   };
 
   const StopOnSignals stop;
@@ -294,7 +365,7 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     if (o.ctrl == "random" && stepped == k) draw_ctrl();
     // a signal in the middle of the steps of a record: the last record where the run stopped
     record();
-    progress.update(done, static_cast<double>(o.instances) * done / std::max(stepping, 1e-12));
+    progress.update(done, static_cast<double>(count) * done / std::max(stepping, 1e-12));
   }
   // a signal during the last steps stops nothing
   const int signo = done < o.steps ? stop.signal() : 0;
@@ -305,10 +376,10 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   std::vector<InstanceFailure> stopped, capped;
   for (const InstanceFailure& f : sim.failures())
     (f.status & kStatusStopping ? stopped : capped).push_back(f);
-  const double total = static_cast<double>(o.instances) * done;
+  const double total = static_cast<double>(count) * done;
   std::printf("%.4g instance-steps/s  (%lld instances x %d steps in %.3f s, %s, %s)\n",
-              total / std::max(stepping, 1e-12), static_cast<long long>(o.instances), done,
-              stepping, o.precision.c_str(), sim.backend().c_str());
+              total / std::max(stepping, 1e-12), static_cast<long long>(count), done, stepping,
+              o.precision.c_str(), sim.backend().c_str());
   if (!stopped.empty()) {
     std::printf("%zu instance(s) stopped:\n", stopped.size());
     for (std::size_t k = 0; k < std::min<std::size_t>(stopped.size(), 5); ++k) {

@@ -78,8 +78,12 @@ std::vector<RandomTerm> parse_randomization(std::string_view spec);
 // that are not rows of the same objects, an element that two terms (or one term twice) select,
 // or a scale() of values that are all 0 in every instance. The world (body 0) has no parameters
 // to draw: a whole field of the bodies selects bodies 1 and up, and body_mass[0] is an error.
+// `first`: the batch's instance i is instance first + i of a larger run (a shard of it), and
+// draws what that instance draws there (the draws of the instances before it are made and
+// dropped).
 template <class T>
-void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed);
+void randomize(Batch<T>& batch, std::span<const RandomTerm> terms, std::uint64_t seed,
+               std::int64_t first = 0);
 
 // The keyframe named `key`, else the index `key` spells; std::invalid_argument naming the model's
 // keyframes when there is neither.
@@ -87,8 +91,10 @@ int keyframe_index(const Model& model, std::string_view key);
 
 // Every instance at keyframe `key` (as keyframe_index reads it; "" for the model's default
 // state: qpos0, at rest) with each hinge and slide coordinate moved by its own draw from
-// U(−noise, noise), from a generator seeded by `seed` and the name "qpos".
+// U(−noise, noise), from a generator seeded by `seed` and the name "qpos"; `first` as in
+// randomize().
 template <class T>
-void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::uint64_t seed);
+void scatter_states(Simulator<T>& sim, std::string_view key, double noise, std::uint64_t seed,
+                    std::int64_t first = 0);
 
 }  // namespace zwang
