@@ -548,18 +548,20 @@ void bind_simulator(nb::module_& m) {
           "advancing it. The GIL is released meanwhile.")
       .def(
           "randomize",
-          [](PySimulator& s, const std::string& spec, std::uint64_t seed) {
+          [](PySimulator& s, const std::string& spec, std::uint64_t seed, std::int64_t first) {
+            if (first < 0) throw nb::value_error("randomize: first must be at least 0");
             const std::vector<RandomTerm> terms = parse_randomization(spec);
             std::lock_guard<std::mutex> lock(s.mutex());
-            s.visit([&](auto& sim) { randomize(sim.batch(), terms, seed); });
+            s.visit([&](auto& sim) { randomize(sim.batch(), terms, seed, first); });
           },
-          nb::arg("spec"), nb::arg("seed") = 0,
+          nb::arg("spec"), nb::arg("seed") = 0, nb::arg("first") = 0,
           "Draws parameters for every instance as ``zwang run --randomize SPEC --seed SEED`` "
           "does, the same values: ``sim.randomize('body_mass+body_inertia=0.8:1.2, "
           "dof_damping[0]=uniform(0, 0.2)', seed=7)`` (grammar: docs/sweeps.md). Each term draws "
           "from a generator of its own, seeded by ``seed`` and the term's name. ValueError naming "
           "the term at fault (an unknown name, an index past the parameter's shape); nothing is "
-          "drawn then.")
+          "drawn then. ``first``: these instances are instances first, first + 1, ... of a "
+          "larger batch (a chunk of a sweep, a shard of a run) and draw what those draw there.")
       .def("reset", &reset, nb::arg("instances") = nb::none(), nb::arg("qpos") = nb::none(),
            nb::arg("qvel") = nb::none(), nb::arg("keyframe") = nb::none(),
            nb::arg("act") = nb::none(),

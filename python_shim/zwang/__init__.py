@@ -43,7 +43,7 @@ from ._zwang import (
     parse_param_name,
     parse_randomization,
 )
-from .sweep import SweepResult, sweep
+from .sweep import SweepFailure, SweepResult, sweep
 
 __version__ = "0.1.0"
 
@@ -67,6 +67,7 @@ __all__ = [
     "OutputNotKeptError",
     "Params",
     "Simulator",
+    "SweepFailure",
     "SweepResult",
     "cuda_status",
     "load",

@@ -419,6 +419,109 @@ def _progress_bar(progress: bool | None, total: int, work: int) -> Any:
     return tqdm(total=total, unit="step", desc="zwang.sweep")
 
 
+@dataclass(frozen=True)
+class SweepFailure:
+    """An instance that stopped in a sweep run over an executor, as ``InstanceFailure``: its
+    index in the sweep, status word, detail and message."""
+
+    instance: int
+    status: int
+    detail: str
+    message: str
+
+
+def _stepping(sim, record, nrec, every, steps, ctrl_fn, bar) -> dict[str, np.ndarray]:
+    """The records of a simulator whose instances are set up: R = nrec records of each field of
+    ``record``, record r after min(r every, steps) steps."""
+    derived = any(name not in _STATE_FIELDS for name in record)
+    first = {name: np.asarray(getattr(sim, name)) for name in record}
+    records = {name: np.empty((nrec, *a.shape), dtype=a.dtype) for name, a in first.items()}
+    del first
+
+    def take(r: int) -> None:
+        if derived:
+            sim.forward()
+        for name in record:
+            records[name][r] = getattr(sim, name)
+
+    take(0)
+    done = 0
+    for r in range(1, nrec):
+        mark = min(r * every, steps)
+        while done < mark:
+            if ctrl_fn is not None:
+                sim.ctrl[...] = ctrl_fn(sim, done)
+                chunk = 1
+            else:
+                chunk = mark - done
+            sim.step(chunk)
+            done += chunk
+            if bar is not None:
+                bar.update(chunk)
+        take(r)
+    return records
+
+
+def _load_spec(model) -> dict[str, Any]:
+    """What a worker loads the model with: its file and the rules it was read by."""
+    if model.path is None:
+        raise ValueError("a sweep over an executor needs a model loaded from a file (Model.path)")
+    return {
+        "path": model.path,
+        "rules": model.rules,
+        "contact_margin": model.contact_margin,
+        "wrap_rules": model.wrap_rules,
+    }
+
+
+def _run_chunk(task: dict[str, Any]) -> dict[str, Any]:
+    """One chunk of a sweep, in whatever process the executor runs it: instances
+    [lo, lo + count) with their slices of the draws, the string grammar's drawn with
+    ``first = lo`` (the values those instances draw in the whole sweep)."""
+    import zwang
+
+    model = zwang.load(**task["model"])
+    lo, n = task["lo"], task["count"]
+    sim = zwang.Simulator(
+        model,
+        instances=n,
+        backend=task["backend"],
+        precision=task["precision"],
+        threads=task["threads"],
+    )
+    drawn: dict[str, np.ndarray] = {}
+    if task["grammar"] is not None:
+        sim.randomize(task["grammar"], task["seed"], first=lo)
+        for _, selections, _ in zwang.parse_randomization(task["grammar"]):
+            for base, index in selections:
+                values = getattr(sim.params, base)[(slice(None), *index)]
+                drawn[_selection_name(base, index)] = np.array(values, dtype=np.float64)
+    for name, values in task["values"].items():
+        base, index = parse_name(name)
+        getattr(sim.params, base)[(slice(None), *index)] = values
+    if task["qpos"] is not None or task["qvel"] is not None:
+        sim.reset(qpos=task["qpos"], qvel=task["qvel"])
+    if task["ctrl"] is not None:
+        sim.ctrl[...] = task["ctrl"]
+    records = _stepping(
+        sim, task["record"], task["nrec"], task["every"], task["steps"], task["ctrl_fn"], None
+    )
+    failures = []
+    for f in sim.failures():
+        # the message names the instance: its index in the sweep
+        local, message = f"instance {int(f.instance)}", f.message
+        if message.startswith(local):
+            message = f"instance {lo + int(f.instance)}" + message[len(local) :]
+        failures.append((lo + int(f.instance), int(f.status), f.detail, message))
+    return {
+        "lo": lo,
+        "records": records,
+        "drawn": drawn,
+        "status": np.array(sim.status),
+        "failures": failures,
+    }
+
+
 def sweep(
     model: Any,
     params: Mapping[str, Any] | str | None = None,
@@ -436,6 +539,8 @@ def sweep(
     ctrl: np.ndarray | Callable[[Any, int], np.ndarray] | None = None,
     progress: bool | None = None,
     max_bytes: int | None = None,
+    executor: Any = None,
+    chunk: int | None = None,
 ) -> SweepResult:
     """Runs ``instances`` instances of ``model`` for ``steps`` steps with drawn parameters.
 
@@ -460,6 +565,16 @@ def sweep(
             field of one instance + 16)`` with R records (the 16: each record's step and time);
             half of the physical memory when None.  A sweep over it raises ``ValueError``
             before it steps or allocates anything per record.
+        executor: a ``concurrent.futures.Executor`` (``ProcessPoolExecutor``, Dask's
+            ``client.get_executor()``, mpi4py's ``MPIPoolExecutor``) that runs the sweep in
+            chunks of ``chunk`` instances, each in a simulator of its own; the result is the
+            same sweep's in one process, bit for bit on the CPU backend, whatever the chunks,
+            workers or order of completion (every draw is made here or keyed by the instance's
+            index).  The model must come from a file (workers load it); a ``ctrl`` callable is
+            called with each chunk's simulator and must be picklable.  A
+            ``ProcessPoolExecutor`` must spawn its workers (``mp_context=
+            multiprocessing.get_context("spawn")``): forked ones would hang in OpenMP.
+        chunk: instances per chunk with an executor (default: N / 16, at least 1).
 
     Returns:
         a ``SweepResult``.
@@ -474,6 +589,17 @@ def sweep(
     n = count(instances, "instances")
     steps = count(steps, "steps", minimum=0)
     every = count(every, "every")
+    if executor is not None:
+        return _sweep_chunks(
+            model,
+            params,
+            (n, steps, every, list(record)),
+            {"seed": seed, "backend": backend, "precision": precision, "threads": threads},
+            {"qpos": qpos, "qvel": qvel, "ctrl": ctrl},
+            (progress, max_bytes, executor, chunk),
+        )
+    if chunk is not None:
+        raise ValueError("chunk needs an executor")
     sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision, threads=threads)
     record = list(record)
     for name in record:
@@ -483,6 +609,7 @@ def sweep(
     nrec = steps // every + 1 + (steps % every != 0)
     first = {name: np.asarray(getattr(sim, name)) for name in record}
     _check_size(nrec, first, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
+    del first
 
     drawn: dict[str, np.ndarray] = {}
     if isinstance(params, str):
@@ -493,18 +620,10 @@ def sweep(
                 values = getattr(sim.params, base)[(slice(None), *index)]
                 drawn[_selection_name(base, index)] = np.array(values, dtype=np.float64)
         params = None
-    for name, spec in (params or {}).items():
+    for name, values in _draw_params(sim, params, seed, n).items():
         base, index = parse_name(name)
-        target = getattr(sim.params, base)
-        try:
-            nominal = np.array(target[(slice(None), *index)], dtype=np.float64)
-        except IndexError as err:
-            raise ValueError(
-                f"parameter {name!r}: index out of range for per-instance shape {target.shape[1:]}"
-            ) from err
-        values = draw(spec, rng_for(seed, name), n, nominal.shape[1:], nominal)
-        target[(slice(None), *index)] = values
-        drawn[name] = np.array(values, dtype=np.float64)
+        getattr(sim.params, base)[(slice(None), *index)] = values
+        drawn[name] = values
 
     qpos0 = _initial(qpos, model.nq, n, seed, "qpos")
     qvel0 = _initial(qvel, model.nv, n, seed, "qvel")
@@ -514,38 +633,37 @@ def sweep(
     if ctrl is not None and ctrl_fn is None:
         sim.ctrl[...] = _rows(ctrl, n, model.nu, "ctrl")
 
-    derived = any(name not in _STATE_FIELDS for name in record)
-    records = {name: np.empty((nrec, *a.shape), dtype=a.dtype) for name, a in first.items()}
-    del first
-
-    def take(r: int) -> None:
-        if derived:
-            sim.forward()
-        for name in record:
-            records[name][r] = getattr(sim, name)
-
     bar = _progress_bar(progress, steps, n * steps)
     try:
-        take(0)
-        done = 0
-        for r in range(1, nrec):
-            # record r after min(r every, steps) steps
-            mark = min(r * every, steps)
-            while done < mark:
-                if ctrl_fn is not None:
-                    sim.ctrl[...] = ctrl_fn(sim, done)
-                    chunk = 1
-                else:
-                    chunk = mark - done
-                sim.step(chunk)
-                done += chunk
-                if bar is not None:
-                    bar.update(chunk)
-            take(r)
+        records = _stepping(sim, record, nrec, every, steps, ctrl_fn, bar)
     finally:
         if bar is not None:
             bar.close()
+    return _result(
+        model, drawn, records, nrec, every, steps, np.array(sim.status), list(sim.failures()), seed
+    )
 
+
+def _draw_params(sim, params, seed: int, n: int) -> dict[str, np.ndarray]:
+    """The values of each parameter of a ``params`` mapping for the N instances, drawn from the
+    model's values in ``sim`` (whose instances hold the model's parameters)."""
+    drawn = {}
+    for name, spec in (params or {}).items():
+        base, index = parse_name(name)
+        target = getattr(sim.params, base)
+        try:
+            one = np.array(target[(slice(0, 1), *index)], dtype=np.float64)
+        except IndexError as err:
+            raise ValueError(
+                f"parameter {name!r}: index out of range for per-instance shape {target.shape[1:]}"
+            ) from err
+        nominal = np.broadcast_to(one, (n, *one.shape[1:]))
+        values = draw(spec, rng_for(seed, name), n, nominal.shape[1:], nominal)
+        drawn[name] = np.array(np.broadcast_to(values, nominal.shape), dtype=np.float64)
+    return drawn
+
+
+def _result(model, drawn, records, nrec, every, steps, status, failures, seed) -> SweepResult:
     names = {
         "body": list(model.body_names),
         "joint": list(model.joint_names),
@@ -560,8 +678,101 @@ def sweep(
         records=records,
         steps=marks,
         time=marks * float(model.timestep),
-        status=np.array(sim.status),
-        failures=list(sim.failures()),
+        status=status,
+        failures=failures,
         seed=int(seed),
         names=names,
     )
+
+
+def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult:
+    """sweep() over an executor: every draw that is not keyed by instance is made here, for all
+    N instances, and each chunk gets its slice."""
+    import zwang
+
+    n, steps, every, record = shape
+    seed, precision = options["seed"], options["precision"]
+    qpos, qvel, ctrl = inputs["qpos"], inputs["qvel"], inputs["ctrl"]
+    progress, max_bytes, executor, chunk = running
+
+    context = getattr(executor, "_mp_context", None)
+    if context is not None and context.get_start_method() == "fork":
+        # a child forked from a process whose OpenMP threads run stops in its first parallel
+        # region (LLVM's and GNU's OpenMP runtimes alike)
+        raise ValueError(
+            "a ProcessPoolExecutor that forks its workers would hang in zwang's OpenMP threads: "
+            "give it mp_context=multiprocessing.get_context('spawn') (or 'forkserver')"
+        )
+    size = max(1, -(-n // 16)) if chunk is None else int(chunk)
+    if size < 1:
+        raise ValueError(f"chunk must be at least 1, got {chunk}")
+    spec = _load_spec(model)
+    probe = zwang.Simulator(model, instances=1, backend="cpu", precision=precision)
+    for name in record:
+        if not hasattr(probe, name):
+            raise ValueError(f"the simulator has no field {name!r} to record")
+    nrec = steps // every + 1 + (steps % every != 0)
+    one = {name: np.asarray(getattr(probe, name)) for name in record}
+    _check_size(nrec, one, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
+    grammar = params if isinstance(params, str) else None
+    if grammar is not None:
+        zwang.parse_randomization(grammar)  # its errors here, not in a worker
+    values = _draw_params(probe, None if grammar is not None else params, seed, n)
+    qpos0 = _initial(qpos, model.nq, n, seed, "qpos")
+    qvel0 = _initial(qvel, model.nv, n, seed, "qvel")
+    ctrl_fn = ctrl if callable(ctrl) else None
+    ctrl0 = _rows(ctrl, n, model.nu, "ctrl") if ctrl is not None and ctrl_fn is None else None
+
+    def part(a, lo, hi):
+        return None if a is None else np.ascontiguousarray(a[lo:hi])
+
+    tasks = []
+    for lo in range(0, n, size):
+        hi = min(n, lo + size)
+        tasks.append(
+            {
+                "model": spec,
+                "lo": lo,
+                "count": hi - lo,
+                **options,
+                "seed": int(seed),
+                "grammar": grammar,
+                "values": {k: v[lo:hi] for k, v in values.items()},
+                "qpos": part(qpos0, lo, hi),
+                "qvel": part(qvel0, lo, hi),
+                "ctrl": part(ctrl0, lo, hi),
+                "ctrl_fn": ctrl_fn,
+                "record": record,
+                "nrec": nrec,
+                "every": every,
+                "steps": steps,
+            }
+        )
+    records = {name: np.empty((nrec, n, *a.shape[1:]), dtype=a.dtype) for name, a in one.items()}
+    status = np.empty(n, dtype=np.asarray(probe.status).dtype)
+    drawn = dict(values)
+    failures = []
+    bar = _progress_bar(progress, len(tasks), n * steps)
+    if bar is not None:
+        bar.unit = "chunk"
+    try:
+        from concurrent.futures import as_completed
+
+        futures = [executor.submit(_run_chunk, t) for t in tasks]
+        for future in as_completed(futures):
+            out = future.result()
+            lo = out["lo"]
+            k = len(out["status"])
+            for name, a in out["records"].items():
+                records[name][:, lo : lo + k] = a
+            status[lo : lo + k] = out["status"]
+            for name, a in out["drawn"].items():
+                drawn.setdefault(name, np.empty((n, *a.shape[1:]), dtype=a.dtype))[lo : lo + k] = a
+            failures += [SweepFailure(*f) for f in out["failures"]]
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    failures.sort(key=lambda f: f.instance)
+    return _result(model, drawn, records, nrec, every, steps, status, failures, seed)

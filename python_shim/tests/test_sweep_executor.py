@@ -1,0 +1,111 @@
+"""zwang.sweep over executors: a sweep run in chunks by a ProcessPoolExecutor or by a Dask
+LocalCluster (two worker processes) equals the same sweep in one process bit for bit: every
+parameter each instance ran with, every record, the status words and the failures, whatever the
+chunk size and the order the chunks complete in."""
+
+import concurrent.futures
+import multiprocessing
+
+import numpy as np
+import pytest
+import zwang
+
+HUMANOID = "/usr/share/mujoco/model/humanoid/humanoid.xml"
+N = 23
+
+
+def feedback(sim, step):
+    """A control law of each instance's own state (picklable: module level)."""
+    return np.tanh(np.asarray(sim.qvel)[:, 6 : 6 + sim.nu] * 0.3 + 0.01 * step)
+
+
+def pool():
+    return concurrent.futures.ProcessPoolExecutor(
+        2, mp_context=multiprocessing.get_context("spawn")
+    )
+
+
+def run(**kwargs):
+    model = zwang.load(HUMANOID)
+    return zwang.sweep(
+        model,
+        kwargs.pop("params"),
+        instances=N,
+        steps=30,
+        every=7,
+        record=["qpos", "qvel", "xpos", "qacc"],
+        seed=11,
+        qpos=lambda rng, n: np.asarray(model.qpos0) + rng.normal(0, 0.05, (n, model.nq)),
+        **kwargs,
+    )
+
+
+def assert_same(a, b):
+    assert sorted(a.params) == sorted(b.params)
+    for name in a.params:
+        assert np.array_equal(a.params[name], b.params[name]), name
+    assert sorted(a.records) == sorted(b.records)
+    for name in a.records:
+        assert a.records[name].dtype == b.records[name].dtype
+        assert np.array_equal(a.records[name], b.records[name]), name
+    assert np.array_equal(a.steps, b.steps) and np.array_equal(a.time, b.time)
+    assert np.array_equal(a.status, b.status)
+    key = [(f.instance, f.status, f.message) for f in a.failures]
+    assert key == [(f.instance, f.status, f.message) for f in b.failures]
+
+
+GRAMMAR = "body_mass+body_inertia=0.8:1.2, dof_damping[6]=normal(0.5, 0.1)"
+MAPPING = {
+    "body_mass[1]": ("scale", ("uniform", 0.9, 1.1)),
+    "dof_damping": ("lognormal", -1.0, 0.3),
+    "gravity[2]": lambda rng, n: -9.81 + rng.normal(0, 0.2, n),
+    # instance 9 has a negative armature: it stops, the others run on
+    "dof_armature[7]": np.where(np.arange(N) == 9, -1.0, 0.01),
+}
+
+
+@pytest.mark.parametrize("params", [GRAMMAR, MAPPING], ids=["grammar", "mapping"])
+def test_process_pool_equals_one_process(params):
+    one = run(params=params)
+    assert one.records["qpos"].shape == (6, N, 28)
+    stopped = [f.instance for f in one.failures]
+    assert stopped == ([9] if isinstance(params, dict) else [])
+    # the lambdas of MAPPING and of the initial qpos need not pickle: those draws are made here
+    with pool() as ex:
+        for chunk in (5, N):
+            assert_same(one, run(params=params, executor=ex, chunk=chunk))
+
+
+def test_control_callable_in_workers():
+    one = run(params=GRAMMAR, ctrl=feedback)
+    with pool() as ex:
+        chunked = run(params=GRAMMAR, ctrl=feedback, executor=ex, chunk=4)
+    assert_same(one, chunked)
+
+
+def test_dask_local_cluster_equals_one_process():
+    distributed = pytest.importorskip("distributed")
+    one = run(params=GRAMMAR)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        chunked = run(params=GRAMMAR, executor=client.get_executor(), chunk=3)
+    assert_same(one, chunked)
+
+
+def test_executor_arguments():
+    with pytest.raises(ValueError, match="chunk needs an executor"):
+        run(params=GRAMMAR, chunk=4)
+    forking = concurrent.futures.ProcessPoolExecutor(
+        1, mp_context=multiprocessing.get_context("fork")
+    )
+    with forking, pytest.raises(ValueError, match="get_context\\('spawn'\\)"):
+        run(params=GRAMMAR, executor=forking)
+    with concurrent.futures.ThreadPoolExecutor(1) as ex:
+        with pytest.raises(ValueError, match="chunk must be at least 1"):
+            run(params=GRAMMAR, executor=ex, chunk=0)
+        with pytest.raises(ValueError, match="unknown parameter"):
+            run(params="nothing=1:2", executor=ex)
