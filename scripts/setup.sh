@@ -102,10 +102,11 @@ if ! python3 -c "import viser, h5py, selenium" 2>/dev/null; then
   echo "installing: viser, h5py, selenium (PyPI)"
   pip_install viser h5py selenium
 fi
-# Dask's distributed scheduler, an executor of zwang.sweep that its tests run a LocalCluster of
-if ! python3 -c "import dask, distributed" 2>/dev/null; then
-  echo "installing: dask[distributed] (PyPI)"
-  pip_install "dask[distributed]"
+# Dask's distributed scheduler, an executor of zwang.sweep that its tests run a LocalCluster of,
+# and Zarr, the store a sweep writes its chunks to
+if ! python3 -c "import dask, distributed, zarr" 2>/dev/null; then
+  echo "installing: dask[distributed], zarr (PyPI)"
+  pip_install "dask[distributed]" zarr
 fi
 # cuobjdump and the nvdisasm it runs, for the CUDA build's SASS check
 # (tests/cuda/group_sass.cmake): a toolkit may ship nvcc without them; NVIDIA's wheels hold the

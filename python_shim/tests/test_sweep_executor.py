@@ -1,10 +1,14 @@
 """zwang.sweep over executors: a sweep run in chunks by a ProcessPoolExecutor or by a Dask
 LocalCluster (two worker processes) equals the same sweep in one process bit for bit: every
 parameter each instance ran with, every record, the status words and the failures, whatever the
-chunk size and the order the chunks complete in."""
+chunk size and the order the chunks complete in.  Faults: a Dask worker killed in the middle of
+a chunk (Dask runs the chunk again elsewhere), and a sweep that fails halfway and is run again
+against its Zarr store (only the missing chunks run), end with the same complete result."""
 
 import concurrent.futures
 import multiprocessing
+import os
+import signal
 
 import numpy as np
 import pytest
@@ -97,8 +101,6 @@ def test_dask_local_cluster_equals_one_process():
 
 
 def test_executor_arguments():
-    with pytest.raises(ValueError, match="chunk needs an executor"):
-        run(params=GRAMMAR, chunk=4)
     forking = concurrent.futures.ProcessPoolExecutor(
         1, mp_context=multiprocessing.get_context("fork")
     )
@@ -109,3 +111,77 @@ def test_executor_arguments():
             run(params=GRAMMAR, executor=ex, chunk=0)
         with pytest.raises(ValueError, match="unknown parameter"):
             run(params="nothing=1:2", executor=ex)
+
+
+def crash(task):
+    raise RuntimeError("the worker running this chunk died")
+
+
+class Failing(concurrent.futures.ThreadPoolExecutor):
+    """Runs the chunks in a thread, one after another, but the third one submitted fails (a
+    crashed worker); counts the chunks it was given."""
+
+    def __init__(self, fail: bool):
+        super().__init__(1)
+        self.fail, self.given = fail, 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.given += 1
+        return super().submit(crash if self.fail and self.given == 3 else fn, *args, **kwargs)
+
+
+def test_store_resumes_a_failed_sweep(tmp_path):
+    pytest.importorskip("zarr")
+    one = run(params=GRAMMAR)
+    store = tmp_path / "sweep.zarr"
+    with Failing(fail=True) as ex, pytest.raises(RuntimeError) as failure:
+        run(params=GRAMMAR, executor=ex, chunk=4, store=store)
+    assert "the chunk of instances 8 to 11 failed: the worker running this chunk died" in str(
+        failure.value
+    )
+    # 6 chunks: the run again finds the five others written and runs the failed one only
+    with Failing(fail=False) as ex:
+        resumed = run(params=GRAMMAR, executor=ex, chunk=4, store=store)
+        assert ex.given == 1
+    as_arrays = dict(resumed.records)
+    resumed.records = {k: np.asarray(v[:]) for k, v in as_arrays.items()}
+    assert_same(one, resumed)
+    # once complete, nothing runs again; another sweep's arguments are refused
+    with Failing(fail=False) as ex:
+        again = run(params=GRAMMAR, executor=ex, chunk=4, store=store)
+        assert ex.given == 0
+    assert np.array_equal(np.asarray(again.records["qpos"][:]), one.records["qpos"])
+    with pytest.raises(ValueError, match="holds another sweep: its inputs"):
+        run(params=GRAMMAR.replace("0.8", "0.7"), chunk=4, store=store)
+    with pytest.raises(ValueError, match="holds another sweep: its chunk"):
+        run(params=GRAMMAR, chunk=5, store=store)
+    xr = pytest.importorskip("xarray")
+    opened = xr.open_zarr(store, group="records", consolidated=False)
+    assert np.array_equal(opened["qpos"].values, one.records["qpos"])
+
+
+def die_once(sim, step):
+    """Kills the worker process the first time any worker calls it (a marker file says so)."""
+    marker = os.environ["ZWANG_TEST_MARKER"]
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL)
+    except FileExistsError:
+        return feedback(sim, step)
+    os.close(fd)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_dask_retries_a_chunk_whose_worker_was_killed(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    marker = tmp_path / "killed"
+    monkeypatch.setenv("ZWANG_TEST_MARKER", str(marker))
+    one = run(params=GRAMMAR, ctrl=feedback)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        chunked = run(params=GRAMMAR, ctrl=die_once, executor=client.get_executor(), chunk=4)
+    assert marker.exists()  # a worker did die
+    assert_same(one, chunked)

@@ -40,6 +40,8 @@ the generators named ``"qpos"`` and ``"qvel"`` likewise.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 import zlib
@@ -541,6 +543,7 @@ def sweep(
     max_bytes: int | None = None,
     executor: Any = None,
     chunk: int | None = None,
+    store: str | os.PathLike | None = None,
 ) -> SweepResult:
     """Runs ``instances`` instances of ``model`` for ``steps`` steps with drawn parameters.
 
@@ -574,7 +577,14 @@ def sweep(
             called with each chunk's simulator and must be picklable.  A
             ``ProcessPoolExecutor`` must spawn its workers (``mp_context=
             multiprocessing.get_context("spawn")``): forked ones would hang in OpenMP.
-        chunk: instances per chunk with an executor (default: N / 16, at least 1).
+        chunk: instances per chunk (default: N / 16, at least 1); with ``chunk`` or ``store``
+            and no executor the chunks run one after another in this process.
+        store: a Zarr store (a directory path) that each chunk's records, drawn parameters,
+            status and failures are written to as the chunk finishes, so that a sweep larger
+            than memory completes (the result's records are then the store's arrays, read on
+            demand, and ``max_bytes`` does not apply); a sweep run again with the same
+            arguments against its store runs only the chunks it lacks (a resume after a crash),
+            and a store of another sweep is refused.
 
     Returns:
         a ``SweepResult``.
@@ -589,17 +599,15 @@ def sweep(
     n = count(instances, "instances")
     steps = count(steps, "steps", minimum=0)
     every = count(every, "every")
-    if executor is not None:
+    if executor is not None or chunk is not None or store is not None:
         return _sweep_chunks(
             model,
             params,
             (n, steps, every, list(record)),
             {"seed": seed, "backend": backend, "precision": precision, "threads": threads},
             {"qpos": qpos, "qvel": qvel, "ctrl": ctrl},
-            (progress, max_bytes, executor, chunk),
+            (progress, max_bytes, executor, chunk, store),
         )
-    if chunk is not None:
-        raise ValueError("chunk needs an executor")
     sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision, threads=threads)
     record = list(record)
     for name in record:
@@ -693,7 +701,14 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     n, steps, every, record = shape
     seed, precision = options["seed"], options["precision"]
     qpos, qvel, ctrl = inputs["qpos"], inputs["qvel"], inputs["ctrl"]
-    progress, max_bytes, executor, chunk = running
+    progress, max_bytes, executor, chunk, store = running
+    if executor is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as ex:
+            return _sweep_chunks(
+                model, params, shape, options, inputs, (progress, max_bytes, ex, chunk, store)
+            )
 
     context = getattr(executor, "_mp_context", None)
     if context is not None and context.get_start_method() == "fork":
@@ -713,7 +728,8 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
             raise ValueError(f"the simulator has no field {name!r} to record")
     nrec = steps // every + 1 + (steps % every != 0)
     one = {name: np.asarray(getattr(probe, name)) for name in record}
-    _check_size(nrec, one, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
+    if store is None:
+        _check_size(nrec, one, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
     grammar = params if isinstance(params, str) else None
     if grammar is not None:
         zwang.parse_randomization(grammar)  # its errors here, not in a worker
@@ -748,31 +764,73 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
                 "steps": steps,
             }
         )
-    records = {name: np.empty((nrec, n, *a.shape[1:]), dtype=a.dtype) for name, a in one.items()}
+    saved = None
+    if store is not None:
+        from ._sweep_store import SweepStore, inputs_digest
+
+        fn = None if ctrl_fn is None else f"{ctrl_fn.__module__}.{ctrl_fn.__qualname__}"
+        with open(spec["path"], "rb") as f:
+            source = hashlib.sha256(f.read()).hexdigest()
+        text = json.dumps([grammar, options, spec, source, fn, record, n, steps, every, size])
+        signature = {
+            "instances": n,
+            "steps": steps,
+            "every": every,
+            "record": record,
+            "chunk": size,
+            "model": spec["path"],
+            "inputs": inputs_digest({**values, "qpos": qpos0, "qvel": qvel0, "ctrl": ctrl0}, text),
+        }
+        shapes = {k: ((nrec, n, *a.shape[1:]), a.dtype) for k, a in one.items()}
+        saved = SweepStore(store, signature, shapes, size, len(tasks))
+        records = {}
+    else:
+        records = {k: np.empty((nrec, n, *a.shape[1:]), dtype=a.dtype) for k, a in one.items()}
     status = np.empty(n, dtype=np.asarray(probe.status).dtype)
     drawn = dict(values)
     failures = []
-    bar = _progress_bar(progress, len(tasks), n * steps)
+    todo = [t for t in tasks if saved is None or not saved.done[t["lo"] // size]]
+    bar = _progress_bar(progress, len(todo), n * steps)
     if bar is not None:
         bar.unit = "chunk"
     try:
         from concurrent.futures import as_completed
 
-        futures = [executor.submit(_run_chunk, t) for t in tasks]
+        futures = {executor.submit(_run_chunk, t): t for t in todo}
+        failed = None
         for future in as_completed(futures):
-            out = future.result()
+            # a chunk that failed does not stop the others: what they finish is kept (and
+            # written to the store), and the first failure is raised at the end
+            try:
+                out = future.result()
+            except Exception as e:
+                t = futures[future]
+                failed = failed or (t["lo"], t["lo"] + t["count"], e)
+                continue
             lo = out["lo"]
-            k = len(out["status"])
-            for name, a in out["records"].items():
-                records[name][:, lo : lo + k] = a
-            status[lo : lo + k] = out["status"]
-            for name, a in out["drawn"].items():
-                drawn.setdefault(name, np.empty((n, *a.shape[1:]), dtype=a.dtype))[lo : lo + k] = a
-            failures += [SweepFailure(*f) for f in out["failures"]]
+            if saved is not None:
+                saved.write(lo // size, lo, out)
+            else:
+                k = len(out["status"])
+                for name, a in out["records"].items():
+                    records[name][:, lo : lo + k] = a
+                status[lo : lo + k] = out["status"]
+                for name, a in out["drawn"].items():
+                    into = drawn.setdefault(name, np.empty((n, *a.shape[1:]), dtype=a.dtype))
+                    into[lo : lo + k] = a
+                failures += [SweepFailure(*f) for f in out["failures"]]
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
+    if failed is not None:
+        lo, hi, e = failed
+        kept = f"; the store {saved.path} keeps the other chunks" if saved is not None else ""
+        raise RuntimeError(f"the chunk of instances {lo} to {hi - 1} failed: {e}{kept}") from e
+    if saved is not None:
+        records, status = saved.records(), saved.status()
+        drawn.update(saved.drawn())
+        failures = [SweepFailure(*f) for f in saved.failures()]
     failures.sort(key=lambda f: f.instance)
     return _result(model, drawn, records, nrec, every, steps, status, failures, seed)
