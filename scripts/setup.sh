@@ -2,11 +2,12 @@
 # Installs what zwang needs on a fresh Debian 12 machine: the Debian packages it builds and
 # tests with (for the sanitizer build clang with its sanitizer and fuzzer runtimes, LLVM's
 # OpenMP and llvm-symbolizer; EGL and Mesa's drivers, so that MuJoCo draws frames without a
-# display; Chromium and its WebDriver, the browser that the viewer's tests open), the
-# Gymnasium package whose MuJoCo models the tests read, MuJoCo 4.0 for the benchmarks and the
-# Python tests, and what the Python package builds with (scikit-build-core, nanobind) and is
-# tested with (pytest and the packages its tests compare with).  The CUDA toolkit is not
-# installed here: CMake builds the CUDA backend when nvcc is on the PATH.
+# display; Chromium and its WebDriver, the browser that the viewer's tests open; Open MPI, which
+# runs a sweep over mpi4py's executor in its tests), the Gymnasium package whose MuJoCo models
+# the tests read, MuJoCo 4.0 for the benchmarks and the Python tests, and what the Python
+# package builds with (scikit-build-core, nanobind) and is tested with (pytest and the packages
+# its tests compare with).  The CUDA toolkit is not installed here: CMake builds the CUDA backend
+# when nvcc is on the PATH.
 set -euo pipefail
 
 packages=(
@@ -18,6 +19,7 @@ packages=(
   clang llvm libclang-rt-14-dev libomp-14-dev clang-format
   libegl1 libegl-mesa0 libgl1-mesa-dri
   chromium chromium-driver
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()
@@ -103,10 +105,11 @@ if ! python3 -c "import viser, h5py, selenium" 2>/dev/null; then
   pip_install viser h5py selenium
 fi
 # Dask's distributed scheduler, an executor of zwang.sweep that its tests run a LocalCluster of,
-# and Zarr, the store a sweep writes its chunks to
-if ! python3 -c "import dask, distributed, zarr" 2>/dev/null; then
-  echo "installing: dask[distributed], zarr (PyPI)"
-  pip_install "dask[distributed]" zarr
+# mpi4py (built against the Open MPI above when there is no wheel), and Zarr, the store a sweep
+# writes its chunks to
+if ! python3 -c "import dask, distributed, zarr, mpi4py" 2>/dev/null; then
+  echo "installing: dask[distributed], zarr, mpi4py (PyPI)"
+  pip_install "dask[distributed]" zarr mpi4py
 fi
 # cuobjdump and the nvdisasm it runs, for the CUDA build's SASS check
 # (tests/cuda/group_sass.cmake): a toolkit may ship nvcc without them; NVIDIA's wheels hold the

@@ -1,5 +1,6 @@
 """zwang.sweep over executors: a sweep run in chunks by a ProcessPoolExecutor or by a Dask
-LocalCluster (two worker processes) equals the same sweep in one process bit for bit: every
+LocalCluster (two worker processes), or by mpi4py's MPIPoolExecutor under mpiexec (a manager and
+two workers), equals the same sweep in one process bit for bit: every
 parameter each instance ran with, every record, the status words and the failures, whatever the
 chunk size and the order the chunks complete in.  Faults: a Dask worker killed in the middle of
 a chunk (Dask runs the chunk again elsewhere), and a sweep that fails halfway and is run again
@@ -8,7 +9,10 @@ against its Zarr store (only the missing chunks run), end with the same complete
 import concurrent.futures
 import multiprocessing
 import os
+import shutil
 import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -185,3 +189,53 @@ def test_dask_retries_a_chunk_whose_worker_was_killed(tmp_path, monkeypatch):
         chunked = run(params=GRAMMAR, ctrl=die_once, executor=client.get_executor(), chunk=4)
     assert marker.exists()  # a worker did die
     assert_same(one, chunked)
+
+
+MPI_SCRIPT = """
+import sys
+import numpy as np
+import zwang
+from mpi4py.futures import MPIPoolExecutor
+
+if __name__ == "__main__":
+    with MPIPoolExecutor() as ex:
+        r = zwang.sweep(sys.argv[1], sys.argv[2], instances=int(sys.argv[3]), steps=30, every=7,
+                        record=["qpos", "qvel", "xpos", "qacc"], seed=11, executor=ex, chunk=4)
+    np.savez(sys.argv[4], status=r.status, **r.records,
+             **{"param " + k: v for k, v in r.params.items()})
+"""
+
+
+def test_mpi_pool_under_mpiexec_equals_one_process(tmp_path):
+    pytest.importorskip("mpi4py")
+    mpiexec = shutil.which("mpiexec")
+    if mpiexec is None:
+        pytest.skip("no mpiexec (scripts/setup.sh installs Debian's Open MPI)")
+    script, out = tmp_path / "sweep_mpi.py", tmp_path / "out.npz"
+    script.write_text(MPI_SCRIPT)
+    # a manager and two workers; as root, Open MPI asks for these two variables
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = [mpiexec, "-n", "3", "--oversubscribe", sys.executable, "-m", "mpi4py.futures"]
+    done = subprocess.run(
+        cmd + [str(script), HUMANOID, GRAMMAR, str(N), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    got = np.load(out)
+    one = zwang.sweep(
+        HUMANOID,
+        GRAMMAR,
+        instances=N,
+        steps=30,
+        every=7,
+        record=["qpos", "qvel", "xpos", "qacc"],
+        seed=11,
+    )
+    assert np.array_equal(got["status"], one.status)
+    for name, value in one.records.items():
+        assert np.array_equal(got[name], value), name
+    for name, value in one.params.items():
+        assert np.array_equal(got["param " + name], value), name
