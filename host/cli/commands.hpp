@@ -26,6 +26,7 @@ struct RunOptions {
   std::string precision = "f64";
   int threads = 0;
   std::string cpu_simd = "auto";  // auto, scalar, avx2, avx512
+  int device = 0;                 // CUDA device ordinal
   std::uint64_t seed = 0;
   std::string randomize;
   std::string ctrl = "zero";

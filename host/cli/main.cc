@@ -201,6 +201,11 @@ int main(int argc, char** argv) {
   run->add_option("--backend", ro.backend, "cpu, cuda or auto (cuda when a device exists)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
+  run->add_option("--device", ro.device,
+                  "the CUDA device (ordinal) of --backend cuda, e.g. the rank's GPU of an MPI or "
+                  "SLURM job; the CPU backend ignores it")
+      ->check(integer_from(0))
+      ->capture_default_str();
   run->add_option("--precision", ro.precision, "f64 or f32")
       ->check(CLI::IsMember({"f64", "f32"}))
       ->capture_default_str();

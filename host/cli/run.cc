@@ -207,7 +207,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   Simulator<T> sim(m, count,
                    {.backend = parse_backend(o.backend),
                     .threads = o.threads,
-                    .cpu_simd = parse_cpu_simd(o.cpu_simd)});
+                    .cpu_simd = parse_cpu_simd(o.cpu_simd),
+                    .device = o.device});
   std::string picked = sim.backend();
   if (o.backend == "auto") {
     const CudaStatus cuda = cuda_status();

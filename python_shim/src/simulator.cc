@@ -106,9 +106,14 @@ class PySimulator {
  public:
   PySimulator(const PyModel& model, std::int64_t instances, const std::string& backend,
               const std::string& precision, int threads, const std::string& cpu_simd,
-              nb::handle outputs, nb::handle cuda_group)
+              nb::handle outputs, nb::handle cuda_group, int device)
       : model_(model), precision_(precision), threads_(threads) {
     SimulatorOptions options;
+    if (device < 0) {
+      throw std::invalid_argument("device must be a CUDA device ordinal >= 0 (got " +
+                                  std::to_string(device) + ")");
+    }
+    options.device = device;
     options.outputs = output_fields(outputs);
     options.cuda_group = cuda_group_of(cuda_group);
     if (backend == "cpu") {
@@ -459,10 +464,11 @@ void bind_simulator(nb::module_& m) {
       "the step started from, as mj_step leaves MuJoCo's (its first evaluation). forward()\n"
       "recomputes all of them at the current state.");
   sim.def(nb::init<const PyModel&, std::int64_t, const std::string&, const std::string&, int,
-                   const std::string&, nb::handle, nb::handle>(),
+                   const std::string&, nb::handle, nb::handle, int>(),
           nb::arg("model"), nb::arg("instances") = 1, nb::arg("backend") = "cpu",
           nb::arg("precision") = "f64", nb::arg("threads") = 0, nb::arg("cpu_simd") = "auto",
           nb::arg("outputs").none() = nb::none(), nb::arg("cuda_group").none() = "auto",
+          nb::arg("device") = 0,
           "``instances`` copies of ``model`` at its default state. ``backend``: 'cpu', 'cuda' or "
           "'auto' (CUDA when a device exists); ``precision``: 'f64' or 'f32'; ``threads``: CPU "
           "threads, 0 for every core; ``cpu_simd``: 'auto' (packs of instances in the widest "
@@ -478,6 +484,9 @@ void bind_simulator(nb::module_& m) {
           "'Outputs'). ``cuda_group``: lanes per instance on the GPU, 'auto' (one thread per "
           "instance for now), 1, 16 or 32 (a lane group of a warp per instance, for batches of a "
           "few thousand; docs/backends.md, 'Lane groups'); the CPU backend ignores it. "
+          "``device``: the CUDA device (ordinal) the simulator's state and kernels are on, "
+          "RuntimeError naming the devices there are when it does not exist; one process per "
+          "GPU (torchrun, mpiexec) gives each its own. The CPU backend ignores it. "
           "ValueError for a bad argument or an instruction set this CPU lacks, "
           "RuntimeError when CUDA is asked for and cannot be used.")
       .def_prop_ro(

@@ -120,6 +120,14 @@ def test_constructor_errors(pendulum):
     else:
         assert sim.backend.startswith("cuda")
     assert zwang.Simulator(pendulum, backend="auto").backend
+    with pytest.raises(ValueError, match="device must be a CUDA device ordinal >= 0"):
+        zwang.Simulator(pendulum, device=-1)
+    # a device past those there are is an error naming the count; the CPU backend ignores it
+    devices, _ = zwang.cuda_status()
+    if devices > 0:
+        with pytest.raises(RuntimeError, match="device"):
+            zwang.Simulator(pendulum, backend="cuda", device=devices)
+    assert zwang.Simulator(pendulum, backend="cpu", device=3).backend.startswith("cpu")
 
 
 def test_reset_errors_change_nothing(pendulum):

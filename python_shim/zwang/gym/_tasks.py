@@ -101,6 +101,7 @@ class MujocoTaskEnv(VectorEnv):
         render_mode: str | None = None,
         render_envs: Sequence[int] | None = None,
         outputs: str | Sequence[str] | None = None,
+        device: int = 0,
         **render_kwargs: Any,
     ) -> None:
         check_render_mode(render_mode)
@@ -128,6 +129,7 @@ class MujocoTaskEnv(VectorEnv):
             precision=precision,
             threads=threads,
             outputs=self._task_outputs(outputs),
+            device=device,
         )
         self.render_mode = render_mode
         self.metadata["render_modes"] = list(RENDER_MODES)

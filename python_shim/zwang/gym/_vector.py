@@ -114,6 +114,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         precision: str = "f64",
         threads: int = 0,
         outputs: Sequence[str] | None = None,
+        device: int = 0,
     ) -> None:
         num_envs = env_count(num_envs)
         frame_skip = env_count(frame_skip, "frame_skip")
@@ -142,6 +143,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             precision=precision,
             threads=threads,
             outputs=outputs if outputs is None or isinstance(outputs, str) else list(outputs),
+            device=device,
         )
         self.dt = float(self.model.timestep) * self.frame_skip
         self.metadata = dict(type(self).metadata)
