@@ -63,15 +63,18 @@ std::string attribute_text(hid_t object, const std::string& name) {
         if (n > 0 && H5Aread(attr.id, mem.id, values.data()) < 0) return "";
         std::string out;
         for (std::size_t k = 0; k < values.size(); ++k)
-          out += (k ? ", " : "") + std::string(values[k]);
+          out += (k ? ", " : "") + std::string(values[k] != nullptr ? values[k] : "");
         if (n > 0) H5Dvlen_reclaim(mem.id, space.id, H5P_DEFAULT, values.data());
         return out;
       }
+      // one fixed-length string (a file of another writer may hold others: not one of ours)
+      if (n != 1) return "";
       std::string value(H5Tget_size(type.id), '\0');
       if (H5Aread(attr.id, type.id, value.data()) < 0) return "";
       return value.substr(0, value.find('\0'));
     }
     case H5T_INTEGER: {
+      if (n != 1) return "";
       if (H5Tget_sign(type.id) == H5T_SGN_NONE) {
         unsigned long long v = 0;
         H5Aread(attr.id, H5T_NATIVE_ULLONG, &v);
@@ -82,6 +85,7 @@ std::string attribute_text(hid_t object, const std::string& name) {
       return fmt::format("{}", v);
     }
     case H5T_FLOAT: {
+      if (n != 1) return "";
       double v = 0;
       H5Aread(attr.id, H5T_NATIVE_DOUBLE, &v);
       return fmt::format("{:.17g}", v);
@@ -306,6 +310,14 @@ int run_merge(const std::string& out, const std::vector<std::string>& paths, boo
       throw std::runtime_error(fmt::format("{} is one of {} shards, {} one of {}: not one run",
                                            s.path, s.n, a.path, a.n));
     }
+    // the backend's kind (cpu or cuda): threads and SIMD width give the CPU's bits alike
+    const auto kind = [](const std::string& b) { return b.substr(0, b.find(' ')); };
+    if (kind(attribute_text(s.file->id, "backend")) !=
+        kind(attribute_text(a.file->id, "backend"))) {
+      throw std::runtime_error(fmt::format("{} ran on {}, {} on {}: not one run", s.path,
+                                           attribute_text(s.file->id, "backend"), a.path,
+                                           attribute_text(a.file->id, "backend")));
+    }
     for (const std::string& name : kRunAttributes) {
       const std::string mine = attribute_text(s.file->id, name);
       const std::string theirs = attribute_text(a.file->id, name);
@@ -353,7 +365,7 @@ int run_merge(const std::string& out, const std::vector<std::string>& paths, boo
   const hid_t file = H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file < 0) throw std::runtime_error(fmt::format("{}: cannot create it", partial));
   try {
-    const Closer f{H5Fclose, file};
+    Closer f{H5Fclose, file};
     copy_attributes(ordered[0]->file->id, file, {"shard", "first", "count"});
     write_string(file, "shard", "0/1");
     write_int(file, "first", 0);
@@ -368,12 +380,13 @@ int run_merge(const std::string& out, const std::vector<std::string>& paths, boo
       }
     }
     for (const std::string& name : names) join(ordered, file, name, total);
-    if (H5Fflush(file, H5F_SCOPE_GLOBAL) < 0) throw std::runtime_error("flushing failed");
+    f.id = -1;
+    if (H5Fclose(file) < 0) throw std::runtime_error("writing the file failed");
+    std::filesystem::rename(partial, out);
   } catch (const std::exception& e) {
     std::filesystem::remove(partial, ec);
     throw std::runtime_error(fmt::format("{}: {}", out, e.what()));
   }
-  std::filesystem::rename(partial, out);
   std::printf("%s: %lld instances from %zu shards, %lld records\n", out.c_str(), total,
               ordered.size(), a.records);
   return 0;

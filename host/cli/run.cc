@@ -242,7 +242,11 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
     h5->create_int_series("solver_niter", {n});
     h5->create_int_series("ncon", {n});
     h5->create_series("sensordata", {n, static_cast<hsize_t>(m.nsensordata)}, bytes);
-    h5->attribute("model", opened.source);
+    // a file by its absolute path, so that the trajectory names it from anywhere
+    std::error_code ec;
+    const bool file = std::filesystem::is_regular_file(opened.source, ec);
+    h5->attribute("model",
+                  file ? std::filesystem::absolute(opened.source, ec).string() : opened.source);
     h5->attribute("nq", std::int64_t{m.nq});
     h5->attribute("nv", std::int64_t{m.nv});
     h5->attribute("nu", std::int64_t{m.nu});
@@ -319,20 +323,18 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
 
   // random controls: uniform in the ctrlrange, or [-1, 1] where there is none
   std::vector<T> u(m.nu);
-  // a uniform double takes one number of the 64-bit generator (generate_canonical's k = 1), so
-  // that a shard skips the draws of the instances around it
+  // every instance of the run draws in turn, a shard's setting its own, so that its draws are
+  // those of the whole run
   auto draw_ctrl = [&] {
-    rng.discard(static_cast<unsigned long long>(first) * m.nu);
-    for (std::int64_t i = 0; i < count; ++i) {
+    for (std::int64_t i = 0; i < o.instances; ++i) {
       for (int a = 0; a < m.nu; ++a) {
         const bool lim = m.actuator_ctrllimited[a];
         std::uniform_real_distribution<double> d(lim ? m.actuator_ctrlrange[2 * a] : -1.0,
                                                  lim ? m.actuator_ctrlrange[2 * a + 1] : 1.0);
         u[a] = static_cast<T>(d(rng));
       }
-      b.ctrl().set(i, u);
+      if (i >= first && i < first + count) b.ctrl().set(i - first, u);
     }
-    rng.discard(static_cast<unsigned long long>(o.instances - first - count) * m.nu);
   };
 
   const StopOnSignals stop;

@@ -4,6 +4,7 @@
 
 #include <nanobind/nanobind.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,11 +15,19 @@ namespace zwang::python {
 namespace nb = nanobind;
 
 // a model and what its loader ignored
+// zwang.load()'s arguments other than the path, as given
+struct LoadArguments {
+  bool floating_base = false, balance_inertia = false, fuse_static = false;
+  std::optional<std::string> contact_margin, wrap_rules;
+  std::string rules = "4.0";
+};
+
 struct PyModel {
   Model model;
   std::vector<std::string> warnings;
-  // the file load() read, absolute; empty for a model built in code
+  // the file load() read, absolute, and how; empty for a model built in code
   std::string path;
+  LoadArguments arguments;
 };
 
 void bind_module(nb::module_& m);  // exceptions, load(), constants

@@ -136,6 +136,23 @@ void bind_model(nb::module_& m) {
           },
           "the file zwang.load() read (absolute), None for a model built in code")
       .def_prop_ro(
+          "load_arguments",
+          [](const PyModel& p) -> nb::object {
+            if (p.path.empty()) return nb::none();
+            const LoadArguments& a = p.arguments;
+            nb::dict d;
+            d["path"] = p.path;
+            d["floating_base"] = a.floating_base;
+            d["contact_margin"] = a.contact_margin ? nb::cast(*a.contact_margin) : nb::none();
+            d["balance_inertia"] = a.balance_inertia;
+            d["fuse_static"] = a.fuse_static;
+            d["wrap_rules"] = a.wrap_rules ? nb::cast(*a.wrap_rules) : nb::none();
+            d["rules"] = a.rules;
+            return d;
+          },
+          "zwang.load()'s arguments that made this model (zwang.load(**m.load_arguments) loads "
+          "it again, as sweep workers do), None for a model built in code")
+      .def_prop_ro(
           "timestep", [](const PyModel& p) { return p.model.timestep; }, "integration step (s)")
       .def_prop_ro(
           "integrator", [](const PyModel& p) { return std::string(to_string(p.model.integrator)); },

@@ -51,7 +51,9 @@ PyModel load(const std::filesystem::path& path, bool floating_base,
   }
   LoadResult r = load_model(path, options);
   return PyModel{std::move(r.model), std::move(r.warnings),
-                 std::filesystem::absolute(path, ec).string()};
+                 std::filesystem::absolute(path, ec).string(),
+                 LoadArguments{floating_base, balance_inertia, fuse_static, contact_margin,
+                               wrap_rules, rules}};
 }
 
 // a Distribution in zwang.sweep's tuple form: 0.5, ("uniform", lo, hi), ("choice", [v, ...]),

@@ -69,11 +69,12 @@ def test_human_mode_shows_the_env_in_the_viewer():
     assert viewer.url == f"http://127.0.0.1:{port}" and viewer.instances == [0]
     for _ in range(5):
         env.step(env.action_space.sample())
-    assert env.render() is None
-    # the viewer shows the state the env is at
+    # step() updated the viewer: it shows the state the env is at
+    shown = np.array(viewer._poses[0]["geom_xpos"])
     sim = env.vector_env.sim
     sim.forward()
-    np.testing.assert_allclose(viewer._poses[0]["geom_xpos"], sim.geom_xpos[0], atol=1e-12)
+    np.testing.assert_allclose(shown, sim.geom_xpos[0], atol=1e-12)
+    assert env.render() is None
     env.close()
     assert env.vector_env._viewer is None
 

@@ -214,15 +214,23 @@ def test_viewer_marks_stopped_instances_and_checks_arguments():
     with pytest.raises(ValueError, match="not an integer"):
         zwang.viewer.Viewer(sim, instances="0, x", port=free_port(), verbose=False)
     with zwang.viewer.Viewer(sim, instances=[0, 1], port=free_port(), verbose=False) as v:
+        sim.step(20)
+        v.update()
         before = np.array(v._poses[1]["geom_xpos"])
+        # instance 1's state stops being finite: it stops, and is drawn where it was (a pose
+        # computed from this state would not be finite)
         sim.qvel[1] = np.nan
+        sim.qpos[1, 7] = np.nan
         sim.step(1)
         assert sim.status[1] != 0 and sim.status[0] == 0
         v.update()
-        assert v._handles["/instance1/label"].visible
-        assert "stopped" in v._handles["/instance1/label"].text
+        label = v._handles["/instance1/label"]
+        assert label.visible and "stopped (bad state)" in label.text
+        assert "state not finite, drawn where it was" in label.text
         assert not v._handles["/instance0/label"].visible
         np.testing.assert_array_equal(v._poses[1]["geom_xpos"], before)
+        with pytest.raises(RuntimeError, match="no trajectory"):
+            v.play()
 
 
 def test_import_zwang_does_not_import_the_viewer():

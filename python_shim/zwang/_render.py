@@ -9,6 +9,7 @@ never at ``import zwang``.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,8 @@ class Painter:
     index of the model, or a ``mujoco.MjvCamera``."""
 
     def __init__(self, model, width: int, height: int, camera: Any = None, path=None) -> None:
-        if "MUJOCO_GL" not in os.environ and not os.environ.get("DISPLAY"):
+        headless = sys.platform.startswith("linux") and not os.environ.get("DISPLAY")
+        if "MUJOCO_GL" not in os.environ and headless:
             os.environ["MUJOCO_GL"] = "egl"
         import mujoco
 
@@ -97,15 +99,29 @@ class Painter:
         self.renderer.close()
 
 
-def _instance_state(sim, i: int) -> dict[str, np.ndarray]:
-    out = {}
-    for name in STATE_FIELDS:
-        if name == "act" and sim.model.na == 0:
-            continue
-        if name.startswith("mocap") and sim.model.nmocap == 0:
-            continue
-        out[name] = np.array(np.asarray(getattr(sim, name))[i], dtype=float)
-    return out
+def rows(sim, name: str, idx: Sequence[int]) -> np.ndarray:
+    """Rows ``idx`` of a field of ``sim``: on the CUDA backend only those rows leave the device
+    (through torch with CUDA, when it is installed); otherwise the host view."""
+    if str(sim.backend).startswith("cuda"):
+        try:
+            import torch
+
+            t = torch.from_dlpack(sim.device_field(name))
+            return t[torch.as_tensor(list(idx), device=t.device)].cpu().numpy()
+        except Exception:
+            pass  # no torch, or a torch without CUDA: the host view below
+    return np.array(np.asarray(getattr(sim, name))[list(idx)])
+
+
+def _instance_states(sim, idx: Sequence[int]) -> list[dict[str, np.ndarray]]:
+    fields = [
+        name
+        for name in STATE_FIELDS
+        if not (name == "act" and sim.model.na == 0)
+        and not (name.startswith("mocap") and sim.model.nmocap == 0)
+    ]
+    got = {name: np.asarray(rows(sim, name, idx), dtype=float) for name in fields}
+    return [{name: got[name][j] for name in fields} for j in range(len(idx))]
 
 
 def render(
@@ -144,7 +160,7 @@ def render(
         if sim is None:
             states = [{"qpos": np.asarray(model.qpos0)} for _ in idx]
         else:
-            states = [_instance_state(sim, i) for i in idx]
+            states = _instance_states(sim, idx)
     else:
         if not isinstance(state, Mapping):
             state = {"qpos": state}

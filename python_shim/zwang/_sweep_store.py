@@ -4,7 +4,8 @@ The store holds ``records/<field>`` as ``(R, N, ...)`` arrays chunked by the swe
 ``params/<name>`` for the parameters drawn in the chunks (the string grammar), ``status``
 ``(N,)``, a ``done`` flag per chunk and, in its attributes, the sweep it belongs to (its
 signature) and each chunk's failures.  A chunk's flag is set after its data: a run that stops in
-the middle of writing a chunk leaves it to be run again.  ``xarray.open_zarr(path,
+the middle of writing a chunk leaves it to be run again.  One sweep writes a store at a time (the
+failures attribute is rewritten whole).  ``xarray.open_zarr(path,
 group="records", consolidated=False)`` reads the records.
 """
 
@@ -84,8 +85,9 @@ class SweepStore:
         g.create_array(
             "status", shape=(n,), chunks=(chunk,), dtype="int32", dimension_names=["instance"]
         )
+        # a flag per storage chunk: writing one rewrites no other
         g.create_array(
-            "done", shape=(nchunks,), chunks=(nchunks,), dtype="bool", dimension_names=["chunk"]
+            "done", shape=(nchunks,), chunks=(1,), dtype="bool", dimension_names=["chunk"]
         )
         g.attrs["failures"] = json.dumps({})
         # last: a store whose creation stopped halfway has no signature and is refused

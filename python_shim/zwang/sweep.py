@@ -198,7 +198,8 @@ class SweepResult:
         )
         for name, values in self.records.items():
             dims, extra = self._dims(name, values.shape[2:])
-            variables[name] = (["time", "instance", *dims], values)
+            # a store's arrays are read here (xarray.open_zarr reads them lazily)
+            variables[name] = (["time", "instance", *dims], np.asarray(values[...]))
             coords.update(extra)
         for name, values in self.params.items():
             dims, extra = self._dims(name, values.shape[1:])
@@ -222,7 +223,7 @@ class SweepResult:
             for suffix, column in _components(values.reshape(n, -1), values.shape[1:]):
                 columns[name + suffix] = np.tile(column, nrec)
         for name, values in self.records.items():
-            flat = values.reshape(nrec * n, -1)
+            flat = np.asarray(values[...]).reshape(nrec * n, -1)
             for suffix, column in _components(flat, values.shape[2:]):
                 columns[name + suffix] = column
         return pd.DataFrame(columns)
@@ -340,7 +341,7 @@ def _component(values: np.ndarray, lead: int, name: str, index: str) -> np.ndarr
             raise ValueError(
                 f"{name} has {int(np.prod(shape))} components: name one, {name}[{dims}]"
             )
-        return values.reshape(values.shape[:lead])
+        return np.asarray(values[...]).reshape(values.shape[:lead])
     try:
         at = tuple(int(k) for k in index[1:-1].split(","))
     except ValueError:
@@ -464,16 +465,24 @@ def _stepping(sim, record, nrec, every, steps, ctrl_fn, bar) -> dict[str, np.nda
     return records
 
 
+def _callable_digest(fn) -> str | None:
+    """A control law's name and, where it has one, a digest of its code (so that a store does
+    not resume with an edited or another law)."""
+    if fn is None:
+        return None
+    import marshal
+
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "func", None), "__code__", None)
+    name = getattr(fn, "__qualname__", type(fn).__qualname__)
+    digest = hashlib.sha256(marshal.dumps(code)).hexdigest() if code is not None else ""
+    return f"{getattr(fn, '__module__', '')}.{name}:{digest}"
+
+
 def _load_spec(model) -> dict[str, Any]:
-    """What a worker loads the model with: its file and the rules it was read by."""
+    """What a worker loads the model with: zwang.load's arguments that made it."""
     if model.path is None:
-        raise ValueError("a sweep over an executor needs a model loaded from a file (Model.path)")
-    return {
-        "path": model.path,
-        "rules": model.rules,
-        "contact_margin": model.contact_margin,
-        "wrap_rules": model.wrap_rules,
-    }
+        raise ValueError("a sweep in chunks needs a model loaded from a file (Model.path)")
+    return dict(model.load_arguments)
 
 
 def _run_chunk(task: dict[str, Any]) -> dict[str, Any]:
@@ -705,10 +714,13 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     if executor is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(1) as ex:
+        ex = ThreadPoolExecutor(1)
+        try:
             return _sweep_chunks(
                 model, params, shape, options, inputs, (progress, max_bytes, ex, chunk, store)
             )
+        finally:
+            ex.shutdown(cancel_futures=True)
 
     context = getattr(executor, "_mp_context", None)
     if context is not None and context.get_start_method() == "fork":
@@ -768,10 +780,13 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     if store is not None:
         from ._sweep_store import SweepStore, inputs_digest
 
-        fn = None if ctrl_fn is None else f"{ctrl_fn.__module__}.{ctrl_fn.__qualname__}"
         with open(spec["path"], "rb") as f:
             source = hashlib.sha256(f.read()).hexdigest()
-        text = json.dumps([grammar, options, spec, source, fn, record, n, steps, every, size])
+        settings = {**options, "seed": int(seed)}
+        text = json.dumps(
+            [grammar, settings, spec, source, _callable_digest(ctrl_fn), record, n, steps]
+            + [every, size, zwang.__version__]
+        )
         signature = {
             "instances": n,
             "steps": steps,
@@ -793,19 +808,20 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     bar = _progress_bar(progress, len(todo), n * steps)
     if bar is not None:
         bar.unit = "chunk"
+    futures: dict = {}
     try:
         from concurrent.futures import as_completed
 
         futures = {executor.submit(_run_chunk, t): t for t in todo}
-        failed = None
+        failed = []
         for future in as_completed(futures):
-            # a chunk that failed does not stop the others: what they finish is kept (and
-            # written to the store), and the first failure is raised at the end
+            # a chunk that failed does not stop the others: what they finish is written to the
+            # store, and the failures are raised at the end
             try:
                 out = future.result()
             except Exception as e:
                 t = futures[future]
-                failed = failed or (t["lo"], t["lo"] + t["count"], e)
+                failed.append((t["lo"], t["lo"] + t["count"], e))
                 continue
             lo = out["lo"]
             if saved is not None:
@@ -822,12 +838,19 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
             if bar is not None:
                 bar.update(1)
     finally:
+        # an interrupt (or an error here) leaves no chunk queued to run for nothing
+        for future in futures:
+            future.cancel()
         if bar is not None:
             bar.close()
-    if failed is not None:
-        lo, hi, e = failed
+    if failed:
+        failed.sort(key=lambda f: f[0])
+        lo, hi, e = failed[0]
+        more = f" (and {len(failed) - 1} more chunks)" if len(failed) > 1 else ""
         kept = f"; the store {saved.path} keeps the other chunks" if saved is not None else ""
-        raise RuntimeError(f"the chunk of instances {lo} to {hi - 1} failed: {e}{kept}") from e
+        raise RuntimeError(
+            f"the chunk of instances {lo} to {hi - 1} failed{more}: {e}{kept}"
+        ) from e
     if saved is not None:
         records, status = saved.records(), saved.status()
         drawn.update(saved.drawn())

@@ -78,14 +78,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rules", choices=("4.0", "2.2.2"), default="4.0", help="as `zwang run`")
     a = p.parse_args(argv)
 
-    import zwang
+    try:
+        import imageio_ffmpeg  # noqa: F401  (the MP4 writer, imported by imageio by name)
 
-    from .viewer._viewer import Trajectory, parse_instances
+        import zwang
+
+        from .viewer._viewer import Trajectory, model_of, parse_instances
+    except ImportError as e:
+        print(
+            f"zwang render: {e}; install the viewer extra: pip install 'zwang[viewer]'",
+            file=sys.stderr,
+        )
+        return 2
 
     try:
         trajectory = Trajectory(a.trajectory)
-        path = a.model or trajectory.model
+        path = a.model or model_of(trajectory)
         model = zwang.load(path, rules=a.rules)
+        if trajectory.nq != model.nq:
+            raise ValueError(
+                f"{a.trajectory} holds states of nq = {trajectory.nq}; {path} has nq = {model.nq}"
+            )
         instances = parse_instances(a.instances, trajectory.instances)
         camera = a.camera
         if camera is not None and camera.lstrip("-").isdigit():

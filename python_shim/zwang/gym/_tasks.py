@@ -10,6 +10,7 @@ under RK4.  zwang's batch holds them at the same state, so the numbers are the s
 from __future__ import annotations
 
 import os
+import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from typing import Any
@@ -168,7 +169,13 @@ class MujocoTaskEnv(VectorEnv):
         return tuple(self._renderer.render(qpos[i], qvel[i]) for i in self._render_envs)
 
     def _show(self) -> None:
-        """The envs of render_envs in the web viewer, started on the first call."""
+        """The envs of render_envs in the web viewer, started on the first call; at most
+        render_fps updates a second, as Gymnasium's window plays a human-mode env in real
+        time."""
+        if self._viewer is not None:
+            wait = self._shown_at + 1.0 / self.metadata["render_fps"] - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
         if self._viewer is None:
             from ..viewer import Viewer
 
@@ -182,6 +189,7 @@ class MujocoTaskEnv(VectorEnv):
             )
         else:
             self._viewer.update()
+        self._shown_at = time.monotonic()
 
     def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
         out = super().reset(**kwargs)

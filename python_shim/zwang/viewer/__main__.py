@@ -25,13 +25,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--port", type=int, default=8080)
     a = p.parse_args(argv)
 
-    import zwang
+    if not a.trajectory and (a.record or a.play):
+        p.error("--record and --play need a --trajectory")
+    try:
+        import zwang
 
-    from ._viewer import Trajectory, Viewer
+        from ._viewer import Trajectory, Viewer, model_of
+    except ImportError as e:
+        print(
+            f"zwang view: {e}; install the viewer extra: pip install 'zwang[viewer]'",
+            file=sys.stderr,
+        )
+        return 2
 
     try:
         trajectory = Trajectory(a.trajectory) if a.trajectory else None
-        path = a.model or (trajectory.model if trajectory else None)
+        path = a.model or model_of(trajectory)
         if not path:
             p.error("give a MODEL file, or a --trajectory that names its model")
         model = zwang.load(path, rules=a.rules)

@@ -1,9 +1,9 @@
 """The shapes of a zwang Model's geoms as triangle meshes in their geom frames, and their colours.
 
-The shapes come from the Model itself (types, sizes, meshes, height fields), so that every model
-zwang loads can be drawn; the colours (rgba, or the material's rgba) and MuJoCo's visible geom
-groups come from MuJoCo's compiled model of the same file when it can read it, and from a
-palette by body otherwise.
+The shapes come from the Model itself (types, sizes, height fields), so that every model zwang
+loads can be drawn; the meshes themselves (zwang keeps their convex hulls only), the colours
+(rgba, or the material's) and MuJoCo's visible geom groups come from MuJoCo's compiled model of
+the same file when it can read it, and otherwise the hulls are drawn with a palette by body.
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ def _sphere(radius: np.ndarray, subdivisions: int = 2) -> tuple[np.ndarray, np.n
     return np.asarray(s.vertices) * radius, np.asarray(s.faces)
 
 
-def _shape(model, g: int, extent: float) -> tuple[np.ndarray, np.ndarray] | None:
+def _shape(model, g: int, extent: float, mj=None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Geom g's mesh in its frame; a mesh geom's from MuJoCo's model ``mj`` (the mesh itself)
+    when given, else zwang's convex hull of it."""
     import trimesh
 
     kind = int(model.geom_type[g])
@@ -78,6 +80,11 @@ def _shape(model, g: int, extent: float) -> tuple[np.ndarray, np.ndarray] | None
     if kind == BOX:
         b = trimesh.creation.box(extents=2 * size[:3])
         return np.asarray(b.vertices), np.asarray(b.faces)
+    if kind == MESH and mj is not None and int(mj.geom_dataid[g]) >= 0:
+        k = int(mj.geom_dataid[g])
+        va, vn = int(mj.mesh_vertadr[k]), int(mj.mesh_vertnum[k])
+        fa, fn = int(mj.mesh_faceadr[k]), int(mj.mesh_facenum[k])
+        return np.asarray(mj.mesh_vert[va : va + vn]), np.asarray(mj.mesh_face[fa : fa + fn])
     if kind == MESH:
         k = int(model.geom_dataid[g])
         va, vn = int(model.mesh_vertadr[k]), int(model.mesh_vertnum[k])
@@ -119,9 +126,9 @@ def _hfield(model, k: int) -> tuple[np.ndarray, np.ndarray]:
     return vertices, np.concatenate([faces, np.array(sides), np.array(bottom)])
 
 
-def _mujoco_colors(model, path: str | None) -> tuple[np.ndarray, np.ndarray] | None:
-    """(rgba (ngeom, 4), group (ngeom,)) from MuJoCo's model of the file, None when MuJoCo is
-    missing or its model's geoms are not the Model's."""
+def _mujoco_model(model, path: str | None):
+    """MuJoCo's model of the file, None when MuJoCo is missing, cannot read it, or its geoms
+    are not the Model's."""
     if path is None:
         return None
     try:
@@ -142,16 +149,25 @@ def _mujoco_colors(model, path: str | None) -> tuple[np.ndarray, np.ndarray] | N
             stacklevel=3,
         )
         return None
+    return mj
+
+
+def _mujoco_colors(mj) -> tuple[np.ndarray, np.ndarray]:
+    """(rgba (ngeom, 4), group (ngeom,)): a geom's material colours it where its own rgba is
+    MuJoCo's default, as MuJoCo draws it."""
     rgba = np.array(mj.geom_rgba, dtype=float)
     mat = np.asarray(mj.geom_matid)
-    rgba[mat >= 0] = np.asarray(mj.mat_rgba)[mat[mat >= 0]]
+    default = np.all(rgba == [0.5, 0.5, 0.5, 1.0], axis=1)
+    use = (mat >= 0) & default
+    rgba[use] = np.asarray(mj.mat_rgba)[mat[use]]
     return rgba, np.asarray(mj.geom_group)
 
 
 def geom_shapes(model, path: str | None, extent: float) -> list[GeomShape]:
     """The geoms a person would see: opaque ones (an alpha 0 geom is invisible in MuJoCo too) of
     MuJoCo's visible groups, each as a mesh in its geom frame."""
-    colors = _mujoco_colors(model, path)
+    mj = _mujoco_model(model, path)
+    colors = None if mj is None else _mujoco_colors(mj)
     shapes = []
     for g in range(model.ngeom):
         if colors is not None:
@@ -162,7 +178,7 @@ def geom_shapes(model, path: str | None, extent: float) -> list[GeomShape]:
             if not model.geom_visible[g]:
                 continue
             rgba = np.append(PALETTE[int(model.geom_bodyid[g]) % len(PALETTE)], 1.0)
-        mesh = _shape(model, g, extent)
+        mesh = _shape(model, g, extent, mj)
         if mesh is None:
             continue
         v, f = mesh

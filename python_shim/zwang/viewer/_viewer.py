@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._render import rows as _rows
 from ._geometry import geom_shapes, matrix_to_wxyz
 
 LAYOUTS = ("side by side", "overlaid")
@@ -47,8 +48,11 @@ def _text(value) -> str:
 
 
 class Trajectory:
-    """The records of a ``zwang run -o RUN.h5`` file: qpos, qvel, ctrl, act and time per record
-    and instance (read with h5py; the file stays closed between reads)."""
+    """The records of a ``zwang run -o RUN.h5`` file: qpos, qvel, ctrl, act, time and the
+    parameters of each instance, read with h5py record by record (a file of many instances is
+    not loaded to show a few)."""
+
+    STATE = ("qpos", "qvel", "ctrl", "act")
 
     def __init__(self, path: str) -> None:
         import h5py
@@ -62,57 +66,80 @@ class Trajectory:
                         f"{self.path}: not a zwang trajectory (no {', '.join(missing)})"
                     )
                 self.model = _text(f.attrs.get("model", ""))
+                self.rules = _text(f.attrs.get("rules", "4.0")) or "4.0"
                 self.records = int(f["qpos"].shape[0])
                 self.instances = int(f["qpos"].shape[1])
+                self.nq = int(f["qpos"].shape[2])
                 self.status = _text(f.attrs.get("status", ""))
                 self.timestep = float(f.attrs.get("timestep", 0.0))
                 self.record_every = int(f.attrs.get("record_every", 1))
-                self._data = {
-                    k: np.asarray(f[k]) for k in ("qpos", "qvel", "ctrl", "act", "time") if k in f
-                }
+                self.fields = [k for k in self.STATE if k in f]
+                self.parameters = list(f["parameters"].keys()) if "parameters" in f else []
         except OSError as e:
             raise OSError(f"{self.path}: cannot read it as HDF5 ({e})") from e
         if self.records == 0:
             raise ValueError(f"{self.path}: the trajectory has no records")
 
     def qpos_width(self) -> int:
-        return int(self._data["qpos"].shape[2])
+        return self.nq
+
+    def _read(self, name: str, at: tuple, idx: Sequence[int]) -> np.ndarray:
+        import h5py
+
+        # h5py reads rows in increasing order
+        order = np.argsort(idx)
+        rows = np.asarray(idx)[order]
+        with h5py.File(self.path, "r") as f:
+            got = np.asarray(f[name][(*at, rows)])
+        out = np.empty_like(got)
+        out[order] = got
+        return out
 
     def state(self, record: int, instances: Sequence[int]) -> dict[str, np.ndarray]:
-        idx = list(instances)
-        return {k: v[record][idx] for k, v in self._data.items() if k != "time"}
+        return {k: self._read(k, (record,), instances) for k in self.fields}
+
+    def params(self, instances: Sequence[int]) -> dict[str, np.ndarray]:
+        """The parameters the instances ran with, by name."""
+        return {k: self._read(f"parameters/{k}", (), instances) for k in self.parameters}
 
     def time(self, record: int) -> float:
-        return float(np.asarray(self._data["time"][record]).reshape(-1)[0])
+        return float(self._read("time", (record,), [0])[0])
 
 
-def _rows(sim, name: str, idx: list[int]) -> np.ndarray:
-    """Rows `idx` of a field of `sim`: on the CUDA backend only those rows leave the device
-    (through torch, when it is installed); otherwise the host view."""
-    if str(sim.backend).startswith("cuda"):
-        try:
-            import torch
-        except ImportError:
-            torch = None
-        if torch is not None:
-            t = torch.from_dlpack(sim.device_field(name))
-            return t[torch.as_tensor(idx, device=t.device)].cpu().numpy()
-    return np.array(np.asarray(getattr(sim, name))[idx])
+def model_of(trajectory: Trajectory | None) -> str | None:
+    """The model file a trajectory names; ValueError when it names none that exists here (a
+    built-in example, a file moved or of another machine)."""
+    if trajectory is None:
+        return None
+    if not os.path.isfile(trajectory.model):
+        raise ValueError(
+            f"{trajectory.path}: its model {trajectory.model!r} is not a file here; give the "
+            "MODEL file"
+        )
+    return trajectory.model
 
 
 def _stopped(status: int, finite: bool) -> str:
-    """What a shown instance's status says, in words; '' for a running instance."""
+    """What a shown instance's status says, in words; '' for a running instance (one whose
+    solver did not converge runs on: that flag alone is no stop)."""
     import zwang
 
+    stopping = status & ~int(zwang.STATUS_NOT_CONVERGED)
     words = [
         name[len("STATUS_") :].lower().replace("_", " ")
         for name in dir(zwang)
-        if name.startswith("STATUS_") and status & int(getattr(zwang, name))
+        if name.startswith("STATUS_") and stopping & int(getattr(zwang, name))
     ]
-    parts = [f"stopped ({', '.join(words) or status})"] if status else []
+    parts = [f"stopped ({', '.join(words) or status})"] if stopping else []
     if not finite:
         parts.append("state not finite, drawn where it was")
     return "; ".join(parts)
+
+
+def zwang_param_fields() -> tuple[str, ...]:
+    import zwang
+
+    return tuple(zwang.PARAM_FIELDS)
 
 
 class Viewer:
@@ -175,6 +202,7 @@ class Viewer:
         self._playing = False
         self._closed = False
         self._side = None
+        self._trajectory_params = None
         self._centre = np.zeros(3)
         self._extent = self._model_extent()
         self._shapes = geom_shapes(self.model, self.path, self._extent)
@@ -239,6 +267,20 @@ class Viewer:
             out["mocap_quat"] = _rows(self.sim, "mocap_quat", idx)
         return out
 
+    def _params(self) -> dict[str, np.ndarray]:
+        """The shown instances' parameters: a trajectory's, or a simulator's once any were
+        written (sim.parameters_exposed); {} when they are the model's."""
+        if self.trajectory is not None:
+            if self._trajectory_params is None:
+                self._trajectory_params = self.trajectory.params(self.instances)
+            return self._trajectory_params
+        if self.sim is None or not self.sim.parameters_exposed:
+            return {}
+        return {
+            name: np.asarray(getattr(self.sim.params, name))[self.instances]
+            for name in zwang_param_fields()
+        }
+
     def _evaluate(self, state: dict[str, np.ndarray]) -> None:
         """The poses and contacts of the shown instances at `state`, by zwang's forward() on a
         CPU simulator of them; an instance whose state is not finite keeps its last poses."""
@@ -260,6 +302,11 @@ class Viewer:
             if n in state and state[n].size:
                 v = np.asarray(state[n], dtype=float)[finite]
                 getattr(side, n)[finite] = np.where(np.isfinite(v), v, 0.0)
+        # the shown instances' own parameters, where they may differ from the model's
+        for name, values in self._params().items():
+            if hasattr(side.params, name):
+                target = getattr(side.params, name)
+                target[...] = np.asarray(values).reshape(target.shape)
         side.forward()
         fields = ("geom_xpos", "geom_xmat", "xpos", "xquat", "xipos", "ncon")
         got = {n: np.array(getattr(side, n)) for n in fields}
@@ -300,6 +347,7 @@ class Viewer:
         with self._lock:
             self.instances = parse_instances(instances, self.count)
             self._poses = {}
+            self._trajectory_params = None
             self._clear()
             scene = self.server.scene
             for j, i in enumerate(self.instances):
@@ -424,9 +472,10 @@ class Viewer:
 
         @c["layout"].on_update
         def _(_event) -> None:
-            self.layout = c["layout"].value
-            self.show(self.instances)
-            self._camera()
+            with self._lock:
+                self.layout = c["layout"].value
+                self.show(self.instances)
+                self._camera()
 
         for key in ("contacts", "forces", "frames", "com"):
             c[key].on_update(lambda _event: self._redraw())
@@ -440,7 +489,9 @@ class Viewer:
 
             @c["record"].on_update
             def _(_event) -> None:
-                self.seek(int(c["record"].value))
+                # seek() moving the slider calls this too
+                if int(c["record"].value) != self.record:
+                    self.seek(int(c["record"].value))
 
             @c["play"].on_update
             def _(_event) -> None:
@@ -467,6 +518,8 @@ class Viewer:
 
     def play(self, playing: bool = True) -> None:
         """Plays the trajectory (in real time times the speed) or pauses it."""
+        if self.trajectory is None:
+            raise RuntimeError("play: the viewer shows no trajectory")
         self._controls["play"].value = playing
         self._playing = playing
 
