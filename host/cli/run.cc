@@ -203,7 +203,10 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   const std::vector<RandomTerm> terms =
       with_option("--randomize", [&] { return parse_randomization(o.randomize); });
   // this run's instances: all, or a shard's [first, first + count) of them
-  const auto [first, count] = shard_range(o.shard, o.instances);
+  // plain variables, not a structured binding: lambdas below capture them (clang 14 refuses
+  // to capture a binding)
+  const std::pair<std::int64_t, std::int64_t> range = shard_range(o.shard, o.instances);
+  const std::int64_t first = range.first, count = range.second;
   Simulator<T> sim(m, count,
                    {.backend = parse_backend(o.backend),
                     .threads = o.threads,
