@@ -202,9 +202,8 @@ int rollout(const OpenedModel& opened, const RunOptions& o) {
   }
   const std::vector<RandomTerm> terms =
       with_option("--randomize", [&] { return parse_randomization(o.randomize); });
-  // this run's instances: all, or a shard's [first, first + count) of them
-  // plain variables, not a structured binding: lambdas below capture them (clang 14 refuses
-  // to capture a binding)
+  // this run's instances: all, or a shard's [first, first + count) of them (plain variables,
+  // not a structured binding: the lambdas below capture them, which clang 14 refuses for one)
   const std::pair<std::int64_t, std::int64_t> range = shard_range(o.shard, o.instances);
   const std::int64_t first = range.first, count = range.second;
   Simulator<T> sim(m, count,

@@ -485,6 +485,30 @@ def _load_spec(model) -> dict[str, Any]:
     return dict(model.load_arguments)
 
 
+def _set_up(sim, grammar, seed, first, values, qpos, qvel, ctrl) -> dict[str, np.ndarray]:
+    """A sweep's instances first, first + 1, ... in ``sim``: the string grammar drawn as those
+    instances draw it in the whole sweep (returned, by selection), the parameter ``values``
+    (drawn for them already), the initial state and held controls."""
+    import zwang
+
+    drawn: dict[str, np.ndarray] = {}
+    if grammar is not None:
+        # the grammar of zwang run --randomize, drawn as it draws
+        sim.randomize(grammar, seed, first=first)
+        for _, selections, _ in zwang.parse_randomization(grammar):
+            for base, index in selections:
+                got = getattr(sim.params, base)[(slice(None), *index)]
+                drawn[_selection_name(base, index)] = np.array(got, dtype=np.float64)
+    for name, v in values.items():
+        base, index = parse_name(name)
+        getattr(sim.params, base)[(slice(None), *index)] = v
+    if qpos is not None or qvel is not None:
+        sim.reset(qpos=qpos, qvel=qvel)
+    if ctrl is not None:
+        sim.ctrl[...] = ctrl
+    return drawn
+
+
 def _run_chunk(task: dict[str, Any]) -> dict[str, Any]:
     """One chunk of a sweep, in whatever process the executor runs it: instances
     [lo, lo + count) with their slices of the draws, the string grammar's drawn with
@@ -500,20 +524,16 @@ def _run_chunk(task: dict[str, Any]) -> dict[str, Any]:
         precision=task["precision"],
         threads=task["threads"],
     )
-    drawn: dict[str, np.ndarray] = {}
-    if task["grammar"] is not None:
-        sim.randomize(task["grammar"], task["seed"], first=lo)
-        for _, selections, _ in zwang.parse_randomization(task["grammar"]):
-            for base, index in selections:
-                values = getattr(sim.params, base)[(slice(None), *index)]
-                drawn[_selection_name(base, index)] = np.array(values, dtype=np.float64)
-    for name, values in task["values"].items():
-        base, index = parse_name(name)
-        getattr(sim.params, base)[(slice(None), *index)] = values
-    if task["qpos"] is not None or task["qvel"] is not None:
-        sim.reset(qpos=task["qpos"], qvel=task["qvel"])
-    if task["ctrl"] is not None:
-        sim.ctrl[...] = task["ctrl"]
+    drawn = _set_up(
+        sim,
+        task["grammar"],
+        task["seed"],
+        lo,
+        task["values"],
+        task["qpos"],
+        task["qvel"],
+        task["ctrl"],
+    )
     records = _stepping(
         sim, task["record"], task["nrec"], task["every"], task["steps"], task["ctrl_fn"], None
     )
@@ -628,27 +648,20 @@ def sweep(
     _check_size(nrec, first, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
     del first
 
-    drawn: dict[str, np.ndarray] = {}
-    if isinstance(params, str):
-        # the grammar of zwang run --randomize, drawn as it draws
-        sim.randomize(params, seed)
-        for _, selections, _ in zwang.parse_randomization(params):
-            for base, index in selections:
-                values = getattr(sim.params, base)[(slice(None), *index)]
-                drawn[_selection_name(base, index)] = np.array(values, dtype=np.float64)
-        params = None
-    for name, values in _draw_params(sim, params, seed, n).items():
-        base, index = parse_name(name)
-        getattr(sim.params, base)[(slice(None), *index)] = values
-        drawn[name] = values
-
-    qpos0 = _initial(qpos, model.nq, n, seed, "qpos")
-    qvel0 = _initial(qvel, model.nv, n, seed, "qvel")
-    if qpos0 is not None or qvel0 is not None:
-        sim.reset(qpos=qpos0, qvel=qvel0)
+    grammar = params if isinstance(params, str) else None
+    values = _draw_params(sim, None if grammar is not None else params, seed, n)
     ctrl_fn = ctrl if callable(ctrl) else None
-    if ctrl is not None and ctrl_fn is None:
-        sim.ctrl[...] = _rows(ctrl, n, model.nu, "ctrl")
+    drawn = _set_up(
+        sim,
+        grammar,
+        seed,
+        0,
+        values,
+        _initial(qpos, model.nq, n, seed, "qpos"),
+        _initial(qvel, model.nv, n, seed, "qvel"),
+        _rows(ctrl, n, model.nu, "ctrl") if ctrl is not None and ctrl_fn is None else None,
+    )
+    drawn.update(values)
 
     bar = _progress_bar(progress, steps, n * steps)
     try:
