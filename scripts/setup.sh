@@ -52,6 +52,11 @@ if ! python3 -c "import gymnasium" 2>/dev/null; then
   echo "installing: gymnasium (PyPI)"
   pip_install gymnasium
 fi
+# the array API over numpy and torch that zwang.gym's tasks compute with
+if ! python3 -c "import array_api_compat" 2>/dev/null; then
+  echo "installing: array-api-compat (PyPI)"
+  pip_install array-api-compat
+fi
 # dm_control's suite files (fish, swimmer: fluid forces) for the fluid tests; without its
 # dependencies, which pin another MuJoCo: the tests read its XML files only
 if ! python3 -c "import importlib.metadata as m; assert m.version('dm-control') == '1.0.50'" 2>/dev/null; then
@@ -110,6 +115,13 @@ fi
 if ! python3 -c "import dask, distributed, zarr, mpi4py" 2>/dev/null; then
   echo "installing: dask[distributed], zarr, mpi4py (PyPI)"
   pip_install "dask[distributed]" zarr mpi4py
+fi
+# PyTorch, for zwang.gym's torch environments (array="torch") and the torchrun example in the
+# tests: PyPI's Linux wheel, the only one PyPI has, which brings NVIDIA's CUDA libraries with it
+# (about 5 GB installed); it runs on the CPU where there is no GPU
+if ! python3 -c "import torch" 2>/dev/null; then
+  echo "installing: torch 2.15.0 (PyPI)"
+  pip_install torch==2.15.0
 fi
 # cuobjdump and the nvdisasm it runs, for the CUDA build's SASS check
 # (tests/cuda/group_sass.cmake): a toolkit may ship nvcc without them; NVIDIA's wheels hold the

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -44,3 +46,36 @@ def test_ppo_inverted_pendulum(tmp_path):
     with open(tmp_path / "curve.csv") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 2 and float(rows[-1]["eval_return"]) > 0
+
+
+def test_multi_gpu_rollout_under_torchrun(tmp_path):
+    """Two CPU processes under torchrun (gloo): each rank's rollout is the one a single process
+    gives with the rank's seed, and rank 0 sums the ranks' rates."""
+    pytest.importorskip("torch")
+    script = os.path.join(EXAMPLES, "multi_gpu_rollout.py")
+    args = ["--backend", "cpu", "--env", "Hopper-v5", "--num-envs", "6", "--steps", "40"]
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
+        + [script, *args, "--seed", "7", "--json", str(tmp_path / "ranks.json")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "2 ranks:" in result.stdout and "env steps/s in all" in result.stdout
+    with open(tmp_path / "ranks.json") as f:
+        summary = json.load(f)
+    ranks = summary["ranks"]
+    assert summary["world"] == 2 and [r["rank"] for r in ranks] == [0, 1]
+    assert [r["seed"] for r in ranks] == [7, 8] and {r["device"] for r in ranks} == {"cpu"}
+    rates = [r["env_steps"] / r["seconds"] for r in ranks]
+    assert summary["env_steps_per_s"] == pytest.approx(sum(rates), rel=1e-12)
+
+    spec = importlib.util.spec_from_file_location("multi_gpu_rollout", script)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    for r in ranks:
+        alone = example.rollout("Hopper-v5", 6, 40, r["seed"], "cpu", 0, 1)
+        assert alone["reward_sum"] == r["reward_sum"] and alone["episodes"] == r["episodes"]
+    assert ranks[0]["reward_sum"] != ranks[1]["reward_sum"] and ranks[0]["episodes"] > 0

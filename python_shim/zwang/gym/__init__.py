@@ -76,7 +76,9 @@ def make_vec(env_id: str, num_envs: int = 1, **kwargs: Any) -> MujocoTaskEnv:
     ``include_cfrc_ext_in_observation``...), plus ``max_episode_steps`` (the v5 time limit by
     default, None for none), ``autoreset_mode`` (NEXT_STEP by default), ``seeding`` (``"batch"``
     or ``"per_env"``), the simulator's ``backend``, ``precision``, ``threads`` and ``device``
-    (the CUDA device of ``backend="cuda"``), and
+    (the CUDA device of ``backend="cuda"``), ``array`` (``"numpy"``, or ``"torch"``: actions,
+    observations, rewards, terminations and info as torch tensors on the simulator's device,
+    over its memory without copies; see ``VectorEnv``), and
     ``outputs``: None (default) keeps every simulator output current, as MuJoCo's ``data``;
     ``"task"`` only those the task reads (``env.sim.outputs`` lists them; reading another raises
     ``zwang.OutputNotKeptError``), which makes each call copy less; a list, those and the

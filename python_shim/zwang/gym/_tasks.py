@@ -5,6 +5,10 @@ Where a v5 task reads MuJoCo's derived quantities (body and site positions, ``ci
 ``cfrc_ext``, ``qfrc_constraint``, ``qfrc_actuator``) after ``mj_step``, MuJoCo holds them at the
 state its last evaluation used: the state before the last step under Euler, the last RK4 stage
 under RK4.  zwang's batch holds them at the same state, so the numbers are the same.
+
+The tasks compute with the array API standard's functions (``self.xp``) on numpy arrays or torch
+tensors (``array="torch"``): one definition of each task for both.  Reset states are drawn with
+numpy on the host in both cases.
 """
 
 from __future__ import annotations
@@ -53,8 +57,13 @@ def expand_model_path(xml_file: str) -> str:
     return path
 
 
-def _sum_squares(x: np.ndarray) -> np.ndarray:
-    return np.square(x).sum(axis=1)
+def _sum_squares(xp: Any, x: Any) -> Any:
+    return xp.sum(xp.square(x), axis=1)
+
+
+def _norm(xp: Any, x: Any) -> Any:
+    """Euclidean norm of each row."""
+    return xp.linalg.vector_norm(x, axis=1)
 
 
 class MujocoTaskEnv(VectorEnv):
@@ -103,6 +112,7 @@ class MujocoTaskEnv(VectorEnv):
         render_envs: Sequence[int] | None = None,
         outputs: str | Sequence[str] | None = None,
         device: int = 0,
+        array: str = "numpy",
         **render_kwargs: Any,
     ) -> None:
         check_render_mode(render_mode)
@@ -131,6 +141,7 @@ class MujocoTaskEnv(VectorEnv):
             threads=threads,
             outputs=self._task_outputs(outputs),
             device=device,
+            array=array,
         )
         self.render_mode = render_mode
         self.metadata["render_modes"] = list(RENDER_MODES)
@@ -247,17 +258,24 @@ class MujocoTaskEnv(VectorEnv):
             return int(name)
         return list(model.body_names).index(name)
 
-    def _qpos(self) -> np.ndarray:
-        return np.asarray(self.sim.qpos, dtype=np.float64)
+    def _qpos(self) -> Any:
+        return self._field("qpos")
 
-    def _qvel(self) -> np.ndarray:
-        return np.asarray(self.sim.qvel, dtype=np.float64)
+    def _qvel(self) -> Any:
+        return self._field("qvel")
+
+    def _flag(self, mask: Any) -> Any:
+        """A bool mask as float64 0 or 1."""
+        return self.xp.astype(mask, self.xp.float64)
+
+    def _never(self) -> Any:
+        return self.arrays.zeros(self.num_envs, self.arrays.bool)
 
 
 class _ForwardMixin:
     """Velocity of a coordinate-based position, forward reward and control cost."""
 
-    def _velocity(self, before: np.ndarray) -> np.ndarray:
+    def _velocity(self, before: Any) -> Any:
         return (self._progress - before) / self.dt
 
 
@@ -274,13 +292,13 @@ class InvertedPendulum(MujocoTaskEnv):
         return self._sample_uniform(rng, n)
 
     def _observe(self):
-        return np.concatenate([self._qpos(), self._qvel()], axis=1)
+        return self.xp.concat([self._qpos(), self._qvel()], axis=1)
 
     def _evaluate(self, action, before):
-        obs = self._obs
-        terminated = ~np.isfinite(obs).all(axis=1) | (np.abs(obs[:, 1]) > 0.2)
-        reward = (~terminated).astype(np.float64)
-        return reward, terminated, {"reward_survive": reward.copy()}
+        xp, obs = self.xp, self._obs
+        terminated = ~xp.all(xp.isfinite(obs), axis=1) | (xp.abs(obs[:, 1]) > 0.2)
+        reward = self._flag(~terminated)
+        return reward, terminated, {"reward_survive": self.arrays.copy(reward)}
 
 
 class InvertedDoublePendulum(MujocoTaskEnv):
@@ -306,28 +324,28 @@ class InvertedDoublePendulum(MujocoTaskEnv):
         return self._sample_uniform_normal(rng, n)
 
     def _observe(self):
-        qpos, qvel = self._qpos(), self._qvel()
-        qfrc = np.asarray(self.sim.qfrc_constraint, dtype=np.float64)
-        return np.concatenate(
+        xp, qpos, qvel = self.xp, self._qpos(), self._qvel()
+        qfrc = self._field("qfrc_constraint")
+        return xp.concat(
             [
                 qpos[:, :1],
-                np.sin(qpos[:, 1:]),
-                np.cos(qpos[:, 1:]),
-                np.clip(qvel, -10, 10),
-                np.clip(qfrc, -10, 10)[:, :1],
+                xp.sin(qpos[:, 1:]),
+                xp.cos(qpos[:, 1:]),
+                xp.clip(qvel, -10.0, 10.0),
+                xp.clip(qfrc, -10.0, 10.0)[:, :1],
             ],
             axis=1,
         )
 
     def _evaluate(self, action, before):
         # the first site, at the tip of the second pole
-        tip = np.asarray(self.sim.site_xpos, dtype=np.float64)[:, 0]
+        tip = self._field("site_xpos")[:, 0]
         x, y = tip[:, 0], tip[:, 2]
         terminated = y <= 1
         v1, v2 = self._qvel()[:, 1], self._qvel()[:, 2]
         dist_penalty = 0.01 * x**2 + (y - 2) ** 2
         vel_penalty = 1e-3 * v1**2 + 5e-3 * v2**2
-        alive_bonus = self._healthy_reward * (~terminated)
+        alive_bonus = self._healthy_reward * self._flag(~terminated)
         reward = alive_bonus - dist_penalty - vel_penalty
         return (
             reward,
@@ -377,23 +395,23 @@ class Reacher(MujocoTaskEnv):
         return qpos, qvel
 
     def _vec(self):
-        xpos = np.asarray(self.sim.xpos, dtype=np.float64)
+        xpos = self._field("xpos")
         return xpos[:, self._fingertip] - xpos[:, self._target]
 
     def _observe(self):
-        qpos, qvel = self._qpos(), self._qvel()
+        xp, qpos, qvel = self.xp, self._qpos(), self._qvel()
         theta = qpos[:, :2]
-        return np.concatenate(
-            [np.cos(theta), np.sin(theta), qpos[:, 2:], qvel[:, :2], self._vec()[:, :2]], axis=1
+        return xp.concat(
+            [xp.cos(theta), xp.sin(theta), qpos[:, 2:], qvel[:, :2], self._vec()[:, :2]], axis=1
         )
 
     def _evaluate(self, action, before):
-        reward_dist = -np.linalg.norm(self._vec(), axis=1) * self._reward_dist_weight
-        reward_ctrl = -_sum_squares(action) * self._reward_control_weight
-        never = np.zeros(self.num_envs, dtype=bool)
+        xp = self.xp
+        reward_dist = -_norm(xp, self._vec()) * self._reward_dist_weight
+        reward_ctrl = -_sum_squares(xp, action) * self._reward_control_weight
         return (
             reward_dist + reward_ctrl,
-            never,
+            self._never(),
             {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl},
         )
 
@@ -446,22 +464,22 @@ class Pusher(MujocoTaskEnv):
         return qpos, qvel
 
     def _positions(self):
-        xpos = np.asarray(self.sim.xpos, dtype=np.float64)
+        xpos = self._field("xpos")
         return [xpos[:, b] for b in self._bodies]
 
     def _observe(self):
         tips, obj, goal = self._positions()
-        return np.concatenate([self._qpos()[:, :7], self._qvel()[:, :7], tips, obj, goal], axis=1)
+        return self.xp.concat([self._qpos()[:, :7], self._qvel()[:, :7], tips, obj, goal], axis=1)
 
     def _evaluate(self, action, before):
+        xp = self.xp
         tips, obj, goal = self._positions()
-        reward_near = -np.linalg.norm(obj - tips, axis=1) * self._reward_near_weight
-        reward_dist = -np.linalg.norm(obj - goal, axis=1) * self._reward_dist_weight
-        reward_ctrl = -_sum_squares(action) * self._reward_control_weight
-        never = np.zeros(self.num_envs, dtype=bool)
+        reward_near = -_norm(xp, obj - tips) * self._reward_near_weight
+        reward_dist = -_norm(xp, obj - goal) * self._reward_dist_weight
+        reward_ctrl = -_sum_squares(xp, action) * self._reward_control_weight
         return (
             reward_dist + reward_ctrl + reward_near,
-            never,
+            self._never(),
             {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "reward_near": reward_near},
         )
 
@@ -491,27 +509,21 @@ class Swimmer(MujocoTaskEnv, _ForwardMixin):
         return self._sample_uniform(rng, n)
 
     def _progress_position(self):
-        return self._qpos()[:, 0:2].copy()
+        return self.arrays.copy(self._qpos()[:, 0:2])
 
     def _observe(self):
-        return np.concatenate([self._qpos()[:, 2 * self._exclude :], self._qvel()], axis=1)
+        return self.xp.concat([self._qpos()[:, 2 * self._exclude :], self._qvel()], axis=1)
 
     def _position_info(self):
-        xy = self._qpos()[:, 0:2]
-        return {
-            "x_position": xy[:, 0].copy(),
-            "y_position": xy[:, 1].copy(),
-            "distance_from_origin": np.linalg.norm(xy, axis=1),
-        }
+        return _xy_info(self.arrays, self._qpos())
 
     def _evaluate(self, action, before):
         v = self._velocity(before)
         forward = self._forward_reward_weight * v[:, 0]
-        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
-        never = np.zeros(self.num_envs, dtype=bool)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(self.xp, action)
         return (
             forward - ctrl_cost,
-            never,
+            self._never(),
             {
                 **self._position_info(),
                 "x_velocity": v[:, 0],
@@ -550,21 +562,20 @@ class HalfCheetah(MujocoTaskEnv, _ForwardMixin):
         return self._sample_uniform_normal(rng, n)
 
     def _progress_position(self):
-        return self._qpos()[:, 0:1].copy()
+        return self.arrays.copy(self._qpos()[:, 0:1])
 
     def _observe(self):
-        return np.concatenate([self._qpos()[:, int(self._exclude) :], self._qvel()], axis=1)
+        return self.xp.concat([self._qpos()[:, int(self._exclude) :], self._qvel()], axis=1)
 
     def _evaluate(self, action, before):
         v = self._velocity(before)[:, 0]
         forward = self._forward_reward_weight * v
-        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
-        never = np.zeros(self.num_envs, dtype=bool)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(self.xp, action)
         return (
             forward - ctrl_cost,
-            never,
+            self._never(),
             {
-                "x_position": self._qpos()[:, 0].copy(),
+                "x_position": self.arrays.copy(self._qpos()[:, 0]),
                 "x_velocity": v,
                 "reward_forward": forward,
                 "reward_ctrl": -ctrl_cost,
@@ -572,7 +583,7 @@ class HalfCheetah(MujocoTaskEnv, _ForwardMixin):
         )
 
     def _reset_info(self):
-        return {"x_position": self._qpos()[:, 0].copy()}
+        return {"x_position": self.arrays.copy(self._qpos()[:, 0])}
 
 
 class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
@@ -605,14 +616,15 @@ class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
         return self._sample_uniform(rng, n)
 
     def _progress_position(self):
-        return self._qpos()[:, 0:1].copy()
+        return self.arrays.copy(self._qpos()[:, 0:1])
 
     def _observe(self):
-        return np.concatenate(
-            [self._qpos()[:, int(self._exclude) :], np.clip(self._qvel(), -10, 10)], axis=1
+        xp = self.xp
+        return xp.concat(
+            [self._qpos()[:, int(self._exclude) :], xp.clip(self._qvel(), -10.0, 10.0)], axis=1
         )
 
-    def _is_healthy(self) -> np.ndarray:
+    def _is_healthy(self) -> Any:
         qpos = self._qpos()
         z, angle = qpos[:, 1], qpos[:, 2]
         (zmin, zmax), (amin, amax) = self._healthy_z_range, self._healthy_angle_range
@@ -621,16 +633,16 @@ class _PlanarWalker(MujocoTaskEnv, _ForwardMixin):
     def _position_info(self):
         qpos = self._qpos()
         return {
-            "x_position": qpos[:, 0].copy(),
-            "z_distance_from_origin": qpos[:, 1] - self.init_qpos[1],
+            "x_position": self.arrays.copy(qpos[:, 0]),
+            "z_distance_from_origin": qpos[:, 1] - float(self.init_qpos[1]),
         }
 
     def _evaluate(self, action, before):
         v = self._velocity(before)[:, 0]
         healthy = self._is_healthy()
         forward = self._forward_reward_weight * v
-        survive = healthy * float(self._healthy_reward)
-        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
+        survive = self._flag(healthy) * float(self._healthy_reward)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(self.xp, action)
         terminated = ~healthy & bool(self._terminate_when_unhealthy)
         return (
             forward + survive - ctrl_cost,
@@ -685,9 +697,10 @@ class Hopper(_PlanarWalker):
 
     def _is_healthy(self):
         # every coordinate and velocity past the root's x and z inside the open state range
-        state = np.concatenate([self._qpos(), self._qvel()], axis=1)[:, 2:]
+        xp = self.xp
+        state = xp.concat([self._qpos(), self._qvel()], axis=1)[:, 2:]
         lo, hi = self._healthy_state_range
-        return super()._is_healthy() & ((lo < state) & (state < hi)).all(axis=1)
+        return super()._is_healthy() & xp.all((lo < state) & (state < hi), axis=1)
 
 
 class Walker2d(_PlanarWalker):
@@ -724,11 +737,11 @@ class Walker2d(_PlanarWalker):
         )
 
 
-def _xy_info(qpos: np.ndarray) -> dict[str, np.ndarray]:
+def _xy_info(arrays: Any, qpos: Any) -> dict[str, Any]:
     return {
-        "x_position": qpos[:, 0].copy(),
-        "y_position": qpos[:, 1].copy(),
-        "distance_from_origin": np.linalg.norm(qpos[:, 0:2], axis=1),
+        "x_position": arrays.copy(qpos[:, 0]),
+        "y_position": arrays.copy(qpos[:, 1]),
+        "distance_from_origin": _norm(arrays.xp, qpos[:, 0:2]),
     }
 
 
@@ -776,36 +789,38 @@ class Ant(MujocoTaskEnv, _ForwardMixin):
         return self._sample_uniform_normal(rng, n)
 
     def _progress_position(self):
-        return np.asarray(self.sim.xpos, dtype=np.float64)[:, self._main_body, :2].copy()
+        return self.arrays.copy(self._field("xpos")[:, self._main_body, :2])
 
-    def _contact_forces(self) -> np.ndarray:
+    def _contact_forces(self) -> Any:
         lo, hi = self._contact_force_range
-        return np.clip(np.asarray(self.sim.cfrc_ext, dtype=np.float64), lo, hi)
+        return self.xp.clip(self._field("cfrc_ext"), float(lo), float(hi))
 
     def _observe(self):
+        xp = self.xp
         parts = [self._qpos()[:, 2 * self._exclude :], self._qvel()]
         if self._include_cfrc_ext:
-            parts.append(self._contact_forces()[:, 1:].reshape(self.num_envs, -1))
-        return np.concatenate(parts, axis=1)
+            parts.append(xp.reshape(self._contact_forces()[:, 1:], (self.num_envs, -1)))
+        return xp.concat(parts, axis=1)
 
     def _evaluate(self, action, before):
+        xp = self.xp
         v = self._velocity(before)
         qpos = self._qpos()
-        state = np.concatenate([qpos, self._qvel()], axis=1)
+        state = xp.concat([qpos, self._qvel()], axis=1)
         zmin, zmax = self._healthy_z_range
-        healthy = np.isfinite(state).all(axis=1) & (zmin <= qpos[:, 2]) & (qpos[:, 2] <= zmax)
+        healthy = xp.all(xp.isfinite(state), axis=1) & (zmin <= qpos[:, 2]) & (qpos[:, 2] <= zmax)
         forward = v[:, 0] * self._forward_reward_weight
-        survive = healthy * float(self._healthy_reward)
-        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
-        contact_cost = self._contact_cost_weight * np.square(self._contact_forces()).reshape(
-            self.num_envs, -1
-        ).sum(axis=1)
+        survive = self._flag(healthy) * float(self._healthy_reward)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(xp, action)
+        contact_cost = self._contact_cost_weight * _sum_squares(
+            xp, xp.reshape(self._contact_forces(), (self.num_envs, -1))
+        )
         terminated = ~healthy & bool(self._terminate_when_unhealthy)
         return (
             forward + survive - ctrl_cost - contact_cost,
             terminated,
             {
-                **_xy_info(qpos),
+                **_xy_info(self.arrays, qpos),
                 "x_velocity": v[:, 0],
                 "y_velocity": v[:, 1],
                 "reward_forward": forward,
@@ -816,7 +831,7 @@ class Ant(MujocoTaskEnv, _ForwardMixin):
         )
 
     def _reset_info(self):
-        return _xy_info(self._qpos())
+        return _xy_info(self.arrays, self._qpos())
 
 
 def fixed_tendons(path: str, joint_names: list[str]) -> list[list[tuple[int, float]]]:
@@ -878,13 +893,16 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
     def _bind(self, model):
         names = list(model.joint_names)
         tendons = fixed_tendons(self.xml_path, names)
-        # tendon length Σ coef q and velocity Σ coef q̇ as matrices over qpos and qvel
-        self._ten_q = np.zeros((model.nq, len(tendons)))
-        self._ten_v = np.zeros((model.nv, len(tendons)))
-        for t, pairs in enumerate(tendons):
-            for j, coef in pairs:
-                self._ten_q[int(model.jnt_qposadr[j]), t] += coef
-                self._ten_v[int(model.jnt_dofadr[j]), t] += coef
+        # tendon length Σ coef q and velocity Σ coef q̇: per tendon, the coordinates, the dofs
+        # and the coefficients of its joints
+        self._tendons = [
+            (
+                [int(model.jnt_qposadr[j]) for j, _ in pairs],
+                [int(model.jnt_dofadr[j]) for j, _ in pairs],
+                np.array([coef for _, coef in pairs]),
+            )
+            for pairs in tendons
+        ]
 
     def _sample_reset(self, rng, n):
         return self._sample_uniform(rng, n)
@@ -892,54 +910,77 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
     def _progress_position(self):
         # the centre of mass of the bodies, Σ m_k xipos_k / Σ m_k, in x and y; the model's masses
         # while no parameter view was handed out (a view would make every call check them all)
+        xp = self.xp
         if self.sim.parameters_exposed:
-            mass = np.asarray(self.sim.params.body_mass, dtype=np.float64)
+            mass = self.arrays.param("body_mass")
         else:
-            mass = np.broadcast_to(
-                np.asarray(self.model.body_mass, dtype=self.sim.dtype),
-                (self.num_envs, self.model.nbody),
-            ).astype(np.float64)
-        xipos = np.asarray(self.sim.xipos, dtype=np.float64)
-        return (np.einsum("nb,nbj->nj", mass, xipos) / mass.sum(axis=1, keepdims=True))[:, :2]
+            if getattr(self, "_model_mass", None) is None:
+                row = np.asarray(self.model.body_mass, dtype=self.sim.dtype).astype(np.float64)
+                self._model_mass = self.arrays.asarray(row.reshape(1, -1))
+            mass = self._model_mass
+        xipos = self._field("xipos")
+        com = xp.sum(mass[:, :, None] * xipos, axis=1) / xp.sum(mass, axis=1, keepdims=True)
+        return com[:, :2]
 
     def _observe(self):
-        n = self.num_envs
+        xp, n = self.xp, self.num_envs
         parts = [self._qpos()[:, 2 * self._exclude :], self._qvel()]
         cinert, cvel, qfrc_actuator, cfrc_ext = self._include
         if cinert:
-            parts.append(np.asarray(self.sim.cinert, dtype=np.float64)[:, 1:].reshape(n, -1))
+            parts.append(xp.reshape(self._field("cinert")[:, 1:], (n, -1)))
         if cvel:
-            parts.append(np.asarray(self.sim.cvel, dtype=np.float64)[:, 1:].reshape(n, -1))
+            parts.append(xp.reshape(self._field("cvel")[:, 1:], (n, -1)))
         if qfrc_actuator:
-            parts.append(np.asarray(self.sim.qfrc_actuator, dtype=np.float64)[:, 6:])
+            parts.append(self._field("qfrc_actuator")[:, 6:])
         if cfrc_ext:
-            parts.append(np.asarray(self.sim.cfrc_ext, dtype=np.float64)[:, 1:].reshape(n, -1))
-        return np.concatenate(parts, axis=1)
+            parts.append(xp.reshape(self._field("cfrc_ext")[:, 1:], (n, -1)))
+        return xp.concat(parts, axis=1)
 
     def _tendon_info(self):
+        # sums of a few products per env rather than a matrix product, which would wake a BLAS
+        # thread pool for a (num_envs, 2) result
+        xp, a = self.xp, self.arrays
+        if getattr(self, "_tendon_coefs", None) is None:
+            self._tendon_coefs = [a.asarray(coef) for _, _, coef in self._tendons]
+        if not self._tendons:
+            return {
+                "tendon_length": a.zeros((self.num_envs, 0)),
+                "tendon_velocity": a.zeros((self.num_envs, 0)),
+            }
+        qpos, qvel = self._qpos(), self._qvel()
+        length = [
+            xp.sum(qpos[:, q] * c, axis=1)
+            for (q, _, _), c in zip(self._tendons, self._tendon_coefs)
+        ]
+        velocity = [
+            xp.sum(qvel[:, v] * c, axis=1)
+            for (_, v, _), c in zip(self._tendons, self._tendon_coefs)
+        ]
         return {
-            "tendon_length": self._qpos() @ self._ten_q,
-            "tendon_velocity": self._qvel() @ self._ten_v,
+            "tendon_length": xp.stack(length, axis=1),
+            "tendon_velocity": xp.stack(velocity, axis=1),
         }
 
     def _evaluate(self, action, before):
+        xp = self.xp
         v = self._velocity(before)
         qpos = self._qpos()
         zmin, zmax = self._healthy_z_range
         healthy = (zmin < qpos[:, 2]) & (qpos[:, 2] < zmax)
         forward = self._forward_reward_weight * v[:, 0]
-        survive = healthy * float(self._healthy_reward)
-        ctrl_cost = self._ctrl_cost_weight * _sum_squares(action)
-        cfrc = np.asarray(self.sim.cfrc_ext, dtype=np.float64).reshape(self.num_envs, -1)
-        contact_cost = np.clip(
-            self._contact_cost_weight * np.square(cfrc).sum(axis=1), *self._contact_cost_range
+        survive = self._flag(healthy) * float(self._healthy_reward)
+        ctrl_cost = self._ctrl_cost_weight * _sum_squares(xp, action)
+        cfrc = xp.reshape(self._field("cfrc_ext"), (self.num_envs, -1))
+        lo, hi = self._contact_cost_range
+        contact_cost = xp.clip(
+            self._contact_cost_weight * _sum_squares(xp, cfrc), float(lo), float(hi)
         )
         terminated = ~healthy & bool(self._terminate_when_unhealthy)
         return (
             forward + survive - ctrl_cost - contact_cost,
             terminated,
             {
-                **_xy_info(qpos),
+                **_xy_info(self.arrays, qpos),
                 **self._tendon_info(),
                 "x_velocity": v[:, 0],
                 "y_velocity": v[:, 1],
@@ -951,7 +992,7 @@ class Humanoid(MujocoTaskEnv, _ForwardMixin):
         )
 
     def _reset_info(self):
-        return {**_xy_info(self._qpos()), **self._tendon_info()}
+        return {**_xy_info(self.arrays, self._qpos()), **self._tendon_info()}
 
 
 TASKS: dict[str, type[MujocoTaskEnv]] = {

@@ -3,7 +3,8 @@
 The environment owns a ``zwang.Simulator`` with ``num_envs`` instances.  ``step`` writes the
 actions into ``sim.ctrl``, advances every instance ``frame_skip`` steps in one call and computes
 observations, rewards, terminations and truncations as arrays over the instances; nothing loops
-over envs in Python except the optional per-env seeding mode.
+over envs in Python except the optional per-env seeding mode.  The arrays are numpy arrays or,
+with ``array="torch"``, torch tensors on the simulator's device (``_arrays.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from gymnasium.vector.utils import batch_space
 
 import zwang
 from zwang._counts import count
+
+from ._arrays import Arrays
 
 # status bits that only warn: the instance keeps stepping (the constraint solver stopped at its
 # iteration cap); any other bit means the instance stopped
@@ -41,9 +44,10 @@ def load_model(model_or_path: Any, contact_margin: str | None = None) -> zwang.M
     return model_or_path
 
 
-def stopped(status: np.ndarray) -> np.ndarray:
-    """True for every instance whose status word has a bit that stops it (not a warning)."""
-    return (np.asarray(status).astype(np.int64) & ~_STATUS_WARNING_BITS) != 0
+def stopped(status: Any, xp: Any = np) -> Any:
+    """True for every instance whose status word has a bit that stops it (not a warning);
+    ``xp`` is the array namespace of ``status``."""
+    return (xp.astype(status, xp.int64) & ~_STATUS_WARNING_BITS) != 0
 
 
 def env_count(value: Any, name: str = "num_envs", minimum: int = 1) -> int:
@@ -75,10 +79,17 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             ``"per_env"``, one generator per env seeded ``seed + i`` as Gymnasium's
             ``SyncVectorEnv`` seeds its envs, so reset states equal those of
             ``gymnasium.make_vec(..., vectorization_mode="sync")`` (draws loop over the envs).
-        backend, precision, threads: passed to ``zwang.Simulator``.
+        backend, precision, threads, device: passed to ``zwang.Simulator``.
         outputs: passed to ``zwang.Simulator``: None keeps every output current; a list of the
             fields and derived quantities the functions read (``["xpos", "cfrc_ext"]``) keeps
             only those, which makes each step cheaper with many envs.
+        array: ``"numpy"`` (numpy arrays) or ``"torch"``: actions, observations, rewards,
+            terminations, truncations and the info's arrays are torch tensors on the simulator's
+            device (``"cpu"``, or ``"cuda:<device>"`` with ``backend="cuda"``), computed over
+            the simulator's memory without a copy; the functions then get and return tensors.
+            Reset states are drawn on the host by the same numpy generators (the same states as
+            with ``"numpy"``) and only the resetting rows are copied to the device.  Each step
+            reads one pair of booleans on the host: whether any env stopped or starts over.
 
     In ``obs_fn``, ``reward_fn`` and ``terminated_fn`` the simulator's ``qpos``, ``qvel`` and
     ``time`` are those after the step; its derived quantities (``xpos``, ``cfrc_ext``, ``cvel``,
@@ -115,6 +126,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         threads: int = 0,
         outputs: Sequence[str] | None = None,
         device: int = 0,
+        array: str = "numpy",
     ) -> None:
         num_envs = env_count(num_envs)
         frame_skip = env_count(frame_skip, "frame_skip")
@@ -145,6 +157,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             outputs=outputs if outputs is None or isinstance(outputs, str) else list(outputs),
             device=device,
         )
+        self.arrays = Arrays(self.sim, array, backend, device)
+        self.xp = self.arrays.xp
         self.dt = float(self.model.timestep) * self.frame_skip
         self.metadata = dict(type(self).metadata)
         self.metadata["autoreset_mode"] = self.autoreset_mode
@@ -155,21 +169,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.init_qpos = np.asarray(self.model.qpos0, dtype=np.float64).copy()
         self.init_qvel = np.zeros(self.model.nv)
         self._env_rngs: list[np.random.Generator] | None = None
-        self._elapsed = np.zeros(self.num_envs, dtype=np.int64)
-        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._elapsed = self.arrays.zeros(self.num_envs, self.arrays.int64)
+        self._autoreset = self.arrays.zeros(self.num_envs, self.arrays.bool)
 
         self.single_action_space = self._make_action_space()
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         # the observation's shape is that of obs_fn at the default state
-        self._set_state(
-            np.arange(self.num_envs),
-            np.tile(self.init_qpos, (self.num_envs, 1)),
-            np.zeros((self.num_envs, self.model.nv)),
-        )
-        self._obs = np.asarray(self._observe(), dtype=np.float64)
-        self._progress = self._progress_position()
+        with self.arrays.on_stream():
+            self._set_state(
+                np.arange(self.num_envs),
+                np.tile(self.init_qpos, (self.num_envs, 1)),
+                np.zeros((self.num_envs, self.model.nv)),
+            )
+            self._obs = self._observation()
+            self._progress = self._progress_position()
         self.single_observation_space = spaces.Box(
-            -np.inf, np.inf, shape=self._obs.shape[1:], dtype=np.float64
+            -np.inf, np.inf, shape=tuple(self._obs.shape[1:]), dtype=np.float64
         )
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
@@ -197,19 +212,22 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         normalize_quaternions(self.model, qpos)
         return qpos, qvel
 
-    def _observe(self) -> np.ndarray:
+    def _observe(self) -> Any:
         """Observations of every env: (num_envs, ...)."""
         return self._obs_fn(self.sim)
 
-    def _evaluate(
-        self, action: np.ndarray, progress_before: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    def _observation(self) -> Any:
+        """``_observe()`` as a float64 array of the env's kind."""
+        return self.arrays.asarray(self._observe(), self.arrays.float64)
+
+    def _evaluate(self, action: Any, progress_before: Any) -> tuple[Any, Any, dict[str, Any]]:
         """(reward, terminated, info) of every env after a step."""
-        reward = np.asarray(self._reward_fn(self.sim, action), dtype=np.float64)
+        a = self.arrays
+        reward = a.asarray(self._reward_fn(self.sim, action), a.float64)
         if self._terminated_fn is None:
-            terminated = np.zeros(self.num_envs, dtype=bool)
+            terminated = a.zeros(self.num_envs, a.bool)
         else:
-            terminated = np.asarray(self._terminated_fn(self.sim), dtype=bool)
+            terminated = a.asarray(self._terminated_fn(self.sim), a.bool)
         info = {} if self._info_fn is None else dict(self._info_fn(self.sim))
         return reward, terminated, info
 
@@ -217,9 +235,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """Info of every env at its reset state (only the reset rows are reported)."""
         return {}
 
-    def _progress_position(self) -> np.ndarray:
+    def _progress_position(self) -> Any:
         """The position a task differentiates for its velocity reward, (num_envs, k)."""
-        return np.zeros((self.num_envs, 0))
+        return self.arrays.zeros((self.num_envs, 0))
+
+    def _field(self, name: str) -> Any:
+        """The simulator's field ``name`` in float64, an array of the env's kind (the
+        simulator's memory itself where its precision is f64: do not write to it)."""
+        return self.arrays.field(name)
 
     # whether observations read derived quantities, so a reset needs the kinematics of its state
     _reads_derived = True
@@ -229,24 +252,26 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         """Puts rows of the batch at (qpos, qvel), time 0, and evaluates them when needed."""
         if rows.size == 0:
             return
-        self.sim.reset(instances=rows, qpos=qpos, qvel=qvel)
+        self.arrays.reset_rows(rows, qpos, qvel)
         if self._reads_derived:
             self.sim.forward()
 
-    def set_state(self, qpos: np.ndarray, qvel: np.ndarray) -> np.ndarray:
+    def set_state(self, qpos: Any, qvel: Any) -> Any:
         """Puts every env at (qpos (num_envs, nq), qvel (num_envs, nv)), as MuJoCo's
         ``MujocoEnv.set_state``, and returns the observations there.  Episodes go on: the step
         counters are kept."""
         rows = np.arange(self.num_envs)
-        self._set_state(
-            rows,
-            np.asarray(qpos, dtype=np.float64).reshape(self.num_envs, -1),
-            np.asarray(qvel, dtype=np.float64).reshape(self.num_envs, -1),
-        )
-        self.sim.forward()
-        self._obs = np.asarray(self._observe(), dtype=np.float64)
-        self._progress = self._progress_position()
-        return self._obs.copy()
+        a = self.arrays
+        with a.on_stream():
+            self._set_state(
+                rows,
+                a.host(a.asarray(qpos)).reshape(self.num_envs, -1),
+                a.host(a.asarray(qvel)).reshape(self.num_envs, -1),
+            )
+            self.sim.forward()
+            self._obs = self._observation()
+            self._progress = self._progress_position()
+            return a.copy(self._obs)
 
     def _draw_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Reset states for ``rows`` from the batch generator or from each env's own."""
@@ -255,15 +280,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         pairs = [self._sample_reset(self._env_rngs[i], 1) for i in rows]
         return (np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs]))
 
-    def _reset_rows(self, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """Resets ``rows`` and returns their reset info as full-width arrays."""
+    def _reset_rows(self, rows: np.ndarray) -> dict[str, Any]:
+        """Resets ``rows`` (host indices) and returns their reset info as full-width arrays."""
         qpos, qvel = self._draw_rows(rows)
         self._set_state(rows, qpos, qvel)
-        self._elapsed[rows] = 0
-        self._autoreset[rows] = False
+        index = self.arrays.index(rows)
+        self._elapsed[index] = 0
+        self._autoreset[index] = False
         if rows.size:
-            self._obs[rows] = np.asarray(self._observe(), dtype=np.float64)[rows]
-            self._progress[rows] = self._progress_position()[rows]
+            self._obs[index] = self._observation()[index]
+            self._progress[index] = self._progress_position()[index]
         return self._reset_info()
 
     def _seed(self, seed: int | Sequence[int] | None, rows: np.ndarray) -> None:
@@ -293,133 +319,154 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     # ------------------------------------------------------------------ Gymnasium API
     def reset(
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Resets every env, or those of ``options["reset_mask"]`` (a (num_envs,) bool array).
+    ) -> tuple[Any, dict[str, Any]]:
+        """Resets every env, or those of ``options["reset_mask"]`` (a (num_envs,) bool array:
+        numpy, or with ``array="torch"`` also a torch tensor).
 
         ``seed``: an integer seeds the batch generator (``seeding="batch"``) or env i with
         ``seed + i`` (``seeding="per_env"``, which also takes a list of per-env seeds); None
         continues the current streams.
         """
+        a = self.arrays
         mask = np.ones(self.num_envs, dtype=bool)
         if options is not None and "reset_mask" in options:
-            mask = options["reset_mask"]
-            if not isinstance(mask, np.ndarray) or mask.dtype != np.bool_:
-                raise TypeError("options['reset_mask'] must be a numpy bool array")
+            given = options["reset_mask"]
+            if a.torch_tensor(given) and a.kind == "torch":
+                if given.dtype != a.torch.bool:
+                    raise TypeError("options['reset_mask'] must be a bool tensor or array")
+                given = a.host(given)
+            elif not isinstance(given, np.ndarray) or given.dtype != np.bool_:
+                raise TypeError(
+                    "options['reset_mask'] must be a numpy bool array"
+                    + (" or a torch bool tensor" if a.kind == "torch" else "")
+                )
+            mask = given
             if mask.shape != (self.num_envs,):
                 raise ValueError(
-                    f"options['reset_mask'] must have shape ({self.num_envs},), got {mask.shape}"
+                    f"options['reset_mask'] must have shape ({self.num_envs},), "
+                    f"got {tuple(mask.shape)}"
                 )
             if not mask.any():
                 raise ValueError("options['reset_mask'] resets no env")
         rows = np.flatnonzero(mask)
         self._seed(seed, rows)
-        info = self._reset_info_rows(self._reset_rows(rows), mask)
-        return self._obs.copy(), info
+        with a.on_stream():
+            reset_info = self._reset_rows(rows)
+            info = self._reset_info_rows(reset_info, a.asarray(mask, a.bool))
+            return a.copy(self._obs), info
 
-    def step(
-        self, actions: Any
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+    def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Steps every env by ``frame_skip`` simulator steps; see the class for the autoreset."""
-        action = np.asarray(actions, dtype=np.float64)
-        if action.shape != (self.num_envs, self.model.nu):
+        a = self.arrays
+        with a.on_stream():
+            return self._step(a.asarray(actions, a.float64))
+
+    def _step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
+        a, xp = self.arrays, self.xp
+        if tuple(action.shape) != (self.num_envs, self.model.nu):
             raise ValueError(
-                f"actions must have shape ({self.num_envs}, {self.model.nu}), got {action.shape}"
+                f"actions must have shape ({self.num_envs}, {self.model.nu}), "
+                f"got {tuple(action.shape)}"
             )
-        pending = self._autoreset.copy()
-        if self.autoreset_mode == AutoresetMode.DISABLED and pending.any():
+        pending = a.copy(self._autoreset)
+        disabled = self.autoreset_mode == AutoresetMode.DISABLED
+        if disabled and bool(xp.any(pending)):
             raise RuntimeError(
                 "autoreset is disabled and envs "
-                f"{np.flatnonzero(pending).tolist()} ended: reset them with "
+                f"{np.flatnonzero(a.host(pending)).tolist()} ended: reset them with "
                 "reset(options={'reset_mask': mask}) before stepping"
             )
 
         progress_before = self._progress
-        self.sim.ctrl[...] = action
+        a.write("ctrl", action)
         self.sim.step(self.frame_skip)
-        self._obs = obs = np.asarray(self._observe(), dtype=np.float64)
+        self._obs = obs = self._observation()
         self._progress = self._progress_position()
         reward, terminated, info = self._evaluate(action, progress_before)
-        halted = stopped(self.sim.status)
+        halted = stopped(a.view("status"), xp)
         terminated = terminated | halted
         self._elapsed += 1
         if self.max_episode_steps is None:
-            truncated = np.zeros(self.num_envs, dtype=bool)
+            truncated = a.zeros(self.num_envs, a.bool)
         else:
             truncated = self._elapsed >= self.max_episode_steps
-        info = {key: np.asarray(value) for key, value in info.items()}
+        info = {key: a.asarray(value, None) for key, value in info.items()}
         info = {**info, **{"_" + key: ~halted for key in info}}
-        if halted.any():
+        # the one read on the host per step: whether any env stopped, whether any starts over
+        any_halted, any_pending = a.host(xp.stack([xp.any(halted), xp.any(pending)])).tolist()
+        if any_halted:
             # NEXT_STEP: the envs that ended last step start over below; their action is void
             void = pending if self.autoreset_mode == AutoresetMode.NEXT_STEP else None
             reward, info = self._report_stopped(halted, void, action, obs, reward, info)
 
-        if self.autoreset_mode == AutoresetMode.NEXT_STEP and pending.any():
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP and any_pending:
             # envs that ended last step start over; their action is not applied
-            rows = np.flatnonzero(pending)
-            reward[rows] = 0.0
-            terminated[rows] = False
-            truncated[rows] = False
-            info = merge_reset_info(info, self._reset_rows(rows), pending)
+            reward[pending] = 0.0
+            terminated[pending] = False
+            truncated[pending] = False
+            rows = np.flatnonzero(a.host(pending))
+            info = merge_reset_info(info, self._reset_rows(rows), pending, a)
         elif self.autoreset_mode == AutoresetMode.SAME_STEP:
             done = terminated | truncated
-            if done.any():
-                rows = np.flatnonzero(done)
+            rows = np.flatnonzero(a.host(done))
+            if rows.size:
                 final_obs = np.full(self.num_envs, None, dtype=object)
                 for i in rows:
-                    final_obs[i] = obs[i].copy()
+                    final_obs[i] = a.copy(obs[int(i)])
                 final_info = {key: value for key, value in info.items()}
                 for key in list(final_info):
                     if not key.startswith("_"):
                         final_info["_" + key] = final_info["_" + key] & done
-                info = merge_reset_info(info, self._reset_rows(rows), done)
-                info["final_obs"], info["_final_obs"] = final_obs, done.copy()
-                info["final_info"], info["_final_info"] = final_info, done.copy()
+                info = merge_reset_info(info, self._reset_rows(rows), done, a)
+                info["final_obs"], info["_final_obs"] = final_obs, a.copy(done)
+                info["final_info"], info["_final_info"] = final_info, a.copy(done)
         self._autoreset = terminated | truncated
-        return self._obs.copy(), reward, terminated, truncated, info
+        return a.copy(self._obs), reward, terminated, truncated, info
 
     def _report_stopped(
         self,
-        halted: np.ndarray,
-        void: np.ndarray | None,
-        action: np.ndarray,
-        obs: np.ndarray,
-        reward: np.ndarray,
+        halted: Any,
+        void: Any | None,
+        action: Any,
+        obs: Any,
+        reward: Any,
         info: dict[str, Any],
-    ) -> tuple[np.ndarray, dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         """Reward 0, finite observations (in place) and no step info for the ``halted`` envs,
         whose instances kept their state from before the step; ``failure`` and ``status`` give
         the reason for those not in ``void``."""
-        rows = halted.reshape(-1, *(1,) * (obs.ndim - 1))
-        obs[rows & ~np.isfinite(obs)] = 0.0
-        reward = np.where(halted, 0.0, reward)
+        a, xp = self.arrays, self.xp
+        rows = xp.reshape(halted, (-1, *(1,) * (obs.ndim - 1)))
+        obs[rows & ~xp.isfinite(obs)] = 0.0
+        reward = xp.where(halted, xp.zeros_like(reward), reward)
         info = dict(info)
         for key in [k for k in info if not k.startswith("_")]:
-            value = np.array(info[key], copy=True)
+            value = a.copy(info[key])
             value[halted] = 0
             info[key] = value
         report = halted if void is None else halted & ~void
-        if not report.any():
+        report_host = a.host(report)
+        if not report_host.any():
             return reward, info
         failure = np.full(self.num_envs, None, dtype=object)
         status = np.zeros(self.num_envs, dtype=np.int32)
-        bad_action = ~np.isfinite(action).all(axis=1)
+        bad_action = ~a.host(xp.all(xp.isfinite(action), axis=1))
+        action_host = a.host(action)
         for f in self.sim.failures():
             i = int(f.instance)
-            if report[i]:
+            if report_host[i]:
                 failure[i] = (
-                    f"the action {action[i].tolist()} is not finite: {f.message}"
+                    f"the action {action_host[i].tolist()} is not finite: {f.message}"
                     if bad_action[i]
                     else f.message
                 )
                 status[i] = int(f.status)
-        info["failure"], info["_failure"] = failure, report.copy()
-        info["status"], info["_status"] = status, report.copy()
+        info["failure"], info["_failure"] = failure, a.copy(report)
+        info["status"], info["_status"] = a.asarray(status, None), a.copy(report)
         return reward, info
 
-    def _reset_info_rows(
-        self, reset_info: dict[str, np.ndarray], rows: np.ndarray
-    ) -> dict[str, Any]:
-        return merge_reset_info({}, reset_info, rows)
+    def _reset_info_rows(self, reset_info: dict[str, Any], rows: Any) -> dict[str, Any]:
+        return merge_reset_info({}, reset_info, rows, self.arrays)
 
     def close_extras(self, **kwargs: Any) -> None:
         """Releases the simulator."""
@@ -427,26 +474,30 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
 
 def merge_reset_info(
-    info: dict[str, Any], reset_info: dict[str, np.ndarray], rows: np.ndarray
+    info: dict[str, Any], reset_info: dict[str, Any], rows: Any, arrays: Arrays | None = None
 ) -> dict[str, Any]:
     """Gymnasium's vector info where ``rows`` (bool mask) report their reset info instead of
-    their step info: each key keeps a ``_key`` mask of the envs that report it."""
+    their step info: each key keeps a ``_key`` mask of the envs that report it.  ``arrays``:
+    the kind of the arrays (numpy when None)."""
+    copy = np.array if arrays is None else arrays.copy
+    asarray = np.asarray if arrays is None else (lambda v: arrays.asarray(v, None))
+    zeros_like = np.zeros_like if arrays is None else arrays.xp.zeros_like
     out = dict(info)
     for key in [k for k in info if not k.startswith("_")]:
         if key not in reset_info:
-            value = np.array(out[key], copy=True)
+            value = copy(out[key])
             value[rows] = 0
             out[key], out["_" + key] = value, out["_" + key] & ~rows
     for key, value in reset_info.items():
-        value = np.asarray(value)
+        value = asarray(value)
         if key in out:
-            merged = np.array(out[key], copy=True)
+            merged = copy(out[key])
             merged[rows] = value[rows]
             out[key], out["_" + key] = merged, out["_" + key] | rows
         else:
-            merged = np.zeros_like(value)
+            merged = zeros_like(value)
             merged[rows] = value[rows]
-            out[key], out["_" + key] = merged, rows.copy()
+            out[key], out["_" + key] = merged, copy(rows)
     return out
 
 
