@@ -595,7 +595,8 @@ void bind_simulator(nb::module_& m) {
            "before the next host read of it or the next step(), forward() or reset() (a host\n"
            "read marks the field changed on the host, and the next call would upload the host\n"
            "copy over the device's), and finish the writes (e.g. torch.cuda.synchronize())\n"
-           "before that call. RuntimeError on the CPU backend.")
+           "before that call, or enqueue them on cuda_stream, where the call's work follows\n"
+           "them. RuntimeError on the CPU backend.")
       .def(
           "mark_device_written",
           [](PySimulator& s, const std::string& name) {

@@ -154,25 +154,73 @@ def test_unknown_array_kind():
         make("Hopper-v5", 2, array="jax")
 
 
-def test_cuda_torch_env_equals_the_numpy_env_on_the_same_backend():
+def test_set_state_and_info_from_python_numbers_stay_float64():
+    env, tenv = make("Hopper-v5", 2), make("Hopper-v5", 2, array="torch")
+    qpos = [[0.1, 1.35, 0.1, 0.0, 0.0, 0.0]] * 2
+    qvel = [[0.1] * 6] * 2
+    assert_close(env.set_state(qpos, qvel), tenv.set_state(qpos, qvel), "set_state")
+
+    def info_fn(sim):
+        return {"constant": [0.1, 0.2]}
+
+    path = zg.gymnasium_assets() + "/inverted_pendulum.xml"
+    kwargs = dict(obs_fn=lambda sim: sim.qpos, reward_fn=lambda sim, a: sim.qvel[:, 0])
+    tgen = zg.VectorEnv(path, 2, info_fn=info_fn, array="torch", **kwargs)
+    tgen.reset(seed=0)
+    info = tgen.step(torch.zeros(2, 1))[4]
+    assert info["constant"].dtype == torch.float64 and info["constant"][0].item() == 0.1
+
+
+def test_single_env_takes_and_returns_tensors():
+    env = zg.make("Hopper-v5", array="torch")
+    ref = zg.make("Hopper-v5")
+    obs, _ = env.reset(seed=3)
+    assert_close(ref.reset(seed=3)[0], obs, "reset")
+    got = env.step(torch.full((3,), 0.2, dtype=torch.float64))
+    expected = ref.step(np.full(3, 0.2))
+    assert isinstance(got[0], torch.Tensor)
+    assert_close(expected[0], got[0], "obs")
+    assert got[1] == pytest.approx(expected[1], rel=1e-13) and got[2] == expected[2]
+
+
+def test_backend_auto_follows_the_simulator():
+    env = make("Hopper-v5", 2, array="torch", backend="auto")
+    assert env.arrays.cuda == str(env.sim.backend).startswith("cuda")
+    assert env.reset(seed=0)[0].device == env.arrays.device
+
+
+def cuda_or_skip():
     devices, reason = zwang.cuda_status()
     if devices == 0:
         pytest.skip(f"no CUDA device for zwang: {reason}")
+
+
+@pytest.mark.parametrize("precision", ["f64", "f32"])
+def test_cuda_torch_env_equals_the_numpy_env_on_the_same_backend(precision):
+    cuda_or_skip()
     for env_id in ("Ant-v5", "Humanoid-v5", "InvertedDoublePendulum-v5"):
-        kwargs = dict(backend="cuda", max_episode_steps=20)
+        kwargs = dict(backend="cuda", max_episode_steps=20, precision=precision)
         env, tenv = make(env_id, 64, **kwargs), make(env_id, 64, array="torch", **kwargs)
         obs, _ = env.reset(seed=2)
         tobs, _ = tenv.reset(seed=2)
         assert tobs.device.type == "cuda"
         assert_close(obs, tobs, f"{env_id} reset")
         rng = np.random.default_rng(2)
+        side = torch.cuda.Stream()
         for t in range(45):
             action = rng.uniform(-0.4, 0.4, size=(64, env.model.nu))
             expected = env.step(action)
-            got = tenv.step(torch.from_numpy(action).cuda())
+            # the actions come late from another stream: the env must wait for them
+            with torch.cuda.stream(side):
+                torch.cuda._sleep(10**7)
+                late = torch.from_numpy(action).to("cuda", non_blocking=False) * 1.0
+                got = tenv.step(late)
+            side.synchronize()
+            what = f"{env_id} {precision} cuda step {t}"
             for name, a, b in zip(("obs", "reward", "terminated", "truncated"), expected, got):
                 assert b.device.type == "cuda", name
-                assert_close(a, b, f"{env_id} cuda step {t} {name}")
+                assert_close(a, b, f"{what} {name}")
+            assert_same_info(expected[4], got[4], f"{what} info")
 
 
 def test_humanoid_with_per_instance_masses():

@@ -117,8 +117,9 @@ class SingleEnv(gymnasium.Env):
         return obs[0], _unbatch(info)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        arrays = self.vector_env.arrays
         obs, reward, terminated, truncated, info = self.vector_env.step(
-            np.asarray(action).reshape(1, -1)
+            arrays.asarray(action, arrays.float64).reshape(1, -1)
         )
         return obs[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]), _unbatch(info)
 

@@ -44,16 +44,16 @@ class Arrays:
     Args:
         sim: the simulator.
         kind: ``"numpy"`` or ``"torch"``.
-        backend: the simulator's backend (``"cpu"`` or ``"cuda"``).
-        device: its CUDA device ordinal (``backend="cuda"``).
+        device: its CUDA device ordinal, on the CUDA backend.
     """
 
-    def __init__(self, sim: zwang.Simulator, kind: str, backend: str, device: int) -> None:
+    def __init__(self, sim: zwang.Simulator, kind: str, device: int) -> None:
         if kind not in ARRAYS:
             raise ValueError(f"array must be one of {', '.join(ARRAYS)}, got {kind!r}")
         self.sim = sim
         self.kind = kind
-        self.cuda = backend == "cuda"
+        # the backend the simulator runs (backend="auto" names none)
+        self.cuda = str(sim.backend).startswith("cuda")
         self._views: dict[str, Any] = {}
         if kind == "numpy":
             self.torch = None
@@ -124,12 +124,23 @@ class Arrays:
             self.sim.reset(instances=rows, qpos=qpos, qvel=qvel)
             return
         torch = self.torch
-        self.sim.reset(instances=rows)
-        index = torch.as_tensor(rows, dtype=torch.int64).to(self.device, non_blocking=True)
+        sizes = {"qpos": int(self.sim.nq), "qvel": int(self.sim.nv)}
         for name, values in (("qpos", qpos), ("qvel", qvel)):
-            view = self.view(name)
-            view[index] = torch.as_tensor(values).to(self.device, view.dtype, non_blocking=True)
-            self.sim.mark_device_written(name)
+            if values.shape != (rows.size, sizes[name]):
+                raise ValueError(
+                    f"{name} must have shape ({rows.size}, {sizes[name]}), got {values.shape}"
+                )
+            bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
+            if bad.size:
+                raise ValueError(f"{name} of instance {int(rows[bad[0]])} is not finite")
+        # the reset kernel, then the rows' states, in order on zwang's stream
+        with self.on_stream():
+            self.sim.reset(instances=rows)
+            index = torch.as_tensor(rows, dtype=torch.int64).to(self.device)
+            for name, values in (("qpos", qpos), ("qvel", qvel)):
+                view = self.view(name)
+                view[index] = torch.as_tensor(values).to(self.device, view.dtype)
+                self.sim.mark_device_written(name)
 
     # ------------------------------------------------------------------ conversions
     def asarray(self, values: Any, dtype: Any = None) -> Any:
@@ -172,13 +183,43 @@ class Arrays:
     @contextlib.contextmanager
     def on_stream(self) -> Iterator[None]:
         """Runs the enclosed tensor work on zwang's stream (CUDA), after the caller's current
-        stream's work (the actions it produced), and makes the caller's stream wait for it."""
+        stream's work (the actions it produced), and makes the caller's stream wait for it.
+        Nested uses run on the same stream."""
         if self.kind == "numpy" or not self.cuda:
             yield
             return
         torch = self.torch
         caller = torch.cuda.current_stream(self.device)
-        self._stream.wait_stream(caller)
-        with torch.cuda.stream(self._stream):
+        if caller == self._stream:
             yield
-        caller.wait_stream(self._stream)
+            return
+        self._stream.wait_stream(caller)
+        try:
+            with torch.cuda.stream(self._stream):
+                yield
+        finally:
+            caller.wait_stream(self._stream)
+
+    def handed_out(self, values: Any) -> Any:
+        """Marks tensors made on zwang's stream as used by the caller's stream too, so that the
+        caching allocator does not hand their memory to zwang's stream while the caller may
+        still read them (a tensor, or a tuple, list or dict of them)."""
+        if self.kind == "numpy" or not self.cuda:
+            return values
+        stream = self.torch.cuda.current_stream(self.device)
+        if isinstance(values, self.torch.Tensor):
+            if values.device.type == "cuda":
+                values.record_stream(stream)
+        elif isinstance(values, dict):
+            for value in values.values():
+                self.handed_out(value)
+        elif isinstance(values, (tuple, list)) or (
+            isinstance(values, np.ndarray) and values.dtype == object
+        ):
+            for value in values:
+                self.handed_out(value)
+        return values
+
+    def release(self) -> None:
+        """Drops the tensors over the simulator's memory (they keep the simulator alive)."""
+        self._views.clear()

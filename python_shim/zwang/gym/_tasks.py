@@ -24,6 +24,7 @@ from gymnasium.vector import AutoresetMode
 
 import zwang
 
+from .._render import rows
 from ._render import (
     RENDER_KWARGS,
     RENDER_MODES,
@@ -176,8 +177,9 @@ class MujocoTaskEnv(VectorEnv):
             settings = gymnasium_render_defaults(env_id)
             settings.update(self._render_kwargs)
             self._renderer = TaskRenderer(self.xml_path, self.render_mode, settings)
-        qpos, qvel = np.asarray(self.sim.qpos), np.asarray(self.sim.qvel)
-        return tuple(self._renderer.render(qpos[i], qvel[i]) for i in self._render_envs)
+        # only the drawn envs' rows leave a GPU
+        qpos, qvel = (rows(self.sim, name, self._render_envs) for name in ("qpos", "qvel"))
+        return tuple(self._renderer.render(q, v) for q, v in zip(qpos, qvel))
 
     def _show(self) -> None:
         """The envs of render_envs in the web viewer, started on the first call; at most

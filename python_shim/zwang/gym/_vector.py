@@ -157,7 +157,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             outputs=outputs if outputs is None or isinstance(outputs, str) else list(outputs),
             device=device,
         )
-        self.arrays = Arrays(self.sim, array, backend, device)
+        self.arrays = Arrays(self.sim, array, device)
         self.xp = self.arrays.xp
         self.dt = float(self.model.timestep) * self.frame_skip
         self.metadata = dict(type(self).metadata)
@@ -169,8 +169,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.init_qpos = np.asarray(self.model.qpos0, dtype=np.float64).copy()
         self.init_qvel = np.zeros(self.model.nv)
         self._env_rngs: list[np.random.Generator] | None = None
-        self._elapsed = self.arrays.zeros(self.num_envs, self.arrays.int64)
-        self._autoreset = self.arrays.zeros(self.num_envs, self.arrays.bool)
+        with self.arrays.on_stream():
+            self._elapsed = self.arrays.zeros(self.num_envs, self.arrays.int64)
+            self._autoreset = self.arrays.zeros(self.num_envs, self.arrays.bool)
 
         self.single_action_space = self._make_action_space()
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -265,13 +266,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         with a.on_stream():
             self._set_state(
                 rows,
-                a.host(a.asarray(qpos)).reshape(self.num_envs, -1),
-                a.host(a.asarray(qvel)).reshape(self.num_envs, -1),
+                a.host(a.asarray(qpos, a.float64)).reshape(self.num_envs, -1),
+                a.host(a.asarray(qvel, a.float64)).reshape(self.num_envs, -1),
             )
             self.sim.forward()
             self._obs = self._observation()
             self._progress = self._progress_position()
-            return a.copy(self._obs)
+            obs = a.copy(self._obs)
+        return a.handed_out(obs)
 
     def _draw_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Reset states for ``rows`` from the batch generator or from each env's own."""
@@ -353,13 +355,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         with a.on_stream():
             reset_info = self._reset_rows(rows)
             info = self._reset_info_rows(reset_info, a.asarray(mask, a.bool))
-            return a.copy(self._obs), info
+            out = a.copy(self._obs), info
+        return a.handed_out(out)
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Steps every env by ``frame_skip`` simulator steps; see the class for the autoreset."""
         a = self.arrays
         with a.on_stream():
-            return self._step(a.asarray(actions, a.float64))
+            out = self._step(a.asarray(actions, a.float64))
+        return a.handed_out(out)
 
     def _step(self, action: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         a, xp = self.arrays, self.xp
@@ -390,7 +394,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             truncated = a.zeros(self.num_envs, a.bool)
         else:
             truncated = self._elapsed >= self.max_episode_steps
-        info = {key: a.asarray(value, None) for key, value in info.items()}
+        info = {key: _info_array(a, value) for key, value in info.items()}
         info = {**info, **{"_" + key: ~halted for key in info}}
         # the one read on the host per step: whether any env stopped, whether any starts over
         any_halted, any_pending = a.host(xp.stack([xp.any(halted), xp.any(pending)])).tolist()
@@ -470,7 +474,16 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         """Releases the simulator."""
+        self.arrays.release()
         self.sim = None
+
+
+def _info_array(arrays: Arrays, value: Any) -> Any:
+    """An info value as an array of the env's kind: a tensor or array keeps its dtype, a Python
+    number or list becomes what numpy makes of it (float64 for floats)."""
+    if isinstance(value, np.ndarray) or arrays.torch_tensor(value):
+        return arrays.asarray(value, None)
+    return arrays.asarray(np.asarray(value), None)
 
 
 def merge_reset_info(
@@ -480,7 +493,7 @@ def merge_reset_info(
     their step info: each key keeps a ``_key`` mask of the envs that report it.  ``arrays``:
     the kind of the arrays (numpy when None)."""
     copy = np.array if arrays is None else arrays.copy
-    asarray = np.asarray if arrays is None else (lambda v: arrays.asarray(v, None))
+    asarray = np.asarray if arrays is None else (lambda v: _info_array(arrays, v))
     zeros_like = np.zeros_like if arrays is None else arrays.xp.zeros_like
     out = dict(info)
     for key in [k for k in info if not k.startswith("_")]:
