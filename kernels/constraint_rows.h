@@ -52,16 +52,16 @@ ZW_HD T impedance(const T* solimp, T pos, T margin) {
   const T mid = clamp_imp(solimp[3]);
   const T power = solimp[4] > T(1) ? solimp[4] : T(1);
   if (d0 == d1 || width <= T(SolverLimits<T>::kMinVal)) return T(0.5) * (d0 + d1);
-  const T x = std::fabs((pos - margin) / width);
+  const T x = vfabs((pos - margin) / width);
   if (x >= T(1)) return d1;
   if (x <= T(0)) return d0;
   T y;
   if (power == T(1)) {
     y = x;
   } else if (x <= mid) {
-    y = std::pow(x, power) / std::pow(mid, power - T(1));
+    y = vpow(x, power) / vpow(mid, power - T(1));
   } else {
-    y = T(1) - std::pow(T(1) - x, power) / std::pow(T(1) - mid, power - T(1));
+    y = T(1) - vpow(T(1) - x, power) / vpow(T(1) - mid, power - T(1));
   }
   return d0 + y * (d1 - d0);
 }
@@ -243,7 +243,7 @@ ZW_HD void equality_rows(const ModelView<T>& m, const Instance<T>& d, const RowS
           const Vec3<T> ev{err.x, err.y, err.z};
           norm2 += torquescale * torquescale * dot(ev, ev);
         }
-        const T imp_pos = std::sqrt(norm2);
+        const T imp_pos = vsqrt(norm2);
         const PointMotion<T> a1 = point_motion(d, b1, p1), a2 = point_motion(d, b2, p2);
         const Vec3<T> jdot = a1.bias - a2.bias;
         // MuJoCo 4.0 takes J̇ q̇ out of a soft connect or weld row's reference too; 2.2.2 does not
@@ -374,7 +374,7 @@ ZW_HD void drive_rows(const ModelView<T>& m, const Instance<T>& d, const RowSetu
     const double phase_d =
         std::fmod(static_cast<double>(omega) * t + static_cast<double>(phase), 2 * M_PI);
     const T arg = T(phase_d);
-    const T s = std::sin(arg), c = std::cos(arg);
+    const T s = vsin(arg), c = vcos(arg);
     const T q_target = q0 + T(static_cast<double>(v0) * t) + amp * s;
     const T v_target = v0 + amp * omega * c;
     const T a_target = -amp * omega * omega * s;
@@ -448,11 +448,11 @@ ZW_HD ZW_INLINE void joint_limit_rows(const ModelView<T>& m, const Instance<T>& 
     const Quat<T> q = load_quat(qpos, qa);
     Vec3<T> axis{q.x, q.y, q.z};
     const T s = norm(axis);
-    T angle = T(2) * std::atan2(s, q.w);
+    T angle = T(2) * vatan2(s, q.w);
     angle = angle > T(M_PI) ? angle - T(2 * M_PI) : angle;
-    const bool tiny = !(s * std::fabs(angle) > T(SolverLimits<T>::kMinVal));
-    axis = tiny ? Vec3<T>{T(1), T(0), T(0)} : (angle / (s * std::fabs(angle))) * axis;
-    const T value = tiny ? T(0) : T(std::fabs(angle));
+    const bool tiny = !(s * vfabs(angle) > T(SolverLimits<T>::kMinVal));
+    axis = tiny ? Vec3<T>{T(1), T(0), T(0)} : (angle / (s * vfabs(angle))) * axis;
+    const T value = tiny ? T(0) : T(vfabs(angle));
     const T hi = fmax(m.jnt_range[2 * j], m.jnt_range[2 * j + 1]);
     const T dist = hi - value;
     rs.clear(r);

@@ -86,7 +86,7 @@ ZW_HD void semidefinite_factor(S s, P perm, P state, int n, T tol) {
     }
     perm[rank++] = T(p);
     state[p] = T(-1);
-    const T lpp = std::sqrt(best);
+    const T lpp = vsqrt(best);
     s[p * n + p] = lpp;
     // column p of L, then the Schur complement of the rows left
     for (int i = 0; i < n; ++i) {
@@ -173,7 +173,7 @@ struct EllipticCone {
       t2 += j > 0 ? u[j] * u[j] : T(0);
     }
     n = u[0];
-    t = std::sqrt(t2);
+    t = vsqrt(t2);
     const bool top = dim == 1 ? n >= T(0) : (n >= mu * t || (t <= T(0) && n >= T(0)));
     const bool bottom = dim == 1 ? n < T(0) : (mu * n + t <= T(0) || (t <= T(0) && n < T(0)));
     zone = top ? 0 : (bottom ? 1 : 2);
@@ -398,10 +398,9 @@ struct ConstraintSolver {
         tree_symv<T>(M, dof_rows(m), dx, hdx, nv);
         T e = T(0);
         for (int i = 0; i < nv; ++i) e += dx[i] * hdx[i];
-        change = std::sqrt(fmax(e, T(0)));
+        change = vsqrt(fmax(e, T(0)));
       }
-      holds =
-          holds && !(residual > hard_reach<T>() * std::sqrt(fmax(s[p * nh + p], T(0))) * change);
+      holds = holds && !(residual > hard_reach<T>() * vsqrt(fmax(s[p * nh + p], T(0))) * change);
     }
     return holds;
   }
@@ -564,7 +563,7 @@ struct ConstraintSolver {
     T lo = T(0), hi = T(-1), alpha = -g0 / h0;
     for (int it = 0; it < 64; ++it) {
       const TwoSums<T> da = line_derivatives(g, alpha, quad);
-      if (!(T(std::fabs(da.a)) > tol)) break;
+      if (!(T(vfabs(da.a)) > tol)) break;
       if (da.a < T(0)) {
         lo = alpha;
       } else {
@@ -778,10 +777,10 @@ struct ConstraintSolve {
     const TwoSums<T> norms = g.template sum<TwoSums<T>>(
         nv, [&](int i) ZW_ITEM { return TwoSums<T>(tmp[i] * tmp[i], grad[i] * grad[i]); });
     const T eps = T(sizeof(T) == 4 ? 1.2e-7 : 2.3e-16);
-    tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * std::sqrt(norms.a)));
+    tolerance = fmax(m.tolerance, T(16) * eps * (T(1) + scale * vsqrt(norms.a)));
     // without hard rows the gradient is the residual: no factor when it is small already
     if (nh == 0) {
-      residual = scale * std::sqrt(norms.b);
+      residual = scale * vsqrt(norms.b);
       current = !(residual > tolerance) || iter >= m.iterations;
       if (current) return false;
     }
@@ -801,17 +800,25 @@ struct ConstraintSolve {
     return false;
   }
 
+  // d = −G⁻¹ g with the Newton Hessian factored, in the null space of the hard rows (whose
+  // factor with G it leaves in cs)
+  ZW_HD ZW_INLINE void newton_direction() const {
+    for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
+    cholesky_solve<T>(d.efc_HnL(), hess.tree(), dir, nv);
+    if (nh > 0) {
+      cs.hard_factor(d.efc_HnL(), hess.tree());
+      cs.hard_project(dir, false);
+    }
+  }
+
   // the second half, with the Newton Hessian factored: the direction, the exact line search
   // and the step; true when the next iteration is due
   ZW_HD ZW_INLINE bool advance(Grp& g) {
     g.one([&]() ZW_ITEM {
-      for (int i = 0; i < nv; ++i) dir[i] = -grad[i];
-      cholesky_solve<T>(d.efc_HnL(), hess.tree(), dir, nv);
+      newton_direction();
       if (nh > 0) {
         // projected gradient g + Aᵀν = −G d; the line search takes the Lagrangian's slope,
         // (H (x − x_s) + Aᵀν)·d, since A d = 0 holds only to rounding and λ may be large
-        cs.hard_factor(d.efc_HnL(), hess.tree());
-        cs.hard_project(dir, false);
         const Row<T> mu = d.efc_mu(), hd = d.efc_Hd();
         for (int i = 0; i < nv; ++i) hd[i] = grad[i];
         for (int r = 0; r < nh; ++r) {
@@ -820,7 +827,7 @@ struct ConstraintSolve {
         }
         T norm2 = T(0);
         for (int i = 0; i < nv; ++i) norm2 += hd[i] * hd[i];
-        const T projected = scale * std::sqrt(norm2);
+        const T projected = scale * vsqrt(norm2);
         d.solver_residual()[0] = projected;
         if (!(projected > tolerance) || iter >= m.iterations) return;
       }
@@ -846,12 +853,42 @@ struct ConstraintSolve {
     return true;
   }
 
+  // With dual numbers (kernels/dual.h): the tangents of the converged x by the implicit
+  // function theorem, ẋ = −G⁻¹ ∂g/∂p ṗ (in the null space of the hard rows, and back onto
+  // A ẋ + Ȧ x = ȧref), whatever the iterations carried: one Newton step at x, on the soft rows'
+  // final pieces, taken on the tangents alone, so that the values stay those of the double solve.
+  // (The iterations' tangents are this only when their last step had unit length on the final
+  // pieces; a step the line search shortened, or one that stopped at the optimum of its line,
+  // leaves them short.)
+  ZW_HD ZW_INLINE void implicit_tangents(Grp& g) {
+    if constexpr (kTangents<T>) {
+      if (!newton()) return;
+      cs.gradient(g, x);
+      cs.newton_matrix(g);
+      if (!factor(g)) return;
+      g.one([&]() ZW_ITEM {
+        newton_direction();
+        const Row<T> y = d.efc_Hd();
+        for (int i = 0; i < nv; ++i) {
+          y[i] = x[i];
+          for (int k = 0; k < T::kWidth; ++k) y[i].d[k] += dir[i].d[k];
+        }
+        if (nh > 0) cs.hard_project(y, true);
+        for (int i = 0; i < nv; ++i) {
+          for (int k = 0; k < T::kWidth; ++k) x[i].d[k] = y[i].d[k];
+        }
+      });
+      current = false;
+    }
+  }
+
   // 3. the forces and 4. the implicit step; false on a failure (kStatusFactorization,
   // kStatusHardConflict)
   ZW_HD ZW_INLINE bool end(Grp& g) {
     if (newton() && !(residual <= tolerance) && !stalled) {
       g.one([&]() ZW_ITEM { *d.status |= kStatusNotConverged; });
     }
+    implicit_tangents(g);
     // 3. forces: soft from their rows, hard from (A H⁻¹ Aᵀ) λ = A H⁻¹ (H (x − x_s) − J_softᵀ f)
     if (!current) cs.gradient(g, x);
     {

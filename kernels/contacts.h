@@ -249,7 +249,7 @@ ZW_HD ZW_INLINE void contact_row_block(const ModelView<T>& m, const Instance<T>&
   // R₀ of the first row: Â = tran (frictionless, elliptic) or tran (1 + μ₁²) (pyramid edge)
   const T r_first = fmax(eps, ratio * (pyramid ? tran + fr[0] * fr[0] * tran : tran));
   const T r_second = r_first / fmax(eps, m.impratio);
-  const T mu = fr[0] * std::sqrt(r_second / r_first);
+  const T mu = fr[0] * vsqrt(r_second / r_first);
   d.contact_mu()[c] = mu;
   for (int k = 0; k < nrows; ++k) {
     const int r = r0 + k;

@@ -36,6 +36,8 @@ struct Lanes {
   ZW_HD ZW_INLINE static T acos(T x) { return std::acos(x); }
   ZW_HD ZW_INLINE static T asin(T x) { return std::asin(x); }
   ZW_HD ZW_INLINE static T exp(T x) { return std::exp(x); }
+  ZW_HD ZW_INLINE static T pow(T x, T y) { return std::pow(x, y); }
+  ZW_HD ZW_INLINE static T fabs(T x) { return std::fabs(x); }
   ZW_HD ZW_INLINE static T floor(T x) { return std::floor(x); }
   ZW_HD ZW_INLINE static T ceil(T x) { return std::ceil(x); }
   ZW_HD ZW_INLINE static bool isfinite(T x) { return std::isfinite(x); }
@@ -60,6 +62,10 @@ using ScalarOf = typename Lanes<T>::Scalar;
 // true for float and double, false for a pack
 template <class T>
 inline constexpr bool kOneLane = Lanes<T>::width == 1;
+// true for a scalar that carries tangents (kernels/dual.h), where a stage must also be right to
+// first order at points where its value needs no care
+template <class T>
+inline constexpr bool kTangents = false;
 
 template <class T>
 ZW_HD ZW_INLINE T vselect(MaskOf<T> m, T a, T b) {
@@ -94,6 +100,12 @@ template <class T>
 ZW_HD ZW_INLINE T vatan2(T y, T x) {
   return Lanes<T>::atan2(y, x);
 }
+// |x| of a scalar lane type (float, double, a dual number): std::fabs where it is one, +0 for
+// -0; vabs below is the form packs have
+template <class T>
+ZW_HD ZW_INLINE T vfabs(T x) {
+  return Lanes<T>::fabs(x);
+}
 // |x| as a select: packs, float and double alike
 template <class T>
 ZW_HD ZW_INLINE T vabs(T x) {
@@ -115,6 +127,10 @@ ZW_HD ZW_INLINE T vasin(T x) {
 template <class T>
 ZW_HD ZW_INLINE T vexp(T x) {
   return Lanes<T>::exp(x);
+}
+template <class T>
+ZW_HD ZW_INLINE T vpow(T x, T y) {
+  return Lanes<T>::pow(x, y);
 }
 template <class T>
 ZW_HD ZW_INLINE T vfloor(T x) {

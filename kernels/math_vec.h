@@ -184,6 +184,11 @@ ZW_HD ZW_INLINE Quat<T> integrate_quat(const Quat<T>& q, const Vec3<T>& omega, T
   const T speed = norm(omega);
   const MaskOf<T> moving = speed > T(0);
   const Quat<T> dq = axis_angle((T(1) / vselect(moving, speed, T(1))) * omega, speed * dt);
+  if constexpr (kTangents<T>) {
+    // at rest, q ⊗ (1, ω dt / 2): the value q and the first-order change that ω's tangents make
+    const Vec3<T> half = (T(0.5) * dt) * omega;
+    return vselect(moving, normalized(mul(q, dq)), mul(q, Quat<T>{T(1), half.x, half.y, half.z}));
+  }
   return vselect(moving, normalized(mul(q, dq)), q);
 }
 

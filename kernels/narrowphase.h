@@ -154,7 +154,7 @@ template <class T, class Emit>
 ZW_HD ZW_INLINE int sphere_sphere(const Vec3<T>& c1, T r1, const Vec3<T>& z1, const Vec3<T>& c2,
                                   T r2, const Vec3<T>& z2, T margin, Emit& emit) {
   const Vec3<T> d = c1 - c2;
-  const T centres = std::sqrt(dot(d, d));
+  const T centres = vsqrt(dot(d, d));
   if (centres > margin + r1 + r2) return 0;
   const T dist = centres - r1 - r2;
   Vec3<T> n = c2 - c1;
@@ -233,7 +233,7 @@ ZW_HD int plane_cylinder(const GeomPose<T>& plane, const GeomPose<T>& cyl, T mar
   if (c.dist <= margin) {
     Vec3<T> w = cross(v, axis);
     normalize(w);
-    w = (r * std::sqrt(T(3)) / T(2)) * w;
+    w = (r * vsqrt(T(3)) / T(2)) * w;
     const Vec3<T> lift = (-c.dist * T(0.5)) * n;
     c.pos = cyl.pos + w + axis + T(-0.5) * v + lift;
     emit(c);
@@ -299,10 +299,10 @@ ZW_HD int sphere_cylinder(const GeomPose<T>& s, const GeomPose<T>& cyl, T margin
   const Vec3<T> along = x * a;
   Vec3<T> p = rel - along;
   const T pp = dot(p, p);
-  bool side = T(std::fabs(x)) < h;
+  bool side = T(vfabs(x)) < h;
   bool cap = pp < r * r;
   if (side && cap) {
-    const bool nearer_cap = h - T(std::fabs(x)) < r - std::sqrt(pp);
+    const bool nearer_cap = h - T(vfabs(x)) < r - vsqrt(pp);
     side = !nearer_cap;
     cap = nearer_cap;
   }
@@ -316,7 +316,7 @@ ZW_HD int sphere_cylinder(const GeomPose<T>& s, const GeomPose<T>& cyl, T margin
     emit(ContactGeo<T>{dist, s.pos + (-dist / T(2) - s.size.x) * n, make_frame(T(-1) * n, zero)});
     return 1;
   }
-  p = (r / std::sqrt(pp)) * p;
+  p = (r / vsqrt(pp)) * p;
   const Vec3<T> rim = (x > T(0) ? h : -h) * a + p + cyl.pos;
   return sphere_sphere(s.pos, s.size.x, zs, rim, T(0), a, margin, emit);
 }
@@ -339,7 +339,7 @@ ZW_HD int capsule_capsule(const GeomPose<T>& k1, const GeomPose<T>& k2, T margin
   const T det = ma * mc - mb * mb;
   const T r1 = k1.size.x, r2 = k2.size.x;
 
-  if (T(std::fabs(det)) >= min_length<T>()) {
+  if (T(vfabs(det)) >= min_length<T>()) {
     T x1 = (mc * u - mb * v) / det;
     T x2 = (ma * v - mb * u) / det;
     // s = ±1 where x clamps: x₂ = (v − s mb)/mc on x₁ = s, x₁ = (u − s mb)/ma on x₂ = s

@@ -39,7 +39,7 @@ namespace box_pairs {
 // capsule does not move along is +∞, never −∞ (a planar mechanism gives a = −0)
 template <class T>
 ZW_HD ZW_INLINE T abs_of(T x) {
-  return std::fabs(x);
+  return vfabs(x);
 }
 
 template <class T>

@@ -270,7 +270,7 @@ ZW_HD bool box_edge(const GeomPose<T>& b1, const GeomPose<T>& b2, const Mat3<T>&
     const Vec3<T> gap = corner - under;
     det = dot(gap, gap);  // MuJoCo's reuse, see above
     if (under.z > T(0) && det > margin2) continue;
-    push(T(0.5) * (corner + under), T(std::sqrt(det)) * sign_of<T>(!(under.z < T(0))));
+    push(T(0.5) * (corner + under), T(vsqrt(det)) * sign_of<T>(!(under.z < T(0))));
   }
   const int before_corners = out.n;
 
@@ -289,7 +289,7 @@ ZW_HD bool box_edge(const GeomPose<T>& b1, const GeomPose<T>& b2, const Mat3<T>&
     if (c.z > T(0) && d2 > margin2) continue;
     const T cx = k.x < -s.x ? -s.x * T(0.5) : (k.x > s.x ? s.x * T(0.5) : k.x * T(0.5));
     const T cy = k.y < -s.y ? -s.y * T(0.5) : (k.y > s.y ? s.y * T(0.5) : k.y * T(0.5));
-    push(Vec3<T>{cx, cy, T(0)} + T(0.5) * c, T(std::sqrt(d2)) * sign_of<T>(!(c.z < T(0))));
+    push(Vec3<T>{cx, cy, T(0)} + T(0.5) * c, T(vsqrt(d2)) * sign_of<T>(!(c.z < T(0))));
   }
   return true;
 }
@@ -527,7 +527,7 @@ ZW_HD int box_box_sat(const GeomPose<T>& b1, const GeomPose<T>& b2, T margin, Em
       T ax1 = -rot[3 * i2 + j], ax2 = rot[3 * i1 + j];
       const T norm2 = ax1 * ax1 + ax2 * ax2;
       if (norm2 < E::parallel()) continue;
-      const T inv = T(1) / std::sqrt(norm2);
+      const T inv = T(1) / vsqrt(norm2);
       ax1 *= inv;
       ax2 *= inv;
       const T r1 = s1[i1] * abs_of(ax1) + s1[i2] * abs_of(ax2);

@@ -132,14 +132,14 @@ ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d, int& index) {
       if (n2 < min_value<T>() * min_value<T>()) {
         p = {g.size.x, T(0), T(0)};
       } else {
-        const T k = T(1) / std::sqrt(n2);
+        const T k = T(1) / vsqrt(n2);
         p = {sl.x * k * g.size.x, sl.y * k * g.size.y, sl.z * k * g.size.z};
       }
       break;
     }
     case GeomType::kCylinder: {
       const T n2 = l.x * l.x + l.y * l.y;
-      const T k = n2 >= min_value<T>() * min_value<T>() ? g.size.x / std::sqrt(n2) : T(0);
+      const T k = n2 >= min_value<T>() * min_value<T>() ? g.size.x / vsqrt(n2) : T(0);
       p = {k * l.x, k * l.y, l.z >= T(0) ? g.size.y : -g.size.y};
       index = l.z >= T(0) ? 0 : 1;
       break;
@@ -331,7 +331,7 @@ ZW_HD GjkResult<T> gjk(const Shape<T>& A, const Shape<T>& B, T cutoff) {
   T lambda[4] = {T(1), T(0), T(0), T(0)};
   int n = 0;
   for (int k = 0; k < kIterations; ++k) {
-    if (x_norm < min_norm || T(std::fabs(x_prev - x_norm)) < min_value<T>()) break;
+    if (x_norm < min_norm || T(vfabs(x_prev - x_norm)) < min_value<T>()) break;
     const Vertex<T> s = support(A, B, (T(-1) / x_norm) * x);
     // the Frank–Wolfe gap ⟨x, x − s⟩ bounds |x|² − dist²
     if (dot(x, x - s.x) < epsilon) break;
@@ -500,7 +500,7 @@ ZW_HD bool start_polytope(Polytope<T>& pt, const GjkResult<T>& g, const Shape<T>
     if (!(len > min_value<T>())) return false;
     axis = (T(1) / len) * axis;
     // a unit vector across the axis, from its smallest component's axis
-    const T ax = std::fabs(axis.x), ay = std::fabs(axis.y), az = std::fabs(axis.z);
+    const T ax = vfabs(axis.x), ay = vfabs(axis.y), az = vfabs(axis.z);
     const Vec3<T> e = ax <= ay && ax <= az ? Vec3<T>{T(1), T(0), T(0)}
                       : ay <= az           ? Vec3<T>{T(0), T(1), T(0)}
                                            : Vec3<T>{T(0), T(0), T(1)};
@@ -563,7 +563,7 @@ ZW_HD EpaResult<T> epa(Polytope<T>& pt, const Shape<T>& A, const Shape<T>& B) {
     if (face < 0 || lower2 > upper2) break;
     best = face;
     if (!(lower2 > T(0))) break;
-    const T lower = std::sqrt(lower2);
+    const T lower = vsqrt(lower2);
     const Face<T> near = pt.face[face];
     const Vertex<T> w = support(A, B, (T(1) / lower) * near.p);
     // the support point bounds the depth from above
@@ -667,7 +667,7 @@ ZW_HD EpaResult<T> epa(Polytope<T>& pt, const Shape<T>& A, const Shape<T>& B) {
   T lambda[3];
   plane_coordinates(pt.vert[f.v[0]].x, pt.vert[f.v[1]].x, pt.vert[f.v[2]].x, f.p, lambda);
   r.found = true;
-  r.depth = std::sqrt(f.d2);
+  r.depth = vsqrt(f.d2);
   for (int i = 0; i < 3; ++i) r.corner[i] = pt.vert[f.v[i]];
   r.a =
       lambda[0] * pt.vert[f.v[0]].a + lambda[1] * pt.vert[f.v[1]].a + lambda[2] * pt.vert[f.v[2]].a;
@@ -760,7 +760,7 @@ ZW_HD Vec3<T> rim_point(const Shape<T>& s, int index, const Vec3<T>& x) {
   const GeomPose<T>& g = *s.g;
   const Vec3<T> l = mul_transposed(g.mat, x - g.pos);
   const T n2 = l.x * l.x + l.y * l.y;
-  const T k = n2 >= min_value<T>() * min_value<T>() ? g.size.x / std::sqrt(n2) : T(0);
+  const T k = n2 >= min_value<T>() * min_value<T>() ? g.size.x / vsqrt(n2) : T(0);
   return mul(g.mat, Vec3<T>{k * l.x, k * l.y, index == 0 ? g.size.y : -g.size.y}) + g.pos;
 }
 
@@ -1132,7 +1132,7 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
     const int ne = edges_at(A, dim_a, ia, pa, dir, end);
     for (int i = 0; i < fb.count; ++i) {
       for (int j = 0; j < ne; ++j) {
-        if (!(T(std::fabs(dot(dir[j], fb.n[i]))) < edge_tol<T>())) continue;
+        if (!(T(vfabs(dot(dir[j], fb.n[i]))) < edge_tol<T>())) continue;
         const int nb = clipping_face(B, fb.id[i], face);
         const Vec3<T> edge[2] = {pa[0], end[j]};
         return clip(face, nb, fb.n[i], edge, 2, T(-1) * fb.n[i], margin, emit);
@@ -1146,7 +1146,7 @@ ZW_HD int multicontact(const Shape<T>& A, const Shape<T>& B, const EpaResult<T>&
     const int ne = edges_at(B, dim_b, ib, pb, dir, end);
     for (int i = 0; i < fa.count; ++i) {
       for (int j = 0; j < ne; ++j) {
-        if (!(T(std::fabs(dot(dir[j], fa.n[i]))) < edge_tol<T>())) continue;
+        if (!(T(vfabs(dot(dir[j], fa.n[i]))) < edge_tol<T>())) continue;
         const int na = clipping_face(A, fa.id[i], face);
         const Vec3<T> edge[2] = {pb[0], end[j]};
         return clip(face, na, fa.n[i], edge, 2, fa.n[i], margin, emit);
@@ -1181,7 +1181,7 @@ ZW_HD int along_face(const Shape<T>& A, const Shape<T>& B, int count, const int*
   for (int f = 0; f < faces.count; ++f) {
     const Vec3<T>& n = faces.n[f];
     const T along = dot(a, n);
-    if (!(T(std::fabs(along)) < edge_tol<T>())) continue;
+    if (!(T(vfabs(along)) < edge_tol<T>())) continue;
     // the first aligned face only, as MuJoCo: where it leaves nothing, the contact of the nearest
     // points
     Vec3<T> corner[kMaxFaceCorners];

@@ -63,15 +63,15 @@ ZW_HD ZW_INLINE T ccd_eps() {
 // ccdIsZero
 template <class T>
 ZW_HD ZW_INLINE bool is_zero(T x) {
-  return T(std::fabs(x)) < ccd_eps<T>();
+  return T(vfabs(x)) < ccd_eps<T>();
 }
 
 // ccdEq: equal to an absolute or relative epsilon
 template <class T>
 ZW_HD ZW_INLINE bool eq(T a, T b) {
-  const T ab = std::fabs(a - b);
+  const T ab = vfabs(a - b);
   if (ab < ccd_eps<T>()) return true;
-  const T fa = std::fabs(a), fb = std::fabs(b);
+  const T fa = vfabs(a), fb = vfabs(b);
   return ab < ccd_eps<T>() * (fb > fa ? fb : fa);
 }
 
@@ -83,7 +83,7 @@ ZW_HD ZW_INLINE bool is_origin(const Vec3<T>& v) {
 // ccdVec3Normalize: v · (1/|v|), no guard
 template <class T>
 ZW_HD ZW_INLINE Vec3<T> unit(const Vec3<T>& v) {
-  const T k = T(1) / std::sqrt(dot(v, v));
+  const T k = T(1) / vsqrt(dot(v, v));
   return k * v;
 }
 
@@ -127,7 +127,7 @@ ZW_HD Vec3<T> support(const Shape<T>& s, const Vec3<T>& d) {
       res = {res.x * size.x, res.y * size.y, res.z * size.z};
       break;
     case GeomType::kCylinder: {
-      const T len = std::sqrt(dir.x * dir.x + dir.y * dir.y);
+      const T len = vsqrt(dir.x * dir.x + dir.y * dir.y);
       if (len > primitive::min_length<T>()) {
         res.x = dir.x / len * size.x;
         res.y = dir.y / len * size.x;
@@ -181,8 +181,8 @@ template <class T>
 ZW_HD ZW_INLINE bool reach_tolerance(const Portal<T>& p, const Point<T>& v4, const Vec3<T>& dir) {
   const T dv1 = dot(p.v1.v, dir), dv2 = dot(p.v2.v, dir), dv3 = dot(p.v3.v, dir);
   const T dv4 = dot(v4.v, dir);
-  T least = std::fmin(dv4 - dv1, dv4 - dv2);
-  least = std::fmin(least, dv4 - dv3);
+  T least = fmin(dv4 - dv1, dv4 - dv2);
+  least = fmin(least, dv4 - dv3);
   return eq(least, mpr_tolerance<T>()) || least < mpr_tolerance<T>();
 }
 
@@ -375,7 +375,7 @@ ZW_HD bool mpr_penetration(const Shape<T>& a, const Shape<T>& b, T& depth, Vec3<
     // the origin on segment v0 v1: v1 itself
     pos = T(0.5) * (p.v1.v1 + p.v1.v2);
     dir = p.v1.v;
-    depth = std::sqrt(dot(dir, dir));
+    depth = vsqrt(dot(dir, dir));
     dir = unit(dir);
     return true;
   }
@@ -387,7 +387,7 @@ ZW_HD bool mpr_penetration(const Shape<T>& a, const Shape<T>& b, T& depth, Vec3<
     const Point<T> v4 = support(a, b, d);
     if (reach_tolerance(p, v4, d) || iter > kMprIterations) {
       Vec3<T> w;
-      depth = std::sqrt(triangle_dist2(p.v1.v, p.v2.v, p.v3.v, w));
+      depth = vsqrt(triangle_dist2(p.v1.v, p.v2.v, p.v3.v, w));
       dir = is_zero(depth) ? Vec3<T>{T(0), T(0), T(0)} : unit(w);
       pos = find_pos(p);
       return true;
@@ -410,12 +410,12 @@ ZW_HD bool ellipsoid_inside(Vec3<T>& nrm, const Vec3<T>& pos, const Vec3<T>& s) 
     const T qb = pos.x * nrm.x * s2inv.x + pos.y * nrm.y * s2inv.y + pos.z * nrm.z * s2inv.z;
     const T det = qb * qb - qa * c;
     if (det < primitive::min_length<T>() || qa < primitive::min_length<T>()) return iter > 0;
-    const T x = (-qb + std::sqrt(det)) / qa;
+    const T x = (-qb + vsqrt(det)) / qa;
     if (x < T(0)) return iter > 0;
     const Vec3<T> pnt = pos + x * nrm;
     const Vec3<T> next = normalized(Vec3<T>{pnt.x * s2inv.x, pnt.y * s2inv.y, pnt.z * s2inv.z});
     const Vec3<T> step = nrm - next;
-    const T change = std::sqrt(step.x * step.x + step.y * step.y + step.z * step.z);
+    const T change = vsqrt(step.x * step.x + step.y * step.y + step.z * step.z);
     nrm = next;
     if (change < T(1e-6)) break;
   }
@@ -475,9 +475,9 @@ ZW_HD bool surface_normal(int type, const GeomPose<T>& g, const Vec3<T>& at, Vec
     }
     case GeomType::kCylinder: {
       // the round wall only, away from the disks: 5% of the length, 4x closer than the disk
-      if (T(std::fabs(pos.z)) > T(0.95) * size.y) break;
-      const T to_disk = std::fabs(size.y - std::fabs(pos.z));
-      const T to_wall = std::fabs(size.x - std::sqrt(pos.x * pos.x + pos.y * pos.y));
+      if (T(vfabs(pos.z)) > T(0.95) * size.y) break;
+      const T to_disk = vfabs(size.y - vfabs(pos.z));
+      const T to_wall = vfabs(size.x - vsqrt(pos.x * pos.x + pos.y * pos.y));
       if (to_disk < T(0.25) * to_wall) break;
       nrm = {pos.x, pos.y, T(0)};
       done = true;

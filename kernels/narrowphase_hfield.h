@@ -81,7 +81,7 @@ ZW_HD int collide(int t2, const GeomPose<T>& g1, const GeomPose<T>& g2, T margin
   // the grid line at or below (up: at or above) v, clamped to the grid (NaN to 0)
   const auto cell = [](T v, T s, int last, bool up) {
     const T x = (v + s) / (T(2) * s) * T(last);
-    const T k = up ? T(std::ceil(x)) : T(std::floor(x));
+    const T k = up ? T(vceil(x)) : T(vfloor(x));
     return !(k >= T(0)) ? 0 : (k > T(last) ? last : static_cast<int>(k));
   };
   const int cmin = cell(lo[0] - half, s0, last_col, false);
