@@ -1,10 +1,10 @@
 # The folders of host/ follow the data flow, and a folder includes only the folders upstream of it
 # (and kernels/, include/zwang/): a file → load/ → mesh/ → model/ → mjcf/, urdf/ → batch/ → the
-# backend interface (the headers of host/ itself) → cpu/ (cuda/ beside it) → the simulator (the
-# sources of host/ itself) → cli/.  kernels/ and include/zwang/ include no host/ header.  This
-# fails naming every include that reaches downstream.
+# backend interface (the headers of host/ itself) → cpu/ (cuda/ and derivatives/ beside it) →
+# the simulator (the sources of host/ itself) → cli/.  kernels/ and include/zwang/ include no
+# host/ header.  This fails naming every include that reaches downstream.
 #   cmake -DROOT=<repository> -P layout_check.cmake
-set(order "load mesh model mjcf|urdf batch interface cpu|cuda hub cli")
+set(order "load mesh model mjcf|urdf batch interface cpu|cuda|derivatives hub cli")
 # the rank of each folder; mjcf and urdf are peers, and so are cpu and cuda
 set(rank_load 0)
 set(rank_mesh 1)
@@ -15,6 +15,7 @@ set(rank_batch 4)
 set(rank_interface 5)
 set(rank_cpu 6)
 set(rank_cuda 6)
+set(rank_derivatives 6)
 set(rank_hub 7)
 set(rank_cli 8)
 

@@ -3,6 +3,7 @@
 
 #include "zwang/batch.hpp"
 #include "zwang/builder.hpp"
+#include "zwang/derivatives.hpp"
 #include "zwang/examples.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"

@@ -1,0 +1,220 @@
+// step_jacobians: the kernels' step on Dual<double, kDirections>, one pass per kDirections
+// columns of [A B; C D], the instances spread over threads.
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "host/model/arrays.hpp"
+#include "kernels/dual.h"
+#include "kernels/pipeline.h"
+#include "zwang/derivatives.hpp"
+
+namespace zwang {
+namespace {
+
+// tangent directions per pass: the step's cost grows by about this many value operations per
+// operation, and a pass's fixed cost (the value part) is shared by them
+constexpr int kDirections = 8;
+using D = Dual<double, kDirections>;
+
+// q ⊗ (0, v)
+std::array<double, 4> mul_pure(const double* q, const double* v) {
+  return {-(q[1] * v[0] + q[2] * v[1] + q[3] * v[2]), q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
+          q[0] * v[1] + q[3] * v[0] - q[1] * v[2], q[0] * v[2] + q[1] * v[1] - q[2] * v[0]};
+}
+
+// One instance's arenas in dual numbers.
+struct Scratch {
+  std::vector<D> data, param, work;
+  double time = 0;
+  int status = 0;
+  Instance<D> instance(const ModelView<D>& m) {
+    return {{data.data(), 1}, {param.data(), 1}, {work.data(), 1}, &m.lay, &time, &status};
+  }
+};
+
+class Differentiator {
+ public:
+  Differentiator(const Model& model, StepJacobians& out)
+      : model_(model),
+        arrays_(model),
+        reals_(arrays_.reals().begin(), arrays_.reals().end()),
+        m_(arrays_.view_as<D>(arrays_.ints().data(), reals_.data())),
+        out_(out) {}
+
+  template <class T>
+  void run(const Batch<T>& batch, std::int64_t row, std::int64_t i, Scratch& s) const {
+    const Layout& lay = m_.lay;
+    const std::int64_t ld = batch.padded_size();
+    const T* data = batch.data_arena();
+    const T* param = batch.param_arena();
+    const int ncol = out_.nx + out_.nu;
+    s.data.resize(std::max(lay.data_rows, 1));
+    s.param.resize(std::max(lay.param_rows, 1));
+    s.work.resize(std::max(lay.work_rows, 1));
+    int status = 0;
+    for (int first = 0; first < ncol; first += kDirections) {
+      for (int r = 0; r < lay.data_rows; ++r) s.data[r] = D(static_cast<double>(data[r * ld + i]));
+      for (int r = 0; r < lay.param_rows; ++r) {
+        s.param[r] = D(static_cast<double>(param[r * ld + i]));
+      }
+      s.time = batch.time()[i];
+      s.status = 0;
+      const int count = std::min(kDirections, ncol - first);
+      for (int k = 0; k < count; ++k) seed(s, first + k, k);
+      const Instance<D> d = s.instance(m_);
+      step(m_, d);
+      status |= s.status;
+      for (int k = 0; k < count; ++k) read(s, row, first + k, k);
+      if (first == 0) keep_values(s, row);
+    }
+    out_.status[row] = status;
+    if (status & ~kStatusNotConverged) poison(row);
+  }
+
+ private:
+  // the tangent of input column c in direction k
+  void seed(Scratch& s, int c, int k) const {
+    const Layout& lay = m_.lay;
+    const int nv = model_.nv, nx = out_.nx;
+    if (c >= nx) {
+      s.data[lay.ctrl + (c - nx)].d[k] = 1;
+    } else if (c >= 2 * nv) {
+      s.data[lay.act + (c - 2 * nv)].d[k] = 1;
+    } else if (c >= nv) {
+      s.data[lay.qvel + (c - nv)].d[k] = 1;
+    } else {
+      // dof c: its coordinate, or the rotation q ⊗ exp(δ e / 2), whose derivative is ½ q ⊗ (0, e)
+      const int j = model_.dof_jntid[c];
+      const int qa = model_.jnt_qposadr[j], r = c - model_.jnt_dofadr[j];
+      const JointType type = model_.jnt_type[j];
+      if (type == JointType::kHinge || type == JointType::kSlide ||
+          (type == JointType::kFree && r < 3)) {
+        s.data[lay.qpos + qa + r].d[k] = 1;
+        return;
+      }
+      const int qr = qa + (type == JointType::kFree ? 3 : 0);
+      const int axis = type == JointType::kFree ? r - 3 : r;
+      double q[4], e[3] = {0, 0, 0};
+      for (int a = 0; a < 4; ++a) q[a] = s.data[lay.qpos + qr + a].v;
+      e[axis] = 0.5;
+      const std::array<double, 4> dq = mul_pure(q, e);
+      for (int a = 0; a < 4; ++a) s.data[lay.qpos + qr + a].d[k] = dq[a];
+    }
+  }
+
+  // column c of the blocks from direction k
+  void read(const Scratch& s, std::int64_t row, int c, int k) const {
+    const Layout& lay = m_.lay;
+    const int nv = model_.nv, na = model_.na, nx = out_.nx, nu = out_.nu;
+    const int ns = out_.nsensordata;
+    const bool state = c < nx;
+    double* top = state ? &out_.A[(row * nx) * nx + c] : &out_.B[(row * nx) * nu + (c - nx)];
+    const int width = state ? nx : nu;
+    // qpos rows: the tangent of each joint's coordinates after the step
+    for (int j = 0; j < model_.njnt; ++j) {
+      const int qa = model_.jnt_qposadr[j], da = model_.jnt_dofadr[j];
+      const JointType type = model_.jnt_type[j];
+      int linear = type == JointType::kFree ? 3 : type == JointType::kBall ? 0 : 1;
+      for (int r = 0; r < linear; ++r) top[(da + r) * width] = s.data[lay.qpos + qa + r].d[k];
+      if (type != JointType::kFree && type != JointType::kBall) continue;
+      // 2 vec(q̄ ⊗ dq) = 2 (q₀ dq_v − dq₀ q_v − q_v × dq_v): the body-frame rotation vector of
+      // the change
+      const int qr = qa + linear, dr = da + linear;
+      double q[4], dq[4];
+      for (int a = 0; a < 4; ++a) {
+        q[a] = s.data[lay.qpos + qr + a].v;
+        dq[a] = s.data[lay.qpos + qr + a].d[k];
+      }
+      const double cross[3] = {q[2] * dq[3] - q[3] * dq[2], q[3] * dq[1] - q[1] * dq[3],
+                               q[1] * dq[2] - q[2] * dq[1]};
+      for (int a = 0; a < 3; ++a) {
+        top[(dr + a) * width] = 2 * (q[0] * dq[1 + a] - dq[0] * q[1 + a] - cross[a]);
+      }
+    }
+    for (int r = 0; r < nv; ++r) top[(nv + r) * width] = s.data[lay.qvel + r].d[k];
+    for (int r = 0; r < na; ++r) top[(2 * nv + r) * width] = s.data[lay.act + r].d[k];
+    double* bottom = state ? &out_.C[(row * ns) * nx + c] : &out_.D[(row * ns) * nu + (c - nx)];
+    for (int r = 0; r < ns; ++r) bottom[r * width] = s.data[lay.sensordata + r].d[k];
+  }
+
+  void keep_values(const Scratch& s, std::int64_t row) const {
+    const Layout& lay = m_.lay;
+    const auto copy = [&](std::vector<double>& to, int from, int count) {
+      for (int r = 0; r < count; ++r) to[row * count + r] = s.data[from + r].v;
+    };
+    copy(out_.qpos, lay.qpos, model_.nq);
+    copy(out_.qvel, lay.qvel, model_.nv);
+    copy(out_.act, lay.act, model_.na);
+    copy(out_.sensordata, lay.sensordata, model_.nsensordata);
+  }
+
+  void poison(std::int64_t row) const {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const auto fill = [&](std::vector<double>& v, std::int64_t size) {
+      std::fill_n(v.begin() + row * size, size, nan);
+    };
+    const std::int64_t nx = out_.nx, nu = out_.nu, ns = out_.nsensordata;
+    fill(out_.A, nx * nx);
+    fill(out_.B, nx * nu);
+    fill(out_.C, ns * nx);
+    fill(out_.D, ns * nu);
+  }
+
+  const Model& model_;
+  ModelArrays<double> arrays_;
+  std::vector<D> reals_;
+  ModelView<D> m_;
+  StepJacobians& out_;
+};
+
+}  // namespace
+
+template <class T>
+StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
+                             std::span<const std::int64_t> instances, int threads) {
+  for (std::int64_t i : instances) {
+    if (i < 0 || i >= batch.size()) {
+      throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, batch.size()));
+    }
+  }
+  StepJacobians out;
+  out.n = static_cast<std::int64_t>(instances.size());
+  out.nx = 2 * model.nv + model.na;
+  out.nu = model.nu;
+  out.nsensordata = model.nsensordata;
+  const auto sized = [&](std::int64_t per) {
+    return std::vector<double>(static_cast<std::size_t>(out.n * per));
+  };
+  out.A = sized(std::int64_t{out.nx} * out.nx);
+  out.B = sized(std::int64_t{out.nx} * out.nu);
+  out.C = sized(std::int64_t{out.nsensordata} * out.nx);
+  out.D = sized(std::int64_t{out.nsensordata} * out.nu);
+  out.qpos = sized(model.nq);
+  out.qvel = sized(model.nv);
+  out.act = sized(model.na);
+  out.sensordata = sized(model.nsensordata);
+  out.status.assign(static_cast<std::size_t>(out.n), 0);
+  if (out.n == 0) return out;
+  const Differentiator diff(model, out);
+  const int nthreads = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel num_threads(nthreads)
+  {
+    Scratch s;
+#pragma omp for schedule(dynamic)
+    for (std::int64_t row = 0; row < out.n; ++row) diff.run(batch, row, instances[row], s);
+  }
+  return out;
+}
+
+template StepJacobians step_jacobians<double>(const Model&, const Batch<double>&,
+                                              std::span<const std::int64_t>, int);
+template StepJacobians step_jacobians<float>(const Model&, const Batch<float>&,
+                                             std::span<const std::int64_t>, int);
+
+}  // namespace zwang

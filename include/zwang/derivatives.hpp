@@ -1,0 +1,55 @@
+// Derivatives of one step of each instance, exact to rounding: the kernels' own step run on dual
+// numbers (kernels/dual.h), which carry the directional derivatives of every value along with it.
+//
+// The state x = (qpos, qvel, act) is perturbed in MuJoCo's tangent space, as its
+// mjd_transitionFD does: nv coordinates for qpos (a ball or a free joint's rotation by a
+// body-frame rotation vector, q ⊗ exp(δ / 2)), then qvel and act; so
+//   A = ∂x⁺/∂x (nx × nx, nx = 2 nv + na)   B = ∂x⁺/∂ctrl (nx × nu)
+//   C = ∂sensordata/∂x (nsensordata × nx)    D = ∂sensordata/∂ctrl (nsensordata × nu)
+// with x⁺ the state after the step and sensordata as the step evaluates it (at the state it
+// starts from, as MuJoCo's mj_step).  A rotation's rows are those of 2 log(q⁺⁻¹ (q⁺ + dq⁺)),
+// its tangent in the same convention.
+//
+// The constraint solver is differentiated by the implicit function theorem: after the solve has
+// converged, one Newton step at the solution taken on the tangents alone (kernels/
+// constraint_solver.h, implicit_tangents), which gives the derivative of the smooth piece the
+// state lies on (a fixed set of active rows).  At a state where a contact or a limit switches
+// on or off the step is not differentiable; the result is the derivative of the piece the
+// state's own solve is on.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "zwang/batch.hpp"
+#include "zwang/model.hpp"
+
+namespace zwang {
+
+struct StepJacobians {
+  std::int64_t n = 0;  // instances
+  int nx = 0;          // 2 nv + na
+  int nu = 0;
+  int nsensordata = 0;
+  // per instance, row-major, instance after instance: A (n × nx × nx), B (n × nx × nu),
+  // C (n × nsensordata × nx), D (n × nsensordata × nu)
+  std::vector<double> A, B, C, D;
+  // the step's results, the values the differentiated step computed (those of the simulator's
+  // step from the same state): qpos (n × nq), qvel (n × nv), act (n × na), and sensordata
+  // (n × nsensordata) at the state the step started from
+  std::vector<double> qpos, qvel, act, sensordata;
+  // the status each instance's differentiated step left (StatusBit); where it is not 0 but
+  // for kStatusNotConverged, that instance's blocks are NaN
+  std::vector<int> status;
+};
+
+// The Jacobians of one step of the listed instances of a batch, from their current state,
+// controls, time and parameters (the batch is not changed), computed in float64 (a float32
+// batch's values are widened).  `threads`: 0 for every core.  std::out_of_range for an instance
+// not in the batch.
+template <class T>
+StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
+                             std::span<const std::int64_t> instances, int threads = 0);
+
+}  // namespace zwang
