@@ -26,6 +26,7 @@
 #include "kernels/math_chol.h"
 #include "kernels/status.h"
 #include "views.hpp"
+#include "zwang/derivatives.hpp"
 #include "zwang/derived.hpp"
 #include "zwang/randomize.hpp"
 
@@ -379,6 +380,81 @@ nb::object mass_matrix(PySimulator& s) {
   });
 }
 
+StepJacobians jacobians_of(PySimulator& s, const std::vector<std::int64_t>& list) {
+  nb::gil_scoped_release release;
+  std::lock_guard<std::mutex> lock(s.mutex());
+  return s.visit([&](auto& sim) {
+    return step_jacobians(s.model().model, std::as_const(sim.batch()), list, s.threads());
+  });
+}
+
+nb::dict step_jacobians_of(PySimulator& s, nb::handle instances) {
+  const std::vector<std::int64_t> list = instance_list(s, instances);
+  StepJacobians j = jacobians_of(s, list);
+  const Model& m = s.model().model;
+  const auto z = [](auto n) { return static_cast<std::size_t>(n); };
+  const std::size_t k = list.size(), nx = z(j.nx), nu = z(j.nu), ns = z(j.nsensordata);
+  nb::dict out;
+  out["A"] = owned(std::move(j.A), {k, nx, nx});
+  out["B"] = owned(std::move(j.B), {k, nx, nu});
+  out["C"] = owned(std::move(j.C), {k, ns, nx});
+  out["D"] = owned(std::move(j.D), {k, ns, nu});
+  out["qpos"] = owned(std::move(j.qpos), {k, z(m.nq)});
+  out["qvel"] = owned(std::move(j.qvel), {k, z(m.nv)});
+  out["act"] = owned(std::move(j.act), {k, z(m.na)});
+  out["sensordata"] = owned(std::move(j.sensordata), {k, z(m.nsensordata)});
+  out["status"] = owned(std::move(j.status), {k});
+  return out;
+}
+
+// the rows (of) and columns (wrt) of [A B; C D] that name, as (first, count): x's qpos tangent,
+// qvel and act, then ctrl past x's columns, sensordata past x's rows
+std::pair<int, int> block(const Model& m, const std::string& name, bool column) {
+  const int nv = m.nv, nx = 2 * m.nv + m.na;
+  if (name == "qpos") return {0, nv};
+  if (name == "qvel") return {nv, nv};
+  if (name == "act") return {2 * nv, m.na};
+  if (column && name == "ctrl") return {nx, m.nu};
+  if (!column && name == "sensordata") return {nx, m.nsensordata};
+  throw std::invalid_argument(
+      "derivatives: " + std::string(column ? "wrt" : "of") + " names " +
+      (column ? "'qpos', 'qvel', 'act' and 'ctrl'" : "'qpos', 'qvel', 'act' and 'sensordata'") +
+      ", not '" + name + "'");
+}
+
+nb::object derivatives(PySimulator& s, const std::vector<std::string>& wrt,
+                       const std::vector<std::string>& of, nb::handle instances) {
+  const Model& m = s.model().model;
+  std::vector<std::pair<int, int>> rows, cols;
+  int nrow = 0, ncol = 0;
+  for (const auto& name : of) nrow += rows.emplace_back(block(m, name, false)).second;
+  for (const auto& name : wrt) ncol += cols.emplace_back(block(m, name, true)).second;
+  const std::vector<std::int64_t> list = instance_list(s, instances);
+  const StepJacobians j = jacobians_of(s, list);
+  const int nx = j.nx, nu = j.nu, ns = j.nsensordata;
+  // entry (r, c) of [A B; C D] of instance i
+  const auto entry = [&](std::size_t i, int r, int c) {
+    if (r < nx) return c < nx ? j.A[(i * nx + r) * nx + c] : j.B[(i * nx + r) * nu + c - nx];
+    return c < nx ? j.C[(i * ns + r - nx) * nx + c] : j.D[(i * ns + r - nx) * nu + c - nx];
+  };
+  std::vector<double> out(list.size() * nrow * ncol);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    double* o = out.data() + i * nrow * ncol;
+    int r0 = 0;
+    for (const auto& [rfirst, rcount] : rows) {
+      for (int r = 0; r < rcount; ++r, ++r0) {
+        int c0 = 0;
+        for (const auto& [cfirst, ccount] : cols) {
+          for (int c = 0; c < ccount; ++c, ++c0)
+            o[r0 * ncol + c0] = entry(i, rfirst + r, cfirst + c);
+        }
+      }
+    }
+  }
+  return owned(std::move(out),
+               {list.size(), static_cast<std::size_t>(nrow), static_cast<std::size_t>(ncol)});
+}
+
 // the per-instance parameters of a simulator, as attributes
 struct Params {
   nb::object sim;
@@ -630,6 +706,24 @@ void bind_simulator(nb::module_& m) {
           },
           "Every instance with a status bit set, in increasing order, as InstanceFailure "
           "(instance, status, message).")
+      .def("step_jacobians", &step_jacobians_of, nb::arg("instances") = nb::none(),
+           "The Jacobians of one step from each listed instance's current state (None: every "
+           "instance), exact to rounding (the step run on dual numbers), in MuJoCo's "
+           "mjd_transitionFD layout: x = (qpos tangent, qvel, act), nx = 2 nv + na, a ball or "
+           "free joint's rotation perturbed as q ⊗ exp(δ / 2); a dict of A = ∂x⁺/∂x (k, nx, "
+           "nx), B = ∂x⁺/∂ctrl (k, nx, nu), C = ∂sensordata/∂x (k, nsensordata, nx), D = "
+           "∂sensordata/∂ctrl, the step's results qpos, qvel, act and sensordata (the values "
+           "step() would give), and status (where a stop bit is set, that instance's blocks "
+           "are NaN). The simulator is not changed. In float64, also for an f32 simulator. The "
+           "GIL is released meanwhile.")
+      .def("derivatives", &derivatives,
+           nb::arg("wrt") = std::vector<std::string>{"qpos", "qvel", "act", "ctrl"},
+           nb::arg("of") = std::vector<std::string>{"qpos", "qvel", "act", "sensordata"},
+           nb::arg("instances") = nb::none(),
+           "The Jacobian of one step, (k, rows, columns): rows the outputs `of` names in its "
+           "order ('qpos' as nv tangent coordinates, 'qvel', 'act', 'sensordata'), columns the "
+           "inputs `wrt` names ('qpos' tangent, 'qvel', 'act', 'ctrl'); the blocks of "
+           "step_jacobians() arranged. ValueError for another name.")
       .def("mass_matrix", &mass_matrix,
            "The joint-space mass matrix H (armature included) of every instance, dense and "
            "symmetric, (N, nv, nv): a copy, from the packed lower triangle the last forward() or "
