@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/hd.h"
@@ -128,7 +129,8 @@ ZW_HD ZW_INLINE Dual<T, K> chain(const Dual<T, K>& a, T value, T slope) {
 template <class T, int K>
 ZW_HD ZW_INLINE Dual<T, K> sqrt(const Dual<T, K>& a) {
   const T s = std::sqrt(a.v);
-  return chain(a, s, s > T(0) ? T(0.5) / s : T(0));
+  // a NaN argument keeps NaN tangents
+  return chain(a, s, s > T(0) || s != s ? T(0.5) / s : T(0));
 }
 template <class T, int K>
 ZW_HD ZW_INLINE Dual<T, K> sin(const Dual<T, K>& a) {
@@ -142,14 +144,19 @@ template <class T, int K>
 ZW_HD ZW_INLINE Dual<T, K> fabs(const Dual<T, K>& a) {
   return chain(a, std::fabs(a.v), std::signbit(a.v) ? T(-1) : T(1));
 }
+// std::fmax's value, to the sign of a zero (the number where the other is NaN), and the
+// tangents of the operand it equals
 template <class T, int K>
 ZW_HD ZW_INLINE Dual<T, K> fmax(const Dual<T, K>& a, const Dual<T, K>& b) {
-  // std::fmax's value (the number where the other is NaN), and the tangent of the one it is
-  return std::fmax(a.v, b.v) == a.v && !std::isnan(a.v) ? a : b;
+  Dual<T, K> r = std::fmax(a.v, b.v) == a.v && !std::isnan(a.v) ? a : b;
+  r.v = std::fmax(a.v, b.v);
+  return r;
 }
 template <class T, int K>
 ZW_HD ZW_INLINE Dual<T, K> fmin(const Dual<T, K>& a, const Dual<T, K>& b) {
-  return std::fmin(a.v, b.v) == a.v && !std::isnan(a.v) ? a : b;
+  Dual<T, K> r = std::fmin(a.v, b.v) == a.v && !std::isnan(a.v) ? a : b;
+  r.v = std::fmin(a.v, b.v);
+  return r;
 }
 template <class T, int K>
 ZW_HD ZW_INLINE bool isfinite(const Dual<T, K>& a) {
@@ -184,11 +191,14 @@ struct Lanes<Dual<T, K>> {
     for (int k = 0; k < K; ++k) out.d[k] = r2 > T(0) ? (x.v * y.d[k] - y.v * x.d[k]) / r2 : T(0);
     return out;
   }
+  // at |x| = 1 (a clamped argument) the slope is unbounded: 0, as √ at 0
   ZW_HD ZW_INLINE static D acos(const D& x) {
-    return chain(x, std::acos(x.v), -T(1) / std::sqrt(T(1) - x.v * x.v));
+    const T r = std::sqrt(T(1) - x.v * x.v);
+    return chain(x, std::acos(x.v), r > T(0) ? -T(1) / r : T(0));
   }
   ZW_HD ZW_INLINE static D asin(const D& x) {
-    return chain(x, std::asin(x.v), T(1) / std::sqrt(T(1) - x.v * x.v));
+    const T r = std::sqrt(T(1) - x.v * x.v);
+    return chain(x, std::asin(x.v), r > T(0) ? T(1) / r : T(0));
   }
   ZW_HD ZW_INLINE static D exp(const D& x) {
     const T e = std::exp(x.v);
@@ -218,3 +228,10 @@ struct Lanes<Dual<T, K>> {
 };
 
 }  // namespace zwang
+
+// a dual number's limits are its value type's: the kernels' tolerances (the convex narrow
+// phase's ε, the parameter checks') take the same values as with T
+namespace std {
+template <class T, int K>
+struct numeric_limits<zwang::Dual<T, K>> : numeric_limits<T> {};
+}  // namespace std

@@ -47,24 +47,48 @@ class Differentiator {
         m_(arrays_.view_as<D>(arrays_.ints().data(), reals_.data())),
         out_(out) {}
 
+  // the batch's arenas, read once before the threads start (a device copy's host mirror is
+  // brought up to date by those reads)
   template <class T>
-  void run(const Batch<T>& batch, std::int64_t row, std::int64_t i, Scratch& s) const {
+  struct Source {
+    const T* data;
+    const T* param;
+    const double* time;
+    const int* status;
+    std::int64_t ld;
+  };
+
+  template <class T>
+  void run(const Source<T>& from, std::int64_t row, std::int64_t i, Scratch& s) const {
     const Layout& lay = m_.lay;
-    const std::int64_t ld = batch.padded_size();
-    const T* data = batch.data_arena();
-    const T* param = batch.param_arena();
+    const std::int64_t ld = from.ld;
     const int ncol = out_.nx + out_.nu;
     s.data.resize(std::max(lay.data_rows, 1));
     s.param.resize(std::max(lay.param_rows, 1));
     s.work.resize(std::max(lay.work_rows, 1));
+    const auto load = [&] {
+      for (int r = 0; r < lay.data_rows; ++r) {
+        s.data[r] = D(static_cast<double>(from.data[r * ld + i]));
+      }
+      for (int r = 0; r < lay.param_rows; ++r) {
+        s.param[r] = D(static_cast<double>(from.param[r * ld + i]));
+      }
+      std::fill(s.work.begin(), s.work.end(), D(0));
+      s.time = from.time[i];
+      s.status = 0;
+    };
+    // an instance that has stopped does not step: its state as it is, NaN blocks
+    const int stopped = from.status[i] & ~kStatusNotConverged;
+    if (stopped) {
+      load();
+      keep_values(s, row);
+      out_.status[row] = from.status[i];
+      poison(row);
+      return;
+    }
     int status = 0;
     for (int first = 0; first < ncol; first += kDirections) {
-      for (int r = 0; r < lay.data_rows; ++r) s.data[r] = D(static_cast<double>(data[r * ld + i]));
-      for (int r = 0; r < lay.param_rows; ++r) {
-        s.param[r] = D(static_cast<double>(param[r * ld + i]));
-      }
-      s.time = batch.time()[i];
-      s.status = 0;
+      load();
       const int count = std::min(kDirections, ncol - first);
       for (int k = 0; k < count; ++k) seed(s, first + k, k);
       const Instance<D> d = s.instance(m_);
@@ -202,12 +226,14 @@ StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
   out.status.assign(static_cast<std::size_t>(out.n), 0);
   if (out.n == 0) return out;
   const Differentiator diff(model, out);
+  const Differentiator::Source<T> from{batch.data_arena(), batch.param_arena(), batch.time().data(),
+                                       batch.status().data(), batch.padded_size()};
   const int nthreads = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel num_threads(nthreads)
   {
     Scratch s;
 #pragma omp for schedule(dynamic)
-    for (std::int64_t row = 0; row < out.n; ++row) diff.run(batch, row, instances[row], s);
+    for (std::int64_t row = 0; row < out.n; ++row) diff.run(from, row, instances[row], s);
   }
   return out;
 }

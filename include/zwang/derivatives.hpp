@@ -35,12 +35,13 @@ struct StepJacobians {
   // per instance, row-major, instance after instance: A (n × nx × nx), B (n × nx × nu),
   // C (n × nsensordata × nx), D (n × nsensordata × nu)
   std::vector<double> A, B, C, D;
-  // the step's results, the values the differentiated step computed (those of the simulator's
-  // step from the same state): qpos (n × nq), qvel (n × nv), act (n × na), and sensordata
-  // (n × nsensordata) at the state the step started from
+  // the step's results, the values the differentiated step computed (for a float64 batch those
+  // of the simulator's step from the same state; a stopped instance's state as it is): qpos
+  // (n × nq), qvel (n × nv), act (n × na), and sensordata (n × nsensordata) at the state the
+  // step started from
   std::vector<double> qpos, qvel, act, sensordata;
-  // the status each instance's differentiated step left (StatusBit); where it is not 0 but
-  // for kStatusNotConverged, that instance's blocks are NaN
+  // the status each instance's differentiated step left (StatusBit), or the one it had stopped
+  // with; where it is not 0 but for kStatusNotConverged, that instance's blocks are NaN
   std::vector<int> status;
 };
 

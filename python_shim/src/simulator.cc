@@ -712,10 +712,10 @@ void bind_simulator(nb::module_& m) {
            "mjd_transitionFD layout: x = (qpos tangent, qvel, act), nx = 2 nv + na, a ball or "
            "free joint's rotation perturbed as q ⊗ exp(δ / 2); a dict of A = ∂x⁺/∂x (k, nx, "
            "nx), B = ∂x⁺/∂ctrl (k, nx, nu), C = ∂sensordata/∂x (k, nsensordata, nx), D = "
-           "∂sensordata/∂ctrl, the step's results qpos, qvel, act and sensordata (the values "
-           "step() would give), and status (where a stop bit is set, that instance's blocks "
-           "are NaN). The simulator is not changed. In float64, also for an f32 simulator. The "
-           "GIL is released meanwhile.")
+           "∂sensordata/∂ctrl, the step's results qpos, qvel, act and sensordata (for an f64 "
+           "simulator the values step() would give), and status (where a stop bit is set, "
+           "before or by the step, that instance's blocks are NaN). The simulator is not "
+           "changed. In float64, also for an f32 simulator. The GIL is released meanwhile.")
       .def("derivatives", &derivatives,
            nb::arg("wrt") = std::vector<std::string>{"qpos", "qvel", "act", "ctrl"},
            nb::arg("of") = std::vector<std::string>{"qpos", "qvel", "act", "sensordata"},

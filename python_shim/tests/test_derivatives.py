@@ -216,7 +216,13 @@ def test_torch_step_through_free_joints_and_contacts(gym_assets):
 
     loss(qpos, qvel, ctrl).backward()
     h = 1e-6
-    for name, x, grad in (("qvel", qvel, qvel.grad), ("ctrl", ctrl, ctrl.grad)):
+    # qpos's quaternion entries too: the loss does not depend on the quaternion's length (the
+    # kinematics normalise it), so a difference along an entry is the tangent part's
+    for name, x, grad in (
+        ("qpos", qpos, qpos.grad),
+        ("qvel", qvel, qvel.grad),
+        ("ctrl", ctrl, ctrl.grad),
+    ):
         for k in range(x.shape[1]):
             e = torch.zeros_like(x)
             e[0, k] = h

@@ -2,17 +2,17 @@
 
     import torch, zwang, zwang.torch
     sim = zwang.Simulator(zwang.load("inverted_double_pendulum.xml"), instances=64)
-    qpos, qvel = ..., ...                           # (64, nq), (64, nv) float64 tensors
+    qpos, qvel, act = ..., ..., ...                 # (64, nq), (64, nv), (64, na) float64
     for t in range(50):
-        qpos, qvel, act = zwang.torch.step(sim, qpos, qvel, ctrl[t])
+        qpos, qvel, act = zwang.torch.step(sim, qpos, qvel, ctrl[t], act)
     loss(qpos, qvel).backward()                      # gradients reach ctrl (and the start)
 
 The forward pass puts every instance at the given state and controls and steps it once (the
 simulator is left there, as after ``sim.step()``); the backward pass multiplies by the step's
 exact Jacobians (A and B of ``step_jacobians``, computed in the forward pass).  A ball or free
-joint's quaternion is differentiated on the unit sphere, as the step itself depends on it: its
-component along q is ignored (the step normalises it).  Tensors are float64 on the CPU or on a
-GPU; the Jacobians are computed on the host.
+joint's quaternion is differentiated on the unit sphere: its component along q is ignored (the
+kinematics normalise it); pass unit quaternions, as every state the simulator makes has.
+Tensors are float64 on the CPU or on a GPU; the Jacobians are computed on the host.
 """
 
 from __future__ import annotations
@@ -112,17 +112,20 @@ class _Step(torch.autograd.Function):
 
 
 def step(sim: zwang.Simulator, qpos, qvel, ctrl, act=None):
-    """One step of every instance of ``sim`` from (qpos (N, nq), qvel (N, nv), act (N, na), zeros
-    by default) under ctrl (N, nu), differentiable in all four: returns (qpos⁺, qvel⁺, act⁺)
-    as float64 tensors on qpos's device.  The simulator is left at the step's result.
-    RuntimeError naming the instance when one stops (a non-finite state, a failed
-    factorisation)."""
+    """One step of every instance of ``sim`` from (qpos (N, nq), qvel (N, nv), act (N, na))
+    under ctrl (N, nu), differentiable in all four: returns (qpos⁺, qvel⁺, act⁺) as float64
+    tensors on qpos's device.  ``act=None`` takes the simulator's current activations, as a
+    constant (pass act⁺ back in to differentiate through them).  The simulator is left at the
+    step's result.  RuntimeError naming the instance when one stops (a non-finite state, a
+    failed factorisation)."""
     n, model = int(sim.instances), sim.model
     qpos = torch.as_tensor(qpos, dtype=torch.float64)
     like = dict(dtype=torch.float64, device=qpos.device)
     qvel = torch.as_tensor(qvel, **like)
     ctrl = torch.as_tensor(ctrl, **like)
-    act = torch.zeros((n, int(model.na)), **like) if act is None else torch.as_tensor(act, **like)
+    if act is None:
+        act = torch.as_tensor(np.array(sim.act, dtype=np.float64).reshape(n, -1), **like)
+    act = torch.as_tensor(act, **like)
     for name, t, width in (
         ("qpos", qpos, model.nq),
         ("qvel", qvel, model.nv),
