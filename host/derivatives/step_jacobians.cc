@@ -163,6 +163,8 @@ class Differentiator {
     }
     for (int r = 0; r < nv; ++r) top[(nv + r) * width] = s.data[lay.qvel + r].d[k];
     for (int r = 0; r < na; ++r) top[(2 * nv + r) * width] = s.data[lay.act + r].d[k];
+    // sensordata's rows (none: C and D are empty, and no address into them is formed)
+    if (ns == 0) return;
     double* bottom = state ? &out_.C[(row * ns) * nx + c] : &out_.D[(row * ns) * nu + (c - nx)];
     for (int r = 0; r < ns; ++r) bottom[r * width] = s.data[lay.sensordata + r].d[k];
   }
