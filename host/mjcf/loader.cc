@@ -2,10 +2,11 @@
 // qpos/qvel, geom and actuator order of the document; MuJoCo's defaults, orientations, limits,
 // inertia from geoms, collision geoms, contact pairs and exclusions, equalities, solver options
 // and flags (MuJoCo 3's too), keyframes, mocap bodies and gravcomp.  <custom> numerics named
-// drive:, hard:, knife_edge: and rolling_sphere: add zwang's own constraints.  Elements and
-// attributes outside the supported subset give one warning per kind; what would change the
-// bodies or the qpos, qvel or ctrl layout is an error, and so is a malformed file: a ModelError
-// "file:line: what is wrong" followed by the warnings said before it.
+// drive:, hard:, knife_edge: and rolling_sphere: add zwang's own constraints, hull: marks a mesh
+// stored as its hull (host/mjcf/mesh.hpp).  Elements and attributes outside the supported subset
+// give one warning per kind; what would change the bodies or the qpos, qvel or ctrl layout is an
+// error, and so is a malformed file: a ModelError "file:line: what is wrong" followed by the
+// warnings said before it.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,7 +94,13 @@ class Loader {
     for (const pugi::xml_node node : sections("size")) size(node);
     const Defaults defaults(ctx_, sections("default"), compiler_);
     bodies_ = read_bodies(ctx_, sections("worldbody"), defaults, compiler_);
-    const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_);
+    const StoredHulls stored = stored_hulls(section_children(ctx_, sections("custom")));
+    const Meshes meshes(ctx_, sections("asset"), defaults, compiler_, bodies_, stored);
+    for (const auto& [name, hull] : stored) {
+      if (!meshes.has(name)) {
+        ctx_.fail(hull.node, fmt::format("numeric 'hull:{}': no mesh is named '{}'", name, name));
+      }
+    }
     meshes.apply(bodies_);
     const HFields hfields(ctx_, sections("asset"), compiler_);
     hfields.apply(bodies_);
@@ -641,9 +648,10 @@ class Loader {
     }
   }
 
-  // exactly `count` numbers in a numeric's data; its size, when given, is the same
+  // exactly `count` numbers in a numeric's data, or `longer` where that is positive; its size,
+  // when given, is the same
   std::vector<double> numeric_data(Attrs& a, const std::string& name, int count,
-                                   std::string_view meaning) {
+                                   std::string_view meaning, int longer = 0) {
     const std::string_view text = a.node().attribute("data").value();
     int given = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
@@ -651,9 +659,11 @@ class Loader {
       const bool start = i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1])) != 0;
       if (!space && start) ++given;
     }
+    if (longer > 0 && given == longer) count = longer;
     if (given != count) {
-      a.fail(fmt::format("numeric '{}' needs {} number{} in 'data' ({}), not {}", name, count,
-                         count == 1 ? "" : "s", meaning, given));
+      a.fail(fmt::format("numeric '{}' needs {}{} number{} in 'data' ({}), not {}", name, count,
+                         longer > 0 ? fmt::format(" or {}", longer) : "",
+                         count == 1 && longer == 0 ? "" : "s", meaning, given));
     }
     std::vector<double> data(count);
     a.numbers("data", data, count);
@@ -663,11 +673,33 @@ class Loader {
     return data;
   }
 
+  // numerics hull:MESH, 1 or 0 (StoredHulls), read before the meshes they describe
+  StoredHulls stored_hulls(const std::vector<pugi::xml_node>& nodes) {
+    StoredHulls out;
+    for (const pugi::xml_node node : nodes) {
+      const std::string name = node.attribute("name").value();
+      if (std::string_view(node.name()) != "numeric" || !name.starts_with("hull:")) continue;
+      Attrs a(ctx_, node);
+      a.ignore({"name"});
+      const std::vector<double> v =
+          numeric_data(a, name, 1, "1: the mesh's vertices and faces are its hull, 0: it has none");
+      a.finish();
+      if (v[0] != 0 && v[0] != 1) {
+        a.fail(fmt::format("numeric '{}': data must be 1 or 0, not {}", name, v[0]));
+      }
+      if (!out.emplace(name.substr(5), StoredHull{v[0] == 1, node}).second) {
+        a.fail(fmt::format("numeric '{}' is defined twice", name));
+      }
+    }
+    return out;
+  }
+
   // numerics named kind:target carry zwang's constraints, which MuJoCo ignores:
-  //   drive:JOINT          q0 v0 amplitude omega phase
+  //   drive:JOINT          q0 v0 amplitude omega phase [solref]
   //   hard:EQUALITY        1 (an exact row) or 0
-  //   knife_edge:BODY      point, direction (body frame)
-  //   rolling_sphere:BODY  radius, height of the plane
+  //   knife_edge:BODY      point, direction (body frame) [solref]
+  //   flag:passive         1: passive forces off (MuJoCo 2.2.2's flag, which 4.0 refuses)
+  //   rolling_sphere:BODY  radius, height of the plane [solref]
   // other numerics, texts and tuples are the user's
   void custom(const std::vector<pugi::xml_node>& nodes) {
     std::set<std::string, std::less<>> seen;
@@ -677,24 +709,40 @@ class Loader {
       const std::size_t colon = name.find(':');
       if (colon == std::string::npos) continue;
       const std::string kind = name.substr(0, colon), target = name.substr(colon + 1);
-      const int count = kind == "drive"            ? 5
-                        : kind == "hard"           ? 1
-                        : kind == "knife_edge"     ? 6
-                        : kind == "rolling_sphere" ? 2
-                                                   : 0;
+      const int count = kind == "drive"                    ? 5
+                        : kind == "hard" || kind == "flag" ? 1
+                        : kind == "knife_edge"             ? 6
+                        : kind == "rolling_sphere"         ? 2
+                                                           : 0;
       if (count == 0) continue;
       Attrs a(ctx_, node);
       a.ignore({"name"});
       if (!seen.insert(name).second) a.fail(fmt::format("numeric '{}' is defined twice", name));
-      const std::string_view meaning = kind == "drive"  ? "q0 v0 amplitude omega phase"
-                                       : kind == "hard" ? "1 or 0"
-                                       : kind == "knife_edge"
-                                           ? "point and direction in the body frame"
-                                           : "radius and the plane's height";
-      const std::vector<double> v = numeric_data(a, name, count, meaning);
+      if (kind == "flag" && target != "passive") {
+        a.fail(
+            fmt::format("numeric '{}': the only flag numeric is 'flag:passive' (MuJoCo 2.2.2's "
+                        "passive flag, which MuJoCo 4.0 no longer reads)",
+                        name));
+      }
+      const std::string_view meaning =
+          kind == "drive"                    ? "q0 v0 amplitude omega phase, then optionally solref"
+          : kind == "hard" || kind == "flag" ? "1 or 0"
+          : kind == "knife_edge" ? "point and direction in the body frame, then optionally solref"
+                                 : "radius and the plane's height, then optionally solref";
+      const int longer =
+          kind == "drive" || kind == "knife_edge" || kind == "rolling_sphere" ? count + 2 : 0;
+      const std::vector<double> v = numeric_data(a, name, count, meaning, longer);
+      // the drift correction's solref after the numbers, where given
+      const SolRef solref =
+          static_cast<int>(v.size()) == longer ? SolRef{v[count], v[count + 1]} : kDefaultSolRef;
       a.finish();
-      if (kind == "hard" && v[0] != 0 && v[0] != 1) {
+      if ((kind == "hard" || kind == "flag") && v[0] != 0 && v[0] != 1) {
         a.fail(fmt::format("numeric '{}': data must be 1 or 0, not {}", name, v[0]));
+      }
+      if (kind == "flag") {
+        // 1: passive forces off, as <flag passive="disable"> under MuJoCo 2.2.2
+        if (v[0] == 1) disableflags_ |= kDisablePassive;
+        continue;
       }
       try {
         if (kind == "drive") {
@@ -704,7 +752,8 @@ class Loader {
                               .v0 = v[1],
                               .amplitude = v[2],
                               .omega = v[3],
-                              .phase = v[4]});
+                              .phase = v[4],
+                              .solref = solref});
         } else if (kind == "hard") {
           hard_[target] = {v[0] == 1, node};
         } else if (kind == "knife_edge") {
@@ -713,14 +762,16 @@ class Loader {
                                      .type = NonholonomicType::kKnifeEdge,
                                      .body = target,
                                      .point = {v[0], v[1], v[2]},
-                                     .direction = {v[3], v[4], v[5]}});
+                                     .direction = {v[3], v[4], v[5]},
+                                     .solref = solref});
         } else {
           constraint_nodes_[fmt::format("'{}'", name)] = node;
           builder_.add_nonholonomic({.name = name,
                                      .type = NonholonomicType::kRollingSphere,
                                      .body = target,
                                      .radius = v[0],
-                                     .height = v[1]});
+                                     .height = v[1],
+                                     .solref = solref});
         }
       } catch (const ModelError& e) {
         fail(node, e.what());

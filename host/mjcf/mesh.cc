@@ -31,6 +31,10 @@ struct Mesh {
   bool inertia_set = false;  // by its inertia attribute
   mesh::Processed p;
   std::optional<mesh::Hull> hull;  // over p.vert
+  // a stored hull (StoredHull): its vertices as written, in double precision, and its faces
+  bool stored = false;
+  std::vector<double> stored_vert;
+  std::vector<int> stored_face;
 
   // how messages name it: mesh 'name' (file 'path')
   std::string label() const {
@@ -69,6 +73,7 @@ std::vector<T> attribute_list(Attrs& a, const char* attribute) {
 }
 
 template std::vector<float> attribute_list<float>(Attrs&, const char*);
+template std::vector<double> attribute_list<double>(Attrs&, const char*);
 template std::vector<int> attribute_list<int>(Attrs&, const char*);
 
 std::filesystem::path resolve(const Context& ctx, const Compiler& c, std::string file) {
@@ -139,7 +144,7 @@ std::pair<Vec3d, Quatd> fit(Attrs& a, const Mesh& m, const mesh::Frame& f, bool 
 Meshes::~Meshes() = default;
 
 Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defaults& defaults,
-               const Compiler& c, const std::vector<Body>& bodies)
+               const Compiler& c, const std::vector<Body>& bodies, const StoredHulls& stored)
     : ctx_(ctx), c_(c) {
   // MuJoCo builds the hull of the meshes of mesh geoms that can collide
   std::set<std::string, std::less<>> collide;
@@ -208,6 +213,13 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
       a.ignore({"class", "normal", "texcoord", "smoothnormal", "content_type"});
       a.finish();
       m->file = file ? resolve(ctx_, c, *file).string() : "";
+
+      if (const auto s = stored.find(m->name); s != stored.end()) {
+        read_stored(a, *m, s->second, place, collide.count(m->name) != 0, file.has_value());
+        index_[m->name] = static_cast<int>(meshes_.size());
+        meshes_.push_back(std::move(m));
+        continue;
+      }
 
       // the triangles: from the file, or inline (MuJoCo keeps the inline winding whatever the
       // scale's sign)
@@ -295,6 +307,45 @@ Meshes::Meshes(Context& ctx, std::span<const pugi::xml_node> assets, const Defau
   }
 }
 
+void Meshes::read_stored(Attrs& a, Mesh& m, const StoredHull& s, const mesh::Placement& place,
+                         bool collides, bool file) const {
+  const std::string numeric = fmt::format("numeric 'hull:{}' at {}", m.name, ctx_.where(s.node));
+  if (file)
+    a.fail(fmt::format("{} is a stored hull ({}): give its vertices inline", m.label(), numeric));
+  // MuJoCo would place the vertices; zwang takes them as they are
+  if (place.refpos != Vec3d{0, 0, 0} || place.refquat != Quatd{1, 0, 0, 0} ||
+      place.scale != Vec3d{1, 1, 1}) {
+    a.fail(
+        fmt::format("{} is a stored hull ({}): it cannot have refpos, refquat or a scale "
+                    "(its class's included)",
+                    m.label(), numeric));
+  }
+  if (!s.hull && collides) {
+    a.fail(fmt::format("{} has no hull ({}), but a geom that can collide uses it", m.label(),
+                       numeric));
+  }
+  m.stored = true;
+  m.stored_vert = attribute_list<double>(a, "vertex");
+  const std::vector<int> face = attribute_list<int>(a, "face");
+  const int n = static_cast<int>(m.stored_vert.size() / 3);
+  if (s.hull) {
+    m.stored_face = face;
+    if (face.empty() || face.size() % 3 != 0) {
+      a.fail(fmt::format("{}: a stored hull ({}) needs its triangles in 'face', 3 indices each",
+                         m.label(), numeric));
+    }
+    m.hull = mesh::Hull{};
+    for (int v = 0; v < n; ++v) m.hull->vert.push_back(v);
+    m.hull->face = face;
+  }
+  m.p.vert.assign(m.stored_vert.begin(), m.stored_vert.end());
+  for (int v = 0; v < n; ++v) {
+    for (int k = 0; k < 3; ++k) {
+      m.p.aabb[k] = std::max(m.p.aabb[k], std::abs(m.stored_vert[3 * v + k]));
+    }
+  }
+}
+
 void Meshes::apply(std::vector<Body>& bodies) const {
   for (std::size_t b = 0; b < bodies.size(); ++b) {
     for (Geom& g : bodies[b].geoms) {
@@ -313,6 +364,24 @@ void Meshes::apply(std::vector<Body>& bodies) const {
                                  "from the mesh (inertia=\"shell\"); MuJoCo 2.2.2's rules read "
                                  "shellinertia (rules=\"2.2.2\")",
                                  m.label()));
+      }
+      if (m.stored) {
+        // in the geom frame already; the geom's size as written, else the bounding box
+        if (d.type != GeomType::kMesh) {
+          a.fail(
+              fmt::format("a primitive cannot be fitted to {}, a stored hull (numeric "
+                          "'hull:{}'): it keeps no inertia",
+                          m.label(), m.name));
+        }
+        if (!g.node.attribute("size")) d.size = m.p.aabb;
+        GeomMesh gm;
+        gm.mesh = it->second;
+        gm.defect = fmt::format(
+            "the body's inertia would come from this geom, but {} is a stored hull (numeric "
+            "'hull:{}'), which keeps no inertia; give the body an <inertial>",
+            m.label(), m.name);
+        g.mesh = gm;
+        continue;
       }
       // a shell's frame within the mesh frame, carried into the geom frame
       mesh::Frame f = m.p.volume;
@@ -362,7 +431,12 @@ void Meshes::add_to(ModelBuilder& builder) const {
   for (const auto& m : meshes_) {
     MeshSpec spec;
     spec.name = m->name;
-    if (m->hull) {
+    if (m->stored) {
+      if (m->hull) {
+        spec.vert = m->stored_vert;
+        spec.face = m->stored_face;
+      }
+    } else if (m->hull) {
       std::vector<int> local(m->p.vert.size() / 3, -1);
       for (const int v : m->hull->vert) {
         local[v] = static_cast<int>(spec.vert.size() / 3);

@@ -146,7 +146,7 @@ struct NonholonomicSpec {
   Vec3d direction{0, 1, 0};        // knife edge: the blocked direction, body frame, normalised
   double radius = 0;               // rolling sphere
   double height = 0;               // rolling sphere: the plane
-  SolRef solref = kDefaultSolRef;  // drift correction of the sphere's height
+  SolRef solref = kDefaultSolRef;  // drift correction: the knife edge's row, the sphere's height
 };
 
 // A collision geom (MuJoCo's <geom>): a shape fixed to a body.  Two geoms collide when

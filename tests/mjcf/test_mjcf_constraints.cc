@@ -285,8 +285,8 @@ TEST(MjcfConstraintErrors, MessagesNameFileLineAndWhat) {
        "bad.xml:10: <weld> attribute 'active': 'yes' is not one of 'false', 'true'"},
       {two_bodies("</equality>\n<custom>\n<numeric name=\"drive:h1\" data=\"0 1 2 3\"/>\n"
                   "</custom>\n<equality>"),
-       "bad.xml:12: numeric 'drive:h1' needs 5 numbers in 'data' (q0 v0 amplitude omega phase), "
-       "not 4"},
+       "bad.xml:12: numeric 'drive:h1' needs 5 or 7 numbers in 'data' (q0 v0 amplitude omega "
+       "phase, then optionally solref), not 4"},
       {two_bodies("</equality>\n<custom>\n<numeric name=\"drive:nope\" data=\"0 1 2 3 4\"/>\n"
                   "</custom>\n<equality>"),
        "bad.xml:12: drive of joint 'nope': unknown joint"},
@@ -302,12 +302,12 @@ TEST(MjcfConstraintErrors, MessagesNameFileLineAndWhat) {
        "a soft weld with a stiff solref (numeric 'hard:w' at bad.xml:13)"},
       {two_bodies("</equality>\n<custom>\n<numeric name=\"knife_edge:b1\" data=\"0 0 0 0 1\"/>\n"
                   "</custom>\n<equality>"),
-       "bad.xml:12: numeric 'knife_edge:b1' needs 6 numbers in 'data' (point and direction in "
-       "the body frame), not 5"},
+       "bad.xml:12: numeric 'knife_edge:b1' needs 6 or 8 numbers in 'data' (point and direction "
+       "in the body frame, then optionally solref), not 5"},
       {two_bodies("</equality>\n<custom>\n<numeric name=\"rolling_sphere:b2\" data=\"0.1\"/>\n"
                   "</custom>\n<equality>"),
-       "bad.xml:12: numeric 'rolling_sphere:b2' needs 2 numbers in 'data' (radius and the "
-       "plane's height), not 1"},
+       "bad.xml:12: numeric 'rolling_sphere:b2' needs 2 or 4 numbers in 'data' (radius and the "
+       "plane's height, then optionally solref), not 1"},
       {two_bodies("</equality>\n<custom>\n<numeric name=\"rolling_sphere:b2\" data=\"0.1 0\"/>\n"
                   "<numeric name=\"rolling_sphere:b2\" data=\"0.2 0\"/>\n</custom>\n<equality>"),
        "bad.xml:13: numeric 'rolling_sphere:b2' is defined twice"},
