@@ -1,5 +1,5 @@
-// The commands of the command-line tool: info (info.cc), dynamics (dynamics.cc), run (run.cc);
-// bench is bench.hpp.
+// The commands of the command-line tool: info and export (info.cc), dynamics (dynamics.cc), run
+// (run.cc); bench is bench.hpp.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,9 @@
 namespace zwang::cli {
 
 int run_info(const std::string& spec, const LoadOptions& load);
+// the model as MJCF (Model::to_mjcf) into `out`, or standard output when it is empty or "-"
+int run_export(const std::string& spec, const LoadOptions& load, const std::string& out,
+               bool overwrite);
 
 struct ModelEdits;
 int run_dynamics(const std::string& spec, const LoadOptions& load, const std::string& input,

@@ -1,9 +1,12 @@
-// `zwang info`: what a model holds, element by element.
+// `zwang info`: what a model holds, element by element; `zwang export`: the model as MJCF.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -168,6 +171,36 @@ int run_info(const std::string& spec, const LoadOptions& load) {
   std::printf("\nwarnings\n");
   if (opened.warnings.empty()) std::printf("  none\n");
   for (const std::string& w : opened.warnings) std::printf("  %s\n", w.c_str());
+  return 0;
+}
+
+int run_export(const std::string& spec, const LoadOptions& load, const std::string& out,
+               bool overwrite) {
+  const OpenedModel opened = open_model(spec, load);
+  for (const std::string& w : opened.warnings) std::fprintf(stderr, "zwang: %s\n", w.c_str());
+  const std::string xml = opened.model.to_mjcf();
+  if (out.empty() || out == "-") {
+    std::fwrite(xml.data(), 1, xml.size(), stdout);
+    return 0;
+  }
+  if (!overwrite && std::filesystem::exists(out)) {
+    throw std::runtime_error(
+        fmt::format("{} exists; give --overwrite to replace it, or another -o", out));
+  }
+  // written beside the target and renamed, so that a failed write leaves no half file
+  const std::string part = out + ".part";
+  {
+    std::ofstream f(part, std::ios::binary | std::ios::trunc);
+    f << xml;
+    f.close();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(part, ec);
+      throw std::runtime_error(fmt::format("cannot write {}", out));
+    }
+  }
+  std::filesystem::rename(part, out);
+  std::fprintf(stderr, "zwang: %s written (%s)\n", out.c_str(), opened.source.c_str());
   return 0;
 }
 

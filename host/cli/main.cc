@@ -1,5 +1,6 @@
 // zwang: the command-line tool.
 //   zwang info [MODEL]                       what a model holds
+//   zwang export [MODEL] [-o OUT.xml]         the model as MJCF, every value explicit
 //   zwang dynamics [MODEL] -i IN -o OUT      H, qfrc_bias, q̈, constraint forces, contacts at states
 //   zwang run [MODEL] [-n N] [-t T] ...      a batched rollout, throughput, trajectory in HDF5
 //   zwang bench [MODEL...] [--csv F] ...     throughput beside MuJoCo 4.0, 2.2.2 and Pinocchio
@@ -162,6 +163,16 @@ int main(int argc, char** argv) {
   CLI::App* info = app.add_subcommand(
       "info", "Bodies, joints, sizes, actuators, total mass and warnings of a model");
   add_model(info);
+
+  CLI::App* exp = app.add_subcommand(
+      "export",
+      "The model as MJCF that zwang reads back as the same model and MuJoCo can draw (every "
+      "value explicit; meshes as their convex hulls)");
+  add_model(exp);
+  std::string export_out;
+  bool export_overwrite = false;
+  exp->add_option("-o,--output", export_out, "the MJCF file; standard output when not given");
+  exp->add_flag("--overwrite", export_overwrite, "replace the output file when it exists");
 
   CLI::App* dyn = app.add_subcommand(
       "dynamics",
@@ -384,6 +395,7 @@ int main(int argc, char** argv) {
     }
     if (*merge) return run_merge(merge_out, merge_in, merge_overwrite);
     if (*info) return run_info(spec, load);
+    if (*exp) return run_export(spec, load, export_out, export_overwrite);
     if (*dyn) return run_dynamics(spec, load, input, output, precision, edits);
     if (*bench) {
       std::erase(bo.peers, "none");

@@ -165,6 +165,17 @@ struct Model {
 #undef ZW_X
 #undef ZW_ID_ALIASES
 
+  // The model as MJCF that load_mjcf reads back as this Model (with the LoadOptions it was
+  // loaded with: rules, wrap_rules and contact_margin are not part of the file) and MuJoCo loads
+  // for drawing: every value explicit, angles in radians, each body's mass properties as an
+  // <inertial>, meshes as their convex hulls in the frame of their geoms (numeric hull:NAME, which
+  // tells zwang not to re-centre them), zwang's drives, hard equalities and non-holonomic
+  // constraints as the <custom> numerics load_mjcf reads.  Not written: bodies merged at load
+  // (fused_*), rendering attributes (colours, materials, cameras, lights).  ModelError when the
+  // bodies are not numbered depth first, or geoms and sites not body by body, as MJCF numbers
+  // them.
+  std::string to_mjcf() const;
+
   Sizes sizes() const;
   // ModelError naming the field when the arrays do not fit the sizes, the tree or one
   // another (a Model is a plain struct and may have been edited after build()).

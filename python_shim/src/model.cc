@@ -277,6 +277,12 @@ void bind_model(nb::module_& m) {
           "Index of the merged body named ``name`` in ``fused_names`` and Simulator.fused_xpos, "
           "fused_xquat, ...; KeyError if there is none.")
       .def(
+          "to_mjcf", [](const PyModel& p) { return p.model.to_mjcf(); },
+          "The model as MJCF text (zwang export): every value explicit, meshes as their convex "
+          "hulls, zwang's own constraints as <custom> numerics; zwang.load_string() reads it "
+          "back as the same model (with the same rules and wrap_rules) and MuJoCo loads it. "
+          "ModelError when the bodies are not numbered depth first as MJCF numbers them.")
+      .def(
           "sensor_slice",
           [](const PyModel& p, const std::string& name) {
             const int s = id_of(p.model.id(ObjType::kSensor, name), "sensor", name);

@@ -83,6 +83,11 @@ class Painter:
         if isinstance(camera, (int, np.integer)) and not -1 <= camera < self.mj.ncam:
             raise ValueError(f"render: camera {camera} is out of range ({self.mj.ncam} cameras)")
         self.camera = -1 if camera is None else camera
+        # a model without geoms (one built in code and exported) is drawn as its bodies'
+        # equivalent inertia boxes
+        self.options = mujoco.MjvOption()
+        if self.mj.ngeom == 0:
+            self.options.flags[mujoco.mjtVisFlag.mjVIS_INERTIA] = True
 
     def paint(self, state: Mapping[str, np.ndarray]) -> np.ndarray:
         d = self.data
@@ -92,7 +97,7 @@ class Painter:
                     getattr(d, name).shape
                 )
         self._mujoco.mj_forward(self.mj, d)
-        self.renderer.update_scene(d, camera=self.camera)
+        self.renderer.update_scene(d, camera=self.camera, scene_option=self.options)
         return self.renderer.render().copy()
 
     def close(self) -> None:

@@ -114,7 +114,7 @@ def model_of(trajectory: Trajectory | None) -> str | None:
     if not os.path.isfile(trajectory.model):
         raise ValueError(
             f"{trajectory.path}: its model {trajectory.model!r} is not a file here; give the "
-            "MODEL file"
+            "MODEL file (for a built-in example, `zwang export NAME -o NAME.xml` writes one)"
         )
     return trajectory.model
 
