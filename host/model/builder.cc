@@ -234,7 +234,15 @@ void ModelBuilder::add_contacts(Model& m) const {
     append(m.hfield_data, scaled_elevation(h.elevation));
   }
   m.nhfield = static_cast<int>(hfields_.size());
-  for (const GeomSpec& g : geoms_) {
+  // the geoms body by body (MuJoCo's order, which MJCF writes), each body's in the order they
+  // were added
+  std::vector<const GeomSpec*> geom_order;
+  for (const GeomSpec& g : geoms_) geom_order.push_back(&g);
+  std::stable_sort(geom_order.begin(), geom_order.end(), [&](const GeomSpec* a, const GeomSpec* b) {
+    return m.id(ObjType::kBody, a->body) < m.id(ObjType::kBody, b->body);
+  });
+  for (const GeomSpec* spec : geom_order) {
+    const GeomSpec& g = *spec;
     m.geom_name.push_back(g.name);
     m.geom_type.push_back(g.type);
     m.geom_bodyid.push_back(m.id(ObjType::kBody, g.body));

@@ -35,7 +35,8 @@ class ModelBuilder {
   int add_mesh(const MeshSpec& spec);
   // Adds a height field for height-field geoms; returns its index.
   int add_hfield(const HFieldSpec& spec);
-  // Adds a collision geom to a body added before it.
+  // Adds a collision geom to a body added before it.  The model numbers geoms body by body
+  // (MuJoCo's order), each body's in the order they were added.
   void add_geom(const GeomSpec& spec);
   // Adds a site to a body added before it.
   void add_site(const SiteSpec& spec);

@@ -195,10 +195,6 @@ Model built_model() {
               .vert = {0.1 / 3, 0, 0, -0.2 / 3, 0.1 / 7, 0, -0.2 / 3, -0.1 / 7, 0, 0, 0, 0.1 / 9},
               .face = {0, 2, 1, 0, 1, 3, 1, 2, 3, 2, 0, 3}});
   b.add_mesh({.name = "shell", .vert = {}, .face = {}});
-  b.add_geom({.name = "floor",
-              .type = GeomType::kPlane,
-              .size = {3, 3, 0.1},
-              .friction = {0.7, 0.01, 0.001}});
   b.add_geom({.name = "",
               .body = "ball",
               .type = GeomType::kMesh,
@@ -212,6 +208,11 @@ Model built_model() {
               .conaffinity = 0,
               .mesh = "shell",
               .visible = false});
+  // added last, numbered first: the world's
+  b.add_geom({.name = "floor",
+              .type = GeomType::kPlane,
+              .size = {3, 3, 0.1},
+              .friction = {0.7, 0.01, 0.001}});
   b.add_site({.name = "", .body = "ball", .pos = {0, 0.1, 0}});
   b.add_site({.name = "tip",
               .body = "sled",
@@ -282,6 +283,7 @@ TEST(MjcfWriter, AModelBuiltInCodeReadsBackAsTheSameModel) {
   const Model m = built_model();
   ASSERT_EQ(m.nnhc, 1);
   ASSERT_EQ(m.mesh_vertnum[1], 0);
+  EXPECT_EQ(m.geom_name, (std::vector<std::string>{"floor", "", "ghost"}));
   SameModel(m, round_trip(m, "built"), "built");
 }
 
