@@ -11,7 +11,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make ccache pkg-config
+  cmake g++ make ninja-build ccache pkg-config
   libeigen3-dev libfmt-dev libgtest-dev libbenchmark-dev
   libpugixml-dev liburdfdom-dev libhdf5-dev nlohmann-json3-dev libcli11-dev
   libassimp-dev libtinyobjloader-dev libqhull-dev libboost-dev libpng-dev

@@ -4,9 +4,9 @@
 # sm_90 only, lane groups of 32 lanes only, and without the CUDA build report) and runs every
 # test; then builds the host code again with clang under AddressSanitizer and
 # UndefinedBehaviorSanitizer, with the fuzz targets, and runs every test there too: the whole
-# suite, the fuzzers' regression inputs and a 30 s run of each fuzzer.  In between, the Python
-# package is installed with `pip install .` into a virtual environment (build/venv) and its
-# tests run there.
+# suite (a few tests on fewer instances, docs/checks.md), the fuzzers' regression inputs and a
+# 30 s run of each fuzzer.  In between, the Python package is installed with `pip install .`
+# into a virtual environment (build/venv) and its tests run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # the seconds since the start at each part, so that a slow part shows in the log
@@ -24,8 +24,16 @@ fi
 python3 -m ruff check python_shim scripts bench
 python3 -m ruff format --check python_shim scripts bench
 part "build (CUDA where nvcc is present)"
-cmake -S . -B build/ci -DCMAKE_BUILD_TYPE=Release -DZWANG_WERROR=ON -DZWANG_CUDA_ARCHITECTURES=90 \
-  -DZWANG_CUDA_GROUPS=32 -DZWANG_CUDA_REPORT=OFF
+# Ninja, so that the tests' units compile beside the library's longest ones; position-independent
+# code, as the Python package's, so that its build below finds the library's objects in ccache.
+# A build folder made by another generator is made again.
+fresh_ninja() {
+  [ ! -f "$1/CMakeCache.txt" ] || grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$1/CMakeCache.txt" || rm -rf "$1"
+}
+fresh_ninja build/ci
+cmake -S . -B build/ci -G Ninja -DCMAKE_BUILD_TYPE=Release -DZWANG_WERROR=ON \
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DZWANG_CUDA_ARCHITECTURES=90 -DZWANG_CUDA_GROUPS=32 \
+  -DZWANG_CUDA_REPORT=OFF
 cmake --build build/ci -j"$(nproc)"
 part "tests"
 ctest --test-dir build/ci --output-on-failure -j"$(nproc)"
@@ -34,13 +42,14 @@ ctest --test-dir build/ci --output-on-failure -j"$(nproc)"
 # runs), in a virtual environment that sees the packages setup.sh installed
 part "Python package"
 python3 -m venv --system-site-packages build/venv
-build/venv/bin/python -m pip install -q --no-build-isolation .
+build/venv/bin/python -m pip install -q --no-build-isolation -C cmake.define.ZWANG_WERROR=ON .
 part "Python tests"
 ZWANG_CLI="$PWD/build/ci/zwang" build/venv/bin/python -m pytest -q python_shim/tests
 
 part "sanitizer build"
 # -O1 and line tables only: a third less compile time than -O2 -g, and stacks with lines
-CC=clang CXX=clang++ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+fresh_ninja build/asan
+CC=clang CXX=clang++ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DZWANG_WERROR=ON -DZWANG_CUDA=OFF \
   -DZWANG_BUILD_BENCH=OFF -DZWANG_SANITIZE=address,undefined -DZWANG_FUZZ=ON -DZWANG_FUZZ_SECONDS=30
 cmake --build build/asan -j"$(nproc)"

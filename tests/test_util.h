@@ -17,7 +17,23 @@
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
 
+// AddressSanitizer instruments this build: about ten times slower, so the tests whose size buys
+// confidence rather than coverage run on fewer instances or orders under it (scripts/test.sh)
+#if defined(__SANITIZE_ADDRESS__)
+#define ZW_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ZW_SANITIZED 1
+#endif
+#endif
+
 namespace zwang::test {
+
+#ifdef ZW_SANITIZED
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
 
 // a random configuration and velocity of a model
 struct RandomState {

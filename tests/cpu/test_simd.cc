@@ -97,6 +97,9 @@ void expect_same_instances(Simulator<T>& simd, Simulator<T>& scalar, double tol,
   }
 }
 
+// two full packs of 16 float32 lanes and a part of a third; under sanitizers one and a part
+constexpr std::int64_t kPacksAndAPart = kSanitized ? 19 : 37;
+
 template <class T>
 void compare_runs(const ModelCase& c, CpuSimd isa, double tol) {
   // three packs and a partial one at the widest width (16 float32 lanes)
@@ -225,7 +228,7 @@ void poison_outputs(Batch<T>& b) {
 // sensordata: kernels/layout.h, input_rows())
 template <class T>
 void compare_poisoned(const ModelCase& c, CpuSimd isa) {
-  const std::int64_t n = 37;
+  const std::int64_t n = kPacksAndAPart;
   Simulator<T> clean(c.model, n, {.threads = 1, .cpu_simd = isa});
   Simulator<T> poisoned(c.model, n, {.threads = 1, .cpu_simd = isa});
   set_same_states(clean, poisoned, 5);
@@ -253,7 +256,7 @@ TEST(Simd, OutputsAreWrittenByEveryCallAndNeverRead) {
 // after forward() and steps; the others' accessors throw, naming the field
 template <class T>
 void compare_kept_outputs(const ModelCase& c, CpuSimd isa) {
-  const std::int64_t n = 37;
+  const std::int64_t n = kPacksAndAPart;
   const std::vector<FieldId> kept = {FieldId::qpos, FieldId::qacc, FieldId::cvel,
                                      FieldId::contact_force, FieldId::sensordata};
   Simulator<T> all(c.model, n, {.threads = 1, .cpu_simd = isa});

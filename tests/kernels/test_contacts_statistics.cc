@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "mujoco_util.h"
+#include "test_util.h"
 #include "zwang/loaders.hpp"
 #include "zwang/model.hpp"
 #include "zwang/simulator.hpp"
@@ -54,20 +55,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Under the sanitizers (ten times slower) the same code runs on a tenth of the rollouts; the
-// bounds are in standard errors, so they widen with it
-#if defined(__SANITIZE_ADDRESS__)
-#define ZW_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ZW_SANITIZED 1
-#endif
-#endif
-#ifdef ZW_SANITIZED
-constexpr int kRollouts = 100;
-#else
-constexpr int kRollouts = 1000;
-#endif
+// Under the sanitizers the same code runs on a tenth of the rollouts; the bounds are in standard
+// errors, so they widen with it
+constexpr int kRollouts = kSanitized ? 100 : 1000;
 constexpr int kSteps = 200;
 constexpr double kDivergence = 1e-6;  // qpos difference that counts as diverged
 

@@ -258,7 +258,9 @@ TEST(GroupPipeline, CheckedModeIsClean) {
     Arenas<double> plain = start;
     Emu<8> unchecked;
     step(view, plain.instance(view), unchecked);
+    // the reverse order too, except under sanitizers
     for (EmuOrder order : {EmuOrder::kLanes, EmuOrder::kReverse}) {
+      if (kSanitized && order != EmuOrder::kLanes) continue;
       Arenas<double> a = start;
       Emu<8> g(order);
       a.watch(g);
