@@ -15,9 +15,11 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
+#include "host/model/flag_names.hpp"
 #include "kernels/status.h"
 #include "zwang/examples.hpp"
 
@@ -167,18 +169,16 @@ void check_writable(const std::string& path, const std::string& option) {
 
 namespace {
 
-// MuJoCo's <flag> attribute names of the DisableBit flags
-constexpr std::pair<const char*, int> kDisableFlags[] = {{"constraint", kDisableConstraint},
-                                                         {"equality", kDisableEquality},
-                                                         {"frictionloss", kDisableFrictionloss},
-                                                         {"limit", kDisableLimit},
-                                                         {"contact", kDisableContact}};
+// --disable switches constraints off: the flags from constraint to contact
+constexpr std::span<const DisableFlagName, 5> kDisableFlags =
+    std::span(kDisableFlagNames).first<5>();
+static_assert(kDisableFlags.back().bit == kDisableContact);
 
 }  // namespace
 
 std::vector<std::string> disable_flag_names() {
   std::vector<std::string> names;
-  for (const auto& [name, bit] : kDisableFlags) names.emplace_back(name);
+  for (const auto& [bit, name] : kDisableFlags) names.emplace_back(name);
   return names;
 }
 
@@ -187,15 +187,15 @@ int parse_disable(const std::vector<std::string>& lists) {
   for (const std::string& list : lists) {
     std::stringstream in(list + ",");  // "a,b," splits into a, b and a last ""
     for (std::string name; std::getline(in, name, ',');) {
-      const auto it = std::find_if(std::begin(kDisableFlags), std::end(kDisableFlags),
-                                   [&](const auto& flag) { return name == flag.first; });
-      if (it == std::end(kDisableFlags)) {
+      const auto it = std::find_if(kDisableFlags.begin(), kDisableFlags.end(),
+                                   [&](const auto& flag) { return name == flag.name; });
+      if (it == kDisableFlags.end()) {
         throw std::invalid_argument(
             fmt::format("--disable: {} in '{}' (valid: {})",
                         name.empty() ? std::string("an empty name") : "unknown flag '" + name + "'",
                         list, fmt::join(disable_flag_names(), ", ")));
       }
-      flags |= it->second;
+      flags |= it->bit;
     }
   }
   return flags;

@@ -12,6 +12,7 @@
 
 #include "host/cli/cli_common.hpp"
 #include "host/cli/commands.hpp"
+#include "host/model/flag_names.hpp"
 
 namespace zwang::cli {
 namespace {
@@ -49,14 +50,9 @@ int run_info(const std::string& spec, const LoadOptions& load) {
         "the ellipsoid model\n",
         m.density, m.viscosity, m.wind[0], m.wind[1], m.wind[2], ellipsoids);
   }
-  // MuJoCo's names of the bits of Model::disableflags, in bit order
-  constexpr const char* kFlagNames[] = {"constraint", "equality",     "frictionloss", "limit",
-                                        "contact",    "passive",      "gravity",      "clampctrl",
-                                        "warmstart",  "filterparent", "actuation",    "refsafe",
-                                        "sensor",     "spring",       "damper",       "eulerdamp"};
   std::vector<std::string> off;
-  for (int bit = 0; bit < static_cast<int>(std::size(kFlagNames)); ++bit) {
-    if (m.disableflags & (1 << bit)) off.emplace_back(kFlagNames[bit]);
+  for (const auto& [bit, name] : kDisableFlagNames) {
+    if (m.disableflags & bit) off.emplace_back(name);
   }
   std::printf("disabled    %s\n",
               off.empty() ? "nothing" : fmt::format("{}", fmt::join(off, ", ")).c_str());

@@ -252,8 +252,7 @@ std::optional<bool> Attrs::boolean(const char* name) {
   return *k == 1;
 }
 
-std::optional<int> Attrs::keyword(const char* name,
-                                  std::initializer_list<std::string_view> options) {
+std::optional<int> Attrs::keyword(const char* name, std::span<const std::string_view> options) {
   const char* v = value(name);
   if (v == nullptr) return std::nullopt;
   int i = 0;

@@ -92,7 +92,10 @@ class Attrs {
   std::optional<int> integer(const char* name);
   std::optional<bool> boolean(const char* name);
   // the index of the value among `options`; an error naming them otherwise
-  std::optional<int> keyword(const char* name, std::initializer_list<std::string_view> options);
+  std::optional<int> keyword(const char* name, std::span<const std::string_view> options);
+  std::optional<int> keyword(const char* name, std::initializer_list<std::string_view> options) {
+    return keyword(name, std::span<const std::string_view>(options.begin(), options.size()));
+  }
 
   // attributes accepted without effect (rendering, user and solver data)
   void ignore(std::initializer_list<const char*> names);

@@ -10,6 +10,8 @@
 #include <numbers>
 #include <span>
 
+#include "host/mjcf/actuator_names.hpp"
+
 namespace zwang::mjcf {
 namespace {
 
@@ -157,13 +159,9 @@ void read_actuator(Attrs& a, std::string_view kind, ActuatorDef& d) {
     if (const auto limited = read_limited(a, "actlimited")) d.actlimited = *limited;
     a.exact("actrange", d.actrange);
     if (const auto early = a.boolean("actearly")) d.actearly = *early;
-    if (const auto t = a.keyword(
-            "dyntype", {"none", "integrator", "filter", "muscle", "user", "filterexact"})) {
-      d.dyntype = *t;
-    }
-    if (const auto t = a.keyword("gaintype", {"fixed", "affine", "muscle", "user"}))
-      d.gaintype = *t;
-    if (const auto t = a.keyword("biastype", {"none", "affine", "muscle", "user"})) d.biastype = *t;
+    if (const auto t = a.keyword("dyntype", kDynTypes)) d.dyntype = *t;
+    if (const auto t = a.keyword("gaintype", kGainTypes)) d.gaintype = *t;
+    if (const auto t = a.keyword("biastype", kBiasTypes)) d.biastype = *t;
     a.numbers("gainprm", d.gainprm, 1);
     a.numbers("biasprm", d.biasprm, 1);
     a.numbers("dynprm", d.dynprm, 1);

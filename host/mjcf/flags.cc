@@ -5,8 +5,10 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "host/mjcf/compiler.hpp"
+#include "host/model/flag_names.hpp"
 
 namespace zwang::mjcf {
 namespace {
@@ -25,9 +27,6 @@ struct Flag {
   std::string_view message;  // kWarnOn, kRefuseOn: what differs
 };
 
-constexpr Flag bit(std::string_view name, int b) {
-  return {name, Effect::kBit, b, {}};
-}
 constexpr Flag none(std::string_view name) {
   return {name, Effect::kNone, 0, {}};
 }
@@ -38,26 +37,9 @@ constexpr Flag refuse_on(std::string_view name, std::string_view message) {
   return {name, Effect::kRefuseOn, 0, message};
 }
 
+// the flags besides the DisableBits (host/model/flag_names.hpp), which zwang honours all; its
+// solver starts from the unconstrained q̈ always, so warmstart changes no minimiser
 constexpr Flag kFlags[] = {
-    // MuJoCo 2.2.2's disable flags
-    bit("constraint", kDisableConstraint),
-    bit("equality", kDisableEquality),
-    bit("frictionloss", kDisableFrictionloss),
-    bit("limit", kDisableLimit),
-    bit("contact", kDisableContact),
-    bit("passive", kDisablePassive),
-    bit("gravity", kDisableGravity),
-    bit("clampctrl", kDisableClampctrl),
-    // zwang's solver starts from the unconstrained q̈ always; its minimiser is MuJoCo's either way
-    bit("warmstart", kDisableWarmstart),
-    bit("filterparent", kDisableFilterparent),
-    bit("actuation", kDisableActuation),
-    bit("refsafe", kDisableRefsafe),
-    bit("sensor", kDisableSensor),
-    // MuJoCo 3 and 4's disable flags
-    bit("spring", kDisableSpring),
-    bit("damper", kDisableDamper),
-    bit("eulerdamp", kDisableEulerdamp),
     // collision acceleration and bookkeeping: the same contacts and forces either way
     none("midphase"),
     none("nativeccd"),
@@ -96,11 +78,14 @@ constexpr Flag kFlags[] = {
 void read_flag(Context& ctx, pugi::xml_node node, int& disableflags) {
   Attrs a(ctx, node);
   std::string names;
-  for (const Flag& f : kFlags) names += fmt::format("{}{}", names.empty() ? "" : " ", f.name);
+  std::vector<Flag> flags;
+  for (const auto& [bit, name] : kDisableFlagNames) flags.push_back({name, Effect::kBit, bit, {}});
+  flags.insert(flags.end(), std::begin(kFlags), std::end(kFlags));
+  for (const Flag& f : flags) names += fmt::format("{}{}", names.empty() ? "" : " ", f.name);
   for (const pugi::xml_attribute attr : node.attributes()) {
     const std::string_view name = attr.name();
     const Flag* flag = nullptr;
-    for (const Flag& f : kFlags) {
+    for (const Flag& f : flags) {
       if (f.name == name) flag = &f;
     }
     if (flag == nullptr) {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "host/mjcf/actuator_names.hpp"
+#include "host/model/flag_names.hpp"
 #include "host/model/sensors.hpp"
 #include "zwang/model.hpp"
 
@@ -91,20 +93,6 @@ class Names {
   std::set<std::string, std::less<>> taken_;
   std::string kind_;
 };
-
-std::string_view dyn_name(ActuatorDyn d) {
-  constexpr std::string_view kNames[] = {"none",   "integrator", "filter",
-                                         "muscle", "user",       "filterexact"};
-  return kNames[static_cast<int>(d)];
-}
-std::string_view gain_name(ActuatorGain g) {
-  constexpr std::string_view kNames[] = {"fixed", "affine", "muscle", "user"};
-  return kNames[static_cast<int>(g)];
-}
-std::string_view bias_name(ActuatorBias b) {
-  constexpr std::string_view kNames[] = {"none", "affine", "muscle", "user"};
-  return kNames[static_cast<int>(b)];
-}
 
 class Writer {
  public:
@@ -276,23 +264,10 @@ class Writer {
     // MuJoCo 2.2.2's passive flag, which MuJoCo 4.0 refuses, is the numeric flag:passive
     if ((m_.disableflags & ~kDisablePassive) != 0) {
       pugi::xml_node f = o.append_child("flag");
-      constexpr std::pair<int, const char*> kFlags[] = {{kDisableConstraint, "constraint"},
-                                                        {kDisableEquality, "equality"},
-                                                        {kDisableFrictionloss, "frictionloss"},
-                                                        {kDisableLimit, "limit"},
-                                                        {kDisableContact, "contact"},
-                                                        {kDisableGravity, "gravity"},
-                                                        {kDisableClampctrl, "clampctrl"},
-                                                        {kDisableWarmstart, "warmstart"},
-                                                        {kDisableFilterparent, "filterparent"},
-                                                        {kDisableActuation, "actuation"},
-                                                        {kDisableRefsafe, "refsafe"},
-                                                        {kDisableSensor, "sensor"},
-                                                        {kDisableSpring, "spring"},
-                                                        {kDisableDamper, "damper"},
-                                                        {kDisableEulerdamp, "eulerdamp"}};
-      for (const auto& [bit, name] : kFlags) {
-        if ((m_.disableflags & bit) != 0) set(f, name, std::string("disable"));
+      for (const auto& [bit, name] : kDisableFlagNames) {
+        if (bit != kDisablePassive && (m_.disableflags & bit) != 0) {
+          set(f, std::string(name).c_str(), std::string("disable"));
+        }
       }
     }
     if (m_.nconmax > 0) {
@@ -644,9 +619,9 @@ class Writer {
           break;
         }
         case ActuatorType::kGeneral: {
-          set(n, "dyntype", std::string(dyn_name(dt)));
-          set(n, "gaintype", std::string(gain_name(gt)));
-          set(n, "biastype", std::string(bias_name(bt)));
+          set(n, "dyntype", std::string(mjcf::kDynTypes[dt]));
+          set(n, "gaintype", std::string(mjcf::kGainTypes[gt]));
+          set(n, "biastype", std::string(mjcf::kBiasTypes[bt]));
           set(n, "dynprm", dynprm);
           if (gt == ActuatorGain::kMuscle) {
             set(n, "gainprm", mg.prm());
