@@ -1089,6 +1089,10 @@ int ModelBuilder::add_mesh(const MeshSpec& in) {
   if (in.vert.size() % 3 != 0 || in.face.size() % 3 != 0) {
     throw ModelError(who + ": vertices and triangles come in threes");
   }
+  // a hull is its vertices and its triangles; a mesh without a hull has neither
+  if (!in.vert.empty() && in.face.empty()) {
+    throw ModelError(who + ": vertices without triangles (a hull needs both)");
+  }
   if (!std::all_of(in.vert.begin(), in.vert.end(), [](double v) { return std::isfinite(v); })) {
     throw ModelError(who + ": a vertex is not finite");
   }

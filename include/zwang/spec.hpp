@@ -195,7 +195,7 @@ struct GeomSpec {
 struct MeshSpec {
   std::string name;          // unique among meshes
   std::vector<double> vert;  // x y z per vertex (m); may be empty where no hull exists
-  std::vector<int> face;     // three indices per triangle
+  std::vector<int> face;     // three indices per triangle; none exactly where vert is empty
 };
 
 // A height field (MuJoCo's <hfield>): a grid of elevations over the rectangle

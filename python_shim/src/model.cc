@@ -279,7 +279,7 @@ void bind_model(nb::module_& m) {
       .def(
           "to_mjcf", [](const PyModel& p) { return p.model.to_mjcf(); },
           "The model as MJCF text (zwang export): every value explicit, meshes as their convex "
-          "hulls, zwang's own constraints as <custom> numerics; zwang.load_string() reads it "
+          "hulls, zwang's own constraints as <custom> numerics; zwang.load() reads the file "
           "back as the same model (with the same rules and wrap_rules) and MuJoCo loads it. "
           "ModelError when the bodies are not numbered depth first as MJCF numbers them.")
       .def(

@@ -312,6 +312,36 @@ TEST(Builder, HeightFields) {
             "model: geom_rbound[0] = 3 does not hold the height field");
 }
 
+TEST(Builder, MeshErrorsNameTheMesh) {
+  const MeshSpec tetra{.name = "tetra",
+                       .vert = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1},
+                       .face = {0, 2, 1, 0, 1, 3, 1, 2, 3, 2, 0, 3}};
+  auto bad = [](MeshSpec s) { return error_of([&] { ModelBuilder().add_mesh(s); }); };
+  MeshSpec s = tetra;
+  s.vert.pop_back();
+  EXPECT_EQ(bad(s), "mesh 'tetra': vertices and triangles come in threes");
+  s = tetra;
+  s.vert[4] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(bad(s), "mesh 'tetra': a vertex is not finite");
+  s = tetra;
+  s.face[5] = 4;
+  EXPECT_EQ(bad(s), "mesh 'tetra': a triangle uses vertex 4 of 4");
+  s = tetra;
+  s.face.clear();
+  EXPECT_EQ(bad(s), "mesh 'tetra': vertices without triangles (a hull needs both)");
+  s.name.clear();
+  EXPECT_EQ(bad(s), "a mesh needs a name");
+  EXPECT_EQ(error_of([&] {
+              ModelBuilder c;
+              c.add_mesh(tetra);
+              c.add_mesh(tetra);
+            }),
+            "mesh 'tetra': the name is used by another mesh");
+  // no hull at all: neither
+  ModelBuilder c;
+  EXPECT_EQ(c.add_mesh({.name = "shell", .vert = {}, .face = {}}), 0);
+}
+
 TEST(Builder, ActuatorErrorsNameTheActuator) {
   EXPECT_EQ(error_of([] { with_body().add_actuator({.name = "m", .joint = "nope"}); }),
             "actuator 'm': unknown joint 'nope'");
