@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 part() { echo "== scripts/test.sh: $1 (at ${SECONDS} s)"; }
 part "setup"
 bash scripts/setup.sh
+# ccache keys on the paths below this folder relative to each build folder, so that a clone at
+# another path (each CI run clones to a new one) finds the objects of the previous run; the
+# sanitizer build's line tables then keep the first clone's folder as their compile directory
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
 
 # formatting first, as it takes seconds: C++ by .clang-format, Python by ruff (pyproject.toml)
 if [ -d .git ]; then
@@ -38,8 +42,9 @@ cmake --build build/ci -j"$(nproc)"
 part "tests"
 ctest --test-dir build/ci --output-on-failure -j"$(nproc)"
 
-# the Python package as a user installs it (the CPU backend; build/py keeps the build between
-# runs), in a virtual environment that sees the packages setup.sh installed
+# the Python package as a user installs it (the CPU backend; build/py-<wheel tag> keeps the build
+# between runs, at build/ci's depth so that their relative paths and so their ccache entries
+# agree), in a virtual environment that sees the packages setup.sh installed
 part "Python package"
 python3 -m venv --system-site-packages build/venv
 build/venv/bin/python -m pip install -q --no-build-isolation -C cmake.define.ZWANG_WERROR=ON .
