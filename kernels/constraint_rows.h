@@ -373,9 +373,16 @@ ZW_HD void drive_rows(const ModelView<T>& m, const Instance<T>& d, const RowSetu
     // the phase ω t + φ in double, reduced to [0, 2π): float loses ω t's digits as t grows
     const double phase_d =
         std::fmod(static_cast<double>(omega) * t + static_cast<double>(phase), 2 * M_PI);
-    const T arg = T(phase_d);
+    T arg = T(phase_d), drift = T(static_cast<double>(v0) * t);
+    if constexpr (kTangents<T>) {
+      // the tangents the doubles drop: ω′ t + φ′ and v₀′ t
+      const T time = T(t);
+      arg +=
+          (omega - T(static_cast<double>(omega))) * time + (phase - T(static_cast<double>(phase)));
+      drift += (v0 - T(static_cast<double>(v0))) * time;
+    }
     const T s = vsin(arg), c = vcos(arg);
-    const T q_target = q0 + T(static_cast<double>(v0) * t) + amp * s;
+    const T q_target = q0 + drift + amp * s;
     const T v_target = v0 + amp * omega * c;
     const T a_target = -amp * omega * omega * s;
     rs.clear(r);

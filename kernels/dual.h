@@ -167,6 +167,21 @@ template <class T, int K>
 inline constexpr bool kTangents<Dual<T, K>> = true;
 
 template <class T, int K>
+ZW_HD ZW_INLINE bool has_tangent(const Dual<T, K>& a) {
+  bool any = false;
+  for (int k = 0; k < K; ++k) any = any || a.d[k] != T(0);
+  return any;
+}
+template <class T, int K>
+ZW_HD ZW_INLINE bool may_be_nonzero(const Dual<T, K>& a) {
+  return a.v != T(0) || has_tangent(a);
+}
+template <class T, int K>
+ZW_HD ZW_INLINE bool may_be_positive(const Dual<T, K>& a) {
+  return a.v > T(0) || (a.v == T(0) && has_tangent(a));
+}
+
+template <class T, int K>
 struct Lanes<Dual<T, K>> {
   using D = Dual<T, K>;
   using Mask = bool;

@@ -111,7 +111,7 @@ ZW_HD ZW_INLINE FluidCoef<T> fluid_coef(const FluidBox<T>& box, T density, T vis
 // whether some lane has a medium
 template <class T>
 ZW_HD ZW_INLINE bool fluid_on(const Instance<T>& d) {
-  return any_lane<T>(d.density()[0] > T(0) || d.viscosity()[0] > T(0));
+  return any_lane<T>(may_be_positive(d.density()[0]) || may_be_positive(d.viscosity()[0]));
 }
 
 // qfrc += J_bᵀ [f; t] for the force f and torque t at point p of body b, world

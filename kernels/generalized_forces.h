@@ -106,7 +106,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     const T stretch = len - vselect(len < lower, lower, vselect(len > upper, upper, len));
     const T fs = springs ? -ten_k[t] * stretch : T(0);
     const T f = fs - (dampers ? ten_b[t] * ten_vel[t] : T(0));
-    if (!any_lane<T>(f != T(0))) continue;
+    if (!any_lane<T>(may_be_nonzero(f))) continue;
     const Row<T> jac = d.ten_J() + t * m.s.nv;
     for (int i = 0; i < m.s.nv; ++i) passive[i] += jac[i] * f;
   }
@@ -121,7 +121,7 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
     const Row<T> gc = d.body_gravcomp(), mass = d.body_mass();
     const Vec3<T> g = load3(d.gravity(), 0);
     for (int b = 1; b < m.s.nbody; ++b) {
-      if (!any_lane<T>(gc[b] != T(0))) continue;
+      if (!any_lane<T>(may_be_nonzero(gc[b]))) continue;
       const Vec3<T> f = (-gc[b] * mass[b]) * g;
       const Vec3<T> t = cross(load3(xipos, 3 * b), f);
       const int adr = m.body_treeadr[b];
@@ -192,8 +192,8 @@ ZW_HD void generalized_forces(const ModelView<T>& m, const Instance<T>& d) {
   for (int b = 1; b < m.s.nbody; ++b) {
     const Vec3<T> f = load3(xfrc, 6 * b), t = load3(xfrc, 6 * b + 3);
     // most bodies of most instances carry no wrench: skip those (a pack, when no lane has one)
-    const MaskOf<T> loaded =
-        f.x != T(0) || f.y != T(0) || f.z != T(0) || t.x != T(0) || t.y != T(0) || t.z != T(0);
+    const MaskOf<T> loaded = may_be_nonzero(f.x) || may_be_nonzero(f.y) || may_be_nonzero(f.z) ||
+                             may_be_nonzero(t.x) || may_be_nonzero(t.y) || may_be_nonzero(t.z);
     if (!any_lane<T>(loaded)) continue;
     const Vec3<T> tc = cross(load3(xipos, 3 * b), f) + t;
     const int adr = m.body_treeadr[b];

@@ -71,7 +71,7 @@ ZW_HD T actuator_force_vel(const ModelView<T>& m, const Instance<T>& d, int a) {
       if (m.actuator_actearly[a])
         input = next_activation(m, d, a, input, d.act_dot()[adr], T(m.timestep));
     }
-    dv = vselect(gv != T(0), dv + gv * input, dv);
+    dv = vselect(may_be_nonzero(gv), dv + gv * input, dv);
   }
   if (m.actuator_forcelimited[a]) {
     const T f = d.actuator_force()[a];
@@ -96,7 +96,7 @@ ZW_HD void implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h, cons
       const T c = -h * gear[u] * gear[u] * actuator_force_vel(m, d, u);
       const int id = m.actuator_trnid[u];
       if (m.actuator_trntype[u] == TransmissionType::kTendon) {
-        if (any_lane<T>(c != T(0))) outer(d.ten_J() + id * nv, c);
+        if (any_lane<T>(may_be_nonzero(c))) outer(d.ten_J() + id * nv, c);
       } else {
         diag(m.jnt_dofadr[id], c);
       }
@@ -107,7 +107,7 @@ ZW_HD void implicit_terms(const ModelView<T>& m, const Instance<T>& d, T h, cons
   for (int i = 0; i < nv; ++i) diag(i, h * damping[i]);
   const Row<T> ten_b = d.tendon_damping();
   for (int t = 0; t < m.s.ntendon; ++t) {
-    if (any_lane<T>(ten_b[t] != T(0))) outer(d.ten_J() + t * nv, h * ten_b[t]);
+    if (any_lane<T>(may_be_nonzero(ten_b[t]))) outer(d.ten_J() + t * nv, h * ten_b[t]);
   }
 }
 

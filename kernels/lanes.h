@@ -79,6 +79,18 @@ template <class T>
 ZW_HD ZW_INLINE bool all_lanes(MaskOf<T> m) {
   return Lanes<T>::all(m);
 }
+// Where x is 0 a stage may skip its term, which then is 0 whatever x's factors; with tangents
+// (kernels/dual.h) a zero value whose tangents are not zero still has a term to first order, so
+// these are true there too.  may_be_positive is for a coefficient whose term starts above 0 (a
+// medium's density), the derivative then the one-sided one from above.
+template <class T>
+ZW_HD ZW_INLINE MaskOf<T> may_be_nonzero(const T& x) {
+  return x != T(0);
+}
+template <class T>
+ZW_HD ZW_INLINE MaskOf<T> may_be_positive(const T& x) {
+  return x > T(0);
+}
 template <class T>
 ZW_HD ZW_INLINE T vsqrt(T x) {
   return Lanes<T>::sqrt(x);

@@ -219,6 +219,12 @@ ZW_HD ZW_INLINE Vec3<T> quat_difference(const Quat<T>& a, const Quat<T>& b) {
   const T s = norm(v);
   const MaskOf<T> turned = s > T(0);
   const T angle = T(2) * vatan2(s, d.w);
+  if constexpr (kTangents<T>) {
+    // at a = b the difference is 0 but its derivative is not: 2 atan2(s, w) / s → 2 / w
+    const T scale = vselect(turned, angle / vselect(turned, s, T(1)),
+                            vselect(d.w > T(0), T(2) / vselect(d.w > T(0), d.w, T(1)), T(0)));
+    return scale * v;
+  }
   return vselect(turned, (angle / vselect(turned, s, T(1))) * v, Vec3<T>{T(0), T(0), T(0)});
 }
 

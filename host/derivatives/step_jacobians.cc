@@ -1,5 +1,5 @@
 // step_jacobians: the kernels' step on Dual<double, kDirections>, one pass per kDirections
-// columns of [A B; C D], the instances spread over threads.
+// columns of [A B E; C D F], the instances spread over threads.
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "host/model/arrays.hpp"
 #include "kernels/dual.h"
@@ -40,11 +42,13 @@ struct Scratch {
 
 class Differentiator {
  public:
-  Differentiator(const Model& model, StepJacobians& out)
+  // param_rows: the parameter arena's row of each of E's columns
+  Differentiator(const Model& model, std::vector<int> param_rows, StepJacobians& out)
       : model_(model),
         arrays_(model),
         reals_(arrays_.reals().begin(), arrays_.reals().end()),
         m_(arrays_.view_as<D>(arrays_.ints().data(), reals_.data())),
+        param_rows_(std::move(param_rows)),
         out_(out) {}
 
   // the batch's arenas, read once before the threads start (a device copy's host mirror is
@@ -62,7 +66,7 @@ class Differentiator {
   void run(const Source<T>& from, std::int64_t row, std::int64_t i, Scratch& s) const {
     const Layout& lay = m_.lay;
     const std::int64_t ld = from.ld;
-    const int ncol = out_.nx + out_.nu;
+    const int ncol = out_.nx + out_.nu + out_.np;
     s.data.resize(std::max(lay.data_rows, 1));
     s.param.resize(std::max(lay.param_rows, 1));
     s.work.resize(std::max(lay.work_rows, 1));
@@ -102,11 +106,13 @@ class Differentiator {
   }
 
  private:
-  // the tangent of input column c in direction k
+  // the tangent of input column c in direction k: x's, then ctrl's, then the parameters'
   void seed(Scratch& s, int c, int k) const {
     const Layout& lay = m_.lay;
     const int nv = model_.nv, nx = out_.nx;
-    if (c >= nx) {
+    if (c >= nx + out_.nu) {
+      s.param[param_rows_[c - nx - out_.nu]].d[k] = 1;
+    } else if (c >= nx) {
       s.data[lay.ctrl + (c - nx)].d[k] = 1;
     } else if (c >= 2 * nv) {
       s.data[lay.act + (c - 2 * nv)].d[k] = 1;
@@ -136,10 +142,14 @@ class Differentiator {
   void read(const Scratch& s, std::int64_t row, int c, int k) const {
     const Layout& lay = m_.lay;
     const int nv = model_.nv, na = model_.na, nx = out_.nx, nu = out_.nu;
-    const int ns = out_.nsensordata;
-    const bool state = c < nx;
-    double* top = state ? &out_.A[(row * nx) * nx + c] : &out_.B[(row * nx) * nu + (c - nx)];
-    const int width = state ? nx : nu;
+    const int ns = out_.nsensordata, np = out_.np;
+    // the block of the column, its width and the column within it
+    const int block = c < nx ? 0 : c < nx + nu ? 1 : 2;
+    const int width = block == 0 ? nx : block == 1 ? nu : np;
+    const int col = block == 0 ? c : block == 1 ? c - nx : c - nx - nu;
+    std::vector<double>& upper = block == 0 ? out_.A : block == 1 ? out_.B : out_.E;
+    std::vector<double>& lower = block == 0 ? out_.C : block == 1 ? out_.D : out_.F;
+    double* top = &upper[(row * nx) * width + col];
     // qpos rows: the tangent of each joint's coordinates after the step
     for (int j = 0; j < model_.njnt; ++j) {
       const int qa = model_.jnt_qposadr[j], da = model_.jnt_dofadr[j];
@@ -163,9 +173,9 @@ class Differentiator {
     }
     for (int r = 0; r < nv; ++r) top[(nv + r) * width] = s.data[lay.qvel + r].d[k];
     for (int r = 0; r < na; ++r) top[(2 * nv + r) * width] = s.data[lay.act + r].d[k];
-    // sensordata's rows (none: C and D are empty, and no address into them is formed)
+    // sensordata's rows (none: C, D and F are empty, and no address into them is formed)
     if (ns == 0) return;
-    double* bottom = state ? &out_.C[(row * ns) * nx + c] : &out_.D[(row * ns) * nu + (c - nx)];
+    double* bottom = &lower[(row * ns) * width + col];
     for (int r = 0; r < ns; ++r) bottom[r * width] = s.data[lay.sensordata + r].d[k];
   }
 
@@ -185,17 +195,20 @@ class Differentiator {
     const auto fill = [&](std::vector<double>& v, std::int64_t size) {
       std::fill_n(v.begin() + row * size, size, nan);
     };
-    const std::int64_t nx = out_.nx, nu = out_.nu, ns = out_.nsensordata;
+    const std::int64_t nx = out_.nx, nu = out_.nu, ns = out_.nsensordata, np = out_.np;
     fill(out_.A, nx * nx);
     fill(out_.B, nx * nu);
     fill(out_.C, ns * nx);
     fill(out_.D, ns * nu);
+    fill(out_.E, nx * np);
+    fill(out_.F, ns * np);
   }
 
   const Model& model_;
   ModelArrays<double> arrays_;
   std::vector<D> reals_;
   ModelView<D> m_;
+  std::vector<int> param_rows_;
   StepJacobians& out_;
 };
 
@@ -203,17 +216,32 @@ class Differentiator {
 
 template <class T>
 StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
-                             std::span<const std::int64_t> instances, int threads) {
+                             std::span<const std::int64_t> instances, int threads,
+                             std::span<const FieldId> params) {
   for (std::int64_t i : instances) {
     if (i < 0 || i >= batch.size()) {
       throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, batch.size()));
     }
+  }
+  std::vector<int> param_rows;
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    const FieldRows rows = field_rows(params[k], batch.layout(), batch.sizes());
+    if (rows.arena != ArenaId::kParam) {
+      throw std::invalid_argument(
+          fmt::format("step_jacobians: {} is not a parameter", field_name(params[k])));
+    }
+    if (std::find(params.begin(), params.begin() + k, params[k]) != params.begin() + k) {
+      throw std::invalid_argument(
+          fmt::format("step_jacobians: the parameter {} is listed twice", field_name(params[k])));
+    }
+    for (int r = 0; r < rows.rows; ++r) param_rows.push_back(rows.row + r);
   }
   StepJacobians out;
   out.n = static_cast<std::int64_t>(instances.size());
   out.nx = 2 * model.nv + model.na;
   out.nu = model.nu;
   out.nsensordata = model.nsensordata;
+  out.np = static_cast<int>(param_rows.size());
   const auto sized = [&](std::int64_t per) {
     return std::vector<double>(static_cast<std::size_t>(out.n * per));
   };
@@ -221,13 +249,15 @@ StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
   out.B = sized(std::int64_t{out.nx} * out.nu);
   out.C = sized(std::int64_t{out.nsensordata} * out.nx);
   out.D = sized(std::int64_t{out.nsensordata} * out.nu);
+  out.E = sized(std::int64_t{out.nx} * out.np);
+  out.F = sized(std::int64_t{out.nsensordata} * out.np);
   out.qpos = sized(model.nq);
   out.qvel = sized(model.nv);
   out.act = sized(model.na);
   out.sensordata = sized(model.nsensordata);
   out.status.assign(static_cast<std::size_t>(out.n), 0);
   if (out.n == 0) return out;
-  const Differentiator diff(model, out);
+  const Differentiator diff(model, std::move(param_rows), out);
   const Differentiator::Source<T> from{batch.data_arena(), batch.param_arena(), batch.time().data(),
                                        batch.status().data(), batch.padded_size()};
   const int nthreads = threads > 0 ? threads : omp_get_max_threads();
@@ -241,8 +271,10 @@ StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
 }
 
 template StepJacobians step_jacobians<double>(const Model&, const Batch<double>&,
-                                              std::span<const std::int64_t>, int);
+                                              std::span<const std::int64_t>, int,
+                                              std::span<const FieldId>);
 template StepJacobians step_jacobians<float>(const Model&, const Batch<float>&,
-                                             std::span<const std::int64_t>, int);
+                                             std::span<const std::int64_t>, int,
+                                             std::span<const FieldId>);
 
 }  // namespace zwang

@@ -6,6 +6,11 @@
 // body-frame rotation vector, q ⊗ exp(δ / 2)), then qvel and act; so
 //   A = ∂x⁺/∂x (nx × nx, nx = 2 nv + na)   B = ∂x⁺/∂ctrl (nx × nu)
 //   C = ∂sensordata/∂x (nsensordata × nx)    D = ∂sensordata/∂ctrl (nsensordata × nu)
+// and, for the parameter fields asked for (their np elements, field after field),
+//   E = ∂x⁺/∂p (nx × np)                        F = ∂sensordata/∂p (nsensordata × np)
+// the derivatives of the step as a function of the batch's parameters (Simulator::params()):
+// what the model derived from its own parameters when it was built (MuJoCo's invweight0, which
+// sets the constraints' regularisation, and the like) stays as it is, as in the step itself.
 // with x⁺ the state after the step and sensordata as the step evaluates it (at the state it
 // starts from, as MuJoCo's mj_step).  A rotation's rows are those of 2 log(q⁺⁻¹ (q⁺ + dq⁺)),
 // its tangent in the same convention.
@@ -32,9 +37,10 @@ struct StepJacobians {
   int nx = 0;          // 2 nv + na
   int nu = 0;
   int nsensordata = 0;
+  int np = 0;  // parameter columns
   // per instance, row-major, instance after instance: A (n × nx × nx), B (n × nx × nu),
-  // C (n × nsensordata × nx), D (n × nsensordata × nu)
-  std::vector<double> A, B, C, D;
+  // C (n × nsensordata × nx), D (n × nsensordata × nu), E (n × nx × np), F (n × nsensordata × np)
+  std::vector<double> A, B, C, D, E, F;
   // the step's results, the values the differentiated step computed (for a float64 batch those
   // of the simulator's step from the same state; a stopped instance's state as it is): qpos
   // (n × nq), qvel (n × nv), act (n × na), and sensordata (n × nsensordata) at the state the
@@ -47,10 +53,13 @@ struct StepJacobians {
 
 // The Jacobians of one step of the listed instances of a batch, from their current state,
 // controls, time and parameters (the batch is not changed), computed in float64 (a float32
-// batch's values are widened).  `threads`: 0 for every core.  std::out_of_range for an instance
-// not in the batch.
+// batch's values are widened).  `threads`: 0 for every core.  `params`: parameter fields
+// (FieldId::body_mass, ...) whose elements are E's and F's columns, in that order.
+// std::out_of_range for an instance not in the batch; std::invalid_argument for a field that is
+// not a parameter, or one listed twice.
 template <class T>
 StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
-                             std::span<const std::int64_t> instances, int threads = 0);
+                             std::span<const std::int64_t> instances, int threads = 0,
+                             std::span<const FieldId> params = {});
 
 }  // namespace zwang

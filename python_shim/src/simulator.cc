@@ -380,25 +380,49 @@ nb::object mass_matrix(PySimulator& s) {
   });
 }
 
-StepJacobians jacobians_of(PySimulator& s, const std::vector<std::int64_t>& list) {
+StepJacobians jacobians_of(PySimulator& s, const std::vector<std::int64_t>& list,
+                           const std::vector<FieldId>& params) {
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(s.mutex());
   return s.visit([&](auto& sim) {
-    return step_jacobians(s.model().model, std::as_const(sim.batch()), list, s.threads());
+    return step_jacobians(s.model().model, std::as_const(sim.batch()), list, s.threads(), params);
   });
 }
 
-nb::dict step_jacobians_of(PySimulator& s, nb::handle instances) {
+// a parameter field by its name; `who` and the valid names in the error
+FieldId param_field(const std::string& name, const std::string& who) {
+  std::string names;
+  for (const FieldInfo& f : kParamFields) {
+    if (name == f.name) return field_id(name);
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  }
+  throw std::invalid_argument(who + ": '" + name + "' is not a parameter (" + names + ")");
+}
+
+// a parameter field's values per instance
+int param_size(const Model& m, FieldId f) {
+  int size = 1;
+  for (int d : field_shape(f, m.sizes())) size *= d;
+  return size;
+}
+
+nb::dict step_jacobians_of(PySimulator& s, nb::handle instances,
+                           const std::vector<std::string>& params) {
+  std::vector<FieldId> fields;
+  for (const std::string& name : params) fields.push_back(param_field(name, "step_jacobians"));
   const std::vector<std::int64_t> list = instance_list(s, instances);
-  StepJacobians j = jacobians_of(s, list);
+  StepJacobians j = jacobians_of(s, list, fields);
   const Model& m = s.model().model;
   const auto z = [](auto n) { return static_cast<std::size_t>(n); };
   const std::size_t k = list.size(), nx = z(j.nx), nu = z(j.nu), ns = z(j.nsensordata);
+  const std::size_t np = z(j.np);
   nb::dict out;
   out["A"] = owned(std::move(j.A), {k, nx, nx});
   out["B"] = owned(std::move(j.B), {k, nx, nu});
   out["C"] = owned(std::move(j.C), {k, ns, nx});
   out["D"] = owned(std::move(j.D), {k, ns, nu});
+  out["E"] = owned(std::move(j.E), {k, nx, np});
+  out["F"] = owned(std::move(j.F), {k, ns, np});
   out["qpos"] = owned(std::move(j.qpos), {k, z(m.nq)});
   out["qvel"] = owned(std::move(j.qvel), {k, z(m.nv)});
   out["act"] = owned(std::move(j.act), {k, z(m.na)});
@@ -407,33 +431,55 @@ nb::dict step_jacobians_of(PySimulator& s, nb::handle instances) {
   return out;
 }
 
-// the rows (of) and columns (wrt) of [A B; C D] that name, as (first, count): x's qpos tangent,
-// qvel and act, then ctrl past x's columns, sensordata past x's rows
-std::pair<int, int> block(const Model& m, const std::string& name, bool column) {
+// the rows (of) and columns (wrt) of [A B E; C D F] that name, as (first, count): x's qpos
+// tangent, qvel and act, then ctrl past x's columns, then the parameters of `params` (in its
+// order) past ctrl's; sensordata past x's rows
+std::pair<int, int> block(const Model& m, const std::string& name, bool column,
+                          const std::vector<FieldId>& params) {
   const int nv = m.nv, nx = 2 * m.nv + m.na;
   if (name == "qpos") return {0, nv};
   if (name == "qvel") return {nv, nv};
   if (name == "act") return {2 * nv, m.na};
   if (column && name == "ctrl") return {nx, m.nu};
+  if (column && name.starts_with("params.")) {
+    const FieldId f = param_field(name.substr(7), "derivatives");
+    int first = nx + m.nu;
+    for (FieldId p : params) {
+      if (p == f) return {first, param_size(m, f)};
+      first += param_size(m, p);
+    }
+  }
   if (!column && name == "sensordata") return {nx, m.nsensordata};
   throw std::invalid_argument(
       "derivatives: " + std::string(column ? "wrt" : "of") + " names " +
-      (column ? "'qpos', 'qvel', 'act' and 'ctrl'" : "'qpos', 'qvel', 'act' and 'sensordata'") +
+      (column ? "'qpos', 'qvel', 'act', 'ctrl' and 'params.NAME' (a parameter field)"
+              : "'qpos', 'qvel', 'act' and 'sensordata'") +
       ", not '" + name + "'");
 }
 
 nb::object derivatives(PySimulator& s, const std::vector<std::string>& wrt,
                        const std::vector<std::string>& of, nb::handle instances) {
   const Model& m = s.model().model;
+  // the parameter fields among wrt, each once
+  std::vector<FieldId> params;
+  for (const auto& name : wrt) {
+    if (!name.starts_with("params.")) continue;
+    const FieldId f = param_field(name.substr(7), "derivatives");
+    if (std::find(params.begin(), params.end(), f) == params.end()) params.push_back(f);
+  }
   std::vector<std::pair<int, int>> rows, cols;
   int nrow = 0, ncol = 0;
-  for (const auto& name : of) nrow += rows.emplace_back(block(m, name, false)).second;
-  for (const auto& name : wrt) ncol += cols.emplace_back(block(m, name, true)).second;
+  for (const auto& name : of) nrow += rows.emplace_back(block(m, name, false, params)).second;
+  for (const auto& name : wrt) ncol += cols.emplace_back(block(m, name, true, params)).second;
   const std::vector<std::int64_t> list = instance_list(s, instances);
-  const StepJacobians j = jacobians_of(s, list);
-  const int nx = j.nx, nu = j.nu, ns = j.nsensordata;
-  // entry (r, c) of [A B; C D] of instance i
+  const StepJacobians j = jacobians_of(s, list, params);
+  const int nx = j.nx, nu = j.nu, ns = j.nsensordata, np = j.np;
+  // entry (r, c) of [A B E; C D F] of instance i
   const auto entry = [&](std::size_t i, int r, int c) {
+    if (c >= nx + nu) {
+      const int p = c - nx - nu;
+      return r < nx ? j.E[(i * nx + r) * np + p] : j.F[(i * ns + r - nx) * np + p];
+    }
     if (r < nx) return c < nx ? j.A[(i * nx + r) * nx + c] : j.B[(i * nx + r) * nu + c - nx];
     return c < nx ? j.C[(i * ns + r - nx) * nx + c] : j.D[(i * ns + r - nx) * nu + c - nx];
   };
@@ -707,22 +753,28 @@ void bind_simulator(nb::module_& m) {
           "Every instance with a status bit set, in increasing order, as InstanceFailure "
           "(instance, status, message).")
       .def("step_jacobians", &step_jacobians_of, nb::arg("instances") = nb::none(),
+           nb::arg("params") = std::vector<std::string>{},
            "The Jacobians of one step from each listed instance's current state (None: every "
            "instance), exact to rounding (the step run on dual numbers), in MuJoCo's "
            "mjd_transitionFD layout: x = (qpos tangent, qvel, act), nx = 2 nv + na, a ball or "
            "free joint's rotation perturbed as q ⊗ exp(δ / 2); a dict of A = ∂x⁺/∂x (k, nx, "
            "nx), B = ∂x⁺/∂ctrl (k, nx, nu), C = ∂sensordata/∂x (k, nsensordata, nx), D = "
-           "∂sensordata/∂ctrl, the step's results qpos, qvel, act and sensordata (for an f64 "
-           "simulator the values step() would give), and status (where a stop bit is set, "
-           "before or by the step, that instance's blocks are NaN). The simulator is not "
-           "changed. In float64, also for an f32 simulator. The GIL is released meanwhile.")
+           "∂sensordata/∂ctrl, E = ∂x⁺/∂p (k, nx, np) and F = ∂sensordata/∂p (k, nsensordata, "
+           "np) for the parameter fields `params` names (every element of each, in that order: "
+           "'body_mass', 'dof_damping', ...; the model's own derived constants, such as the "
+           "constraints' invweight0, held fixed as the step holds them), the step's results "
+           "qpos, qvel, act and sensordata (for an f64 simulator the values step() would give), "
+           "and status (where a stop bit is set, before or by the step, that instance's blocks "
+           "are NaN). The simulator is not changed. In float64, also for an f32 simulator. The "
+           "GIL is released meanwhile. ValueError for a name that is not a parameter field.")
       .def("derivatives", &derivatives,
            nb::arg("wrt") = std::vector<std::string>{"qpos", "qvel", "act", "ctrl"},
            nb::arg("of") = std::vector<std::string>{"qpos", "qvel", "act", "sensordata"},
            nb::arg("instances") = nb::none(),
            "The Jacobian of one step, (k, rows, columns): rows the outputs `of` names in its "
            "order ('qpos' as nv tangent coordinates, 'qvel', 'act', 'sensordata'), columns the "
-           "inputs `wrt` names ('qpos' tangent, 'qvel', 'act', 'ctrl'); the blocks of "
+           "inputs `wrt` names ('qpos' tangent, 'qvel', 'act', 'ctrl', and 'params.NAME': every "
+           "element of a parameter field, as in Simulator.params); the blocks of "
            "step_jacobians() arranged. ValueError for another name.")
       .def("mass_matrix", &mass_matrix,
            "The joint-space mass matrix H (armature included) of every instance, dense and "

@@ -130,6 +130,91 @@ def test_derivatives_arranges_the_blocks(gym_assets):
         sim.step_jacobians(instances=[7])
 
 
+SLIDER = """<mujoco>
+  <option timestep="0.01" gravity="0 0 0" integrator="Euler"/>
+  <worldbody>
+    <body name="cart">
+      <joint name="x" type="slide" axis="1 0 0" damping="0.7"/>
+      <geom type="box" size="0.1 0.1 0.1" mass="2" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="x" gear="3"/></actuator>
+</mujoco>"""
+
+
+def test_parameter_derivatives_of_a_damped_slider_are_the_closed_form(tmp_path):
+    """A slider of mass m, damping b and gear g under ctrl u: MuJoCo's Euler step integrates
+    the damping implicitly, q̈ = (g u − b v) / (m + h b), v⁺ = v + h q̈, q⁺ = q + h v⁺."""
+    path = tmp_path / "slider.xml"
+    path.write_text(SLIDER)
+    model = zwang.load(str(path))
+    sim = zwang.Simulator(model, instances=1)
+    sim.reset(qpos=[0.1], qvel=[0.4])
+    sim.ctrl[:] = 0.5
+    jac = sim.step_jacobians(params=["body_mass", "dof_damping", "actuator_gear"])
+    m, b, g, u, v, h = 2.0, 0.7, 3.0, 0.5, 0.4, 0.01
+    f, den = g * u - b * v, m + h * b
+    dv = {
+        "m": -h * f / den**2,
+        "b": h * (-v * den - f * h) / den**2,
+        "g": h * u / den,
+    }
+    # columns: body_mass of the world and the cart, dof_damping, actuator_gear
+    assert jac["E"].shape == (1, 2, 4)
+    E = jac["E"][0]
+    np.testing.assert_allclose(E[:, 0], 0, atol=0)
+    expected = np.array([[h * dv[k], dv[k]] for k in ("m", "b", "g")]).T
+    np.testing.assert_allclose(E[:, 1:], expected, rtol=1e-13, atol=1e-16)
+    assert jac["F"].shape == (1, 0, 4)
+
+
+def test_parameter_derivatives_match_differences_of_the_step(gym_assets):
+    """The hopper on the floor after a few steps: E against centred differences of the step in
+    each listed parameter, written through sim.params."""
+    model = zwang.load(str(gym_assets / "hopper.xml"))
+    names = ("body_mass", "body_inertia", "dof_damping", "actuator_gear", "gravity")
+    sim = zwang.Simulator(model, instances=1)
+    sim.ctrl[:] = 0.4
+    sim.step(20)
+    state = {k: np.asarray(getattr(sim, k)).copy() for k in ("qpos", "qvel", "act", "ctrl")}
+    params = {k: np.asarray(getattr(sim.params, k)).copy() for k in names}
+    E = sim.step_jacobians(params=list(names))["E"][0]
+    got = sim.derivatives(wrt=tuple("params." + k for k in names), of=("qvel",))[0]
+    np.testing.assert_array_equal(got, E[model.nv : 2 * model.nv])
+
+    def qvel_after(name, flat, delta):
+        sim.reset(qpos=state["qpos"][0], qvel=state["qvel"][0])
+        sim.ctrl[:] = state["ctrl"]
+        for k, v in params.items():
+            getattr(sim.params, k)[:] = v
+        view = getattr(sim.params, name)
+        view.reshape(1, -1)[0, flat] += delta
+        sim.step(1)
+        return np.asarray(sim.qvel)[0].copy()
+
+    column = 0
+    checked = 0
+    for name in names:
+        for flat in range(params[name].reshape(1, -1).shape[1]):
+            p = params[name].reshape(-1)[flat]
+            h = 1e-6 * max(1.0, abs(p))
+            if p == 0 and name != "gravity":
+                column += 1  # at 0 a mass, inertia or damping has no negative side
+                continue
+            central = (qvel_after(name, flat, h) - qvel_after(name, flat, -h)) / (2 * h)
+            np.testing.assert_allclose(
+                got[:, column], central, rtol=1e-5, atol=1e-6, err_msg=f"{name}[{flat}]"
+            )
+            column += 1
+            checked += 1
+    assert column == got.shape[1]
+    assert checked >= 3 * (model.nbody - 1)
+    with pytest.raises(ValueError, match="'qpos' is not a parameter"):
+        sim.step_jacobians(params=["qpos"])
+    with pytest.raises(ValueError, match="params.NAME"):
+        sim.derivatives(wrt=("params",))
+
+
 def test_stopped_instance_gives_nan(gym_assets):
     model = zwang.load(str(gym_assets / "hopper.xml"))
     sim = zwang.Simulator(model, instances=2)
@@ -191,6 +276,36 @@ def test_torch_step_passes_gradcheck_over_a_short_rollout(gym_assets):
         return qpos, qvel
 
     assert torch.autograd.gradcheck(rollout, (qpos0, qvel0, ctrl), eps=1e-6, atol=1e-6)
+
+
+def test_torch_step_differentiates_parameters(gym_assets):
+    """gradcheck over a three-step rollout in the links' masses and the hinges' damping (the
+    world's mass, at 0 where a negative one is refused, held constant)."""
+    torch = pytest.importorskip("torch")
+    import zwang.torch
+
+    model = zwang.load(str(gym_assets / "inverted_double_pendulum.xml"))
+    sim = zwang.Simulator(model, instances=2)
+    rng = np.random.default_rng(3)
+    qpos0 = torch.tensor(np.asarray(model.qpos0) + rng.uniform(-0.1, 0.1, (2, model.nq)))
+    qvel0 = torch.tensor(rng.uniform(-0.2, 0.2, (2, model.nv)))
+    ctrl = torch.tensor(rng.uniform(-0.5, 0.5, (3, 2, model.nu)))
+    world = torch.zeros(2, 1, dtype=torch.float64)
+    links = torch.tensor(np.asarray(sim.params.body_mass)[:, 1:].copy(), requires_grad=True)
+    damping = torch.tensor(rng.uniform(0.05, 0.2, (2, model.nv)), requires_grad=True)
+
+    def rollout(links, damping):
+        qpos, qvel = qpos0, qvel0
+        params = {"body_mass": torch.cat([world, links], dim=1), "dof_damping": damping}
+        for t in range(3):
+            qpos, qvel, _ = zwang.torch.step(sim, qpos, qvel, ctrl[t], params=params)
+        return qpos, qvel
+
+    assert torch.autograd.gradcheck(rollout, (links, damping), eps=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="'qpos' is not a parameter field"):
+        zwang.torch.step(sim, qpos0, qvel0, ctrl[0], params={"qpos": qpos0})
+    with pytest.raises(ValueError, match=r"params\['dof_damping'\] must have shape"):
+        zwang.torch.step(sim, qpos0, qvel0, ctrl[0], params={"dof_damping": damping[:, :1]})
 
 
 def test_torch_step_through_free_joints_and_contacts(gym_assets):

@@ -41,6 +41,14 @@ def test_pendulum_sweep(tmp_path):
     assert err < 5e-3
 
 
+def test_fit_parameters(tmp_path):
+    """Every starting guess recovers the lower link's mass and the damping."""
+    pytest.importorskip("torch")
+    out = run("fit_parameters.py", tmp_path)
+    err = float(out.split("largest relative error of the fitted parameters")[1].split()[0])
+    assert err < 1e-4
+
+
 def test_ppo_inverted_pendulum(tmp_path):
     run("ppo_inverted_pendulum.py", tmp_path, "--out", "curve")
     with open(tmp_path / "curve.csv") as f:

@@ -409,3 +409,134 @@ def test_plot_draws_the_records_and_parameters_it_names(model):
     with pytest.raises(ValueError, match="not recorded over time"):
         r.plot("dof_damping[0]")
     plt.close("all")
+
+
+SENSED = """<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="arm">
+      <joint name="shoulder" type="ball" damping="0.02"/>
+      <inertial pos="0.1 0 -0.5" mass="1" diaginertia="0.02 0.03 0.01"/>
+      <site name="tip" pos="0 0 -0.6"/>
+      <body name="forearm" pos="0 0 -0.6">
+        <joint name="elbow" type="hinge" axis="0 1 0" damping="0.05"/>
+        <inertial pos="0 0 -0.3" mass="0.5" diaginertia="0.005 0.005 0.001"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor name="drive" joint="elbow" gear="2"/></actuator>
+  <sensor>
+    <jointvel joint="elbow"/>
+    <framepos objtype="site" objname="tip"/>
+    <actuatorfrc actuator="drive"/>
+  </sensor>
+</mujoco>
+"""
+
+
+def test_sensitivities_match_differences_of_the_sweep(tmp_path):
+    """A ball joint and a hinge, swept in a mass, a centre of mass, damping and a gear: the
+    sensitivities of qpos (a quaternion's coordinates too), qvel and sensordata at every record
+    against centred differences of the same sweep with the parameters moved by ±h."""
+    path = tmp_path / "arm.xml"
+    path.write_text(SENSED)
+    arm = zwang.load(str(path))
+    n, h = 3, 1e-6
+    rng = np.random.default_rng(4)
+    params = {
+        "body_mass[2]": rng.uniform(0.4, 0.6, n),
+        "body_ipos[1,0]": rng.uniform(0.05, 0.15, n),
+        "dof_damping": rng.uniform(0.01, 0.05, (n, arm.nv)),
+        "actuator_gear[0]": rng.uniform(1.5, 2.5, n),
+    }
+    qpos = np.array([np.cos(0.3), np.sin(0.3), 0, 0, 0.4])
+    run = dict(
+        instances=n,
+        steps=60,
+        every=20,
+        record=["qpos", "qvel", "sensordata", "xpos"],
+        qpos=qpos,
+        ctrl=[0.3],
+    )
+    r = sweep(arm, params, sensitivities=True, **run)
+    names = r.sensitivity_names
+    assert names == [
+        "body_mass[2]",
+        "body_ipos[1,0]",
+        "dof_damping[0]",
+        "dof_damping[1]",
+        "dof_damping[2]",
+        "dof_damping[3]",
+        "actuator_gear[0]",
+    ]
+    assert set(r.sensitivities) == {"qpos", "qvel", "sensordata"}
+    assert r.sensitivities["qpos"].shape == (4, n, arm.nq, len(names))
+    # nothing depends on the parameters at the start
+    assert not np.any(r.sensitivities["qpos"][0]) and not np.any(r.sensitivities["qvel"][0])
+    for p, label in enumerate(names):
+        base, _, rest = label.partition("[")
+        index = tuple(int(k) for k in rest[:-1].split(","))
+        moved = {}
+        for sign in (1, -1):
+            values = {k: np.array(v, dtype=np.float64) for k, v in params.items()}
+            key = next(k for k in values if k.split("[")[0] == base)
+            if key == "dof_damping":
+                values[key][:, index[0]] += sign * h
+            else:
+                values[key] += sign * h
+            moved[sign] = sweep(arm, values, **run).records
+        for name in ("qpos", "qvel", "sensordata"):
+            central = (moved[1][name] - moved[-1][name]) / (2 * h)
+            np.testing.assert_allclose(
+                r.sensitivities[name][..., p], central, rtol=1e-5, atol=1e-7, err_msg=label
+            )
+    # the elbow's velocity sensor is its qvel; a motor's force (in actuator space, before the
+    # gear) is its control, whatever the gear
+    sens = r.sensitivities
+    np.testing.assert_array_equal(sens["sensordata"][:, :, 0], sens["qvel"][:, :, 3])
+    assert not np.any(sens["sensordata"][:, :, 4, 6])
+
+
+def test_sensitivities_in_chunks_equal_one_process(model):
+    run = dict(
+        params={"dof_damping[0]": ("uniform", 0.0, 0.1), "body_ipos[1,2]": ("uniform", -1.5, -0.5)},
+        instances=5,
+        steps=30,
+        every=10,
+        record=["qpos", "qvel"],
+        qpos=[0.2],
+        seed=3,
+        sensitivities=True,
+    )
+    whole = sweep(model, **run)
+    chunks = sweep(model, chunk=2, **run)
+    assert (
+        chunks.sensitivity_names
+        == whole.sensitivity_names
+        == [
+            "dof_damping[0]",
+            "body_ipos[1,2]",
+        ]
+    )
+    for name in ("qpos", "qvel"):
+        np.testing.assert_array_equal(chunks.sensitivities[name], whole.sensitivities[name])
+    # a grammar string sweeps its selections
+    rest = {k: v for k, v in run.items() if k not in ("params", "instances")}
+    spec = sweep(model, "dof_damping[0]=uniform(0, 0.1)", instances=2, **rest)
+    assert spec.sensitivity_names == ["dof_damping[0]"]
+    # an instance that stops (a negative mass) has NaN sensitivities, the others are kept
+    mass = {"body_mass[1]": np.array([1.0, -1.0]), "dof_damping[0]": ("uniform", 0.0, 0.1)}
+    stop = sweep(model, mass, instances=2, **rest)
+    assert stop.status[1] != 0 and stop.status[0] == 0
+    assert np.isnan(stop.sensitivities["qvel"][-1, 1]).all()
+    assert np.isfinite(stop.sensitivities["qvel"][-1, 0]).all()
+
+
+def test_sensitivities_errors(model, tmp_path):
+    base = dict(instances=2, steps=4, sensitivities=True)
+    with pytest.raises(ValueError, match="varies no parameter"):
+        sweep(model, **base)
+    with pytest.raises(ValueError, match="record has none of them"):
+        sweep(model, {"dof_damping[0]": 0.1}, record=["xpos"], **base)
+    with pytest.raises(ValueError, match="not written to a store"):
+        sweep(model, {"dof_damping[0]": 0.1}, store=str(tmp_path / "s.zarr"), **base)

@@ -32,6 +32,13 @@ shape (``body_mass[2]``: body 2's mass; ``body_ipos[2]``: its centre of mass, 3 
 selections joined by ``+`` share one draw per object), and ``params`` of the result holds every
 selection it names.
 
+With ``sensitivities=True`` the sweep also gives the derivative of every recorded ``qpos``,
+``qvel``, ``act`` and ``sensordata`` with respect to every swept parameter element, exact (each
+step's Jacobians, ``Simulator.step_jacobians``, chained along the trajectory)::
+
+    result.sensitivities["qpos"]        # (R, N, nq, P): ∂qpos/∂p at each record
+    result.sensitivity_names            # the P parameter elements: "dof_damping[0]", ...
+
 Draws are reproducible: parameter ``name`` draws from ``numpy.random.Generator(PCG64(
 SeedSequence([seed, crc32(name)])))``, so its values depend on the seed and its name only, not on
 the order of ``params`` or on the other parameters.  Initial states given as callables draw from
@@ -57,6 +64,8 @@ _PROGRESS_MIN_WORK = 10_000_000
 _FALLBACK_MAX_BYTES = 8 * 2**30
 # fields that are part of the state: recording them needs no evaluation of the pipeline
 _STATE_FIELDS = frozenset({"qpos", "qvel", "ctrl", "act", "time", "status", "xfrc_applied"})
+# the recorded fields that sensitivities are given for
+_SENSITIVE_FIELDS = ("qpos", "qvel", "act", "sensordata")
 # the element a field's first per-instance axis runs over, by the field's name prefix
 _FIRST_AXIS = (
     ("qpos", "coordinate"),
@@ -158,6 +167,12 @@ class SweepResult:
         seed: the seed of the draws.
         names: labels of the elements a field runs over (``body``, ``joint``, ``actuator``,
             ``site`` names; ``coordinate`` (of qpos) and ``dof`` indices), for ``to_xarray``.
+        sensitivities: with ``sensitivities=True``, recorded field (of ``qpos``, ``qvel``,
+            ``act``, ``sensordata``) -> ``(R, N, ..., P)``, its derivative at each record with
+            respect to each of the P swept parameter elements (NaN for an instance from the
+            step it stopped at).
+        sensitivity_names: the P parameter elements by their full index (``"dof_damping[0]"``,
+            ``"body_ipos[1,2]"``).
     """
 
     params: dict[str, np.ndarray]
@@ -168,6 +183,8 @@ class SweepResult:
     failures: list = field(default_factory=list)
     seed: int = 0
     names: dict[str, list[str]] = field(default_factory=dict)
+    sensitivities: dict[str, np.ndarray] = field(default_factory=dict)
+    sensitivity_names: list[str] = field(default_factory=list)
 
     def _dims(self, name: str, shape: tuple[int, ...]) -> tuple[list[str], dict[str, Any]]:
         """Dimension names of the trailing axes of a field, and the coordinates of those that
@@ -433,19 +450,56 @@ class SweepFailure:
     message: str
 
 
-def _stepping(sim, record, nrec, every, steps, ctrl_fn, bar) -> dict[str, np.ndarray]:
+def _stepping(
+    sim, record, nrec, every, steps, ctrl_fn, bar, sens=None
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """The records of a simulator whose instances are set up: R = nrec records of each field of
-    ``record``, record r after min(r every, steps) steps."""
+    ``record``, record r after min(r every, steps) steps; and with ``sens`` = (parameter
+    fields, columns of E) the sensitivities of the recorded fields of ``_SENSITIVE_FIELDS``.
+
+    The sensitivity of the state, S = ∂x/∂p in the tangent space, starts at 0 and follows
+    S⁺ = A S + E (every step's Jacobians); qpos's is P(q) S, sensordata's C S + F at the
+    recorded state."""
+    from zwang._tangent import tangent_maps
+
     derived = any(name not in _STATE_FIELDS for name in record)
     first = {name: np.asarray(getattr(sim, name)) for name in record}
     records = {name: np.empty((nrec, *a.shape), dtype=a.dtype) for name, a in first.items()}
+    model, n = sim.model, int(sim.instances)
+    nv = int(model.nv)
+    sensitive, S, fields, cols = {}, None, [], None
+    if sens is not None:
+        fields, cols = sens
+        S = np.zeros((n, 2 * nv + int(model.na), len(cols)))
+        for name in record:
+            if name in _SENSITIVE_FIELDS:
+                shape = (nrec, *first[name].shape, len(cols))
+                sensitive[name] = np.empty(shape)
     del first
+    jac = None
+
+    def jacobians() -> dict[str, np.ndarray]:
+        nonlocal jac
+        if jac is None:
+            jac = sim.step_jacobians(params=fields)
+        return jac
 
     def take(r: int) -> None:
         if derived:
             sim.forward()
         for name in record:
             records[name][r] = getattr(sim, name)
+        for name, out in sensitive.items():
+            if name == "qpos":
+                P, _ = tangent_maps(model, np.asarray(sim.qpos, dtype=np.float64))
+                out[r] = np.einsum("nqv,nvp->nqp", P, S[:, :nv])
+            elif name == "qvel":
+                out[r] = S[:, nv : 2 * nv]
+            elif name == "act":
+                out[r] = S[:, 2 * nv :]
+            else:
+                j = jacobians()
+                out[r] = np.einsum("nsx,nxp->nsp", j["C"], S) + j["F"][:, :, cols]
 
     take(0)
     done = 0
@@ -454,15 +508,53 @@ def _stepping(sim, record, nrec, every, steps, ctrl_fn, bar) -> dict[str, np.nda
         while done < mark:
             if ctrl_fn is not None:
                 sim.ctrl[...] = ctrl_fn(sim, done)
+                jac = None
                 chunk = 1
             else:
                 chunk = mark - done
+            if S is not None:
+                # one step at a time, S carried along
+                chunk = 1
+                j = jacobians()
+                S = np.einsum("nij,njp->nip", j["A"], S) + j["E"][:, :, cols]
+                jac = None
             sim.step(chunk)
             done += chunk
             if bar is not None:
                 bar.update(chunk)
         take(r)
-    return records
+    return records, sensitive
+
+
+def _sensitivity_columns(sim, params) -> tuple[list[str], np.ndarray, list[str]]:
+    """For sensitivities with respect to what ``params`` sweeps: the parameter fields to ask
+    step_jacobians for, the columns of its E that are the swept elements, and their names."""
+    import zwang
+
+    if isinstance(params, str):
+        selections = [s for _, sel, _ in zwang.parse_randomization(params) for s in sel]
+    else:
+        selections = [parse_name(name) for name in (params or {})]
+    if not selections:
+        raise ValueError("sensitivities: the sweep varies no parameter")
+    fields = list(dict.fromkeys(base for base, _ in selections))
+    offset, first = {}, 0
+    for base in fields:
+        offset[base] = first
+        first += int(np.prod(np.asarray(getattr(sim.params, base)).shape[1:], dtype=np.int64))
+    cols, names = [], []
+    for base, index in selections:
+        shape = np.asarray(getattr(sim.params, base)).shape[1:]
+        flat = np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        chosen = np.atleast_1d(flat[index]).ravel()
+        for k in chosen:
+            at = np.unravel_index(int(k), shape)
+            label = base + ("[" + ",".join(str(int(i)) for i in at) + "]" if shape else "")
+            if label in names:
+                continue
+            cols.append(offset[base] + int(k))
+            names.append(label)
+    return fields, np.array(cols, dtype=np.int64), names
 
 
 def _callable_digest(fn) -> str | None:
@@ -534,8 +626,15 @@ def _run_chunk(task: dict[str, Any]) -> dict[str, Any]:
         task["qvel"],
         task["ctrl"],
     )
-    records = _stepping(
-        sim, task["record"], task["nrec"], task["every"], task["steps"], task["ctrl_fn"], None
+    records, sensitive = _stepping(
+        sim,
+        task["record"],
+        task["nrec"],
+        task["every"],
+        task["steps"],
+        task["ctrl_fn"],
+        None,
+        task["sensitivities"],
     )
     failures = []
     for f in sim.failures():
@@ -547,6 +646,7 @@ def _run_chunk(task: dict[str, Any]) -> dict[str, Any]:
     return {
         "lo": lo,
         "records": records,
+        "sensitivities": sensitive,
         "drawn": drawn,
         "status": np.array(sim.status),
         "failures": failures,
@@ -573,6 +673,7 @@ def sweep(
     executor: Any = None,
     chunk: int | None = None,
     store: str | os.PathLike | None = None,
+    sensitivities: bool = False,
 ) -> SweepResult:
     """Runs ``instances`` instances of ``model`` for ``steps`` steps with drawn parameters.
 
@@ -614,6 +715,12 @@ def sweep(
             demand, and ``max_bytes`` does not apply); a sweep run again with the same
             arguments against its store runs only the chunks it lacks (a resume after a crash),
             and a store of another sweep is refused.
+        sensitivities: also the derivatives of the recorded ``qpos``, ``qvel``, ``act`` and
+            ``sensordata`` with respect to every swept parameter element (``SweepResult.
+            sensitivities``), exact: each step's Jacobians (``Simulator.step_jacobians``, in
+            float64) chained along the trajectory, so the simulator advances one step at a
+            time at several times a step's cost.  Controls are held as given: a ``ctrl``
+            callable's dependence on the state is not differentiated.  Not with ``store``.
 
     Returns:
         a ``SweepResult``.
@@ -628,6 +735,14 @@ def sweep(
     n = count(instances, "instances")
     steps = count(steps, "steps", minimum=0)
     every = count(every, "every")
+    if sensitivities and store is not None:
+        raise ValueError("sensitivities are not written to a store: run without store=")
+    if sensitivities and not any(name in _SENSITIVE_FIELDS for name in record):
+        raise ValueError(
+            "sensitivities are given for the recorded "
+            + ", ".join(_SENSITIVE_FIELDS)
+            + f"; record has none of them: {list(record)}"
+        )
     if executor is not None or chunk is not None or store is not None:
         return _sweep_chunks(
             model,
@@ -635,7 +750,7 @@ def sweep(
             (n, steps, every, list(record)),
             {"seed": seed, "backend": backend, "precision": precision, "threads": threads},
             {"qpos": qpos, "qvel": qvel, "ctrl": ctrl},
-            (progress, max_bytes, executor, chunk, store),
+            (progress, max_bytes, executor, chunk, store, sensitivities),
         )
     sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision, threads=threads)
     record = list(record)
@@ -651,6 +766,10 @@ def sweep(
     grammar = params if isinstance(params, str) else None
     values = _draw_params(sim, None if grammar is not None else params, seed, n)
     ctrl_fn = ctrl if callable(ctrl) else None
+    sens, sens_names = None, []
+    if sensitivities:
+        fields, cols, sens_names = _sensitivity_columns(sim, params)
+        sens = (fields, cols)
     drawn = _set_up(
         sim,
         grammar,
@@ -665,13 +784,15 @@ def sweep(
 
     bar = _progress_bar(progress, steps, n * steps)
     try:
-        records = _stepping(sim, record, nrec, every, steps, ctrl_fn, bar)
+        records, sensitive = _stepping(sim, record, nrec, every, steps, ctrl_fn, bar, sens)
     finally:
         if bar is not None:
             bar.close()
-    return _result(
+    result = _result(
         model, drawn, records, nrec, every, steps, np.array(sim.status), list(sim.failures()), seed
     )
+    result.sensitivities, result.sensitivity_names = sensitive, sens_names
+    return result
 
 
 def _draw_params(sim, params, seed: int, n: int) -> dict[str, np.ndarray]:
@@ -723,14 +844,19 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     n, steps, every, record = shape
     seed, precision = options["seed"], options["precision"]
     qpos, qvel, ctrl = inputs["qpos"], inputs["qvel"], inputs["ctrl"]
-    progress, max_bytes, executor, chunk, store = running
+    progress, max_bytes, executor, chunk, store, sensitivities = running
     if executor is None:
         from concurrent.futures import ThreadPoolExecutor
 
         ex = ThreadPoolExecutor(1)
         try:
             return _sweep_chunks(
-                model, params, shape, options, inputs, (progress, max_bytes, ex, chunk, store)
+                model,
+                params,
+                shape,
+                options,
+                inputs,
+                (progress, max_bytes, ex, chunk, store, sensitivities),
             )
         finally:
             ex.shutdown(cancel_futures=True)
@@ -763,6 +889,10 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     qvel0 = _initial(qvel, model.nv, n, seed, "qvel")
     ctrl_fn = ctrl if callable(ctrl) else None
     ctrl0 = _rows(ctrl, n, model.nu, "ctrl") if ctrl is not None and ctrl_fn is None else None
+    sens, sens_names = None, []
+    if sensitivities:
+        fields, cols, sens_names = _sensitivity_columns(probe, params)
+        sens = (fields, cols)
 
     def part(a, lo, hi):
         return None if a is None else np.ascontiguousarray(a[lo:hi])
@@ -787,6 +917,7 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
                 "nrec": nrec,
                 "every": every,
                 "steps": steps,
+                "sensitivities": sens,
             }
         )
     saved = None
@@ -814,6 +945,7 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
         records = {}
     else:
         records = {k: np.empty((nrec, n, *a.shape[1:]), dtype=a.dtype) for k, a in one.items()}
+    sensitive: dict[str, np.ndarray] = {}
     status = np.empty(n, dtype=np.asarray(probe.status).dtype)
     drawn = dict(values)
     failures = []
@@ -843,6 +975,9 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
                 k = len(out["status"])
                 for name, a in out["records"].items():
                     records[name][:, lo : lo + k] = a
+                for name, a in out["sensitivities"].items():
+                    into = sensitive.setdefault(name, np.empty((nrec, n, *a.shape[2:])))
+                    into[:, lo : lo + k] = a
                 status[lo : lo + k] = out["status"]
                 for name, a in out["drawn"].items():
                     into = drawn.setdefault(name, np.empty((n, *a.shape[1:]), dtype=a.dtype))
@@ -869,4 +1004,6 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
         drawn.update(saved.drawn())
         failures = [SweepFailure(*f) for f in saved.failures()]
     failures.sort(key=lambda f: f.instance)
-    return _result(model, drawn, records, nrec, every, steps, status, failures, seed)
+    result = _result(model, drawn, records, nrec, every, steps, status, failures, seed)
+    result.sensitivities, result.sensitivity_names = sensitive, sens_names
+    return result

@@ -6,9 +6,11 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <random>
 
 #include "kernels/dual.h"
+#include "kernels/math_vec.h"
 #include "model_cases.h"
 #include "zwang/derivatives.hpp"
 #include "zwang/zwang.hpp"
@@ -46,6 +48,29 @@ TEST(Dual, ArithmeticAndFunctionsMatchClosedForms) {
   // at 0, √ has a zero tangent rather than NaN (the norm of a zero vector)
   const D2 zero = sqrt(D2(0.0) * variable(0.0, 0));
   EXPECT_EQ(zero.d[0], 0);
+}
+
+// 2 log(b⁻¹ a) at a = b, where its value takes the zero branch: its derivative along
+// a = b ⊗ (1, δ / 2) is still δ (b̄ ⊗ b's vector part is exactly 0 for this b)
+TEST(Dual, RotationDifferenceAtZeroHasItsDerivative) {
+  using D3 = Dual<double, 3>;
+  const Quat<D3> b{D3(0.6), D3(0.0), D3(0.8), D3(0.0)};
+  Quat<D3> a = b;
+  for (int k = 0; k < 3; ++k) {
+    Quat<D3> e{D3(0.0), D3(0.0), D3(0.0), D3(0.0)};
+    (k == 0 ? e.x : k == 1 ? e.y : e.z) = D3(0.5);
+    const Quat<D3> t = mul(b, e);  // b ⊗ (0, e_k / 2)
+    a.w.d[k] = t.w.v;
+    a.x.d[k] = t.x.v;
+    a.y.d[k] = t.y.v;
+    a.z.d[k] = t.z.v;
+  }
+  const Vec3<D3> v = quat_difference(a, b);
+  const D3 rows[3] = {v.x, v.y, v.z};
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(rows[r].v, 0);
+    for (int k = 0; k < 3; ++k) EXPECT_NEAR(rows[r].d[k], r == k ? 1 : 0, 1e-15) << r << k;
+  }
 }
 
 // q ⊗ exp(δ / 2) and 2 log(a⁻¹ b), MuJoCo's convention for ball and free joints
@@ -126,16 +151,31 @@ std::vector<std::string> case_names() {
 }
 
 // The worst difference between the Jacobians and central differences of the simulator's step
-// over every entry, relative to 1 + |the difference|, and where it is.
+// over every entry, relative to 1 + |the difference|, and where it is (a column past x's and
+// ctrl's is a direction in the parameters, E's and F's).  `checked`: the directions compared.
 // `rest`: from qpos0 at rest; else from a short rollout with random controls and velocities.
 struct Worst {
   double error = 0;
   int row = -1, column = -1;
+  int checked = 0;
+  std::string where;                         // a parameter column's field and element
+  double exact = 0, central = 0, finer = 0;  // the Jacobian's entry, the differences with h, h / 2
 };
-Worst compare_with_differences(Model model, bool rest);
-// `step`: the differences' h
+Worst compare_with_differences(Model model, bool rest, bool params = false);
+// `step`: the differences' h (a parameter's: h · max(1, |p|)); `params`: with E and F, every
+// element of every parameter field a column
 Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& prepare,
-                 double step = 1e-6);
+                 double step = 1e-6, bool params = false);
+
+// the parameter fields of a batch
+std::vector<FieldId> param_fields(const Batch<double>& b) {
+  std::vector<FieldId> out;
+  for (int f = 0; f < kFieldCount; ++f) {
+    const FieldId id = static_cast<FieldId>(f);
+    if (field_rows(id, b.layout(), b.sizes()).arena == ArenaId::kParam) out.push_back(id);
+  }
+  return out;
+}
 
 TEST_P(Derivatives, MatchCentralDifferencesOfTheStep) {
   Model model;
@@ -146,6 +186,22 @@ TEST_P(Derivatives, MatchCentralDifferencesOfTheStep) {
   const Worst worst = compare_with_differences(model, false);
   EXPECT_LT(worst.error, 1e-6) << GetParam() << ": row " << worst.row << ", column "
                                << worst.column;
+}
+
+// E and F: every element of every parameter field at the model's own values, those at 0 too
+// (gravity compensation, a medium's density: terms the step skips where they are 0 have their
+// derivative there), a rest quaternion along its three rotations
+TEST_P(Derivatives, ParametersMatchCentralDifferences) {
+  Model model;
+  for (auto& c : test::model_cases()) {
+    if (c.name == GetParam()) model = std::move(c.model);
+  }
+  const Worst worst = compare_with_differences(model, false, true);
+  EXPECT_LT(worst.error, 1e-6) << GetParam() << ": row " << worst.row << ", " << worst.where << ": "
+                               << worst.exact << " against " << worst.central << " (h), "
+                               << worst.finer << " (h / 2)";
+  // the body masses but the world's at least
+  EXPECT_GE(worst.checked, model.nbody - 1) << GetParam();
 }
 
 // at rest a rotation's step is q ⊗ exp(h ω / 2) at ω = 0 exactly (no gravity, so q̈ = 0), where
@@ -159,8 +215,21 @@ TEST(Derivatives, AtRestRotationsToo) {
   }
 }
 
-Worst compare_with_differences(Model model, bool rest) {
-  return compare_at(std::move(model), [&](Simulator<double>& sim) {
+// a ball joint's spring at exactly its rest orientation, where the rotation difference is 0:
+// its derivative there is −k all the same, and its rest quaternion's (E) too
+TEST(Derivatives, BallSpringsAtTheirRestOrientation) {
+  Model chain = examples::ball_chain();
+  for (double& k : chain.jnt_stiffness) k = 3;
+  chain.validate();
+  for (const bool params : {false, true}) {
+    const Worst worst = compare_with_differences(chain, true, params);
+    EXPECT_LT(worst.error, 1e-6) << "row " << worst.row << ", column " << worst.column << " "
+                                 << worst.where;
+  }
+}
+
+Worst compare_with_differences(Model model, bool rest, bool params) {
+  const auto prepare = [&](Simulator<double>& sim) {
     if (rest) return;
     // the controls well inside their ranges and a muscle's inside [0, 1], so that no
     // activation sits at its clamp (a kink)
@@ -176,42 +245,147 @@ Worst compare_with_differences(Model model, bool rest) {
                                                                  : u(rng);
     }
     sim.step(10);
-  });
+  };
+  return compare_at(std::move(model), prepare, 1e-6, params);
 }
 
-Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& prepare, double step) {
+Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& prepare, double step,
+                 bool params) {
   // a solve converged to rounding, so that the differences see the solution, not the tolerance
   model.tolerance = 1e-15;
   model.iterations = std::max(model.iterations, 200);
   const int nx = 2 * model.nv + model.na, ncol = nx + model.nu, ns = model.nsensordata;
-  const Worst failed{std::numeric_limits<double>::infinity()};
+  const Worst failed{std::numeric_limits<double>::infinity(), -1, -1, 0, "", 0, 0, 0};
   Simulator<double> sim(model, 1, {.threads = 1});
   prepare(sim);
   EXPECT_EQ(sim.batch().status()[0] & ~kStatusNotConverged, 0);
   if (sim.batch().status()[0] & ~kStatusNotConverged) return failed;
 
   const std::int64_t instance = 0;
-  const StepJacobians jac = step_jacobians(model, sim.batch(), {&instance, 1}, 1);
+  const Batch<double>& from = sim.batch();
+  const std::int64_t ld_from = from.padded_size();
+  const std::vector<FieldId> fields = params ? param_fields(from) : std::vector<FieldId>{};
+  const StepJacobians jac = step_jacobians(model, from, {&instance, 1}, 1, fields);
   EXPECT_EQ(jac.status[0] & ~kStatusNotConverged, 0);
+  // the parameter columns compared, each a direction in the parameter arena: one element, or
+  // for a ball or free joint's rest quaternion in qpos_spring a rotation q ⊗ exp(δ / 2) (the
+  // validated parameters hold unit quaternions), whose derivative is E · ∂q/∂δ
+  struct Direction {
+    int row;         // the arena row of the element, or of the quaternion's w
+    int axis = -1;   // the rotation's axis (0, 1, 2); -1 for one element
+    int column = 0;  // E's first column of the row(s)
+    int side;  // 0: central differences; 1, -1: one-sided, from above or below; 2: not compared
+    std::string name;  // field[element], and the rotation's axis
+  };
+  std::vector<Direction> dirs;
+  int np = 0;
+  for (FieldId f : fields) {
+    const FieldRows rows = field_rows(f, from.layout(), from.sizes());
+    std::vector<int> quat(rows.rows, -1);  // a quaternion's first element: its offset in it
+    if (f == FieldId::qpos_spring) {
+      for (int j = 0; j < model.njnt; ++j) {
+        const JointType type = model.jnt_type[j];
+        if (type != JointType::kBall && type != JointType::kFree) continue;
+        const int qr = model.jnt_qposadr[j] + (type == JointType::kFree ? 3 : 0);
+        for (int k = 0; k < 4; ++k) quat[qr + k] = k;
+      }
+    }
+    for (int r = 0; r < rows.rows; ++r) {
+      const int row = rows.row + r, column = np + r;
+      if (quat[r] > 0) continue;
+      const std::string name = std::string(field_name(f)) + "[" + std::to_string(r) + "]";
+      if (quat[r] == 0) {
+        for (int a = 0; a < 3; ++a) {
+          dirs.push_back({row, a, column, 0, name + " about axis " + std::to_string(a)});
+        }
+        continue;
+      }
+      // at 0, from above: some may not be negative (a mass, a damping, the density)
+      dirs.push_back({row, -1, column, from.param_arena()[row * ld_from] == 0 ? 1 : 0, name});
+    }
+    np += rows.rows;
+  }
+  EXPECT_EQ(jac.np, np);
+  const int ndir = static_cast<int>(dirs.size());
 
   // the differences: instance 0 stepped as it is, 2k + 1 and 2k + 2 moved by ±h along column k
-  Simulator<double> fd(model, 1 + 2 * ncol, {.threads = 1});
-  const Batch<double>& from = sim.batch();
-  Batch<double>& to = fd.batch();
-  const std::int64_t ld_from = from.padded_size(), ld_to = to.padded_size();
-  for (std::int64_t i = 0; i < to.size(); ++i) {
-    for (int r = 0; r < to.layout().data_rows; ++r) {
-      to.data_arena()[r * ld_to + i] = from.data_arena()[r * ld_from];
+  // (by side · h and side · 2h where one-sided), h times `scale` in differences() below.  A
+  // parameter's h is 10 h |p|, relative as the step is often a function of p / |p| (an inertia)
+  // and larger than the state's as a small inertia's rounding is large beside it, but at least
+  // 10⁻² h (a rest position near 0); h at 0
+  std::vector<double> h(ncol + ndir);
+  for (int c = 0; c < ncol; ++c) h[c] = step;
+  for (int k = 0; k < ndir; ++k) {
+    const double p = std::fabs(from.param_arena()[dirs[k].row * ld_from]);
+    h[ncol + k] = p == 0 ? step : 10 * step * std::max(1e-3, p);
+  }
+  // E's (or F's) entry of row r along a rotation: E · ∂q/∂δ
+  std::vector<Eigen::Vector4d> tangent(ndir);
+  const auto differences = [&](double scale) {
+    auto fd = std::make_unique<Simulator<double>>(model, 1 + 2 * (ncol + ndir),
+                                                  SimulatorOptions{.threads = 1});
+    Batch<double>& to = fd->batch();
+    const std::int64_t ld_to = to.padded_size();
+    for (std::int64_t i = 0; i < to.size(); ++i) {
+      for (int r = 0; r < to.layout().data_rows; ++r) {
+        to.data_arena()[r * ld_to + i] = from.data_arena()[r * ld_from];
+      }
+      for (int r = 0; r < to.layout().param_rows; ++r) {
+        to.param_arena()[r * ld_to + i] = from.param_arena()[r * ld_from];
+      }
+      to.time()[i] = from.time()[0];
     }
-    to.time()[i] = from.time()[0];
+    for (int c = 0; c < ncol; ++c) {
+      perturb(model, to, 1 + 2 * c, c, scale * h[c]);
+      perturb(model, to, 2 + 2 * c, c, -scale * h[c]);
+    }
+    for (int k = 0; k < ndir; ++k) {
+      const Direction& dir = dirs[k];
+      const int c = ncol + k;
+      const double hc = scale * h[c];
+      double* p = to.param_arena() + dir.row * ld_to;
+      if (dir.axis < 0) {
+        p[1 + 2 * c] += dir.side == 0 ? hc : dir.side * hc;
+        p[2 + 2 * c] += dir.side == 0 ? -hc : dir.side * 2 * hc;
+        continue;
+      }
+      const Eigen::Quaterniond q(p[0], p[ld_to], p[2 * ld_to], p[3 * ld_to]);
+      Eigen::Vector3d delta = Eigen::Vector3d::Zero();
+      delta[dir.axis] = 1;
+      // ∂/∂t of q ⊗ exp(t δ / 2) at 0: q ⊗ (0, δ / 2)
+      const Eigen::Quaterniond dq =
+          q * Eigen::Quaterniond(0, delta.x() / 2, delta.y() / 2, delta.z() / 2);
+      tangent[k] = {dq.w(), dq.x(), dq.y(), dq.z()};
+      for (const double sign : {1.0, -1.0}) {
+        const Eigen::Quaterniond moved = rotated(q, sign * hc * delta);
+        const std::int64_t i = sign > 0 ? 1 + 2 * c : 2 + 2 * c;
+        p[i] = moved.w();
+        p[ld_to + i] = moved.x();
+        p[2 * ld_to + i] = moved.y();
+        p[3 * ld_to + i] = moved.z();
+      }
+    }
+    fd->step(1);
+    return fd;
+  };
+  std::unique_ptr<Simulator<double>> fd = differences(1);
+  // an element at the edge of its range on one side (an inertia on the triangle inequality's
+  // edge): differences from the other side; where no side is left (a rod's or a point mass's
+  // inertia, whose element may not move alone): not compared
+  bool again = false;
+  for (int k = 0; k < ndir; ++k) {
+    const int c = ncol + k;
+    const auto refused = [&](std::int64_t i) {
+      return (fd->batch().status()[i] & kStatusBadParameters) != 0;
+    };
+    const bool above = refused(1 + 2 * c), below = refused(2 + 2 * c);
+    if (dirs[k].axis >= 0 || !(above || below)) continue;
+    dirs[k].side = dirs[k].side != 0 || (above && below) ? 2 : above ? -1 : 1;
+    again = true;
   }
-  std::vector<double> h(ncol);
-  for (int c = 0; c < ncol; ++c) {
-    h[c] = step;
-    perturb(model, to, 1 + 2 * c, c, h[c]);
-    perturb(model, to, 2 + 2 * c, c, -h[c]);
-  }
-  fd.step(1);
+  if (again) fd = differences(1);
+  // the differences' own error, from differences with h / 2
+  const std::unique_ptr<Simulator<double>> half = differences(0.5);
 
   // the dual step's values are the simulator's step, to the bit
   sim.step(1);
@@ -219,23 +393,63 @@ Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& pre
   for (int r = 0; r < model.nv; ++r) EXPECT_EQ(jac.qvel[r], sim.batch().qvel()(0, r)) << r;
   for (int r = 0; r < ns; ++r) EXPECT_EQ(jac.sensordata[r], sim.batch().sensordata()(0, r)) << r;
 
-  Worst worst;
-  for (int c = 0; c < ncol; ++c) {
-    for (std::int64_t i : {1 + 2 * c, 2 + 2 * c}) {
-      EXPECT_EQ(fd.batch().status()[i] & ~kStatusNotConverged, 0) << c;
-      if (fd.batch().status()[i] & ~kStatusNotConverged) return failed;
+  // column c's differences (rows of x⁺ and sensordata), divided by the h they were taken with
+  const auto estimate = [&](const Simulator<double>& at, int c, double hc) {
+    const Direction* dir = c >= ncol ? &dirs[c - ncol] : nullptr;
+    std::vector<double> out;
+    if (dir && dir->side != 0) {
+      // s (4 (x(s h) − x(0)) − (x(2 s h) − x(0))) / 2h, second order as the central difference
+      const std::vector<double> d1 = state_difference(model, at.batch(), 1 + 2 * c, 0);
+      const std::vector<double> d2 = state_difference(model, at.batch(), 2 + 2 * c, 0);
+      for (std::size_t r = 0; r < d1.size(); ++r) {
+        out.push_back(dir->side * (4 * d1[r] - d2[r]) / (2 * hc));
+      }
+    } else {
+      out = state_difference(model, at.batch(), 1 + 2 * c, 2 + 2 * c);
+      for (double& v : out) v /= 2 * hc;
     }
-    const std::vector<double> diff = state_difference(model, fd.batch(), 1 + 2 * c, 2 + 2 * c);
+    return out;
+  };
+
+  Worst worst;
+  for (int c = 0; c < ncol + ndir; ++c) {
+    const Direction* dir = c >= ncol ? &dirs[c - ncol] : nullptr;
+    if (dir && dir->side == 2) continue;
+    for (const Simulator<double>* at : {fd.get(), half.get()}) {
+      for (std::int64_t i : {1 + 2 * c, 2 + 2 * c}) {
+        EXPECT_EQ(at->batch().status()[i] & ~kStatusNotConverged, 0)
+            << c << (dir ? " " + dir->name : std::string());
+        if (at->batch().status()[i] & ~kStatusNotConverged) return failed;
+      }
+    }
+    if (dir) ++worst.checked;
+    const std::vector<double> central = estimate(*fd, c, h[c]);
+    const std::vector<double> finer = estimate(*half, c, 0.5 * h[c]);
     for (int r = 0; r < nx + ns; ++r) {
-      const double central = diff[r] / (2 * h[c]);
-      double exact;
-      if (r < nx) {
+      double exact = 0;
+      if (dir) {
+        const auto entry = [&](int col) {
+          return r < nx ? jac.E[r * np + col] : jac.F[(r - nx) * np + col];
+        };
+        if (dir->axis < 0) {
+          exact = entry(dir->column);
+        } else {
+          for (int k = 0; k < 4; ++k) exact += entry(dir->column + k) * tangent[c - ncol][k];
+        }
+      } else if (r < nx) {
         exact = c < nx ? jac.A[r * nx + c] : jac.B[r * model.nu + (c - nx)];
       } else {
         exact = c < nx ? jac.C[(r - nx) * nx + c] : jac.D[(r - nx) * model.nu + (c - nx)];
       }
-      const double err = std::fabs(exact - central) / (1 + std::fabs(central));
-      if (err > worst.error) worst = {err, r, c};
+      // less the differences' own error, |D(h) − D(h / 2)| twice: a parameter whose scale is
+      // far from the h chosen (an armature beside a small inertia) moves the step far in h
+      const double own = dir ? 2 * std::fabs(central[r] - finer[r]) : 0.0;
+      const double err =
+          std::max(0.0, std::fabs(exact - central[r]) - own) / (1 + std::fabs(central[r]));
+      if (err > worst.error) {
+        worst = {err,   r,          c,       worst.checked, dir ? dir->name : std::string(),
+                 exact, central[r], finer[r]};
+      }
     }
   }
   return worst;
