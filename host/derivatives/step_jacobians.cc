@@ -1,5 +1,5 @@
-// step_jacobians: the kernels' step on Dual<double, kDirections>, one pass per kDirections
-// columns of [A B E; C D F], the instances spread over threads.
+// step_jacobians: the kernels' step on Dual<double, kDirections>, one pass (of every step asked
+// for) per kDirections columns of [A B E; C D F], the instances spread over threads.
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -43,12 +43,13 @@ struct Scratch {
 class Differentiator {
  public:
   // param_rows: the parameter arena's row of each of E's columns
-  Differentiator(const Model& model, std::vector<int> param_rows, StepJacobians& out)
+  Differentiator(const Model& model, std::vector<int> param_rows, int steps, StepJacobians& out)
       : model_(model),
         arrays_(model),
         reals_(arrays_.reals().begin(), arrays_.reals().end()),
         m_(arrays_.view_as<D>(arrays_.ints().data(), reals_.data())),
         param_rows_(std::move(param_rows)),
+        steps_(steps),
         out_(out) {}
 
   // the batch's arenas, read once before the threads start (a device copy's host mirror is
@@ -96,7 +97,7 @@ class Differentiator {
       const int count = std::min(kDirections, ncol - first);
       for (int k = 0; k < count; ++k) seed(s, first + k, k);
       const Instance<D> d = s.instance(m_);
-      step(m_, d);
+      for (int k = 0; k < steps_ && !(s.status & ~kStatusNotConverged); ++k) step(m_, d);
       status |= s.status;
       for (int k = 0; k < count; ++k) read(s, row, first + k, k);
       if (first == 0) keep_values(s, row);
@@ -209,6 +210,7 @@ class Differentiator {
   std::vector<D> reals_;
   ModelView<D> m_;
   std::vector<int> param_rows_;
+  int steps_;
   StepJacobians& out_;
 };
 
@@ -217,7 +219,10 @@ class Differentiator {
 template <class T>
 StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
                              std::span<const std::int64_t> instances, int threads,
-                             std::span<const FieldId> params) {
+                             std::span<const FieldId> params, int steps) {
+  if (steps < 1) {
+    throw std::invalid_argument(fmt::format("step_jacobians: steps is {}, not 1 or more", steps));
+  }
   for (std::int64_t i : instances) {
     if (i < 0 || i >= batch.size()) {
       throw std::out_of_range(fmt::format("instance {} is not in [0, {})", i, batch.size()));
@@ -257,7 +262,7 @@ StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
   out.sensordata = sized(model.nsensordata);
   out.status.assign(static_cast<std::size_t>(out.n), 0);
   if (out.n == 0) return out;
-  const Differentiator diff(model, std::move(param_rows), out);
+  const Differentiator diff(model, std::move(param_rows), steps, out);
   const Differentiator::Source<T> from{batch.data_arena(), batch.param_arena(), batch.time().data(),
                                        batch.status().data(), batch.padded_size()};
   const int nthreads = threads > 0 ? threads : omp_get_max_threads();
@@ -272,9 +277,9 @@ StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
 
 template StepJacobians step_jacobians<double>(const Model&, const Batch<double>&,
                                               std::span<const std::int64_t>, int,
-                                              std::span<const FieldId>);
+                                              std::span<const FieldId>, int);
 template StepJacobians step_jacobians<float>(const Model&, const Batch<float>&,
                                              std::span<const std::int64_t>, int,
-                                             std::span<const FieldId>);
+                                             std::span<const FieldId>, int);
 
 }  // namespace zwang

@@ -54,12 +54,14 @@ struct StepJacobians {
 // The Jacobians of one step of the listed instances of a batch, from their current state,
 // controls, time and parameters (the batch is not changed), computed in float64 (a float32
 // batch's values are widened).  `threads`: 0 for every core.  `params`: parameter fields
-// (FieldId::body_mass, ...) whose elements are E's and F's columns, in that order.
-// std::out_of_range for an instance not in the batch; std::invalid_argument for a field that is
-// not a parameter, or one listed twice.
+// (FieldId::body_mass, ...) whose elements are E's and F's columns, in that order.  `steps`:
+// of that many steps instead, the controls (and mocap, applied forces) held: x⁺ is the state
+// after the last, sensordata as the last evaluates it, an instance's blocks NaN where any of
+// them stops it.  std::out_of_range for an instance not in the batch; std::invalid_argument for
+// a field that is not a parameter, one listed twice, or steps < 1.
 template <class T>
 StepJacobians step_jacobians(const Model& model, const Batch<T>& batch,
                              std::span<const std::int64_t> instances, int threads = 0,
-                             std::span<const FieldId> params = {});
+                             std::span<const FieldId> params = {}, int steps = 1);
 
 }  // namespace zwang

@@ -381,11 +381,12 @@ nb::object mass_matrix(PySimulator& s) {
 }
 
 StepJacobians jacobians_of(PySimulator& s, const std::vector<std::int64_t>& list,
-                           const std::vector<FieldId>& params) {
+                           const std::vector<FieldId>& params, int steps) {
   nb::gil_scoped_release release;
   std::lock_guard<std::mutex> lock(s.mutex());
   return s.visit([&](auto& sim) {
-    return step_jacobians(s.model().model, std::as_const(sim.batch()), list, s.threads(), params);
+    return step_jacobians(s.model().model, std::as_const(sim.batch()), list, s.threads(), params,
+                          steps);
   });
 }
 
@@ -407,11 +408,11 @@ int param_size(const Model& m, FieldId f) {
 }
 
 nb::dict step_jacobians_of(PySimulator& s, nb::handle instances,
-                           const std::vector<std::string>& params) {
+                           const std::vector<std::string>& params, int steps) {
   std::vector<FieldId> fields;
   for (const std::string& name : params) fields.push_back(param_field(name, "step_jacobians"));
   const std::vector<std::int64_t> list = instance_list(s, instances);
-  StepJacobians j = jacobians_of(s, list, fields);
+  StepJacobians j = jacobians_of(s, list, fields, steps);
   const Model& m = s.model().model;
   const auto z = [](auto n) { return static_cast<std::size_t>(n); };
   const std::size_t k = list.size(), nx = z(j.nx), nu = z(j.nu), ns = z(j.nsensordata);
@@ -458,7 +459,7 @@ std::pair<int, int> block(const Model& m, const std::string& name, bool column,
 }
 
 nb::object derivatives(PySimulator& s, const std::vector<std::string>& wrt,
-                       const std::vector<std::string>& of, nb::handle instances) {
+                       const std::vector<std::string>& of, nb::handle instances, int steps) {
   const Model& m = s.model().model;
   // the parameter fields among wrt, each once
   std::vector<FieldId> params;
@@ -472,7 +473,7 @@ nb::object derivatives(PySimulator& s, const std::vector<std::string>& wrt,
   for (const auto& name : of) nrow += rows.emplace_back(block(m, name, false, params)).second;
   for (const auto& name : wrt) ncol += cols.emplace_back(block(m, name, true, params)).second;
   const std::vector<std::int64_t> list = instance_list(s, instances);
-  const StepJacobians j = jacobians_of(s, list, params);
+  const StepJacobians j = jacobians_of(s, list, params, steps);
   const int nx = j.nx, nu = j.nu, ns = j.nsensordata, np = j.np;
   // entry (r, c) of [A B E; C D F] of instance i
   const auto entry = [&](std::size_t i, int r, int c) {
@@ -753,7 +754,7 @@ void bind_simulator(nb::module_& m) {
           "Every instance with a status bit set, in increasing order, as InstanceFailure "
           "(instance, status, message).")
       .def("step_jacobians", &step_jacobians_of, nb::arg("instances") = nb::none(),
-           nb::arg("params") = std::vector<std::string>{},
+           nb::arg("params") = std::vector<std::string>{}, nb::arg("steps") = 1,
            "The Jacobians of one step from each listed instance's current state (None: every "
            "instance), exact to rounding (the step run on dual numbers), in MuJoCo's "
            "mjd_transitionFD layout: x = (qpos tangent, qvel, act), nx = 2 nv + na, a ball or "
@@ -765,13 +766,17 @@ void bind_simulator(nb::module_& m) {
            "constraints' invweight0, held fixed as the step holds them), the step's results "
            "qpos, qvel, act and sensordata (for an f64 simulator the values step() would give), "
            "and status (where a stop bit is set, before or by the step, that instance's blocks "
-           "are NaN). The simulator is not changed. In float64, also for an f32 simulator. The "
-           "GIL is released meanwhile. ValueError for a name that is not a parameter field.")
+           "are NaN). steps=k: the Jacobians of k steps, the controls held, x⁺ the state after "
+           "the last and sensordata as the last evaluates it (NaN blocks where any step stops "
+           "the instance). The simulator is not changed. In float64, also for an f32 simulator. "
+           "The GIL is released meanwhile. ValueError for a name that is not a parameter field, "
+           "or steps < 1.")
       .def("derivatives", &derivatives,
            nb::arg("wrt") = std::vector<std::string>{"qpos", "qvel", "act", "ctrl"},
            nb::arg("of") = std::vector<std::string>{"qpos", "qvel", "act", "sensordata"},
-           nb::arg("instances") = nb::none(),
-           "The Jacobian of one step, (k, rows, columns): rows the outputs `of` names in its "
+           nb::arg("instances") = nb::none(), nb::arg("steps") = 1,
+           "The Jacobian of one step (of `steps` steps, the controls held), (k, rows, columns): "
+           "rows the outputs `of` names in its "
            "order ('qpos' as nv tangent coordinates, 'qvel', 'act', 'sensordata'), columns the "
            "inputs `wrt` names ('qpos' tangent, 'qvel', 'act', 'ctrl', and 'params.NAME': every "
            "element of a parameter field, as in Simulator.params); the blocks of "

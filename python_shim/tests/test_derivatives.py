@@ -130,6 +130,32 @@ def test_derivatives_arranges_the_blocks(gym_assets):
         sim.step_jacobians(instances=[7])
 
 
+def test_several_steps_follow_the_chain_rule(gym_assets):
+    """The Jacobians of three steps with the controls held: A₃ A₂ A₁ and A₃ A₂ B₁ + A₃ B₂ + B₃,
+    each step's from the state it starts at, and the state after the three."""
+    model = zwang.load(str(gym_assets / "hopper.xml"))
+    sim = zwang.Simulator(model, instances=2)
+    sim.ctrl[:] = [[0.3, -0.2, 0.5], [-0.4, 0.1, 0.2]]
+    sim.step(30)
+    params = ["body_mass", "dof_damping"]
+    three = sim.step_jacobians(params=params, steps=3)
+    A = np.broadcast_to(np.eye(2 * model.nv), three["A"].shape)
+    B, E = np.zeros_like(three["B"]), np.zeros_like(three["E"])
+    for _ in range(3):
+        j = sim.step_jacobians(params=params)
+        A, B, E = j["A"] @ A, j["A"] @ B + j["B"], j["A"] @ E + j["E"]
+        sim.step(1)
+    np.testing.assert_allclose(three["A"], A, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(three["B"], B, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(three["E"], E, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(three["qpos"], sim.qpos)
+    np.testing.assert_array_equal(three["qvel"], sim.qvel)
+    got = sim.derivatives(wrt=("ctrl",), of=("qvel",), steps=2)
+    assert got.shape == (2, model.nv, model.nu)
+    with pytest.raises(ValueError, match="steps is 0"):
+        sim.step_jacobians(steps=0)
+
+
 SLIDER = """<mujoco>
   <option timestep="0.01" gravity="0 0 0" integrator="Euler"/>
   <worldbody>

@@ -161,11 +161,11 @@ struct Worst {
   std::string where;                         // a parameter column's field and element
   double exact = 0, central = 0, finer = 0;  // the Jacobian's entry, the differences with h, h / 2
 };
-Worst compare_with_differences(Model model, bool rest, bool params = false);
-// `step`: the differences' h (a parameter's: h · max(1, |p|)); `params`: with E and F, every
-// element of every parameter field a column
+Worst compare_with_differences(Model model, bool rest, bool params = false, int steps = 1);
+// `step`: the differences' h (a parameter's, below); `params`: with E and F, every element of
+// every parameter field a column; `steps`: the Jacobians of that many steps
 Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& prepare,
-                 double step = 1e-6, bool params = false);
+                 double step = 1e-6, bool params = false, int steps = 1);
 
 // the parameter fields of a batch
 std::vector<FieldId> param_fields(const Batch<double>& b) {
@@ -186,6 +186,17 @@ TEST_P(Derivatives, MatchCentralDifferencesOfTheStep) {
   const Worst worst = compare_with_differences(model, false);
   EXPECT_LT(worst.error, 1e-6) << GetParam() << ": row " << worst.row << ", column "
                                << worst.column;
+}
+
+// four steps at once, the controls held: the dual numbers carried through every step
+TEST_P(Derivatives, SeveralStepsMatchCentralDifferences) {
+  Model model;
+  for (auto& c : test::model_cases()) {
+    if (c.name == GetParam()) model = std::move(c.model);
+  }
+  const Worst worst = compare_with_differences(model, false, false, 4);
+  EXPECT_LT(worst.error, 1e-6) << GetParam() << ": row " << worst.row << ", column " << worst.column
+                               << ": " << worst.exact << " against " << worst.central;
 }
 
 // E and F: every element of every parameter field at the model's own values, those at 0 too
@@ -228,7 +239,7 @@ TEST(Derivatives, BallSpringsAtTheirRestOrientation) {
   }
 }
 
-Worst compare_with_differences(Model model, bool rest, bool params) {
+Worst compare_with_differences(Model model, bool rest, bool params, int steps) {
   const auto prepare = [&](Simulator<double>& sim) {
     if (rest) return;
     // the controls well inside their ranges and a muscle's inside [0, 1], so that no
@@ -246,11 +257,11 @@ Worst compare_with_differences(Model model, bool rest, bool params) {
     }
     sim.step(10);
   };
-  return compare_at(std::move(model), prepare, 1e-6, params);
+  return compare_at(std::move(model), prepare, 1e-6, params, steps);
 }
 
 Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& prepare, double step,
-                 bool params) {
+                 bool params, int steps) {
   // a solve converged to rounding, so that the differences see the solution, not the tolerance
   model.tolerance = 1e-15;
   model.iterations = std::max(model.iterations, 200);
@@ -265,7 +276,7 @@ Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& pre
   const Batch<double>& from = sim.batch();
   const std::int64_t ld_from = from.padded_size();
   const std::vector<FieldId> fields = params ? param_fields(from) : std::vector<FieldId>{};
-  const StepJacobians jac = step_jacobians(model, from, {&instance, 1}, 1, fields);
+  const StepJacobians jac = step_jacobians(model, from, {&instance, 1}, 1, fields, steps);
   EXPECT_EQ(jac.status[0] & ~kStatusNotConverged, 0);
   // the parameter columns compared, each a direction in the parameter arena: one element, or
   // for a ball or free joint's rest quaternion in qpos_spring a rotation q ⊗ exp(δ / 2) (the
@@ -365,7 +376,7 @@ Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& pre
         p[3 * ld_to + i] = moved.z();
       }
     }
-    fd->step(1);
+    fd->step(steps);
     return fd;
   };
   std::unique_ptr<Simulator<double>> fd = differences(1);
@@ -388,7 +399,7 @@ Worst compare_at(Model model, const std::function<void(Simulator<double>&)>& pre
   const std::unique_ptr<Simulator<double>> half = differences(0.5);
 
   // the dual step's values are the simulator's step, to the bit
-  sim.step(1);
+  sim.step(steps);
   for (int r = 0; r < model.nq; ++r) EXPECT_EQ(jac.qpos[r], sim.batch().qpos()(0, r)) << r;
   for (int r = 0; r < model.nv; ++r) EXPECT_EQ(jac.qvel[r], sim.batch().qvel()(0, r)) << r;
   for (int r = 0; r < ns; ++r) EXPECT_EQ(jac.sensordata[r], sim.batch().sensordata()(0, r)) << r;
