@@ -28,8 +28,8 @@ fi
 python3 -m ruff check python_shim scripts bench
 python3 -m ruff format --check python_shim scripts bench
 part "build (CUDA where nvcc is present)"
-# Ninja, so that the tests' units compile beside the library's longest ones; position-independent
-# code, as the Python package's, so that its build below finds the library's objects in ccache.
+# Ninja; position-independent code, as the Python package's, so that its build below finds the
+# library's objects in ccache.
 # A build folder made by another generator is made again.
 fresh_ninja() {
   [ ! -f "$1/CMakeCache.txt" ] || grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$1/CMakeCache.txt" || rm -rf "$1"
