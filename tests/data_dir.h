@@ -6,12 +6,13 @@
 
 namespace zwang::test {
 
-// ZWANG_TEST_DIR, which ctest sets, or the folder next to this header for a test binary run by
-// hand
+// the tests' source folder, tests/ (tests/data_dir.cc)
+std::filesystem::path tests_dir();
+
+// ZWANG_TEST_DIR, which ctest sets, or tests/data for a test binary run by hand
 inline std::filesystem::path data_dir() {
   const char* dir = std::getenv("ZWANG_TEST_DIR");
-  return dir != nullptr ? std::filesystem::path(dir)
-                        : std::filesystem::path(__FILE__).parent_path() / "data";
+  return dir != nullptr ? std::filesystem::path(dir) : tests_dir() / "data";
 }
 
 }  // namespace zwang::test

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "data_dir.h"
 #include "test_util.h"
 #include "urdf/urdf_files.h"
 #include "zwang/loaders.hpp"
@@ -102,8 +103,7 @@ std::vector<json> ask_pinocchio(const std::vector<json>& robots, std::string* er
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() / fmt::format("zwang_pinocchio_{}.json", ::getpid());
   std::ofstream(file) << json{{"robots", robots}}.dump();
-  const std::string script =
-      (std::filesystem::path(__FILE__).parent_path() / "pinocchio_dynamics.py").string();
+  const std::string script = (tests_dir() / "urdf" / "pinocchio_dynamics.py").string();
   const auto out =
       shell_output(fmt::format("python3 '{}' '{}' 2>/dev/null", script, file.string()));
   std::filesystem::remove(file);
