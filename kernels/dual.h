@@ -1,7 +1,9 @@
 // A dual number: a value and K tangents, the kernels' scalar for forward-mode derivatives.
 //
 // With T = Dual<double, K>, every stage of kernels/ computes its values exactly as with T =
-// double (the same operations on the value, in the same order) and, beside each, the
+// double (the same operations on the value, in the same order; but where a term whose
+// coefficient is 0 is kept for its tangents, may_be_nonzero in kernels/lanes.h, it adds a zero,
+// which can turn a −0 into +0) and, beside each, the
 // directional derivatives along K directions seeded in the inputs: f(x + Σ_k ε_k t_k) with
 // ε_j ε_k = 0 gives f(x) + Σ_k ε_k f′(x) t_k.  So the Jacobians of a step are those of the code
 // as written, with no second copy of the physics.

@@ -28,7 +28,7 @@ fi
 python3 -m ruff check python_shim scripts bench
 python3 -m ruff format --check python_shim scripts bench
 part "build (CUDA where nvcc is present)"
-# Ninja; position-independent code, as the Python package's, so that its build below finds the
+# Position-independent code, as the Python package's, so that its build below finds the
 # library's objects in ccache.
 # A build folder made by another generator is made again.
 fresh_ninja() {

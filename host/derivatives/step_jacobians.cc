@@ -97,7 +97,7 @@ class Differentiator {
       const int count = std::min(kDirections, ncol - first);
       for (int k = 0; k < count; ++k) seed(s, first + k, k);
       const Instance<D> d = s.instance(m_);
-      for (int k = 0; k < steps_ && !(s.status & ~kStatusNotConverged); ++k) step(m_, d);
+      for (int n = 0; n < steps_ && !(s.status & ~kStatusNotConverged); ++n) step(m_, d);
       status |= s.status;
       for (int k = 0; k < count; ++k) read(s, row, first + k, k);
       if (first == 0) keep_values(s, row);
@@ -142,7 +142,7 @@ class Differentiator {
   // column c of the blocks from direction k
   void read(const Scratch& s, std::int64_t row, int c, int k) const {
     const Layout& lay = m_.lay;
-    const int nv = model_.nv, na = model_.na, nx = out_.nx, nu = out_.nu;
+    const int nx = out_.nx, nu = out_.nu;
     const int ns = out_.nsensordata, np = out_.np;
     // the block of the column, its width and the column within it
     const int block = c < nx ? 0 : c < nx + nu ? 1 : 2;
@@ -150,7 +150,18 @@ class Differentiator {
     const int col = block == 0 ? c : block == 1 ? c - nx : c - nx - nu;
     std::vector<double>& upper = block == 0 ? out_.A : block == 1 ? out_.B : out_.E;
     std::vector<double>& lower = block == 0 ? out_.C : block == 1 ? out_.D : out_.F;
-    double* top = &upper[(row * nx) * width + col];
+    // no state rows (a model without dofs): A, B and E are empty
+    if (nx > 0) read_state(s, upper.data() + (row * nx) * width + col, width, k);
+    // sensordata's rows (none: C, D and F are empty, and no address into them is formed)
+    if (ns == 0) return;
+    double* bottom = &lower[(row * ns) * width + col];
+    for (int r = 0; r < ns; ++r) bottom[r * width] = s.data[lay.sensordata + r].d[k];
+  }
+
+  // x⁺'s tangent from direction k into a column of stride `width`
+  void read_state(const Scratch& s, double* top, int width, int k) const {
+    const Layout& lay = m_.lay;
+    const int nv = model_.nv, na = model_.na;
     // qpos rows: the tangent of each joint's coordinates after the step
     for (int j = 0; j < model_.njnt; ++j) {
       const int qa = model_.jnt_qposadr[j], da = model_.jnt_dofadr[j];
@@ -174,10 +185,6 @@ class Differentiator {
     }
     for (int r = 0; r < nv; ++r) top[(nv + r) * width] = s.data[lay.qvel + r].d[k];
     for (int r = 0; r < na; ++r) top[(2 * nv + r) * width] = s.data[lay.act + r].d[k];
-    // sensordata's rows (none: C, D and F are empty, and no address into them is formed)
-    if (ns == 0) return;
-    double* bottom = &lower[(row * ns) * width + col];
-    for (int r = 0; r < ns; ++r) bottom[r * width] = s.data[lay.sensordata + r].d[k];
   }
 
   void keep_values(const Scratch& s, std::int64_t row) const {

@@ -1,19 +1,20 @@
-// Derivatives of one step of each instance, exact to rounding: the kernels' own step run on dual
-// numbers (kernels/dual.h), which carry the directional derivatives of every value along with it.
+// Derivatives of one step (or of several) of each instance, exact to rounding: the kernels' own
+// step run on dual numbers (kernels/dual.h), which carry the directional derivatives of every
+// value along with it.
 //
 // The state x = (qpos, qvel, act) is perturbed in MuJoCo's tangent space, as its
 // mjd_transitionFD does: nv coordinates for qpos (a ball or a free joint's rotation by a
 // body-frame rotation vector, q ⊗ exp(δ / 2)), then qvel and act; so
 //   A = ∂x⁺/∂x (nx × nx, nx = 2 nv + na)   B = ∂x⁺/∂ctrl (nx × nu)
 //   C = ∂sensordata/∂x (nsensordata × nx)    D = ∂sensordata/∂ctrl (nsensordata × nu)
-// and, for the parameter fields asked for (their np elements, field after field),
+// with x⁺ the state after the step and sensordata as the step evaluates it (at the state it
+// starts from, as MuJoCo's mj_step).  A rotation's rows are those of 2 log(q⁺⁻¹ (q⁺ + dq⁺)),
+// its tangent in the same convention.  For the parameter fields asked for (their np elements,
+// field after field),
 //   E = ∂x⁺/∂p (nx × np)                        F = ∂sensordata/∂p (nsensordata × np)
 // the derivatives of the step as a function of the batch's parameters (Simulator::params()):
 // what the model derived from its own parameters when it was built (MuJoCo's invweight0, which
 // sets the constraints' regularisation, and the like) stays as it is, as in the step itself.
-// with x⁺ the state after the step and sensordata as the step evaluates it (at the state it
-// starts from, as MuJoCo's mj_step).  A rotation's rows are those of 2 log(q⁺⁻¹ (q⁺ + dq⁺)),
-// its tangent in the same convention.
 //
 // The constraint solver is differentiated by the implicit function theorem: after the solve has
 // converged, one Newton step at the solution taken on the tangents alone (kernels/

@@ -460,6 +460,10 @@ std::pair<int, int> block(const Model& m, const std::string& name, bool column,
 
 nb::object derivatives(PySimulator& s, const std::vector<std::string>& wrt,
                        const std::vector<std::string>& of, nb::handle instances, int steps) {
+  if (steps < 1) {
+    throw std::invalid_argument("derivatives: steps is " + std::to_string(steps) +
+                                ", not 1 or more");
+  }
   const Model& m = s.model().model;
   // the parameter fields among wrt, each once
   std::vector<FieldId> params;
@@ -770,7 +774,7 @@ void bind_simulator(nb::module_& m) {
            "the last and sensordata as the last evaluates it (NaN blocks where any step stops "
            "the instance). The simulator is not changed. In float64, also for an f32 simulator. "
            "The GIL is released meanwhile. ValueError for a name that is not a parameter field, "
-           "or steps < 1.")
+           "one listed twice, or steps < 1.")
       .def("derivatives", &derivatives,
            nb::arg("wrt") = std::vector<std::string>{"qpos", "qvel", "act", "ctrl"},
            nb::arg("of") = std::vector<std::string>{"qpos", "qvel", "act", "sensordata"},
@@ -780,7 +784,7 @@ void bind_simulator(nb::module_& m) {
            "order ('qpos' as nv tangent coordinates, 'qvel', 'act', 'sensordata'), columns the "
            "inputs `wrt` names ('qpos' tangent, 'qvel', 'act', 'ctrl', and 'params.NAME': every "
            "element of a parameter field, as in Simulator.params); the blocks of "
-           "step_jacobians() arranged. ValueError for another name.")
+           "step_jacobians() arranged. ValueError for another name, or steps < 1.")
       .def("mass_matrix", &mass_matrix,
            "The joint-space mass matrix H (armature included) of every instance, dense and "
            "symmetric, (N, nv, nv): a copy, from the packed lower triangle the last forward() or "

@@ -152,8 +152,12 @@ def test_several_steps_follow_the_chain_rule(gym_assets):
     np.testing.assert_array_equal(three["qvel"], sim.qvel)
     got = sim.derivatives(wrt=("ctrl",), of=("qvel",), steps=2)
     assert got.shape == (2, model.nv, model.nu)
-    with pytest.raises(ValueError, match="steps is 0"):
+    with pytest.raises(ValueError, match="step_jacobians: steps is 0"):
         sim.step_jacobians(steps=0)
+    with pytest.raises(ValueError, match="derivatives: steps is -1"):
+        sim.derivatives(steps=-1)
+    with pytest.raises(ValueError, match="listed twice"):
+        sim.step_jacobians(params=["body_mass", "body_mass"])
 
 
 SLIDER = """<mujoco>
@@ -302,6 +306,13 @@ def test_torch_step_passes_gradcheck_over_a_short_rollout(gym_assets):
         return qpos, qvel
 
     assert torch.autograd.gradcheck(rollout, (qpos0, qvel0, ctrl), eps=1e-6, atol=1e-6)
+    # without gradients the simulator's step alone, the same values
+    with_grad = rollout(qpos0, qvel0, ctrl)
+    with torch.no_grad():
+        without = rollout(qpos0, qvel0, ctrl)
+    for a, b in zip(with_grad, without):
+        assert a.requires_grad and not b.requires_grad
+        assert torch.equal(a.detach(), b)
 
 
 def test_torch_step_differentiates_parameters(gym_assets):

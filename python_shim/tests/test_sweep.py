@@ -540,3 +540,14 @@ def test_sensitivities_errors(model, tmp_path):
         sweep(model, {"dof_damping[0]": 0.1}, record=["xpos"], **base)
     with pytest.raises(ValueError, match="not written to a store"):
         sweep(model, {"dof_damping[0]": 0.1}, store=str(tmp_path / "s.zarr"), **base)
+    # the sensitivities count against max_bytes: 3 records of qvel (nv = 1) for 2 instances
+    # take 3 (2 · 8 + 16) bytes, with two swept elements 3 · 2 · 8 · 2 more
+    two = {"dof_damping[0]": 0.1, "body_mass[1]": 2.0}
+    need = 3 * (2 * 8 + 16) + 3 * 2 * 8 * 2
+    sweep(model, two, record=["qvel"], every=2, max_bytes=need, **base)
+    for chunk in (None, 1):
+        with pytest.raises(ValueError, match="sensitivities of qvel 16 B"):
+            sweep(model, two, record=["qvel"], every=2, max_bytes=need - 1, chunk=chunk, **base)
+    # a record given as a generator is read once
+    r = sweep(model, two, record=(f for f in ["qvel"]), every=2, **base)
+    assert list(r.records) == ["qvel"] and r.sensitivities["qvel"].shape == (3, 2, 1, 2)

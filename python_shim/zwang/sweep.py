@@ -411,14 +411,25 @@ def _size(nbytes: float) -> str:
     return f"{nbytes:.3g} TiB"
 
 
-def _check_size(nrec: int, fields: Mapping[str, np.ndarray], n: int, max_bytes: int) -> None:
+def _check_size(
+    nrec: int, fields: Mapping[str, np.ndarray], n: int, max_bytes: int, columns: int = 0
+) -> None:
     """Refuses a sweep whose records would take more than ``max_bytes``: each record holds every
-    field of every instance, plus its step (int64) and time (float64)."""
-    per_record = sum(a.nbytes for a in fields.values()) + 16
+    field of every instance (``fields``: their arrays, instances first, of all ``n`` instances
+    or of one), plus its step (int64) and time (float64), and with ``columns`` swept parameters
+    the sensitivities of the fields that have them, float64."""
+    each = {name: a.nbytes // max(1, a.shape[0]) for name, a in fields.items()}
+    sens = {
+        name: 8 * columns * (a.size // max(1, a.shape[0]))
+        for name, a in fields.items()
+        if columns and name in _SENSITIVE_FIELDS
+    }
+    per_record = n * (sum(each.values()) + sum(sens.values())) + 16
     total = nrec * per_record
     if total <= max_bytes:
         return
-    parts = ", ".join(f"{name} {a.nbytes // n} B" for name, a in fields.items())
+    parts = ", ".join(f"{name} {b} B" for name, b in each.items())
+    parts += "".join(f", sensitivities of {name} {b} B" for name, b in sens.items())
     raise ValueError(
         f"zwang.sweep would record {total} bytes ({_size(total)}): {nrec} records of "
         f"{per_record} bytes ({n} instances x ({parts}) + 16 B of step and time), more than "
@@ -695,9 +706,10 @@ def sweep(
             ``(N, nu)`` before every step (then the simulator advances one step per call).
         progress: a tqdm bar: True, False, or None for runs of at least 10⁷ instance-steps.
         max_bytes: the most memory the records may take, ``R * (N * bytes of every recorded
-            field of one instance + 16)`` with R records (the 16: each record's step and time);
-            half of the physical memory when None.  A sweep over it raises ``ValueError``
-            before it steps or allocates anything per record.
+            field of one instance + 16)`` with R records (the 16: each record's step and time),
+            and with ``sensitivities`` 8 bytes per element of each recorded field that has
+            them and swept parameter element; half of the physical memory when None.  A sweep
+            over it raises ``ValueError`` before it steps or allocates anything per record.
         executor: a ``concurrent.futures.Executor`` (``ProcessPoolExecutor``, Dask's
             ``client.get_executor()``, mpi4py's ``MPIPoolExecutor``) that runs the sweep in
             chunks of ``chunk`` instances, each in a simulator of its own; the result is the
@@ -731,6 +743,7 @@ def sweep(
         model = zwang.load(os.fspath(model))
     from zwang._counts import count
 
+    record = list(record)
     # integers only: 4.5 instances or 2.5 steps are a mistake, not 4 or 2
     n = count(instances, "instances")
     steps = count(steps, "steps", minimum=0)
@@ -741,35 +754,35 @@ def sweep(
         raise ValueError(
             "sensitivities are given for the recorded "
             + ", ".join(_SENSITIVE_FIELDS)
-            + f"; record has none of them: {list(record)}"
+            + f"; record has none of them: {record}"
         )
     if executor is not None or chunk is not None or store is not None:
         return _sweep_chunks(
             model,
             params,
-            (n, steps, every, list(record)),
+            (n, steps, every, record),
             {"seed": seed, "backend": backend, "precision": precision, "threads": threads},
             {"qpos": qpos, "qvel": qvel, "ctrl": ctrl},
             (progress, max_bytes, executor, chunk, store, sensitivities),
         )
     sim = zwang.Simulator(model, instances=n, backend=backend, precision=precision, threads=threads)
-    record = list(record)
     for name in record:
         if not hasattr(sim, name):
             raise ValueError(f"the simulator has no field {name!r} to record")
     # R = ⌊steps / every⌋ + 1 records, one more when every does not divide steps
     nrec = steps // every + 1 + (steps % every != 0)
+    sens, sens_names = None, []
+    if sensitivities:
+        fields, cols, sens_names = _sensitivity_columns(sim, params)
+        sens = (fields, cols)
     first = {name: np.asarray(getattr(sim, name)) for name in record}
-    _check_size(nrec, first, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
+    limit = _default_max_bytes() if max_bytes is None else int(max_bytes)
+    _check_size(nrec, first, n, limit, len(sens_names))
     del first
 
     grammar = params if isinstance(params, str) else None
     values = _draw_params(sim, None if grammar is not None else params, seed, n)
     ctrl_fn = ctrl if callable(ctrl) else None
-    sens, sens_names = None, []
-    if sensitivities:
-        fields, cols, sens_names = _sensitivity_columns(sim, params)
-        sens = (fields, cols)
     drawn = _set_up(
         sim,
         grammar,
@@ -878,9 +891,14 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
         if not hasattr(probe, name):
             raise ValueError(f"the simulator has no field {name!r} to record")
     nrec = steps // every + 1 + (steps % every != 0)
+    sens, sens_names = None, []
+    if sensitivities:
+        fields, cols, sens_names = _sensitivity_columns(probe, params)
+        sens = (fields, cols)
     one = {name: np.asarray(getattr(probe, name)) for name in record}
     if store is None:
-        _check_size(nrec, one, n, _default_max_bytes() if max_bytes is None else int(max_bytes))
+        limit = _default_max_bytes() if max_bytes is None else int(max_bytes)
+        _check_size(nrec, one, n, limit, len(sens_names))
     grammar = params if isinstance(params, str) else None
     if grammar is not None:
         zwang.parse_randomization(grammar)  # its errors here, not in a worker
@@ -889,10 +907,6 @@ def _sweep_chunks(model, params, shape, options, inputs, running) -> SweepResult
     qvel0 = _initial(qvel, model.nv, n, seed, "qvel")
     ctrl_fn = ctrl if callable(ctrl) else None
     ctrl0 = _rows(ctrl, n, model.nu, "ctrl") if ctrl is not None and ctrl_fn is None else None
-    sens, sens_names = None, []
-    if sensitivities:
-        fields, cols, sens_names = _sensitivity_columns(probe, params)
-        sens = (fields, cols)
 
     def part(a, lo, hi):
         return None if a is None else np.ascontiguousarray(a[lo:hi])

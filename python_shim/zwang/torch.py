@@ -37,22 +37,9 @@ class _Step(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, sim: zwang.Simulator, qpos, qvel, act, ctrl, names, *params):  # noqa: D102
         model = sim.model
-        host = [t.detach().to("cpu", torch.float64).numpy() for t in (qpos, qvel, act, ctrl)]
-        sim.qpos[...] = host[0]
-        sim.qvel[...] = host[1]
-        if model.na:
-            sim.act[...] = host[2]
-        if model.nu:
-            sim.ctrl[...] = host[3]
-        for name, value in zip(names, params):
-            getattr(sim.params, name)[...] = value.detach().to("cpu", torch.float64).numpy()
+        host = _write(sim, qpos, qvel, act, ctrl, names, params)
         jac = sim.step_jacobians(params=list(names))
-        failed = np.flatnonzero(jac["status"] & ~zwang.STATUS_NOT_CONVERGED)
-        if failed.size:
-            raise RuntimeError(
-                f"zwang.torch.step: instance {int(failed[0])} stopped "
-                f"(status {int(jac['status'][failed[0]])}): its step has no derivative"
-            )
+        _raise_stopped(jac["status"])
         sim.step(1)
         _, Pinv = tangent_maps(model, host[0])
         P, _ = tangent_maps(model, jac["qpos"])
@@ -104,7 +91,10 @@ def step(sim: zwang.Simulator, qpos, qvel, ctrl, act=None, params=None):
     constants.  The simulator is left at the step's result, with those parameters.
     RuntimeError naming the instance when one stops (a non-finite state, a failed
     factorisation, parameters outside their range); ValueError for a wrong shape or a name
-    that is not a parameter."""
+    that is not a parameter.  Where nothing needs a gradient (``torch.no_grad()``, or no
+    input that requires one) the Jacobians are not computed: the simulator's step alone, its
+    state returned (for an f32 simulator that is its f32 step, where the differentiated one
+    returns the step taken in float64)."""
     n, model = int(sim.instances), sim.model
     qpos = torch.as_tensor(qpos, dtype=torch.float64)
     like = dict(dtype=torch.float64, device=qpos.device)
@@ -133,4 +123,38 @@ def step(sim: zwang.Simulator, qpos, qvel, ctrl, act=None, params=None):
             raise ValueError(f"params['{name}'] must have shape {shape}, got {tuple(value.shape)}")
         names.append(name)
         tensors.append(value)
-    return _Step.apply(sim, qpos, qvel, act, ctrl, tuple(names), *tensors)
+    inputs = (qpos, qvel, act, ctrl, *tensors)
+    if torch.is_grad_enabled() and any(t.requires_grad for t in inputs):
+        return _Step.apply(sim, qpos, qvel, act, ctrl, tuple(names), *tensors)
+    # nothing to differentiate: the simulator's own step, without its Jacobians
+    _write(sim, qpos, qvel, act, ctrl, names, tensors)
+    sim.step(1)
+    _raise_stopped(np.asarray(sim.status))
+    return tuple(
+        torch.as_tensor(np.array(getattr(sim, f), dtype=np.float64).reshape(n, -1), **like)
+        for f in ("qpos", "qvel", "act")
+    )
+
+
+def _write(sim: zwang.Simulator, qpos, qvel, act, ctrl, names, params) -> list[np.ndarray]:
+    """The state, controls and parameters into the simulator; the first four as float64 arrays."""
+    model = sim.model
+    host = [t.detach().to("cpu", torch.float64).numpy() for t in (qpos, qvel, act, ctrl)]
+    sim.qpos[...] = host[0]
+    sim.qvel[...] = host[1]
+    if model.na:
+        sim.act[...] = host[2]
+    if model.nu:
+        sim.ctrl[...] = host[3]
+    for name, value in zip(names, params):
+        getattr(sim.params, name)[...] = value.detach().to("cpu", torch.float64).numpy()
+    return host
+
+
+def _raise_stopped(status: np.ndarray) -> None:
+    failed = np.flatnonzero(status & ~zwang.STATUS_NOT_CONVERGED)
+    if failed.size:
+        raise RuntimeError(
+            f"zwang.torch.step: instance {int(failed[0])} stopped "
+            f"(status {int(status[failed[0]])}): its step has no derivative"
+        )
