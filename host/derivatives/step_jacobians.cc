@@ -68,17 +68,19 @@ class Differentiator {
     const Layout& lay = m_.lay;
     const std::int64_t ld = from.ld;
     const int ncol = out_.nx + out_.nu + out_.np;
+    // the work rows are scratch that every stage writes before it reads (as the CPU backends'
+    // per-thread rows, reused from instance to instance); the parameters are only read, and a
+    // pass's seeds in them are cleared after it
     s.data.resize(std::max(lay.data_rows, 1));
     s.param.resize(std::max(lay.param_rows, 1));
     s.work.resize(std::max(lay.work_rows, 1));
+    for (int r = 0; r < lay.param_rows; ++r) {
+      s.param[r] = D(static_cast<double>(from.param[r * ld + i]));
+    }
     const auto load = [&] {
       for (int r = 0; r < lay.data_rows; ++r) {
         s.data[r] = D(static_cast<double>(from.data[r * ld + i]));
       }
-      for (int r = 0; r < lay.param_rows; ++r) {
-        s.param[r] = D(static_cast<double>(from.param[r * ld + i]));
-      }
-      std::fill(s.work.begin(), s.work.end(), D(0));
       s.time = from.time[i];
       s.status = 0;
     };
@@ -101,6 +103,10 @@ class Differentiator {
       status |= s.status;
       for (int k = 0; k < count; ++k) read(s, row, first + k, k);
       if (first == 0) keep_values(s, row);
+      for (int k = 0; k < count; ++k) {
+        const int c = first + k - out_.nx - out_.nu;
+        if (c >= 0) s.param[param_rows_[c]] = D(s.param[param_rows_[c]].v);
+      }
     }
     out_.status[row] = status;
     if (status & ~kStatusNotConverged) poison(row);
