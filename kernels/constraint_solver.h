@@ -629,8 +629,8 @@ ZW_HD bool factor_mass(const ModelView<T>& m, const Instance<T>& d, Row<T> a, T 
 // implicit's LU is factored here still).
 template <class T, class Grp>
 struct ConstraintSolve {
-  // begin()'s outcomes
-  enum : int { kFailed = -1, kDone = 0, kNewton = 1 };
+  // begin()'s outcomes, and iterate_values()'s
+  enum : int { kFailed = -1, kDone = 0, kNewton = 1, kIterated = 2 };
 
   const ModelView<T>& m;
   const Instance<T>& d;
@@ -792,6 +792,38 @@ struct ConstraintSolve {
   // not positive and finite (then factor_failed())
   ZW_HD ZW_INLINE bool factor(Grp& g) const {
     return cholesky_factor<T>(g, d.efc_HnL(), hess.tree(), nv) == nv;
+  }
+
+  // With dual numbers whose model has its values' view (ModelView::values): Newton's iterations
+  // on the values alone, in place (values_of()), since implicit_tangents() gives the converged
+  // x its tangents whatever they were; the values are those that iterating on the dual numbers
+  // computes, bit for bit, without the tangents' work.  kIterated when they ran (x's values and
+  // iter, residual and stalled are the value solve's), kFailed when a factor failed
+  // (kStatusFactorization), kNewton where the dual numbers iterate themselves.
+  ZW_HD ZW_INLINE int iterate_values(Grp& g) {
+    if constexpr (kTangents<T>) {
+      if (m.values == nullptr || pack != nullptr || !newton()) return kNewton;
+      using V = ValueOf<T>;
+      const Instance<V> values = values_of(d);
+      ConstraintSolve<V, Grp> s(*m.values, values, damping_dt.v, nullptr);
+      // begin() again on the values: the same factor of H and the same q̈_s, which its
+      // iterations start from
+      if (s.begin(g) != s.kNewton) return kNewton;
+      bool factored = true;
+      while (s.iterate(g)) {
+        factored = s.factor(g);
+        if (!factored || !s.advance(g)) break;
+      }
+      iter = s.iter;
+      residual = T(s.residual);
+      tolerance = T(s.tolerance);
+      stalled = s.stalled;
+      current = false;
+      return factored ? kIterated : kFailed;
+    } else {
+      (void)g;
+      return kNewton;
+    }
   }
 
   ZW_HD ZW_INLINE bool factor_failed(Grp& g) const {
@@ -1010,7 +1042,9 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   ConstraintSolve<T, Grp> s(m, d, damping_dt, pack);
   const int begun = s.begin(g);
   if (begun != s.kNewton) return begun == s.kDone;
-  while (s.iterate(g)) {
+  const int values = s.iterate_values(g);
+  if (values == s.kFailed) return s.factor_failed(g);
+  while (values == s.kNewton && s.iterate(g)) {
     if (!s.factor(g)) return s.factor_failed(g);
     if (!s.advance(g)) break;
   }

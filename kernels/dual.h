@@ -164,9 +164,22 @@ template <class T, int K>
 ZW_HD ZW_INLINE bool isfinite(const Dual<T, K>& a) {
   return std::isfinite(a.v);
 }
+// the value type's own, which the names above would hide from a kernel that calls them
+// unqualified on float or double (the constraint solver's iterations on the values alone)
+using std::cos;
+using std::fabs;
+using std::fmax;
+using std::fmin;
+using std::isfinite;
+using std::sin;
+using std::sqrt;
 
 template <class T, int K>
 inline constexpr bool kTangents<Dual<T, K>> = true;
+template <class T, int K>
+struct ValueTypeOf<Dual<T, K>> {
+  using type = T;
+};
 
 template <class T, int K>
 ZW_HD ZW_INLINE bool has_tangent(const Dual<T, K>& a) {

@@ -61,6 +61,21 @@ struct Instance {
 #undef ZW_X
 };
 
+// The values of an instance of dual numbers (kernels/dual.h), in place: a dual number is standard
+// layout with its value first, so entry e's value lies sizeof(T) / sizeof(V) values after entry
+// e − 1's.  What is written through it changes the values alone; time and status are shared.
+template <class T, class V = ValueOf<T>>
+ZW_HD ZW_INLINE Instance<V> values_of(const Instance<T>& d) {
+  static_assert(kTangents<T> && std::is_standard_layout_v<T> && sizeof(T) % sizeof(V) == 0);
+  constexpr std::int64_t stride = sizeof(T) / sizeof(V);
+  return {{&d.data.base->v, d.data.ld * stride},
+          {&d.param.base->v, d.param.ld * stride},
+          {&d.work.base->v, d.work.ld * stride},
+          d.lay,
+          d.time,
+          d.status};
+}
+
 // the lanes that a stopping status bit holds
 template <class T>
 ZW_HD ZW_INLINE MaskOf<T> stopped(const Instance<T>& d) {

@@ -66,6 +66,13 @@ inline constexpr bool kOneLane = Lanes<T>::width == 1;
 // first order at points where its value needs no care
 template <class T>
 inline constexpr bool kTangents = false;
+// the type of a scalar's value: a dual number's (kernels/dual.h), else the scalar itself
+template <class T>
+struct ValueTypeOf {
+  using type = T;
+};
+template <class T>
+using ValueOf = typename ValueTypeOf<T>::type;
 
 template <class T>
 ZW_HD ZW_INLINE T vselect(MaskOf<T> m, T a, T b) {

@@ -108,6 +108,9 @@ struct ModelView {
   ZW_X(magnetic)  // magnetic field, world (3)
   ZW_PLAN_REALS(ZW_X)
 #undef ZW_X
+  // with dual numbers (kernels/dual.h): the same model in their value type, where the constraint
+  // solver iterates on the values alone (kernels/constraint_solver.h); null otherwise
+  const ModelView<ValueOf<T>>* values = nullptr;
 };
 
 // H's pattern, the dof tree, by rows (kernels/math_chol.h)

@@ -48,9 +48,15 @@ class Differentiator {
         arrays_(model),
         reals_(arrays_.reals().begin(), arrays_.reals().end()),
         m_(arrays_.view_as<D>(arrays_.ints().data(), reals_.data())),
+        values_(arrays_.view()),
         param_rows_(std::move(param_rows)),
         steps_(steps),
-        out_(out) {}
+        out_(out) {
+    // the constraint solver's Newton iterations run on the values in double
+    m_.values = &values_;
+  }
+  Differentiator(const Differentiator&) = delete;
+  Differentiator& operator=(const Differentiator&) = delete;
 
   // the batch's arenas, read once before the threads start (a device copy's host mirror is
   // brought up to date by those reads)
@@ -222,6 +228,7 @@ class Differentiator {
   ModelArrays<double> arrays_;
   std::vector<D> reals_;
   ModelView<D> m_;
+  ModelView<double> values_;  // the model that m_.values points to
   std::vector<int> param_rows_;
   int steps_;
   StepJacobians& out_;
