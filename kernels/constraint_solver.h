@@ -798,8 +798,8 @@ struct ConstraintSolve {
   // on the values alone, in place (values_of()), since implicit_tangents() gives the converged
   // x its tangents whatever they were; the values are those that iterating on the dual numbers
   // computes, bit for bit, without the tangents' work.  kIterated when they ran (x's values and
-  // iter, residual and stalled are the value solve's), kFailed when a factor failed
-  // (kStatusFactorization), kNewton where the dual numbers iterate themselves.
+  // iter, residual and stalled are the value solve's), kFailed when a factor failed (its status
+  // bit set), kNewton where the dual numbers iterate themselves.
   ZW_HD ZW_INLINE int iterate_values(Grp& g) {
     if constexpr (kTangents<T>) {
       if (m.values == nullptr || pack != nullptr || !newton()) return kNewton;
@@ -808,7 +808,7 @@ struct ConstraintSolve {
       ConstraintSolve<V, Grp> s(*m.values, values, damping_dt.v, nullptr);
       // begin() again on the values: the same factor of H and the same q̈_s, which its
       // iterations start from
-      if (s.begin(g) != s.kNewton) return kNewton;
+      if (s.begin(g) != s.kNewton) return kFailed;
       bool factored = true;
       while (s.iterate(g)) {
         factored = s.factor(g);
@@ -897,7 +897,11 @@ struct ConstraintSolve {
       if (!newton()) return;
       cs.gradient(g, x);
       cs.newton_matrix(g);
-      if (!factor(g)) return;
+      // without the factor x has no tangents of its own: the derivatives are not known
+      if (!factor(g)) {
+        g.one([&]() ZW_ITEM { *d.status |= kStatusFactorization; });
+        return;
+      }
       g.one([&]() ZW_ITEM {
         newton_direction();
         const Row<T> y = d.efc_Hd();
