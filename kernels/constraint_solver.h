@@ -809,11 +809,7 @@ struct ConstraintSolve {
       // begin() again on the values: the same factor of H and the same q̈_s, which its
       // iterations start from
       if (s.begin(g) != s.kNewton) return kFailed;
-      bool factored = true;
-      while (s.iterate(g)) {
-        factored = s.factor(g);
-        if (!factored || !s.advance(g)) break;
-      }
+      const bool factored = s.iterations(g);
       iter = s.iter;
       residual = T(s.residual);
       tolerance = T(s.tolerance);
@@ -824,6 +820,16 @@ struct ConstraintSolve {
       (void)g;
       return kNewton;
     }
+  }
+
+  // 2. in full: iterate(), factor() and advance() until the solve stops; false when a factor
+  // failed (then factor_failed())
+  ZW_HD ZW_INLINE bool iterations(Grp& g) {
+    while (iterate(g)) {
+      if (!factor(g)) return false;
+      if (!advance(g)) break;
+    }
+    return true;
   }
 
   ZW_HD ZW_INLINE bool factor_failed(Grp& g) const {
@@ -1047,11 +1053,7 @@ ZW_HD ZW_NOINLINE bool constraint_solve(const ModelView<T>& m, const Instance<T>
   const int begun = s.begin(g);
   if (begun != s.kNewton) return begun == s.kDone;
   const int values = s.iterate_values(g);
-  if (values == s.kFailed) return s.factor_failed(g);
-  while (values == s.kNewton && s.iterate(g)) {
-    if (!s.factor(g)) return s.factor_failed(g);
-    if (!s.advance(g)) break;
-  }
+  if (values == s.kFailed || (values == s.kNewton && !s.iterations(g))) return s.factor_failed(g);
   return s.end(g);
 }
 
