@@ -119,19 +119,21 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const Row<T> crb = d.crb_inertia(), cfrc = d.crb_wrench(), armature = d.dof_armature();
   const Vec3<T> zero{T(0), T(0), T(0)};
   const Vec3<T> gravity = m.disableflags & kDisableGravity ? zero : load3(d.gravity(), 0);
+  // H and the composite inertias given with the positions (ModelView::positions_given)
+  const bool given = positions_given(m);
 
   // each body alone, about its COM:  M_k,  M_k (J̇_k q̇ − [g; 0]) + n_k
   g.each(m.s.nbody - 1, [&](int i) ZW_ITEM {
     const int b = i + 1;
     const Sym3<T> ib = load_sym(iw, 6 * b);
-    store_inertia(crb, 10 * b, Inertia<T>{mass[b], zero, ib});
+    if (!given) store_inertia(crb, 10 * b, Inertia<T>{mass[b], zero, ib});
     store_wrench(cfrc, 6 * b,
                  Wrench<T>{mass[b] * (load3(biasacc, 6 * b) - gravity),
                            mul(ib, load3(biasacc, 6 * b + 3)) + load3(n, 3 * b)});
   });
 
   // H is zero between dofs of which neither is an ancestor of the other
-  g.each(m.s.nM, [&](int i) ZW_ITEM { qM[i] = T(0); });
+  g.each(given ? 0 : m.s.nM, [&](int i) ZW_ITEM { qM[i] = T(0); });
 
   // Ĩ_b += Ĩ_c,  F_b += F_c, moved from c_c to c_b, for b's children c in decreasing index (the
   // order of a sum over the bodies from the leaves)
@@ -141,10 +143,10 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
     for (int k = m.child_adr[b]; k < m.child_adr[b + 1]; ++k) {
       const int c = m.child[k];
       const Vec3<T> e = load3(xipos, 3 * c) - load3(xipos, 3 * b);
-      ib = ib + moved(load_inertia<T>(crb, 10 * c), e);
+      if (!given) ib = ib + moved(load_inertia<T>(crb, 10 * c), e);
       fb = fb + moved(load_wrench<T>(cfrc, 6 * c), e);
     }
-    store_inertia(crb, 10 * b, ib);
+    if (!given) store_inertia(crb, 10 * b, ib);
     store_wrench(cfrc, 6 * b, fb);
   });
 
@@ -158,8 +160,9 @@ ZW_HD void assemble(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
     for (int c = m.body_treenum[m.body_parentid[b]]; c < num; ++c) {
       const int j = m.tree_dof[adr + c];
       const Motion<T> sj = load_motion<T>(body_J, 6 * (adr + c));
-      const Wrench<T> pj = momentum(ib, sj);
       bias[j] = power(sj, fb);
+      if (given) continue;
+      const Wrench<T> pj = momentum(ib, sj);
       const int row = packed_index(j, 0);
       for (int r = 0; r <= c; ++r) {
         qM[row + m.tree_dof[adr + r]] = power(load_motion<T>(body_J, 6 * (adr + r)), pj);

@@ -108,7 +108,7 @@ ZW_HD void body_jacobians(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
     // Jacobian columns of the ancestor dofs at the COM, for the bodies that have joints: only
     // their own dofs' rows of H read them (assemble.h); a welded body's wrenches go through
     // cdof (generalized_forces.h)
-    if (m.body_jntnum[b] == 0) return;
+    if (m.body_jntnum[b] == 0 || positions_given(m)) return;
     const int adr = m.body_treeadr[b];
     for (int t = 0; t < m.body_treenum[b]; ++t) {
       const Motion<T> s = load_motion<T>(cdof, 6 * m.tree_dof[adr + t]);

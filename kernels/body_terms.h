@@ -17,9 +17,11 @@ ZW_HD void body_terms(const ModelView<T>& m, const Instance<T>& d, Grp& g) {
   const Row<T> iw = d.body_Iw(), n = d.body_n();
   g.each(m.s.nbody - 1, [&](int i) ZW_ITEM {
     const int b = i + 1;
-    const Sym3<T> ib = rotate(load_mat(xmat, 9 * b), load_sym(inertia, 6 * b));
+    const bool given = positions_given(m);
+    const Sym3<T> ib =
+        given ? load_sym(iw, 6 * b) : rotate(load_mat(xmat, 9 * b), load_sym(inertia, 6 * b));
     const Vec3<T> w = load3(cvel, 6 * b + 3);
-    store_sym(iw, 6 * b, ib);
+    if (!given) store_sym(iw, 6 * b, ib);
     store3(n, 3 * b, cross(w, mul(ib, w)));
   });
 }

@@ -111,7 +111,51 @@ struct ModelView {
   // with dual numbers (kernels/dual.h): the same model in their value type, where the constraint
   // solver iterates on the values alone (kernels/constraint_solver.h); null otherwise
   const ModelView<ValueOf<T>>* values = nullptr;
+  // with dual numbers: the position stages' outputs (position_outputs()) are filled in already,
+  // their tangents 0, so forward kinematics, the bodies' Jacobians and inertias, H and the
+  // collision do not run (positions_given()); for a pass whose seeds leave qpos and the
+  // parameters alone
+  bool positions_given = false;
 };
+
+// whether the position stages are skipped (ModelView::positions_given); never without tangents
+template <class T>
+ZW_HD ZW_INLINE bool positions_given(const ModelView<T>& m) {
+  if constexpr (kTangents<T>) {
+    return m.positions_given;
+  } else {
+    (void)m;
+    return false;
+  }
+}
+
+// The rows that the stages positions_given() skips write, as f(data, first row, rows), data true
+// for the data arena's rows and false for the work arena's: forward kinematics' frames and dof
+// axes, the geoms' poses and the contacts the collision found, the bodies' COM Jacobians, rotated
+// and composite inertias, and H.  The step writes nothing else into them (an Euler or implicit
+// step evaluates the positions once, at its start).
+template <class T, class F>
+void position_outputs(const ModelView<T>& m, F&& f) {
+  const Layout& l = m.lay;
+  const Sizes& s = m.s;
+  f(true, l.xpos, 3 * s.nbody);
+  f(true, l.xquat, 4 * s.nbody);
+  f(true, l.xipos, 3 * s.nbody);
+  f(true, l.ncon, 1);
+  f(true, l.contact_geom, 2 * s.nconmax);
+  f(true, l.contact_dist, s.nconmax);
+  f(true, l.contact_pos, 3 * s.nconmax);
+  f(true, l.contact_frame, 9 * s.nconmax);
+  f(true, l.geom_xpos, 3 * s.ngeom);
+  f(true, l.geom_xmat, 9 * s.ngeom);
+  f(false, l.xmat, 9 * s.nbody);
+  f(false, l.cdof, 6 * s.nv);
+  f(false, l.body_J, 6 * s.njac);
+  f(false, l.body_Iw, 6 * s.nbody);
+  f(true, l.qM, s.nM);
+  f(false, l.crb_inertia, 10 * s.nbody);
+  f(false, l.contact_pair, s.nconmax);
+}
 
 // H's pattern, the dof tree, by rows (kernels/math_chol.h)
 template <class T>

@@ -132,12 +132,14 @@ ZW_HD ZW_INLINE bool stage_outputs(const ModelView<T>& m, int stage) {
 template <class T, class Grp>
 ZW_HD ZW_INLINE bool build_rows(const ModelView<T>& m, const Instance<T>& d, double t, Grp& g,
                                 const FromPack<T>* pack) {
-  if (m.ncollision == 0) {
+  // the contacts may be given with the positions (ModelView::positions_given)
+  const bool given = positions_given(m);
+  if (!given && m.ncollision == 0) {
     g.one([&]() ZW_ITEM {
       if (m.s.ngeom > 0) geom_poses(m, d);
       d.ncon()[0] = T(0);
     });
-  } else if (!collision(m, d, g, pack)) {
+  } else if (!given && !collision(m, d, g, pack)) {
     return false;
   }
   constraint_rows(m, d, t, g);

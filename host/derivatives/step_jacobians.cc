@@ -30,9 +30,11 @@ std::array<double, 4> mul_pure(const double* q, const double* v) {
           q[0] * v[1] + q[3] * v[0] - q[1] * v[2], q[0] * v[2] + q[1] * v[1] - q[2] * v[0]};
 }
 
-// One instance's arenas in dual numbers.
+// One instance's arenas in dual numbers, and the values of position_outputs()'s data rows once a
+// pass has computed them (kernels/model_view.h)
 struct Scratch {
   std::vector<D> data, param, work;
+  std::vector<double> positions;
   double time = 0;
   int status = 0;
   Instance<D> instance(const ModelView<D>& m) {
@@ -54,6 +56,8 @@ class Differentiator {
         out_(out) {
     // the constraint solver's Newton iterations run on the values in double
     m_.values = &values_;
+    given_ = m_;
+    given_.positions_given = true;
   }
   Differentiator(const Differentiator&) = delete;
   Differentiator& operator=(const Differentiator&) = delete;
@@ -99,26 +103,66 @@ class Differentiator {
       poison(row);
       return;
     }
+    // A pass seeded in qvel, act and ctrl alone leaves the positions' tangents 0: in one step
+    // that evaluates the positions once, at its start, it takes their stages' outputs from the
+    // first pass that ran them without a failure, as MuJoCo's finite differences skip the
+    // position stages for those columns
+    const bool once = steps_ == 1 && model_.integrator != Integrator::kRK4;
+    bool known = false;
     int status = 0;
     for (int first = 0; first < ncol; first += kDirections) {
       load();
       const int count = std::min(kDirections, ncol - first);
+      const bool given = once && known && first >= model_.nv && first + count <= out_.nx + out_.nu;
+      if (given) give_positions(s);
       for (int k = 0; k < count; ++k) seed(s, first + k, k);
-      const Instance<D> d = s.instance(m_);
-      for (int n = 0; n < steps_ && !(s.status & ~kStatusNotConverged); ++n) step(m_, d);
+      const ModelView<D>& m = given ? given_ : m_;
+      const Instance<D> d = s.instance(m);
+      for (int n = 0; n < steps_ && !(s.status & ~kStatusNotConverged); ++n) step(m, d);
+      if (once && !known && !(s.status & ~kStatusNotConverged)) {
+        keep_positions(s);
+        known = true;
+      }
       status |= s.status;
       for (int k = 0; k < count; ++k) read(s, row, first + k, k);
-      if (first == 0) keep_values(s, row);
       for (int k = 0; k < count; ++k) {
         const int c = first + k - out_.nx - out_.nu;
         if (c >= 0) s.param[param_rows_[c]] = D(s.param[param_rows_[c]].v);
       }
     }
+    // every pass computes the same values: the last pass's, which has given positions where
+    // the last columns are qvel's, act's or ctrl's, so that a comparison of the values with
+    // step() covers such a pass as well
+    if (ncol > 0) keep_values(s, row);
     out_.status[row] = status;
     if (status & ~kStatusNotConverged) poison(row);
   }
 
  private:
+  // the values of position_outputs()'s data rows after a pass that computed them
+  void keep_positions(Scratch& s) const {
+    s.positions.clear();
+    position_outputs(m_, [&](bool data, int first, int rows) {
+      if (!data) return;
+      for (int r = first; r < first + rows; ++r) s.positions.push_back(s.data[r].v);
+    });
+  }
+
+  // position_outputs()'s rows with their values and no tangents: the data rows from
+  // keep_positions(), the work rows as every pass left them (each computes the same values)
+  void give_positions(Scratch& s) const {
+    std::size_t at = 0;
+    position_outputs(m_, [&](bool data, int first, int rows) {
+      for (int r = first; r < first + rows; ++r) {
+        if (data) {
+          s.data[r] = D(s.positions[at++]);
+        } else {
+          s.work[r] = D(s.work[r].v);
+        }
+      }
+    });
+  }
+
   // the tangent of input column c in direction k: x's, then ctrl's, then the parameters'
   void seed(Scratch& s, int c, int k) const {
     const Layout& lay = m_.lay;
@@ -229,6 +273,7 @@ class Differentiator {
   std::vector<D> reals_;
   ModelView<D> m_;
   ModelView<double> values_;  // the model that m_.values points to
+  ModelView<D> given_;        // m_ with positions_given
   std::vector<int> param_rows_;
   int steps_;
   StepJacobians& out_;
